@@ -1,0 +1,7 @@
+"""``python -m reviewtui`` runs the command line."""
+
+from __future__ import annotations
+
+from reviewtui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,45 @@
+"""Plain-text and JSON renderings of the review index for the headless commands."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from reviewtui.models import ReviewIndex
+from reviewtui.units.index import planner_index
+
+
+def _table(index: ReviewIndex) -> str:
+    meta = index.review_metadata
+    total = index.summary.total_lines
+    header = (f"{meta.mode}: {meta.old} -> {meta.new} | {meta.total_files} files, "
+              f"{meta.total_changes} units, +{total.added} -{total.removed}")
+    if not index.units:
+        return header + "\nno changes to review\n"
+    rows = [("UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "TAGS")]
+    for unit in index.units:
+        rows.append((
+            unit.unit_id,
+            unit.location,
+            unit.language or "-",
+            unit.change_type,
+            f"+{unit.metrics.added_lines}/-{unit.metrics.removed_lines}",
+            unit.rule_context_level.value if unit.rule_context_level else "-",
+            ",".join(unit.tags) or "-",
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = [header, ""]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def print_index(index: ReviewIndex, fmt: str, out: TextIO) -> None:
+    """Write the index as ``table``, ``json`` (review_index) or ``planner`` (planner_index)."""
+    if fmt == "json":
+        out.write(index.model_dump_json(indent=2) + "\n")
+    elif fmt == "planner":
+        out.write(planner_index(index).model_dump_json(indent=2) + "\n")
+    else:
+        out.write(_table(index))
+    out.flush()

@@ -1,0 +1,89 @@
+"""Settings: built-in defaults < user config file < repository ``.reviewtui.toml``.
+
+Validated with pydantic so that a typo or a wrong type is reported with the file and the key
+(``.reviewtui.toml: units.merge_gap: Input should be a valid integer``) instead of being ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reviewtui.errors import ConfigError
+
+REPO_CONFIG_NAME = ".reviewtui.toml"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class UnitsSettings(_Section):
+    merge_gap: int = Field(default=6, ge=0, description="merge hunks of one file this close")
+    max_hunks: int = Field(default=4, ge=1, description="at most this many hunks per unit")
+    max_lines: int = Field(default=120, ge=10, description="at most this many changed lines")
+
+
+class GitSettings(_Section):
+    max_file_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    default_branch: str | None = None
+
+
+class Settings(_Section):
+    units: UnitsSettings = UnitsSettings()
+    git: GitSettings = GitSettings()
+
+
+def user_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "reviewtui" / "config.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _validate(data: dict[str, Any], sources: list[Path]) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"])
+        where = ", ".join(str(p) for p in sources) or "settings"
+        raise ConfigError(f"{where}: {key}: {error['msg']}") from None
+
+
+def load_settings(repo_root: Path | None = None) -> Settings:
+    """Load and validate the user's and the repository's settings."""
+    data: dict[str, Any] = {}
+    sources: list[Path] = []
+    candidates = [user_config_path()]
+    if repo_root is not None:
+        candidates.append(repo_root / REPO_CONFIG_NAME)
+    for path in candidates:
+        if path.is_file():
+            layer = _read_toml(path)
+            _validate(layer, [path])  # name the file that is wrong
+            data = _merge(data, layer)
+            sources.append(path)
+    return _validate(data, sources)

@@ -1,0 +1,103 @@
+"""Read the "before" and "after" contents of changed files from the right place.
+
+Blobs named in the diff are fetched in one ``git cat-file --batch`` call; files with no blob id
+on a working-tree side are read from disk, confined to the repository root. A commit's "after"
+side therefore always comes from the commit, never from the working tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from reviewtui.git.model import ChangeSet, FileChange, SideKind
+from reviewtui.git.runner import GitRepo
+
+
+def _within(root: Path, relative: str) -> Path | None:
+    candidate = root / relative
+    try:
+        parent = candidate.parent.resolve()
+    except OSError:
+        return None
+    if parent != root and root not in parent.parents:
+        return None
+    return parent / candidate.name
+
+
+class ContentReader:
+    """Fetches file versions for a ``ChangeSet``; each version is read at most once."""
+
+    def __init__(self, repo: GitRepo | None, change_set: ChangeSet, max_bytes: int) -> None:
+        self._repo = repo
+        self._set = change_set
+        self._max = max_bytes
+        self._blobs: dict[str, bytes | None] = {}
+
+    def prefetch(self, changes: Iterable[FileChange]) -> None:
+        """Load every blob the given changes will need, in one git process."""
+        wanted: list[str] = []
+        for change in changes:
+            if change.is_binary or change.kind.value != "file":
+                continue
+            for oid in (change.old_blob, change.new_blob):
+                if oid and oid not in self._blobs:
+                    wanted.append(oid)
+                    self._blobs[oid] = None
+        if wanted and self._repo is not None:
+            self._blobs.update(self._cat_file(wanted))
+
+    def _cat_file(self, oids: list[str]) -> dict[str, bytes | None]:
+        assert self._repo is not None
+        out = self._repo.run("cat-file", "--batch", stdin=("\n".join(oids) + "\n").encode())
+        found: dict[str, bytes | None] = {}
+        pos = 0
+        for oid in oids:
+            header_end = out.index(b"\n", pos)
+            header = out[pos:header_end].split(b" ")
+            pos = header_end + 1
+            if len(header) < 3 or header[1] == b"missing":
+                found[oid] = None
+                continue
+            size = int(header[2])
+            body = out[pos : pos + size]
+            pos += size + 1
+            found[oid] = body if size <= self._max else None
+        return found
+
+    def old(self, change: FileChange) -> bytes | None:
+        if change.old_path is None:
+            return None
+        return self._read(change.old_blob, change.old_path, self._set.old_side.kind)
+
+    def new(self, change: FileChange) -> bytes | None:
+        if change.new_path is None:
+            return None
+        return self._read(change.new_blob, change.new_path, self._set.new_side.kind)
+
+    def _read(self, oid: str | None, path: str, side: SideKind) -> bytes | None:
+        if oid:
+            if oid not in self._blobs:
+                self.prefetch_oids([oid])
+            return self._blobs.get(oid)
+        if side is SideKind.WORKTREE:
+            return self._read_worktree(path)
+        return None
+
+    def prefetch_oids(self, oids: list[str]) -> None:
+        missing = [oid for oid in oids if oid not in self._blobs]
+        if missing and self._repo is not None:
+            self._blobs.update(self._cat_file(missing))
+
+    def _read_worktree(self, path: str) -> bytes | None:
+        target = _within(self._set.repo_root, path)
+        if target is None:
+            return None
+        try:
+            if target.is_symlink():
+                return str(target.readlink()).encode("utf-8", "surrogateescape")
+            if target.stat().st_size > self._max:
+                return None
+            return target.read_bytes()
+        except OSError:
+            return None

@@ -1,0 +1,143 @@
+"""Read a patch file (or stdin) into ``FileChange`` records with ``unidiff``.
+
+Foreign patches come in many dialects (git format-patch, ``diff -u``, hg), so the tolerant
+``unidiff`` parser reads them. Blob ids from ``index a..b`` lines are kept: when the repository
+holds those objects, later stages can still read both file versions.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
+
+from reviewtui.errors import PatchError
+from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
+
+_INDEX = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
+_RENAME_FROM = re.compile(r"^rename from (.+)$")
+_RENAME_TO = re.compile(r"^rename to (.+)$")
+_PREFIX = re.compile(r"^[abciow12]/")
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f",
+            "r": "\r", "v": "\v"}
+
+
+def unquote_path(raw: str) -> str:
+    """Undo git's C-style quoting of a path ("a/\\303\\251.txt" -> "a/é.txt")."""
+    raw = raw.strip()
+    if not (len(raw) >= 2 and raw.startswith('"') and raw.endswith('"')):
+        return raw
+    body = raw[1:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "01234567" and i + 3 < len(body):
+                out += bytes([int(body[i + 1 : i + 4], 8)])
+                i += 4
+                continue
+            out += _ESCAPES.get(nxt, nxt).encode()
+            i += 2
+            continue
+        out += ch.encode("utf-8")
+        i += 1
+    return out.decode("utf-8", "replace")
+
+
+def _clean(path: str | None) -> str | None:
+    if path is None:
+        return None
+    path = unquote_path(path)
+    if path == "/dev/null":
+        return None
+    return _PREFIX.sub("", path, count=1)
+
+
+def read_patch_bytes(source: str) -> bytes:
+    if source == "-":
+        return sys.stdin.buffer.read()
+    path = Path(source)
+    if not path.is_file():
+        raise PatchError(f"patch file not found: {source}")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise PatchError(f"cannot read patch file {source}: {exc.strerror}") from None
+
+
+def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
+    """Parse a unified diff; raises ``PatchError`` if it is not one."""
+    try:
+        text, non_utf8 = data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        text, non_utf8 = data.decode("utf-8", "replace"), True
+    try:
+        patch = PatchSet(text)
+    except UnidiffParseError as exc:
+        raise PatchError(f"{name} is not a valid diff: {exc}") from None
+    if not len(patch):
+        if text.strip():
+            raise PatchError(f"{name} contains no diff (expected 'diff --git' or '---/+++' lines)")
+        return []
+    return [_convert(patched, non_utf8) for patched in patch]
+
+
+def _convert(patched: object, non_utf8: bool) -> FileChange:
+    info = [str(line).rstrip("\n") for line in (getattr(patched, "patch_info", None) or [])]
+    old_blob = new_blob = None
+    rename_from = rename_to = None
+    for line in info:
+        if (m := _INDEX.match(line)) is not None:
+            old_blob = None if set(m.group(1)) == {"0"} else m.group(1)
+            new_blob = None if set(m.group(2)) == {"0"} else m.group(2)
+        elif (m := _RENAME_FROM.match(line)) is not None:
+            rename_from = unquote_path(m.group(1))
+        elif (m := _RENAME_TO.match(line)) is not None:
+            rename_to = unquote_path(m.group(1))
+    old_path = rename_from or _clean(getattr(patched, "source_file", None))
+    new_path = rename_to or _clean(getattr(patched, "target_file", None))
+    if getattr(patched, "is_added_file", False):
+        status, old_path = ChangeStatus.ADD, None
+    elif getattr(patched, "is_removed_file", False):
+        status, new_path = ChangeStatus.DELETE, None
+    elif old_path and new_path and old_path != new_path:
+        status = ChangeStatus.RENAME
+    else:
+        status = ChangeStatus.MODIFY
+    hunks = tuple(_convert_hunk(h) for h in patched)  # type: ignore[attr-defined]
+    return FileChange(
+        status=status, old_path=old_path, new_path=new_path,
+        old_mode=getattr(patched, "source_mode", None),
+        new_mode=getattr(patched, "target_mode", None),
+        old_blob=old_blob, new_blob=new_blob,
+        is_binary=bool(getattr(patched, "is_binary_file", False)), non_utf8=non_utf8,
+        hunks=hunks,
+    )
+
+
+def _convert_hunk(hunk: object) -> Hunk:
+    lines: list[DiffLine] = []
+    old_missing = new_missing = False
+    previous = " "
+    for line in hunk:  # type: ignore[attr-defined]
+        kind = line.line_type
+        if kind == "\\":
+            old_missing |= previous in ("-", " ")
+            new_missing |= previous in ("+", " ")
+            continue
+        value = line.value.rstrip("\n")
+        if value.endswith("\r"):
+            value = value[:-1]
+        kind = kind if kind in ("+", "-") else " "
+        lines.append(DiffLine(kind, value, line.source_line_no, line.target_line_no))
+        previous = kind
+    return Hunk(
+        hunk.source_start, hunk.source_length, hunk.target_start,  # type: ignore[attr-defined]
+        hunk.target_length, hunk.section_header or "", tuple(lines),  # type: ignore[attr-defined]
+        old_missing, new_missing,
+    )

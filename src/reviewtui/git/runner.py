@@ -1,0 +1,125 @@
+"""Run git safely for a repository found with GitPython.
+
+Every diff-producing call pins the options that a user's git configuration could otherwise
+change (colour, external diff drivers, textconv, prefixes, quoting, context size, order files,
+relative paths, submodule format), reads bytes, and turns git failures into ``ReviewTuiError``s.
+User- or model-supplied text is never placed where git would read it as an option.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import git
+
+from reviewtui.errors import (
+    EmptyRepositoryError,
+    GitCommandError,
+    NotARepositoryError,
+    PathNotFoundError,
+    RefError,
+)
+
+DIFF_OPTIONS: tuple[str, ...] = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "-M",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--no-relative",
+    "--unified=3",
+    "--inter-hunk-context=0",
+    "--submodule=short",
+    "--ignore-submodules=none",
+    "-O/dev/null",
+)
+_CONFIG: tuple[str, ...] = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false")
+_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+class GitRepo:
+    """A repository root plus a way to run git in it."""
+
+    def __init__(self, repo: git.Repo) -> None:
+        self._repo = repo
+        work = repo.working_tree_dir
+        self.root = Path(work if work is not None else repo.git_dir).resolve()
+        self.is_bare = repo.bare
+        self._env = {**os.environ, **_ENV}
+
+    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+        """Run ``git <args>`` in the repository root and return stdout as bytes."""
+        command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *_CONFIG, *args]
+        try:
+            proc = subprocess.run(
+                command, cwd=self.root, input=stdin, capture_output=True, env=self._env,
+                check=False,
+            )
+        except OSError as exc:  # git missing from PATH
+            raise GitCommandError(f"cannot run git: {exc.strerror or exc}") from exc
+        if check and proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            first = next((m for m in message if m.startswith(("fatal:", "error:"))),
+                         message[0] if message else f"exit status {proc.returncode}")
+            raise GitCommandError(f"git {args[0]} failed: {first}")
+        return proc.stdout
+
+    def try_run(self, *args: str) -> bytes | None:
+        """Like ``run`` but returns None instead of raising when git fails."""
+        try:
+            return self.run(*args)
+        except GitCommandError:
+            return None
+
+    def resolve_commit(self, ref: str) -> str:
+        """Resolve ``ref`` to a full commit id, or raise ``RefError`` naming it."""
+        if not ref or ref.startswith("-") or "\n" in ref or "\0" in ref:
+            raise RefError(f"invalid revision {ref!r}")
+        out = self.try_run("rev-parse", "--verify", "--quiet", "--end-of-options",
+                           f"{ref}^{{commit}}")
+        if not out:
+            raise RefError(f"unknown revision {ref!r}", hint="check the branch, tag or commit name")
+        return out.decode("ascii").strip()
+
+    def try_resolve(self, ref: str) -> str | None:
+        try:
+            return self.resolve_commit(ref)
+        except RefError:
+            return None
+
+    def head(self) -> str:
+        head = self.try_resolve("HEAD")
+        if head is None:
+            raise EmptyRepositoryError(
+                f"repository {self.root} has no commits yet",
+                hint="commit something first, or pass --patch FILE",
+            )
+        return head
+
+    def is_shallow(self) -> bool:
+        out = self.try_run("rev-parse", "--is-shallow-repository")
+        return out is not None and out.strip() == b"true"
+
+    def current_branch(self) -> str | None:
+        out = self.try_run("symbolic-ref", "--quiet", "--short", "HEAD")
+        return out.decode("utf-8", "replace").strip() if out else None
+
+    def empty_tree(self) -> str:
+        return self.run("hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip()
+
+
+def open_repository(path: str | Path | None = None) -> GitRepo:
+    """Find the repository containing ``path`` (default: the working directory, upwards)."""
+    target = Path(path) if path is not None else Path.cwd()
+    if not target.exists():
+        raise PathNotFoundError(f"path does not exist: {target}")
+    if target.is_file():
+        target = target.parent
+    try:
+        repo = git.Repo(target, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise NotARepositoryError(f"not a git repository: {target.resolve()}") from None
+    return GitRepo(repo)

@@ -1,0 +1,72 @@
+"""Untracked files as additions.
+
+``git diff`` never shows untracked files (nor files inside untracked folders), yet they are part
+of "what I am about to commit". They are listed with ``git ls-files --others --exclude-standard``
+and turned into new-file changes here, with the same binary heuristic git uses (a NUL byte in the
+first 8000 bytes) and the same size limit as every other file.
+"""
+
+from __future__ import annotations
+
+import stat
+
+from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
+from reviewtui.git.runner import GitRepo
+
+_BINARY_PROBE = 8000
+
+
+def addition_hunk(text: str) -> tuple[Hunk, ...]:
+    """A single hunk adding every line of ``text`` (empty text: no hunk)."""
+    if text == "":
+        return ()
+    lines = text.split("\n")
+    missing_newline = lines[-1] != ""
+    if not missing_newline:
+        lines.pop()
+    body = tuple(
+        DiffLine("+", line[:-1] if line.endswith("\r") else line, None, number)
+        for number, line in enumerate(lines, start=1)
+    )
+    return (Hunk(0, 0, 1, len(body), "", body, False, missing_newline),)
+
+
+def _untracked_change(repo: GitRepo, path: str, max_bytes: int) -> FileChange | None:
+    full = repo.root / path
+    try:
+        info = full.lstat()
+    except OSError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        target = str(full.readlink())
+        return FileChange(ChangeStatus.ADD, None, path, new_mode="120000", untracked=True,
+                          hunks=addition_hunk(target))
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"
+    if info.st_size > max_bytes:
+        return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
+                          too_large=True)
+    data = full.read_bytes()
+    if b"\0" in data[:_BINARY_PROBE]:
+        return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
+                          is_binary=True)
+    try:
+        text, non_utf8 = data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        text, non_utf8 = data.decode("utf-8", "replace"), True
+    return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
+                      non_utf8=non_utf8, hunks=addition_hunk(text))
+
+
+def untracked_changes(repo: GitRepo, max_bytes: int) -> list[FileChange]:
+    """Every untracked, non-ignored file (recursing into untracked folders) as an addition."""
+    out = repo.run("ls-files", "--others", "--exclude-standard", "-z")
+    changes: list[FileChange] = []
+    for raw in out.split(b"\0"):
+        if not raw or raw.endswith(b"/"):
+            continue
+        change = _untracked_change(repo, raw.decode("utf-8", "replace"), max_bytes)
+        if change is not None:
+            changes.append(change)
+    return changes

@@ -1,0 +1,117 @@
+"""Pydantic contracts for the JSON the seeds define (review_index, planner_index).
+
+Field names are the user's: ``unit_id``, ``rule_context_level``, ``line_numbers.new_compact``...
+These models sit at the boundary (printing, persisting, reading back); the pipeline itself works
+on frozen dataclasses.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ContextLevel(StrEnum):
+    DIFF_ONLY = "diff_only"
+    FUNCTION = "function"
+    FILE_CONTEXT = "file_context"
+    FULL_FILE = "full_file"
+
+    @property
+    def rank(self) -> int:
+        return _RANKS[self]
+
+
+_RANKS = {
+    ContextLevel.DIFF_ONLY: 0,
+    ContextLevel.FUNCTION: 1,
+    ContextLevel.FILE_CONTEXT: 2,
+    ContextLevel.FULL_FILE: 3,
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Metrics(_Model):
+    added_lines: int = Field(ge=0)
+    removed_lines: int = Field(ge=0)
+    hunk_count: int = Field(ge=0)
+
+
+class LineNumbers(_Model):
+    new_compact: str
+    old_compact: str
+
+
+class AgentDecision(_Model):
+    context_level: ContextLevel | None = None
+    priority: str | None = None
+
+
+class IndexUnit(_Model):
+    unit_id: str
+    file_path: str
+    old_path: str | None = None
+    language: str | None
+    change_type: str
+    location: str
+    tags: list[str]
+    metrics: Metrics
+    line_numbers: LineNumbers
+    symbols: list[str] = Field(default_factory=list)
+    rule_context_level: ContextLevel | None = None
+    rule_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    rule_notes: str | None = None
+    rule_extra_requests: list[dict[str, Any]] | None = None
+    agent_decision: AgentDecision | None = None
+
+
+class ReviewMetadata(_Model):
+    mode: str
+    base_branch: str | None
+    old: str
+    new: str
+    total_files: int
+    total_changes: int
+    timestamp: str
+
+
+class TotalLines(_Model):
+    added: int
+    removed: int
+
+
+class Summary(_Model):
+    changes_by_type: dict[str, int]
+    total_lines: TotalLines
+    files_changed: list[str]
+
+
+class ReviewIndex(_Model):
+    review_metadata: ReviewMetadata
+    summary: Summary
+    units: list[IndexUnit]
+
+
+class PlannerUnit(_Model):
+    """The slim unit of seed 001: no diff text, no notes."""
+
+    unit_id: str
+    file_path: str
+    patch_type: str
+    tags: list[str]
+    metrics: Metrics
+    rule_context_level: ContextLevel | None
+    rule_confidence: float | None
+    line_numbers: LineNumbers
+    rule_extra_requests: list[dict[str, Any]] | None
+
+
+class PlannerIndex(_Model):
+    review_metadata: ReviewMetadata
+    summary: Summary
+    units: list[PlannerUnit]

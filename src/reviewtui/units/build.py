@@ -1,0 +1,174 @@
+"""Build review units from a ``ChangeSet`` (the public entry point of the units stage).
+
+Per file: path tags once, both file versions parsed at most once (tree-sitter), hunks grouped
+into capped units, then per-unit line tags, symbols, compact line numbers and a deterministic id
+(a hash of path, ranges and content: the same change gets the same id on every run and machine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from reviewtui.code import LANGUAGES, FileStructure, analyze_source
+from reviewtui.config import UnitsSettings
+from reviewtui.git.contents import ContentReader
+from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
+from reviewtui.languages import language_for_path
+from reviewtui.units.grouping import group_hunks
+from reviewtui.units.line_tags import line_facts
+from reviewtui.units.model import ReviewUnit
+from reviewtui.units.path_tags import path_tags
+from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
+
+_CHANGE_TYPE = {
+    ChangeStatus.ADD: "add",
+    ChangeStatus.MODIFY: "modify",
+    ChangeStatus.DELETE: "delete",
+    ChangeStatus.RENAME: "rename",
+    ChangeStatus.COPY: "add",
+}
+_MARKER_LINES = 10
+
+
+def compact_ranges(numbers: Iterable[int]) -> str:
+    """``[1, 2, 3, 5, 6, 7, 15]`` -> ``"L1-3,L5-7,L15"``."""
+    ordered = sorted(set(numbers))
+    if not ordered:
+        return ""
+    parts: list[str] = []
+    start = prev = ordered[0]
+    for number in ordered[1:]:
+        if number == prev + 1:
+            prev = number
+            continue
+        parts.append(f"L{start}" if start == prev else f"L{start}-{prev}")
+        start = prev = number
+    parts.append(f"L{start}" if start == prev else f"L{start}-{prev}")
+    return ",".join(parts)
+
+
+def unit_id_for(change: FileChange, hunks: tuple[Hunk, ...]) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"{change.old_path}\0{change.new_path}\0{change.status.value}\0".encode())
+    for hunk in hunks:
+        digest.update(
+            f"@{hunk.old_start},{hunk.old_count},{hunk.new_start},{hunk.new_count}\n".encode()
+        )
+        for line in hunk.lines:
+            if line.kind != " ":
+                digest.update(f"{line.kind}{line.text}\n".encode("utf-8", "surrogatepass"))
+    if not hunks:
+        digest.update(f"{change.old_blob}\0{change.new_blob}\0{change.old_mode}\0"
+                      f"{change.new_mode}".encode())
+    return "u_" + digest.hexdigest()[:12]
+
+
+def _span(numbers: list[int]) -> str:
+    low, high = min(numbers), max(numbers)
+    return f"L{low}" if low == high else f"L{low}-{high}"
+
+
+def _location(path: str, added: list[int], removed: list[int], hunks: tuple[Hunk, ...]) -> str:
+    if added:
+        return f"{path}:{_span(added)}"
+    if removed:
+        return f"{path}:{_span(removed)} (removed)"
+    if hunks:
+        return f"{path}:L{hunks[0].new_start}"
+    return path
+
+
+class _FileVersions:
+    """Parses each side of one file at most once, on first use."""
+
+    def __init__(self, change: FileChange, language: str | None, reader: ContentReader) -> None:
+        self._change = change
+        self._language = language if language in LANGUAGES else None
+        self._reader = reader
+        self._cache: dict[str, FileStructure | None] = {}
+
+    def structure(self, side: str) -> FileStructure | None:
+        if self._language is None:
+            return None
+        if side not in self._cache:
+            data = self._reader.old(self._change) if side == "old" else self._reader.new(
+                self._change)
+            self._cache[side] = analyze_source(self._language, data) if data is not None else None
+        return self._cache[side]
+
+    def new_head(self) -> bytes | None:
+        if self._language is None:
+            return None
+        data = self._reader.new(self._change)
+        return data[:2048] if data else None
+
+
+def _has_generated_marker(change: FileChange, versions: _FileVersions,
+                          vocab: Vocabulary) -> bool:
+    head_lines: list[str] = []
+    head = versions.new_head()
+    if head is not None:
+        head_lines = head.decode("utf-8", "replace").split("\n")[:_MARKER_LINES]
+    elif change.hunks and change.hunks[0].new_start <= 1:
+        head_lines = [ln.text for ln in change.hunks[0].lines[:_MARKER_LINES] if ln.kind != "-"]
+    markers = vocab.pack.generated_markers
+    return any(marker in line for line in head_lines for marker in markers)
+
+
+def _file_units(change: FileChange, reader: ContentReader, settings: UnitsSettings,
+                vocab: Vocabulary) -> list[ReviewUnit]:
+    path = change.path
+    language = language_for_path(path)
+    if change.kind.value != "file":
+        language = None
+    base_tags = path_tags(change, vocab)
+    versions = _FileVersions(change, language, reader)
+    if _has_generated_marker(change, versions, vocab):
+        base_tags.add("generated_or_vendored")
+    new_structure = versions.structure("new") if any(h.added for h in change.hunks) else None
+    cut_before = frozenset(
+        d.start_line for d in (new_structure.definitions if new_structure else ())
+        if d.parent is None
+    )
+    groups = group_hunks(change.hunks, merge_gap=settings.merge_gap,
+                         max_hunks=settings.max_hunks, max_lines=settings.max_lines,
+                         cut_before=cut_before) or [()]
+    units: list[ReviewUnit] = []
+    for hunks in groups:
+        lines = [line for hunk in hunks for line in hunk.lines]
+        added = [ln.new_no for ln in lines if ln.kind == "+" and ln.new_no is not None]
+        removed = [ln.old_no for ln in lines if ln.kind == "-" and ln.old_no is not None]
+        old_structure = versions.structure("old") if removed else None
+        facts = line_facts(lines, language, old_structure,
+                           new_structure if added else None, vocab)
+        tags = base_tags | facts.tags
+        units.append(ReviewUnit(
+            unit_id=unit_id_for(change, hunks),
+            file_path=path,
+            old_path=change.old_path if change.old_path != path else None,
+            language=language,
+            change_type=_CHANGE_TYPE[change.status],
+            tags=tuple(sorted(tags)),
+            hunks=hunks,
+            added_lines=len(added),
+            removed_lines=len(removed),
+            new_compact=compact_ranges(added),
+            old_compact=compact_ranges(removed),
+            location=_location(path, added, removed, hunks),
+            symbols=facts.symbols,
+            functions=facts.functions,
+        ))
+    return units
+
+
+def build_units(change_set: ChangeSet, reader: ContentReader, settings: UnitsSettings,
+                vocabulary: Vocabulary | None = None) -> list[ReviewUnit]:
+    """Cut every file of the change into review units, in path order."""
+    vocab = vocabulary or default_vocabulary()
+    files = sorted(change_set.files, key=lambda c: c.path)
+    reader.prefetch(c for c in files if language_for_path(c.path) in LANGUAGES)
+    units: list[ReviewUnit] = []
+    for change in files:
+        units.extend(_file_units(change, reader, settings, vocab))
+    return units

@@ -1,0 +1,103 @@
+"""Cut a file's hunks into review units: merge close hunks, split oversized ones.
+
+Nearby hunks (gap <= ``merge_gap`` lines) belong together, but a unit is capped by hunk count
+and by changed lines, so a unit never swallows a whole file. A single hunk larger than the cap
+(a new 2,000-line file) is split, preferably where a top-level definition starts or at a blank
+line, so each piece is still readable on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from reviewtui.git.model import DiffLine, Hunk
+
+
+def _changed(hunk: Hunk) -> int:
+    return sum(1 for line in hunk.lines if line.kind != " ")
+
+
+def _piece(lines: list[DiffLine], old_pos: int, new_pos: int, section: str) -> Hunk:
+    old_count = sum(1 for ln in lines if ln.kind != "+")
+    new_count = sum(1 for ln in lines if ln.kind != "-")
+    old_start = old_pos if old_count else max(old_pos - 1, 0)
+    new_start = new_pos if new_count else max(new_pos - 1, 0)
+    return Hunk(old_start, old_count, new_start, new_count, section, tuple(lines))
+
+
+def _start(start: int, count: int) -> int:
+    return start if count else start + 1
+
+
+def split_hunk(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[Hunk]:
+    """Split ``hunk`` into pieces of at most about ``max_lines`` changed lines.
+
+    ``cut_before`` holds new-side line numbers where a definition starts (good places to cut).
+    """
+    if _changed(hunk) <= max_lines:
+        return [hunk]
+    pieces: list[Hunk] = []
+    current: list[DiffLine] = []
+    changed = 0
+    old_pos = _start(hunk.old_start, hunk.old_count)
+    new_pos = _start(hunk.new_start, hunk.new_count)
+    piece_old, piece_new = old_pos, new_pos
+    soft_limit = max(max_lines // 2, 1)
+    blank_limit = max(max_lines * 3 // 4, 1)
+    for line in hunk.lines:
+        at_definition = changed >= soft_limit and line.new_no in cut_before
+        at_blank = changed >= blank_limit and not line.text.strip()
+        if current and (changed >= max_lines or at_definition or at_blank):
+            pieces.append(_piece(current, piece_old, piece_new, hunk.section))
+            current, changed = [], 0
+            piece_old, piece_new = old_pos, new_pos
+        current.append(line)
+        if line.kind != " ":
+            changed += 1
+        if line.kind != "+":
+            old_pos += 1
+        if line.kind != "-":
+            new_pos += 1
+    if changed == 0 and pieces:  # trailing context only: keep it with the last piece
+        last = pieces.pop()
+        current = [*last.lines, *current]
+        piece_old, piece_new = _start(last.old_start, last.old_count), _start(
+            last.new_start, last.new_count)
+    pieces.append(_piece(current, piece_old, piece_new, hunk.section))
+    last = pieces[-1]
+    pieces[-1] = Hunk(last.old_start, last.old_count, last.new_start, last.new_count,
+                      last.section, last.lines, hunk.old_missing_newline,
+                      hunk.new_missing_newline)
+    return pieces
+
+
+def group_hunks(
+    hunks: Iterable[Hunk],
+    *,
+    merge_gap: int,
+    max_hunks: int,
+    max_lines: int,
+    cut_before: frozenset[int] = frozenset(),
+) -> list[tuple[Hunk, ...]]:
+    """Group a file's hunks (in file order) into units."""
+    groups: list[list[Hunk]] = []
+    group_lines = 0
+    previous_end = -(10**9)
+    for original in hunks:
+        for hunk in split_hunk(original, max_lines, cut_before):
+            size = _changed(hunk)
+            gap = hunk.new_start - previous_end - 1
+            fits = (
+                groups
+                and gap <= merge_gap
+                and len(groups[-1]) < max_hunks
+                and group_lines + size <= max_lines
+            )
+            if fits:
+                groups[-1].append(hunk)
+                group_lines += size
+            else:
+                groups.append([hunk])
+                group_lines = size
+            previous_end = hunk.new_start + max(hunk.new_count, 1) - 1
+    return [tuple(group) for group in groups]

@@ -1,0 +1,80 @@
+"""The review_index and planner_index of seed 001, built from units.
+
+The rule fields stay empty here; the rule stage fills them. The planner index is the slim view:
+no diff text, no notes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+
+from reviewtui.git.model import ChangeSet
+from reviewtui.models import (
+    IndexUnit,
+    LineNumbers,
+    Metrics,
+    PlannerIndex,
+    PlannerUnit,
+    ReviewIndex,
+    ReviewMetadata,
+    Summary,
+    TotalLines,
+)
+from reviewtui.units.model import ReviewUnit
+
+
+def index_unit(unit: ReviewUnit) -> IndexUnit:
+    return IndexUnit(
+        unit_id=unit.unit_id,
+        file_path=unit.file_path,
+        old_path=unit.old_path,
+        language=unit.language,
+        change_type=unit.change_type,
+        location=unit.location,
+        tags=list(unit.tags),
+        metrics=Metrics(added_lines=unit.added_lines, removed_lines=unit.removed_lines,
+                        hunk_count=unit.hunk_count),
+        line_numbers=LineNumbers(new_compact=unit.new_compact, old_compact=unit.old_compact),
+        symbols=list(unit.symbols),
+    )
+
+
+def build_review_index(change_set: ChangeSet, units: list[ReviewUnit]) -> ReviewIndex:
+    files: dict[str, str] = {}
+    for unit in units:
+        files.setdefault(unit.file_path, unit.change_type)
+    by_type = Counter(files.values())
+    metadata = ReviewMetadata(
+        mode=change_set.mode,
+        base_branch=change_set.base_branch,
+        old=change_set.old_side.describe(),
+        new=change_set.new_side.describe(),
+        total_files=len(files),
+        total_changes=len(units),
+        timestamp=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    summary = Summary(
+        changes_by_type={key: by_type.get(key, 0) for key in ("add", "modify", "delete", "rename")},
+        total_lines=TotalLines(added=sum(u.added_lines for u in units),
+                               removed=sum(u.removed_lines for u in units)),
+        files_changed=list(files),
+    )
+    return ReviewIndex(review_metadata=metadata, summary=summary,
+                       units=[index_unit(u) for u in units])
+
+
+def planner_index(index: ReviewIndex) -> PlannerIndex:
+    return PlannerIndex(
+        review_metadata=index.review_metadata,
+        summary=index.summary,
+        units=[
+            PlannerUnit(
+                unit_id=u.unit_id, file_path=u.file_path, patch_type=u.change_type, tags=u.tags,
+                metrics=u.metrics, rule_context_level=u.rule_context_level,
+                rule_confidence=u.rule_confidence, line_numbers=u.line_numbers,
+                rule_extra_requests=u.rule_extra_requests,
+            )
+            for u in index.units
+        ],
+    )

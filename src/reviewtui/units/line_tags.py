@@ -1,0 +1,174 @@
+"""Tags that follow from a unit's changed lines and the code structure around them.
+
+only_comments, only_imports, only_logging, only_whitespace, security_sensitive (by content),
+in_single_function, complete_function, complete_class, signature_change -- plus the symbols the
+unit defines or sits in. Changed "+" lines are judged against the new file's structure, "-"
+lines against the old file's; without a parser (unsupported language, unreadable content) the
+comment and import tags fall back to per-language line patterns and the structural tags are not
+given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reviewtui.code import Definition, FileStructure
+from reviewtui.git.model import DiffLine
+from reviewtui.units.path_tags import identifier_tokens
+from reviewtui.units.vocabulary import Vocabulary
+
+FUNCTION_KINDS = frozenset({"function", "method"})
+CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "module"})
+
+_HASH = {"python", "ruby", "shell", "yaml", "toml", "make", "dockerfile", "perl", "r", "elixir",
+         "terraform", "cmake", "starlark", "properties", "ini"}
+_SLASH = {"javascript", "typescript", "tsx", "go", "java", "c", "cpp", "csharp", "rust",
+          "kotlin", "swift", "scala", "php", "dart", "groovy", "css", "protobuf"}
+_DASH = {"sql", "lua", "haskell"}
+_COMMENT_HASH = re.compile(r"^\s*#")
+_COMMENT_SLASH = re.compile(r"^\s*(//|/\*|\*/|\*(\s|$))")
+_COMMENT_DASH = re.compile(r"^\s*--")
+_COMMENT_MARKUP = re.compile(r"^\s*(<!--.*-->\s*$|<!--|-->)")
+_IMPORT = re.compile(
+    r"^\s*(import\s|from\s+\S+\s+import\s|export\s+.*\s+from\s|#include\s|require(_relative)?[\s(]"
+    r"|(const|let|var)\s+.+=\s*require\(|using\s+[\w.]+\s*;|use\s+[\w:\\{}, ]+;"
+    r"|package\s+[\w.]+;?\s*$)"
+)
+_LOGGING = re.compile(
+    r"^\s*((self\.|this\.|@)?_?(log|logger|logging|LOG|LOGGER|Logger|console|slog|klog|zap|"
+    r"Rails\.logger|log\.Default\(\))\s*(\.|::)\s*\w*"
+    r"(debug|info|warn|warning|error|exception|critical|fatal|trace|log|print|Print|Debug|Info|"
+    r"Warn|Error|Fatal|Trace)\w*\s*\(?"
+    r"|fmt\.(Print|Fprint)\w*\(|System\.(out|err)\.print\w*\(|puts\s|print\s*\(|println!?\()"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LineFacts:
+    tags: frozenset[str]
+    symbols: tuple[str, ...]  # definitions the unit defines or changes a signature of
+    functions: tuple[str, ...]  # innermost enclosing definitions of changed lines
+
+
+def _is_comment(line: str, language: str | None) -> bool:
+    if language in _HASH:
+        return bool(_COMMENT_HASH.match(line))
+    if language in _SLASH:
+        return bool(_COMMENT_SLASH.match(line))
+    if language in _DASH:
+        return bool(_COMMENT_DASH.match(line))
+    if language in ("html", "xml", "vue", "markdown"):
+        return bool(_COMMENT_MARKUP.match(line))
+    return False
+
+
+def _all(lines: Sequence[tuple[int, str]], lines_set: frozenset[int] | None,
+         fallback: re.Pattern[str] | None, language: str | None, comment: bool) -> bool:
+    for number, text in lines:
+        if lines_set is not None:
+            if number not in lines_set:
+                return False
+        elif comment:
+            if not _is_comment(text, language):
+                return False
+        elif fallback is None or not fallback.match(text):
+            return False
+    return True
+
+
+def _security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary) -> bool:
+    for _, text in lines:
+        if vocab.security_code.search(text):
+            return True
+        if vocab.security_code_tokens.intersection(identifier_tokens(text)):
+            return True
+    return False
+
+
+def _complete(defs: Sequence[Definition], changed: frozenset[int], kinds: frozenset[str]) -> bool:
+    return any(
+        d.kind in kinds and all(n in changed for n in range(d.start_line, d.end_line + 1))
+        for d in defs
+    )
+
+
+def line_facts(
+    lines: Sequence[DiffLine],
+    language: str | None,
+    old: FileStructure | None,
+    new: FileStructure | None,
+    vocab: Vocabulary,
+) -> LineFacts:
+    plus = [(ln.new_no or 0, ln.text) for ln in lines if ln.kind == "+"]
+    minus = [(ln.old_no or 0, ln.text) for ln in lines if ln.kind == "-"]
+    tags: set[str] = set()
+    if not plus and not minus:
+        return LineFacts(frozenset(), (), ())
+    plus_code = [(n, t) for n, t in plus if t.strip()]
+    minus_code = [(n, t) for n, t in minus if t.strip()]
+    if "".join("".join(t.split()) for _, t in plus) == "".join(
+        "".join(t.split()) for _, t in minus
+    ):
+        tags.add("only_whitespace")
+    elif plus_code or minus_code:
+        both = (plus_code, new), (minus_code, old)
+        if all(_all(c, s.comment_lines if s else None, None, language, True) for c, s in both):
+            tags.add("only_comments")
+        if all(_all(c, s.import_lines if s else None, _IMPORT, language, False)
+               for c, s in both):
+            tags.add("only_imports")
+        if all(_LOGGING.match(t) for _, t in plus_code + minus_code):
+            tags.add("only_logging")
+    if _security_in_lines(plus_code + minus_code, vocab) and not (
+        tags & {"only_comments", "only_logging", "only_whitespace"}
+    ):
+        tags.add("security_sensitive")
+
+    symbols: list[str] = []
+    functions: list[str] = []
+    structural = (new is not None or not plus) and (old is not None or not minus)
+    if structural:
+        _structure_tags(plus, minus, old, new, tags, symbols, functions)
+    return LineFacts(frozenset(tags), tuple(dict.fromkeys(symbols)),
+                     tuple(dict.fromkeys(functions)))
+
+
+def _structure_tags(
+    plus: list[tuple[int, str]],
+    minus: list[tuple[int, str]],
+    old: FileStructure | None,
+    new: FileStructure | None,
+    tags: set[str],
+    symbols: list[str],
+    functions: list[str],
+) -> None:
+    enclosing: set[str | None] = set()
+    for side, changed in ((new, plus), (old, minus)):
+        if side is None or not changed:
+            continue
+        numbers = frozenset(n for n, _ in changed)
+        low, high = min(numbers), max(numbers)
+        touched = side.touched(low, high)
+        if _complete(touched, numbers, FUNCTION_KINDS):
+            tags.add("complete_function")
+        if _complete(touched, numbers, CLASS_KINDS):
+            tags.add("complete_class")
+        for number in numbers:
+            inner = side.enclosing(number)
+            key = inner.qualified_name if inner and inner.kind in FUNCTION_KINDS else None
+            enclosing.add(key)
+            if inner is not None:
+                functions.append(inner.qualified_name)
+        for definition in side.defined_in(low, high):
+            header = range(definition.header_line, definition.signature_end_line + 1)
+            if not any(n in numbers for n in header):
+                continue
+            whole = all(n in numbers for n in range(definition.start_line,
+                                                      definition.end_line + 1))
+            symbols.append(definition.qualified_name)
+            if definition.kind in FUNCTION_KINDS and not whole:
+                tags.add("signature_change")
+    if len(enclosing) == 1 and None not in enclosing:
+        tags.add("in_single_function")

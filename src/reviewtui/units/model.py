@@ -1,0 +1,47 @@
+"""The review unit: the smallest piece of a change that is reviewed on its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reviewtui.git.model import Hunk
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewUnit:
+    unit_id: str
+    file_path: str
+    old_path: str | None
+    language: str | None
+    change_type: str  # add | modify | delete | rename
+    tags: tuple[str, ...]
+    hunks: tuple[Hunk, ...]
+    added_lines: int
+    removed_lines: int
+    new_compact: str  # "L1-3,L5-7,L15": added lines, new numbering
+    old_compact: str  # removed lines, old numbering
+    location: str  # "path:L10-25"
+    symbols: tuple[str, ...] = ()  # definitions the unit defines or re-signs
+    functions: tuple[str, ...] = ()  # innermost definitions enclosing changed lines
+
+    @property
+    def hunk_count(self) -> int:
+        return len(self.hunks)
+
+    def diff_text(self, *, numbered: bool = True) -> str:
+        """The unit's hunks as text; with old/new line numbers in front of every line."""
+        out: list[str] = []
+        for hunk in self.hunks:
+            header = (f"@@ -{hunk.old_start},{hunk.old_count} "
+                      f"+{hunk.new_start},{hunk.new_count} @@")
+            out.append(f"{header} {hunk.section}".rstrip())
+            for line in hunk.lines:
+                if numbered:
+                    old = "" if line.old_no is None else str(line.old_no)
+                    new = "" if line.new_no is None else str(line.new_no)
+                    out.append(f"{old:>5} {new:>5} {line.kind}{line.text}")
+                else:
+                    out.append(f"{line.kind}{line.text}")
+            if hunk.new_missing_newline or hunk.old_missing_newline:
+                out.append("\\ No newline at end of file")
+        return "\n".join(out)

@@ -1,0 +1,99 @@
+"""Tags that follow from a file's path and its change record alone.
+
+doc_file, test_file, config_file, routing_file, migration_file, generated_or_vendored, lockfile,
+security_sensitive (by path), binary, new_file, deleted_file, renamed, mode_change, symlink,
+submodule, non_utf8, too_large. Computed once per file and shared by all its units.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from reviewtui.git.model import ChangeStatus, EntryKind, FileChange
+from reviewtui.units.vocabulary import Vocabulary
+
+_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def identifier_tokens(text: str) -> list[str]:
+    """Split ``getUserPassword`` / ``user_password`` / ``a/b-c.py`` into lower-case words."""
+    words: list[str] = []
+    for part in _SPLIT.split(text):
+        if part:
+            words.extend(w.lower() for w in _CAMEL.split(part) if w)
+    return words
+
+
+def _dirs(path: PurePosixPath) -> list[str]:
+    return [p.lower() for p in path.parts[:-1]]
+
+
+def _has_dir(dirs: list[str], path: str, names: list[str]) -> bool:
+    lowered = path.lower()
+    for name in names:
+        if "/" in name:
+            if f"/{name}/" in f"/{lowered}":
+                return True
+        elif name.lower() in dirs:
+            return True
+    return False
+
+
+def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
+    pack = vocab.pack
+    path = change.path
+    pure = PurePosixPath(path)
+    name = pure.name
+    suffix = pure.suffix.lower()
+    dirs = _dirs(pure)
+    tags: set[str] = set()
+
+    if name in pack.lockfile_names:
+        tags.add("lockfile")
+    elif name in pack.config_names or suffix in pack.config_suffixes or _has_dir(
+        dirs, path, pack.config_dirs
+    ) or name.startswith(".env"):
+        tags.add("config_file")
+    if "config_file" not in tags and "lockfile" not in tags and (
+        suffix in pack.doc_suffixes
+        or pure.stem.upper() in pack.doc_names
+        or _has_dir(dirs, path, pack.doc_dirs)
+    ):
+        tags.add("doc_file")
+    if _has_dir(dirs, path, pack.test_dirs) or vocab.test_names.search(name):
+        tags.add("test_file")
+    if name in pack.routing_names or _has_dir(dirs, path, pack.routing_dirs):
+        tags.add("routing_file")
+    if _has_dir(dirs, path, pack.migration_dirs) or vocab.migration_names.search(name):
+        tags.add("migration_file")
+    if _has_dir(dirs, path, pack.generated_dirs) or vocab.generated_names.search(name):
+        tags.add("generated_or_vendored")
+    quiet = {"test_file", "doc_file"} & tags
+    if not quiet and vocab.security_path_tokens.intersection(identifier_tokens(path)):
+        tags.add("security_sensitive")
+
+    if change.is_binary:
+        tags.add("binary")
+    if change.status is ChangeStatus.ADD:
+        tags.add("new_file")
+    elif change.status is ChangeStatus.DELETE:
+        tags.add("deleted_file")
+    elif change.status is ChangeStatus.RENAME:
+        tags.add("renamed")
+    elif change.status is ChangeStatus.COPY:
+        tags.add("copied")
+    if change.mode_changed:
+        tags.add("mode_change")
+    if change.kind is EntryKind.SYMLINK:
+        tags.add("symlink")
+    elif change.kind is EntryKind.SUBMODULE:
+        tags.add("submodule")
+    if change.non_utf8:
+        tags.add("non_utf8")
+    if change.too_large:
+        tags.add("too_large")
+    if change.untracked:
+        tags.add("untracked")
+    return tags

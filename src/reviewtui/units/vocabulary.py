@@ -1,0 +1,94 @@
+"""The tagger's vocabulary (path patterns, security keywords), read from ``rules/base.toml``.
+
+Kept as data so that a team can see and extend what "config file" or "security sensitive" means
+for their repository; validated so that a broken pack names the file and the key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from reviewtui.errors import ConfigError
+from reviewtui.resources import data_dir
+
+
+class TaggingPack(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    security_path_tokens: list[str]
+    security_code_tokens: list[str]
+    security_code_patterns: list[str]
+    doc_suffixes: list[str]
+    doc_names: list[str]
+    doc_dirs: list[str]
+    test_dirs: list[str]
+    test_name_patterns: list[str]
+    config_suffixes: list[str]
+    config_names: list[str]
+    config_dirs: list[str]
+    routing_names: list[str]
+    routing_dirs: list[str]
+    migration_dirs: list[str]
+    migration_name_patterns: list[str]
+    generated_dirs: list[str]
+    generated_name_patterns: list[str]
+    generated_markers: list[str]
+    lockfile_names: list[str]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """A validated ``TaggingPack`` with its regular expressions compiled once."""
+
+    pack: TaggingPack
+    security_path_tokens: frozenset[str]
+    security_code_tokens: frozenset[str]
+    security_code: re.Pattern[str]
+    test_names: re.Pattern[str]
+    migration_names: re.Pattern[str]
+    generated_names: re.Pattern[str]
+
+
+def _compile(patterns: list[str], source: Path, key: str) -> re.Pattern[str]:
+    for index, pattern in enumerate(patterns):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(
+                f"{source}: tagging.{key}[{index}]: bad regular expression: {exc}"
+            ) from None
+    return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
+
+
+def load_vocabulary(path: Path) -> Vocabulary:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read rule pack: {exc}") from None
+    try:
+        pack = TaggingPack.model_validate(data.get("tagging", {}))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"])
+        raise ConfigError(f"{path}: tagging.{key}: {error['msg']}") from None
+    return Vocabulary(
+        pack=pack,
+        security_path_tokens=frozenset(t.lower() for t in pack.security_path_tokens),
+        security_code_tokens=frozenset(t.lower() for t in pack.security_code_tokens),
+        security_code=_compile(pack.security_code_patterns, path, "security_code_patterns"),
+        test_names=_compile(pack.test_name_patterns, path, "test_name_patterns"),
+        migration_names=_compile(pack.migration_name_patterns, path, "migration_name_patterns"),
+        generated_names=_compile(pack.generated_name_patterns, path, "generated_name_patterns"),
+    )
+
+
+@lru_cache(maxsize=1)
+def default_vocabulary() -> Vocabulary:
+    return load_vocabulary(data_dir("rules") / "base.toml")

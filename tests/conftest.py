@@ -1,0 +1,86 @@
+"""Shared fixtures: real temporary git repositories with an isolated git configuration."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+class GitRepoBuilder:
+    """A real repository in a temp folder, with helpers to write files and commit."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str, input: bytes | None = None) -> str:
+        proc = subprocess.run(["git", *args], cwd=self.root, input=input, capture_output=True,
+                              check=False)
+        if proc.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
+        return proc.stdout.decode("utf-8", "replace")
+
+    def write(self, path: str, content: str | bytes, *, mode: int | None = None) -> Path:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            target.write_bytes(content.encode())
+        else:
+            target.write_bytes(content)
+        if mode is not None:
+            target.chmod(mode)
+        return target
+
+    def commit(self, message: str = "change", *, add: bool = True) -> str:
+        if add:
+            self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path_factory: pytest.TempPathFactory,
+                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """No test sees the developer's git or reviewtui configuration."""
+    home = tmp_path_factory.mktemp("home")
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text(
+        "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+        "[commit]\n\tgpgsign = false\n[protocol \"file\"]\n\tallow = always\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+    for key in list(os.environ):
+        if key.startswith(("REVIEWTUI_", "OPENAI_")):
+            monkeypatch.delenv(key)
+    yield gitconfig
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Iterator[type[GitRepoBuilder]]:
+    counter = iter(range(1000))
+
+    class _Builder(GitRepoBuilder):
+        def __init__(self, name: str | None = None) -> None:
+            super().__init__(tmp_path / (name or f"repo{next(counter)}"))
+
+    yield _Builder
+
+
+@pytest.fixture
+def repo(make_repo: type[GitRepoBuilder]) -> GitRepoBuilder:
+    return make_repo()
