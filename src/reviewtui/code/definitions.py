@@ -19,6 +19,7 @@ from reviewtui.code.structure import Definition
 _DECORATOR_TYPES = frozenset({"decorator", "marker_annotation", "annotation"})
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 _CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "module"})
+_DECORATABLE = frozenset({"class_declaration", "abstract_class_declaration", "method_definition"})
 _WRAPPERS = frozenset({"decorated_definition", "export_statement"})
 _VAR_STATEMENTS = frozenset({"lexical_declaration", "variable_declaration"})
 _HEADER_PUNCTUATION = frozenset({":", "="})
@@ -36,6 +37,7 @@ class _Raw:
     start_line: int
     end_line: int
     signature_end_line: int
+    header_line: int
     decorators: tuple[str, ...]
     signature: str
 
@@ -104,9 +106,11 @@ def _header_end(node: Node, body: Node | None, source: bytes) -> tuple[int, int]
 
 
 def _decorator_nodes(node: Node, outer: Node) -> list[Node]:
-    found = [c for c in node.children if c.type in _DECORATOR_TYPES]
+    found: list[Node] = []
     if outer is not node:  # Python decorated_definition, JS/TS export_statement
         found += [c for c in outer.children if c.type in _DECORATOR_TYPES]
+    if node.type in _DECORATABLE:  # JS/TS: decorators are children of the class/method
+        found += [c for c in node.children if c.type in _DECORATOR_TYPES]
     first = node.child(0)
     if first is not None and first.type == "modifiers":  # Java annotations
         found += [c for c in first.children if c.type in _DECORATOR_TYPES]
@@ -189,6 +193,7 @@ def _raw(capture: str, node: Node, source: bytes) -> _Raw | None:
         start_line=start_point[0] + 1,
         end_line=end_row(outer) + 1,
         signature_end_line=sig_row + 1,
+        header_line=name_node.start_point[0] + 1,
         decorators=tuple(_text(source, d).strip() for d in decorators),
         signature=_spans_text(source, sig_start, header_end, holes),
     )
@@ -222,6 +227,8 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes) -> tuple[D
             start_line=raw.start_line,
             end_line=raw.end_line,
             signature_end_line=max(raw.signature_end_line, raw.start_line),
+            header_line=min(max(raw.header_line, raw.start_line),
+                            max(raw.signature_end_line, raw.start_line)),
             parent=parent.qualified_name if parent is not None else None,
             decorators=raw.decorators,
             signature=raw.signature,

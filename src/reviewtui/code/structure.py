@@ -23,6 +23,7 @@ class Definition:
     start_line: int
     end_line: int
     signature_end_line: int
+    header_line: int  # the line holding the name (after decorators/annotations)
     parent: str | None
     decorators: tuple[str, ...]
     signature: str

@@ -431,8 +431,8 @@ def test_lookups_scale_to_many_definitions() -> None:
 
 
 def test_structure_can_be_built_directly() -> None:
-    outer = Definition("class", "A", "A", 1, 10, 1, None, (), "class A")
-    inner = Definition("method", "m", "A.m", 3, 5, 3, "A", (), "def m(self)")
+    outer = Definition("class", "A", "A", 1, 10, 1, 1, None, (), "class A")
+    inner = Definition("method", "m", "A.m", 3, 5, 3, 3, "A", (), "def m(self)")
     fs = FileStructure("python", 10, (inner, outer), frozenset(), frozenset(), False)
     assert fs.definitions == (outer, inner)
     assert fs.enclosing(4) == inner
@@ -527,3 +527,15 @@ def test_non_utf8_source_keeps_definitions() -> None:
     assert _defs(fs) == [("function", "f", 2, 3)]
     assert fs.comment_lines == frozenset({1})
     assert fs.line_count == 3
+
+
+def test_header_line_skips_decorators_and_annotations() -> None:
+    py = analyze_source("python", b"@app.route('/x')\n@login_required\ndef view():\n    pass\n")
+    java = analyze_source(
+        "java", b"class A {\n  @Override\n  @Deprecated\n  public void m() {\n  }\n}\n"
+    )
+    assert py is not None and java is not None
+    [view] = py.definitions
+    assert (view.start_line, view.header_line, view.signature_end_line) == (1, 3, 3)
+    method = next(d for d in java.definitions if d.name == "m")
+    assert (method.start_line, method.header_line) == (2, 4)
