@@ -29,6 +29,8 @@ _CHANGE_TYPE = {
     ChangeStatus.COPY: "add",
 }
 _MARKER_LINES = 10
+# Prose, tests, lock files and generated code mention "password" without being security code.
+_NO_CONTENT_SECURITY = frozenset({"doc_file", "test_file", "lockfile", "generated_or_vendored"})
 
 
 def compact_ranges(numbers: Iterable[int]) -> str:
@@ -141,7 +143,8 @@ def _file_units(change: FileChange, reader: ContentReader, settings: UnitsSettin
         removed = [ln.old_no for ln in lines if ln.kind == "-" and ln.old_no is not None]
         old_structure = versions.structure("old") if removed else None
         facts = line_facts(lines, language, old_structure,
-                           new_structure if added else None, vocab)
+                           new_structure if added else None, vocab,
+                           scan_security=not (base_tags & _NO_CONTENT_SECURITY))
         tags = base_tags | facts.tags
         units.append(ReviewUnit(
             unit_id=unit_id_for(change, hunks),

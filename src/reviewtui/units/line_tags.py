@@ -100,6 +100,8 @@ def line_facts(
     old: FileStructure | None,
     new: FileStructure | None,
     vocab: Vocabulary,
+    *,
+    scan_security: bool = True,
 ) -> LineFacts:
     plus = [(ln.new_no or 0, ln.text) for ln in lines if ln.kind == "+"]
     minus = [(ln.old_no or 0, ln.text) for ln in lines if ln.kind == "-"]
@@ -121,7 +123,7 @@ def line_facts(
             tags.add("only_imports")
         if all(_LOGGING.match(t) for _, t in plus_code + minus_code):
             tags.add("only_logging")
-    if _security_in_lines(plus_code + minus_code, vocab) and not (
+    if scan_security and _security_in_lines(plus_code + minus_code, vocab) and not (
         tags & {"only_comments", "only_logging", "only_whitespace"}
     ):
         tags.add("security_sensitive")

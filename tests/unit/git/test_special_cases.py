@@ -100,7 +100,8 @@ def test_submodule_pointer_change(make_repo: type[GitRepoBuilder]) -> None:
     main = make_repo("main")
     main.write("readme.txt", "x\n")
     main.commit("base")
-    main.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.root), "vendor/sub")
+    main.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.root),
+             "vendor/sub")
     main.commit("add submodule")
     sub.write("lib.txt", "v2\n")
     new_sha = sub.commit("v2")

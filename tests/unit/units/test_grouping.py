@@ -1,0 +1,105 @@
+"""Hunk merging and splitting, unit ids and compact line numbers."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from reviewtui.config import UnitsSettings
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.units import compact_ranges
+from tests.conftest import GitRepoBuilder
+
+ALL = ChangeSelector(SelectorMode.ALL)
+
+
+def test_compact_ranges() -> None:
+    assert compact_ranges([1, 2, 3, 5, 6, 7, 15]) == "L1-3,L5-7,L15"
+    assert compact_ranges([]) == ""
+    assert compact_ranges([4, 4, 3]) == "L3-4"
+
+
+def _numbered(count: int, changed: set[int]) -> str:
+    return "".join(f"line {i}{' changed' if i in changed else ''}\n" for i in range(1, count + 1))
+
+
+def test_close_hunks_merge_far_hunks_do_not(repo: GitRepoBuilder) -> None:
+    repo.write("f.txt", _numbered(200, set()))
+    repo.commit("base")
+    repo.write("f.txt", _numbered(200, {10, 20, 150}))  # 10/20: gap 3 lines of context apart
+    units = load_change(repo.root, ALL).units
+    assert [u.new_compact for u in units] == ["L10,L20", "L150"]
+    assert [u.hunk_count for u in units] == [1, 1] or [u.hunk_count for u in units] == [2, 1]
+
+
+def test_merge_gap_is_configurable(repo: GitRepoBuilder) -> None:
+    repo.write("f.txt", _numbered(200, set()))
+    repo.commit("base")
+    repo.write("f.txt", _numbered(200, {10, 30}))
+    assert len(load_change(repo.root, ALL).units) == 2
+    (repo.root / ".reviewtui.toml").write_text("[units]\nmerge_gap = 20\n")
+    repo.git("add", ".reviewtui.toml")
+    units = [u for u in load_change(repo.root, ALL).units if u.file_path == "f.txt"]
+    assert [u.new_compact for u in units] == ["L10,L30"]
+    assert units[0].hunk_count == 2
+
+
+def test_merged_units_are_capped_by_hunks(repo: GitRepoBuilder) -> None:
+    repo.write("f.txt", _numbered(400, set()))
+    repo.commit("base")
+    changed = set(range(10, 400, 10))  # 39 hunks 10 lines apart
+    repo.write("f.txt", _numbered(400, changed))
+    (repo.root / ".reviewtui.toml").write_text("[units]\nmerge_gap = 50\nmax_hunks = 4\n")
+    units = [u for u in load_change(repo.root, ALL).units if u.file_path == "f.txt"]
+    assert all(u.hunk_count <= 4 for u in units)
+    assert sum(u.added_lines for u in units) == len(changed)
+    assert len(units) == 10
+
+
+def test_a_new_large_file_is_split_at_definitions(repo: GitRepoBuilder) -> None:
+    repo.write("README.md", "x\n")
+    repo.commit("base")
+    body = "".join(
+        f"def func_{i}(x):\n" + "".join(f"    x += {j}\n" for j in range(10)) + "    return x\n\n\n"
+        for i in range(40)
+    )
+    repo.write("big.py", body)
+    units = [u for u in load_change(repo.root, ALL).units if u.file_path == "big.py"]
+    assert len(units) > 1
+    assert all(u.added_lines <= UnitsSettings().max_lines for u in units)
+    assert sum(u.added_lines for u in units) == body.count("\n")
+    # every piece but the first starts exactly at a function definition
+    for unit in units[1:]:
+        first_added = next(ln for h in unit.hunks for ln in h.lines if ln.kind == "+")
+        assert first_added.text.startswith("def func_")
+    assert all("complete_function" in u.tags for u in units)
+
+
+def test_unit_ids_are_stable_across_runs_and_clones(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    repo.write("a.py", "x = 1\n" * 30)
+    repo.commit("base")
+    repo.write("a.py", "x = 1\n" * 10 + "y = 2\n" + "x = 1\n" * 19)
+    sha = repo.commit("change")
+    first = [u.unit_id for u in load_change(repo.root, ALL).units]
+    by_commit = [u.unit_id for u in
+                 load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref=sha)).units]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.root), str(clone)], check=True)
+    cloned = [u.unit_id for u in
+              load_change(clone, ChangeSelector(SelectorMode.COMMIT, ref=sha)).units]
+    assert first == [] and by_commit == cloned and len(set(by_commit)) == 1
+    again = [u.unit_id for u in
+             load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref=sha)).units]
+    assert again == by_commit and by_commit[0].startswith("u_")
+
+
+def test_diff_text_carries_line_numbers(repo: GitRepoBuilder) -> None:
+    repo.write("a.py", "a = 1\nb = 2\nc = 3\n")
+    repo.commit("base")
+    repo.write("a.py", "a = 1\nb = 20\nc = 3\n")
+    [unit] = load_change(repo.root, ALL).units
+    lines = unit.diff_text().splitlines()
+    assert lines[0].startswith("@@ -1,3 +1,3 @@")
+    assert "    2       -b = 2" in lines
+    assert "          2 +b = 20" in lines

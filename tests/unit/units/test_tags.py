@@ -1,0 +1,260 @@
+"""Tags from paths, changed lines and tree-sitter structure, for every supported language."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.units import ReviewUnit
+from tests.conftest import GitRepoBuilder
+
+
+def _units(repo: GitRepoBuilder, path: str, before: str | None, after: str | None
+           ) -> list[ReviewUnit]:
+    if before is not None:
+        repo.write(path, before)
+    repo.write("README.md", "seed\n")
+    repo.commit("base")
+    if after is None:
+        repo.git("rm", "-q", path)
+    else:
+        repo.write(path, after)
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL))
+    return [u for u in loaded.units if u.file_path == path]
+
+
+def _tags(repo: GitRepoBuilder, path: str, before: str | None, after: str | None) -> set[str]:
+    units = _units(repo, path, before, after)
+    assert len(units) == 1, [u.location for u in units]
+    return set(units[0].tags)
+
+
+PY_BEFORE = """import os
+
+
+def greet(name):
+    # say hello
+    return "hi " + name
+
+
+class Box:
+    def size(self):
+        return 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("after", "expected", "absent"),
+    [
+        (PY_BEFORE.replace("# say hello", "# say hello politely"), {"only_comments"},
+         {"only_imports", "signature_change"}),
+        (PY_BEFORE.replace("import os", "import os\nimport sys"), {"only_imports"},
+         {"only_comments"}),
+        (PY_BEFORE.replace('    return "hi " + name', '    return  "hi " +  name'),
+         {"only_whitespace", "in_single_function"}, {"only_comments"}),
+        (PY_BEFORE.replace("def greet(name):", "def greet(name, polite=False):"),
+         {"signature_change"}, {"in_single_function"} and {"complete_function"}),
+        (PY_BEFORE.replace("        return 1", "        return 2"), {"in_single_function"},
+         {"signature_change", "complete_function"}),
+        (PY_BEFORE + "\n\ndef added(x):\n    return x * 2\n", {"complete_function"},
+         {"signature_change"}),
+        (PY_BEFORE + "\n\nclass Added:\n    def m(self):\n        return 0\n",
+         {"complete_class", "complete_function"}, set()),
+        (PY_BEFORE.replace('    return "hi " + name',
+                           '    logger.info("greeting %s", name)\n    return "hi " + name'),
+         {"only_logging", "in_single_function"}, set()),
+    ],
+)
+def test_python_line_tags(repo: GitRepoBuilder, after: str, expected: set[str],
+                          absent: set[str]) -> None:
+    tags = _tags(repo, "pkg/greet.py", PY_BEFORE, after)
+    assert expected <= tags, tags
+    assert not (absent & tags), tags
+
+
+def test_python_decorator_change_is_not_a_signature_change(repo: GitRepoBuilder) -> None:
+    before = "@app.route('/a')\ndef view():\n    return 1\n"
+    after = "@app.route('/b')\ndef view():\n    return 1\n"
+    tags = _tags(repo, "web.py", before, after)
+    assert "signature_change" not in tags
+    assert "in_single_function" in tags  # innermost definition includes its decorators
+
+
+def test_python_docstring_is_a_comment(repo: GitRepoBuilder) -> None:
+    before = 'def f():\n    """Old doc."""\n    return 1\n'
+    after = 'def f():\n    """New doc."""\n    return 1\n'
+    assert "only_comments" in _tags(repo, "d.py", before, after)
+
+
+def test_innermost_definition_is_used(repo: GitRepoBuilder) -> None:
+    before = ("class Outer:\n    def a(self):\n        return 1\n\n"
+              "    def b(self):\n        return 2\n")
+    after = before.replace("return 2", "return 3")
+    [unit] = _units(repo, "nest.py", before, after)
+    assert unit.functions == ("Outer.b",)
+    assert "in_single_function" in unit.tags
+
+
+JS_BEFORE = """import { a } from "./a";
+
+export class Cart {
+  total(items) {
+    return items.length;
+  }
+}
+
+export const add = (x, y) => {
+  return x + y;
+};
+"""
+
+
+@pytest.mark.parametrize("path", ["src/cart.js", "src/cart.ts"])
+def test_javascript_and_typescript(make_repo: type[GitRepoBuilder], path: str) -> None:
+    cases = [
+        (JS_BEFORE.replace("return items.length;", "return items.length + 1;"),
+         {"in_single_function"}),
+        (JS_BEFORE.replace("total(items) {", "total(items, tax) {"), {"signature_change"}),
+        (JS_BEFORE.replace('import { a } from "./a";', 'import { a, b } from "./a";'),
+         {"only_imports"}),
+        (JS_BEFORE.replace("return x + y;", "// sum\n  return x + y;"), {"only_comments"}),
+        (JS_BEFORE.replace("return x + y;", 'console.log("adding");\n  return x + y;'),
+         {"only_logging", "in_single_function"}),
+    ]
+    for after, expected in cases:
+        tags = _tags(make_repo(), path, JS_BEFORE, after)
+        assert expected <= tags, (after, tags)
+
+
+def test_typescript_interface_change(repo: GitRepoBuilder) -> None:
+    before = "export interface Shape {\n  area(): number;\n}\n"
+    after = "export interface Shape {\n  area(): number;\n  name: string;\n}\n"
+    [unit] = _units(repo, "shape.ts", before, after)
+    assert "Shape" in unit.functions
+
+
+GO_BEFORE = """package main
+
+import "fmt"
+
+type Server struct {
+\tPort int
+}
+
+func (s *Server) Start() error {
+\tfmt.Println("start")
+\treturn nil
+}
+"""
+
+
+def test_go(make_repo: type[GitRepoBuilder]) -> None:
+    body = GO_BEFORE.replace("\treturn nil", "\treturn fmt.Errorf(\"no\")")
+    [unit] = _units(make_repo(), "server.go", GO_BEFORE, body)
+    assert "in_single_function" in unit.tags and unit.functions == ("Server.Start",)
+    sig = GO_BEFORE.replace("Start() error", "Start(port int) error")
+    assert "signature_change" in _tags(make_repo(), "server.go", GO_BEFORE, sig)
+    imports = GO_BEFORE.replace('import "fmt"', 'import (\n\t"fmt"\n\t"os"\n)')
+    assert "only_imports" in _tags(make_repo(), "server.go", GO_BEFORE, imports)
+    assert "test_file" in _tags(make_repo(), "server_test.go", None, GO_BEFORE)
+
+
+JAVA_BEFORE = """package com.example;
+
+import java.util.List;
+
+@RestController
+public class UserController {
+    @GetMapping("/users")
+    public List<String> users() {
+        return List.of("a");
+    }
+}
+"""
+
+
+def test_java(make_repo: type[GitRepoBuilder]) -> None:
+    body = JAVA_BEFORE.replace('List.of("a")', 'List.of("a", "b")')
+    [unit] = _units(make_repo(), "src/main/java/UserController.java", JAVA_BEFORE, body)
+    assert "in_single_function" in unit.tags
+    assert unit.functions == ("UserController.users",)
+    sig = JAVA_BEFORE.replace("users() {", "users(int page) {")
+    assert "signature_change" in _tags(make_repo(), "UserController.java", JAVA_BEFORE, sig)
+    imp = JAVA_BEFORE.replace("import java.util.List;", "import java.util.List;\nimport x.Y;")
+    assert "only_imports" in _tags(make_repo(), "UserController.java", JAVA_BEFORE, imp)
+    assert "test_file" in _tags(make_repo(), "src/test/java/UserControllerTest.java", None,
+                                JAVA_BEFORE)
+
+
+RUBY_BEFORE = """require "json"
+
+class Order
+  def total
+    42
+  end
+end
+"""
+
+
+def test_ruby(make_repo: type[GitRepoBuilder]) -> None:
+    [unit] = _units(make_repo(), "app/models/order.rb", RUBY_BEFORE,
+                    RUBY_BEFORE.replace("42", "43"))
+    assert "in_single_function" in unit.tags and unit.functions == ("Order.total",)
+    imp = RUBY_BEFORE.replace('require "json"', 'require "json"\nrequire "set"')
+    assert "only_imports" in _tags(make_repo(), "order.rb", RUBY_BEFORE, imp)
+    sig = RUBY_BEFORE.replace("def total", "def total(discount)")
+    assert "signature_change" in _tags(make_repo(), "order.rb", RUBY_BEFORE, sig)
+    assert "routing_file" in _tags(make_repo(), "config/routes.rb", None, "get '/x'\n")
+    assert "migration_file" in _tags(make_repo(), "db/migrate/20240101000000_add_x.rb", None,
+                                     "class AddX < ActiveRecord::Migration[7.0]\nend\n")
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "tag"),
+    [
+        ("docs/guide.md", "# Guide\n", "doc_file"),
+        ("README.rst", "Title\n", "doc_file"),
+        ("tests/test_api.py", "def test_x():\n    pass\n", "test_file"),
+        ("web/__tests__/a.spec.ts", "it('x', () => {});\n", "test_file"),
+        ("config/settings.yaml", "debug: true\n", "config_file"),
+        ("myapp/settings.py", "DEBUG = True\n", "config_file"),
+        ("requirements.txt", "requests\n", "config_file"),
+        ("shop/urls.py", "urlpatterns = []\n", "routing_file"),
+        ("shop/migrations/0002_auto.py", "# migration\n", "migration_file"),
+        ("vendor/lib/x.go", "package x\n", "generated_or_vendored"),
+        ("static/app.min.js", "var a=1;\n", "generated_or_vendored"),
+        ("api/user_pb2.py", "x = 1\n", "generated_or_vendored"),
+        ("gen/model.go", "// Code generated by protoc. DO NOT EDIT.\npackage gen\n",
+         "generated_or_vendored"),
+        ("poetry.lock", "[[package]]\n", "lockfile"),
+        ("package-lock.json", "{}\n", "lockfile"),
+        ("accounts/auth.py", "def f():\n    pass\n", "security_sensitive"),
+        ("services/payment.py", "API_KEY = load('api_key')\n", "security_sensitive"),
+        ("util/run.py", "subprocess.run(cmd, shell=True)\n", "security_sensitive"),
+    ],
+)
+def test_path_and_content_tags(repo: GitRepoBuilder, path: str, content: str, tag: str) -> None:
+    tags = _tags(repo, path, None, content)
+    assert tag in tags and "new_file" in tags
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "tag"),
+    [
+        ("tokenizer/lexer.py", "def lex():\n    pass\n", "security_sensitive"),
+        ("docs/auth.md", "# Auth\n", "security_sensitive"),
+        ("pkg/author.py", "AUTHOR = 'me'\n", "security_sensitive"),
+        ("poetry.lock", "[[package]]\n", "config_file"),
+        ("requirements.txt", "requests\n", "doc_file"),
+    ],
+)
+def test_tags_that_must_not_be_given(repo: GitRepoBuilder, path: str, content: str,
+                                     tag: str) -> None:
+    assert tag not in _tags(repo, path, None, content)
+
+
+def test_deleted_and_unknown_language_files(repo: GitRepoBuilder) -> None:
+    tags = _tags(repo, "legacy.cobol", "IDENTIFICATION DIVISION.\n", None)
+    assert "deleted_file" in tags
+    assert not tags & {"in_single_function", "complete_function"}
