@@ -7,14 +7,17 @@ that bad input (garbled or non-UTF-8 bytes) never raises.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from collections.abc import Sequence
 
 from tree_sitter import QueryCursor
 
 from reviewtui.code.definitions import build_definitions
-from reviewtui.code.languages import grammar, parser
+from reviewtui.code.languages import Grammar, grammar, parser
 from reviewtui.code.lines import comment_lines, node_lines
-from reviewtui.code.structure import FileStructure
+from reviewtui.code.structure import Definition, FileStructure
+from reviewtui.code.windows import Lines, skeletons
 
 _log = logging.getLogger(__name__)
 
@@ -25,12 +28,73 @@ def _line_count(source: bytes) -> int:
     return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
 
 
-def analyze_source(language: str, source: bytes) -> FileStructure | None:
-    """Structure of ``source`` written in ``language``; None if the language is unsupported."""
+def analyze_source(
+    language: str, source: bytes, lines: Sequence[tuple[int, int]] | None = None
+) -> FileStructure | None:
+    """Structure of ``source`` written in ``language``; None if the language is unsupported.
+
+    With ``lines`` (1-based inclusive ranges), only the top-level blocks holding those lines are
+    analysed: lookups for lines inside the ranges give the same answers as a whole-file parse.
+    """
     g = grammar(language)
     if g is None:
         return None
     data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else bytes(source)
+    if lines:
+        windowed = _analyze_windows(g, data, lines)
+        if windowed is not None:
+            return windowed
+    return _analyze(g, data)
+
+
+def _mapped(definition: Definition, rows: list[int]) -> Definition:
+    def line(n: int) -> int:
+        return rows[min(n, len(rows)) - 1] + 1
+
+    return dataclasses.replace(
+        definition,
+        start_line=line(definition.start_line),
+        end_line=line(definition.end_line),
+        signature_end_line=line(definition.signature_end_line),
+        header_line=line(definition.header_line),
+    )
+
+
+def _analyze_windows(
+    g: Grammar, data: bytes, ranges: Sequence[tuple[int, int]]
+) -> FileStructure | None:
+    """Analyse skeletons around the changes; None if any does not parse cleanly."""
+    source = Lines(data)
+    source_lines = source.rows
+    groups = skeletons(source, ranges)
+    if sum(len(rows) for rows in groups) * 10 > len(source_lines) * 9:
+        return None  # not worth it: most of the file is needed anyway
+    definitions: dict[tuple[str, str, int], Definition] = {}
+    comments: set[int] = set()
+    imports: set[int] = set()
+    for rows in groups:
+        piece = _analyze(g, b"\n".join(source_lines[r] for r in rows) + b"\n")
+        if piece.has_errors:
+            return None
+        for definition in piece.definitions:
+            mapped = _mapped(definition, rows)
+            key = (mapped.kind, mapped.qualified_name, mapped.start_line)
+            known = definitions.get(key)
+            if known is None or known.end_line < mapped.end_line:
+                definitions[key] = mapped
+        comments.update(rows[n - 1] + 1 for n in piece.comment_lines if n <= len(rows))
+        imports.update(rows[n - 1] + 1 for n in piece.import_lines if n <= len(rows))
+    return FileStructure(
+        language=g.name,
+        line_count=_line_count(data),
+        definitions=tuple(definitions.values()),
+        comment_lines=frozenset(comments),
+        import_lines=frozenset(imports),
+        has_errors=False,
+    )
+
+
+def _analyze(g: Grammar, data: bytes) -> FileStructure:
     tree = parser(g).parse(data)
     root = tree.root_node
     try:
@@ -39,10 +103,10 @@ def analyze_source(language: str, source: bytes) -> FileStructure | None:
         comments = comment_lines(captures.get("comment", ()), data.split(b"\n"))
         imports = node_lines(captures.get("import", ()))
     except Exception:  # defensive: structure is an aid, never a reason to fail a review
-        _log.exception("structure extraction failed for %s source", language)
+        _log.exception("structure extraction failed for %s source", g.name)
         definitions, comments, imports = (), frozenset(), frozenset()
     return FileStructure(
-        language=language,
+        language=g.name,
         line_count=_line_count(data),
         definitions=definitions,
         comment_lines=comments,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from reviewtui.code import LANGUAGES, FileStructure, analyze_source
+from reviewtui.code import FileStructure
 from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
@@ -19,6 +19,7 @@ from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts
 from reviewtui.units.model import ReviewUnit
 from reviewtui.units.path_tags import path_tags
+from reviewtui.units.structures import Key, analyze_changes, structure_language
 from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
 
 _CHANGE_TYPE = {
@@ -81,54 +82,27 @@ def _location(path: str, added: list[int], removed: list[int], hunks: tuple[Hunk
     return path
 
 
-class _FileVersions:
-    """Parses each side of one file at most once, on first use."""
-
-    def __init__(self, change: FileChange, language: str | None, reader: ContentReader) -> None:
-        self._change = change
-        self._language = language if language in LANGUAGES else None
-        self._reader = reader
-        self._cache: dict[str, FileStructure | None] = {}
-
-    def structure(self, side: str) -> FileStructure | None:
-        if self._language is None:
-            return None
-        if side not in self._cache:
-            data = self._reader.old(self._change) if side == "old" else self._reader.new(
-                self._change)
-            self._cache[side] = analyze_source(self._language, data) if data is not None else None
-        return self._cache[side]
-
-    def new_head(self) -> bytes | None:
-        if self._language is None:
-            return None
-        data = self._reader.new(self._change)
-        return data[:2048] if data else None
-
-
-def _has_generated_marker(change: FileChange, versions: _FileVersions,
+def _has_generated_marker(change: FileChange, reader: ContentReader,
                           vocab: Vocabulary) -> bool:
     head_lines: list[str] = []
-    head = versions.new_head()
+    head = reader.new(change) if structure_language(change) else None
     if head is not None:
-        head_lines = head.decode("utf-8", "replace").split("\n")[:_MARKER_LINES]
+        head_lines = head[:2048].decode("utf-8", "replace").split("\n")[:_MARKER_LINES]
     elif change.hunks and change.hunks[0].new_start <= 1:
         head_lines = [ln.text for ln in change.hunks[0].lines[:_MARKER_LINES] if ln.kind != "-"]
     markers = vocab.pack.generated_markers
     return any(marker in line for line in head_lines for marker in markers)
 
 
-def _file_units(change: FileChange, reader: ContentReader, settings: UnitsSettings,
-                vocab: Vocabulary) -> list[ReviewUnit]:
+def _file_units(change: FileChange, reader: ContentReader, structures: dict[Key, FileStructure],
+                settings: UnitsSettings, vocab: Vocabulary) -> list[ReviewUnit]:
     path = change.path
-    language = language_for_path(path)
-    if change.kind.value != "file":
-        language = None
+    language = language_for_path(path) if change.kind.value == "file" else None
     base_tags = path_tags(change, vocab)
-    versions = _FileVersions(change, language, reader)
-    if _has_generated_marker(change, versions, vocab):
+    if _has_generated_marker(change, reader, vocab):
         base_tags.add("generated_or_vendored")
-    new_structure = versions.structure("new") if any(h.added for h in change.hunks) else None
+    new_structure = structures.get((path, "new"))
+    old_structure = structures.get((path, "old"))
     cut_before = frozenset(
         d.start_line for d in (new_structure.definitions if new_structure else ())
         if d.parent is None
@@ -141,8 +115,7 @@ def _file_units(change: FileChange, reader: ContentReader, settings: UnitsSettin
         lines = [line for hunk in hunks for line in hunk.lines]
         added = [ln.new_no for ln in lines if ln.kind == "+" and ln.new_no is not None]
         removed = [ln.old_no for ln in lines if ln.kind == "-" and ln.old_no is not None]
-        old_structure = versions.structure("old") if removed else None
-        facts = line_facts(lines, language, old_structure,
+        facts = line_facts(lines, language, old_structure if removed else None,
                            new_structure if added else None, vocab,
                            scan_security=not (base_tags & _NO_CONTENT_SECURITY))
         tags = base_tags | facts.tags
@@ -170,8 +143,9 @@ def build_units(change_set: ChangeSet, reader: ContentReader, settings: UnitsSet
     """Cut every file of the change into review units, in path order."""
     vocab = vocabulary or default_vocabulary()
     files = sorted(change_set.files, key=lambda c: c.path)
-    reader.prefetch(c for c in files if language_for_path(c.path) in LANGUAGES)
+    reader.prefetch(c for c in files if structure_language(c))
+    structures = analyze_changes(files, reader)
     units: list[ReviewUnit] = []
     for change in files:
-        units.extend(_file_units(change, reader, settings, vocab))
+        units.extend(_file_units(change, reader, structures, settings, vocab))
     return units

@@ -132,7 +132,8 @@ def line_facts(
     functions: list[str] = []
     structural = (new is not None or not plus) and (old is not None or not minus)
     if structural:
-        _structure_tags(plus, minus, old, new, tags, symbols, functions)
+        _structure_tags(plus, minus, old, new, tags, symbols)
+        _enclosing_tags(plus_code, minus_code, old, new, tags, functions)
     return LineFacts(frozenset(tags), tuple(dict.fromkeys(symbols)),
                      tuple(dict.fromkeys(functions)))
 
@@ -144,9 +145,7 @@ def _structure_tags(
     new: FileStructure | None,
     tags: set[str],
     symbols: list[str],
-    functions: list[str],
 ) -> None:
-    enclosing: set[str | None] = set()
     for side, changed in ((new, plus), (old, minus)):
         if side is None or not changed:
             continue
@@ -157,12 +156,6 @@ def _structure_tags(
             tags.add("complete_function")
         if _complete(touched, numbers, CLASS_KINDS):
             tags.add("complete_class")
-        for number in numbers:
-            inner = side.enclosing(number)
-            key = inner.qualified_name if inner and inner.kind in FUNCTION_KINDS else None
-            enclosing.add(key)
-            if inner is not None:
-                functions.append(inner.qualified_name)
         for definition in side.defined_in(low, high):
             header = range(definition.header_line, definition.signature_end_line + 1)
             if not any(n in numbers for n in header):
@@ -172,5 +165,26 @@ def _structure_tags(
             symbols.append(definition.qualified_name)
             if definition.kind in FUNCTION_KINDS and not whole:
                 tags.add("signature_change")
+
+
+def _enclosing_tags(
+    plus_code: list[tuple[int, str]],
+    minus_code: list[tuple[int, str]],
+    old: FileStructure | None,
+    new: FileStructure | None,
+    tags: set[str],
+    functions: list[str],
+) -> None:
+    """Innermost definitions around the non-blank changed lines; one function -> tag."""
+    enclosing: set[str | None] = set()
+    for side, changed in ((new, plus_code), (old, minus_code)):
+        if side is None:
+            continue
+        for number, _ in changed:
+            inner = side.enclosing(number)
+            enclosing.add(inner.qualified_name if inner and inner.kind in FUNCTION_KINDS
+                          else None)
+            if inner is not None:
+                functions.append(inner.qualified_name)
     if len(enclosing) == 1 and None not in enclosing:
         tags.add("in_single_function")

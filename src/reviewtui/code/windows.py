@@ -1,0 +1,191 @@
+"""Parse only the code around the changes: skeletons of the enclosing blocks.
+
+A large diff touches a few lines of many large files, and parsing every file whole dominates the
+run time. Code is laid out by indentation in every supported language, so the block holding a
+changed line runs from the nearest "start" line above it at its level (plus the decorators,
+annotations and comments stacked on it) to the line before the next start line at that level.
+When such a block is long (a 3,000-line class) we keep only its header and closing line and
+descend one indentation level, repeatedly. The result is a *skeleton*: ``class A:`` / the changed
+method / ``}`` -- valid code whose definitions, names and nesting are those of the whole file,
+mapped back to file line numbers. A skeleton that does not parse cleanly (a heuristic cut fell
+inside a string, say) makes the caller parse the whole file instead, so results never depend on
+the heuristic being right.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+# A line that opens with one of these continues or closes something; it never starts a block.
+_NOT_START = (
+    rb"[ \t\r\n]|\)|\]|\}|(?:else|elif|except|finally|end|rescue|ensure|when|catch)\b"
+    rb"|\"\"\"|'''|\*|,|\.|\?|:|\+|-|&&|\|\||@|\#|//|/\*"
+)
+# Lines glued to the block below them: decorators, annotations, comments.
+_ATTACHED = (b"@", b"#", b"//", b"/*", b"*", b"--")
+_CLOSERS = (b"}", b"end", b")")
+_BRACKETS = (b")", b"]", b"}")
+_HEADER_ENDS = (b":", b"{")
+MAX_BLOCK_LINES = 150
+_MAX_HEADER_LINES = 12
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+class Lines:
+    """A file's lines, and the rows where a block starts per indentation (found by regex)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.rows = data.split(b"\n")
+        self._starts: dict[int, list[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def starts(self, indent: int) -> list[int]:
+        """Sorted 0-based rows that start a block at exactly ``indent`` columns."""
+        found = self._starts.get(indent)
+        if found is None:
+            data = self.data
+            count = data.count
+            pattern = re.compile(rb"(?m)^[ \t]{%d}(?!%s)" % (indent, _NOT_START))
+            found = []
+            row = position = 0
+            for match in pattern.finditer(data):
+                start = match.start()
+                row += count(b"\n", position, start)
+                position = start
+                found.append(row)
+            self._starts[indent] = found
+        return found
+
+
+def _attached(line: bytes, indent: int) -> bool:
+    return _indent(line) == indent and line[indent:].startswith(_ATTACHED)
+
+
+def _next_start(starts: list[int], after: int, high: int) -> int:
+    j = bisect.bisect_right(starts, after)
+    return min(starts[j], high + 1) if j < len(starts) else high + 1
+
+
+def _inside_decorator(line: bytes, indent: int) -> bool:
+    """Could ``line`` be the argument list or closing bracket of a multi-line decorator?"""
+    if not line.strip():
+        return False
+    level = _indent(line)
+    return level > indent or (level == indent and line[indent:].startswith(_BRACKETS))
+
+
+def _with_decorators(rows: list[bytes], start: int, low: int, indent: int) -> int:
+    """Move ``start`` up over the decorators/comments stacked on it, multi-line ones too."""
+    row = start - 1
+    while row >= low:
+        line = rows[row]
+        if _attached(line, indent):
+            start = row
+        elif not _inside_decorator(line, indent):
+            break
+        row -= 1
+    return start
+
+
+def _block(source: Lines, first: int, last: int, low: int, high: int,
+           indent: int) -> tuple[int, int]:
+    """The block at ``indent`` holding rows ``first..last``, within ``low..high``."""
+    rows = source.rows
+    starts = source.starts(indent)
+    i = bisect.bisect_right(starts, first) - 1
+    start = max(starts[i], low) if i >= 0 else low
+    start = _with_decorators(rows, start, low, indent)
+    end = _next_start(starts, last, high)
+    if end <= high and end - 1 == last and _attached(rows[last], indent):
+        # The change ends on a decorator or comment: take the block it belongs to as well.
+        end = _next_start(starts, end, high)
+    while end - 1 > last and _attached(rows[end - 1], indent):
+        end -= 1
+    return start, end - 1
+
+
+def _header_end(lines: list[bytes], start: int, end: int, indent: int) -> int | None:
+    """Last line of the block's header (the line ending in ':' or '{'), skipping decorators."""
+    row = start
+    while row <= end and _attached(lines[row], indent):
+        row += 1
+    for candidate in range(row, min(row + _MAX_HEADER_LINES, end + 1)):
+        text = lines[candidate].rstrip()
+        if text.endswith(_HEADER_ENDS) or (candidate == row and text.lstrip().startswith(
+                (b"class ", b"module "))):
+            return candidate
+    return None
+
+
+def _closing(lines: list[bytes], start: int, end: int, indent: int) -> int | None:
+    row = end
+    while row > start and not lines[row].strip():
+        row -= 1
+    text = lines[row]
+    if row > start and _indent(text) == indent and text[indent:].startswith(_CLOSERS):
+        return row
+    return None
+
+
+def _min_indent(lines: list[bytes], first: int, last: int) -> int:
+    indents = [_indent(line) for line in lines[first : last + 1] if line.strip()]
+    return min(indents) if indents else 0
+
+
+def skeleton(source: Lines, first: int, last: int,
+             max_block: int = MAX_BLOCK_LINES) -> list[int]:
+    """0-based file rows forming a parseable skeleton around changed rows ``first..last``."""
+    lines = source.rows
+    start, end = _block(source, first, last, 0, len(lines) - 1, 0)
+    prefix: list[int] = []
+    suffix: list[int] = []
+    indent = 0
+    changed_indent = _min_indent(lines, first, last)
+    while end - start + 1 > max_block:
+        header = _header_end(lines, start, end, indent)
+        if header is None or header >= first:
+            break
+        body = header + 1
+        while body <= end and not lines[body].strip():
+            body += 1
+        if body > end:
+            break
+        body_indent = _indent(lines[body])
+        if body_indent <= indent or changed_indent < body_indent:
+            break
+        closing = _closing(lines, start, end, indent)
+        inner_high = (closing - 1) if closing is not None else end
+        if last > inner_high:
+            break
+        inner_start, inner_end = _block(source, first, last, header + 1, inner_high,
+                                        body_indent)
+        prefix.extend(range(start, header + 1))
+        if closing is not None:
+            suffix.insert(0, closing)
+        start, end, indent = inner_start, inner_end, body_indent
+    return [*prefix, *range(start, end + 1), *suffix]
+
+
+def skeletons(source: Lines, ranges: Sequence[tuple[int, int]],
+              max_block: int = MAX_BLOCK_LINES) -> list[list[int]]:
+    """One skeleton per group of 1-based ``ranges``; ranges in one block share a skeleton."""
+    count = len(source)
+    result: list[list[int]] = []
+    covered: set[int] = set()
+    for low, high in sorted(ranges):
+        first = min(max(low - 1, 0), count - 1)
+        last = min(max(high - 1, first), count - 1)
+        if all(row in covered for row in range(first, last + 1)):
+            continue
+        rows = skeleton(source, first, last, max_block)
+        covered.update(rows)
+        result.append(rows)
+    return result

@@ -1,0 +1,97 @@
+"""Skeleton analysis answers exactly like a whole-file parse for the changed lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewtui.code import Definition, FileStructure, analyze_source
+from reviewtui.code.windows import Lines, skeletons
+
+
+def _key(d: Definition | None) -> tuple[str, str, int, int, int] | None:
+    return None if d is None else (d.kind, d.qualified_name, d.start_line, d.header_line,
+                                   d.signature_end_line)
+
+
+def _assert_same(language: str, source: str, ranges: list[tuple[int, int]]) -> FileStructure:
+    data = source.encode()
+    full = analyze_source(language, data)
+    part = analyze_source(language, data, ranges)
+    assert full is not None and part is not None
+    rows = source.split("\n")
+    for low, high in ranges:
+        for line in range(low, high + 1):
+            if rows[line - 1].strip():
+                assert _key(part.enclosing(line)) == _key(full.enclosing(line)), line
+        assert [_key(d) for d in part.defined_in(low, high)] == [
+            _key(d) for d in full.defined_in(low, high)]
+    return part
+
+
+def _big_python_class() -> str:
+    methods = "".join(
+        f"    @property\n    def m{i}(self):\n        value = {i}\n        return value\n\n"
+        for i in range(80)
+    )
+    decorated = (
+        "    @decorator(\n        arg=1,\n    )\n    def special(self, a,\n"
+        "                b):\n        return a + b\n"
+    )
+    head = 'import os\n\n\nclass Big:\n    """Doc."""\n\n'
+    return f"{head}{methods}{decorated}\n\ndef tail():\n    pass\n"
+
+
+def test_python_skeleton_matches_full_parse() -> None:
+    source = _big_python_class()
+    lines = source.split("\n")
+    target = lines.index("        value = 40") + 1
+    special = next(i for i, line in enumerate(lines) if "def special" in line) + 1
+    part = _assert_same("python", source, [(target, target), (special - 2, special + 1)])
+    # The skeleton really is smaller than the file...
+    skel = skeletons(Lines(source.encode()), [(target, target)])
+    assert sum(len(rows) for rows in skel) < len(lines) // 4
+    # ...and still knows the class and the multi-line decorator.
+    inner = part.enclosing(target)
+    assert inner is not None and inner.qualified_name == "Big.m40" and inner.kind == "method"
+    decorated = part.enclosing(special)
+    assert decorated is not None and decorated.decorators == ("@decorator(\n        arg=1,\n    )",)
+
+
+def test_java_skeleton_matches_full_parse() -> None:
+    methods = "".join(
+        f"    @Override\n    public int m{i}() {{\n        return {i};\n    }}\n\n"
+        for i in range(60)
+    )
+    source = f"package a;\n\npublic class Big {{\n{methods}}}\n"
+    lines = source.split("\n")
+    target = lines.index("        return 30;") + 1
+    part = _assert_same("java", source, [(target, target)])
+    inner = part.enclosing(target)
+    assert inner is not None and inner.qualified_name == "Big.m30"
+
+
+def test_a_cut_inside_a_string_falls_back_to_a_full_parse() -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(200))
+    source = f"def f():\n    text = '''\nnot code at column zero\n'''\n{body}    return text\n"
+    lines = source.split("\n")
+    target = lines.index("    x150 = 150") + 1
+    part = _assert_same("python", source, [(3, 3), (target, target)])
+    assert not part.has_errors
+
+
+@pytest.mark.parametrize("language", ["go", "typescript", "ruby"])
+def test_other_languages_match(language: str) -> None:
+    if language == "go":
+        funcs = "".join(f"func F{i}() int {{\n\treturn {i}\n}}\n\n" for i in range(80))
+        source = f"package p\n\n{funcs}"
+        needle = "\treturn 40"
+    elif language == "typescript":
+        funcs = "".join(f"  m{i}(): number {{\n    return {i};\n  }}\n\n" for i in range(80))
+        source = f"export class C {{\n{funcs}}}\n"
+        needle = "    return 40;"
+    else:
+        funcs = "".join(f"  def m{i}\n    {i}\n  end\n\n" for i in range(80))
+        source = f"class C\n{funcs}end\n"
+        needle = "    40"
+    target = source.split("\n").index(needle) + 1
+    _assert_same(language, source, [(target, target)])
