@@ -44,21 +44,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-BENCH_DIR = Path(__file__).resolve().parent
-# Must match the defaults of make_large_diff.py (django 5.0.6 -> 5.1).
-DEFAULT_REPO = BENCH_DIR / ".data" / "django-5.0.6-5.1"
+from make_large_diff import DEFAULT_REPO, TOOL_DIFF_FLAGS
+
 OLD_TAG = "old"
 NEW_TAG = "new"
-
-# The diff flags reviewtui uses (kept in sync with make_large_diff.py).
-TOOL_DIFF_FLAGS = [
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "-M",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-]
 
 TOOL_NAME = "reviewtui"
 GIT_DIFF = "git diff"

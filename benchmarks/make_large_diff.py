@@ -41,6 +41,7 @@ DATA_DIR = BENCH_DIR / ".data"
 DEFAULT_PACKAGE = "django"
 DEFAULT_OLD = "5.0.6"
 DEFAULT_NEW = "5.1"
+DEFAULT_REPO = DATA_DIR / f"{DEFAULT_PACKAGE}-{DEFAULT_OLD}-{DEFAULT_NEW}"
 
 # Fixed identity and dates make the commit ids reproducible.
 AUTHOR_NAME = "reviewtui benchmarks"
@@ -48,7 +49,7 @@ AUTHOR_EMAIL = "benchmarks@reviewtui.invalid"
 OLD_DATE = "2024-01-01T00:00:00+0000"
 NEW_DATE = "2024-01-02T00:00:00+0000"
 
-# The diff flags reviewtui itself uses (kept in sync with bench_index.py).
+# The diff flags reviewtui itself uses (bench_index.py imports them from here).
 TOOL_DIFF_FLAGS = [
     "--no-color",
     "--no-ext-diff",

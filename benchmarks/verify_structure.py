@@ -13,12 +13,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from make_large_diff import DEFAULT_REPO
 from reviewtui.code import Definition, analyze_source
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
 from reviewtui.units.structures import changed_runs, structure_language
-
-DEFAULT_REPO = Path(__file__).parent / ".data" / "django-5.0.6-5.1"
 
 Key = tuple[str, str, int, int, int] | None
 

@@ -151,8 +151,8 @@ def collect_change(repo: GitRepo | None, selector: ChangeSelector, *,
         name = "standard input" if selector.patch == "-" else selector.patch
         files = parse_patch(data, name=name)
         root = repo.root if repo is not None else (patch_root or Path.cwd()).resolve()
-        return ChangeSet(root, "patch", Side(SideKind.UNKNOWN, label="patch"),
-                         Side(SideKind.UNKNOWN, label="patch"), files=tuple(files))
+        return ChangeSet(root, "patch", Side(SideKind.UNKNOWN, label=f"{name} (before)"),
+                         Side(SideKind.UNKNOWN, label=f"{name} (after)"), files=tuple(files))
     if repo is None:
         raise UsageError("a git repository is required")
     if repo.is_bare and selector.mode not in (SelectorMode.COMMIT, SelectorMode.RANGE,

@@ -45,7 +45,7 @@ class Side:
     def describe(self) -> str:
         if self.kind is SideKind.COMMIT:
             return self.label or (self.rev or "")[:12]
-        return self.kind.value
+        return self.label or self.kind.value
 
 
 @dataclass(frozen=True, slots=True)
