@@ -58,13 +58,13 @@ def _parent_or_empty(repo: GitRepo, commit: str, label: str) -> Side:
     parent = repo.try_resolve(f"{commit}^")
     if parent is not None:
         return Side(SideKind.COMMIT, parent, f"{label}^")
-    if repo.is_shallow() and (repo.root / ".git" / "shallow").is_file():
-        shallow = (repo.root / ".git" / "shallow").read_text().split()
-        if commit in shallow:
-            raise RepositoryError(
-                f"the parent of {label} is missing from this shallow clone",
-                hint="run 'git fetch --deepen=1' or 'git fetch --unshallow'",
-            )
+    shallow_file = repo.git_dir / "shallow"
+    shallow = shallow_file.read_text().split() if shallow_file.is_file() else []
+    if commit in shallow:
+        raise RepositoryError(
+            f"the parent of {label} is missing from this shallow clone",
+            hint="run 'git fetch --deepen=1' or 'git fetch --unshallow'",
+        )
     return Side(SideKind.EMPTY, repo.empty_tree(), "empty tree")
 
 

@@ -47,6 +47,7 @@ class GitRepo:
         self._repo = repo
         work = repo.working_tree_dir
         self.root = Path(work if work is not None else repo.git_dir).resolve()
+        self.git_dir = Path(repo.git_dir).resolve()
         self.is_bare = repo.bare
         self._env = {**os.environ, **_ENV}
 
