@@ -47,7 +47,8 @@ def load_change(path: str | Path | None, selector: ChangeSelector) -> LoadedChan
     root = repo.root if repo is not None else Path(path or ".").resolve()
     settings = load_settings(root)
     change_set = collect_change(repo, selector, max_file_bytes=settings.git.max_file_bytes,
-                                patch_root=root)
+                                patch_root=root,
+                                default_branch_name=settings.git.default_branch)
     reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     units = build_units(change_set, reader, settings.units)
     return LoadedChange(repo, settings, change_set, reader, units)

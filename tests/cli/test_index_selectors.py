@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 
@@ -122,6 +124,28 @@ def test_master_is_a_default_branch_too(make_repo: type[GitRepoBuilder], cli: Cl
     repo.commit("topic")
     data = cli("index", "--base", "--json", repo.root).json()
     assert data["review_metadata"]["base_branch"] == "master"
+
+
+def test_configured_default_branch_wins(repo: GitRepoBuilder, cli: CliRunner,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "develop")
+    repo.write("d.py", "d = 1\n")
+    repo.commit("develop work")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("f.py", "f = 1\n")
+    repo.commit("feature work")
+    assert set(_files(cli("index", "--base", "--json", repo.root).json())) == {"d.py", "f.py"}
+    (repo.root.parent / "cfg").mkdir()
+    config = repo.root.parent / "cfg" / "reviewtui"
+    config.mkdir()
+    (config / "config.toml").write_text('[git]\ndefault_branch = "develop"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(repo.root.parent / "cfg"))
+    for args in (("--base",), ()):
+        data = cli("index", *args, "--json", repo.root).json()
+        assert data["review_metadata"]["base_branch"] == "develop"
+        assert set(_files(data)) == {"f.py"}
 
 
 def test_commit_reads_after_side_from_the_commit(repo: GitRepoBuilder, cli: CliRunner) -> None:

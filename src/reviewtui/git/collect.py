@@ -93,9 +93,9 @@ def _between(repo: GitRepo, mode: str, old: Side, new: Side, base: str | None) -
     return ChangeSet(repo.root, mode, old, new, base_branch=base, files=tuple(files))
 
 
-def _base(repo: GitRepo, ref: str | None) -> ChangeSet:
+def _base(repo: GitRepo, ref: str | None, configured: str | None) -> ChangeSet:
     head = repo.head()
-    name = ref or default_branch(repo)
+    name = ref or configured or default_branch(repo)
     if name is None:
         raise RefError("cannot find a default branch (main, master or origin/HEAD)",
                        hint="pass --base REF")
@@ -124,12 +124,13 @@ def _range(repo: GitRepo, spec: str) -> ChangeSet:
                     Side(SideKind.COMMIT, right_id, right), None)
 
 
-def _auto(repo: GitRepo, selector: ChangeSelector, max_bytes: int) -> ChangeSet:
+def _auto(repo: GitRepo, selector: ChangeSelector, max_bytes: int,
+          configured: str | None) -> ChangeSet:
     pending = _worktree_change(repo, selector, max_bytes, SelectorMode.AUTO)
     if not pending.is_empty:
         return pending
     head = repo.head()
-    branch = default_branch(repo)
+    branch = configured or default_branch(repo)
     if branch is not None:
         base_id = repo.resolve_commit(branch)
         out = repo.try_run("merge-base", base_id, head)
@@ -142,8 +143,12 @@ def _auto(repo: GitRepo, selector: ChangeSelector, max_bytes: int) -> ChangeSet:
 
 def collect_change(repo: GitRepo | None, selector: ChangeSelector, *,
                    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-                   patch_root: Path | None = None) -> ChangeSet:
-    """Collect the change the selector names. ``repo`` may be None only for ``--patch``."""
+                   patch_root: Path | None = None,
+                   default_branch_name: str | None = None) -> ChangeSet:
+    """Collect the change the selector names. ``repo`` may be None only for ``--patch``.
+
+    ``default_branch_name`` (the ``git.default_branch`` setting) overrides auto-detection.
+    """
     if selector.mode is SelectorMode.PATCH:
         if selector.patch is None:
             raise UsageError("--patch needs a file name or '-'")
@@ -163,11 +168,11 @@ def collect_change(repo: GitRepo | None, selector: ChangeSelector, *,
     if mode in (SelectorMode.STAGED, SelectorMode.WORKING, SelectorMode.ALL):
         return _worktree_change(repo, selector, max_file_bytes, mode)
     if mode is SelectorMode.BASE:
-        return _base(repo, selector.ref)
+        return _base(repo, selector.ref, default_branch_name)
     if mode is SelectorMode.COMMIT:
         return _commit(repo, selector.ref or "HEAD")
     if mode is SelectorMode.RANGE:
         if not selector.ref:
             raise UsageError("--range needs A..B or A...B")
         return _range(repo, selector.ref)
-    return _auto(repo, selector, max_file_bytes)
+    return _auto(repo, selector, max_file_bytes, default_branch_name)

@@ -104,10 +104,6 @@ class GitRepo:
         out = self.try_run("rev-parse", "--is-shallow-repository")
         return out is not None and out.strip() == b"true"
 
-    def current_branch(self) -> str | None:
-        out = self.try_run("symbolic-ref", "--quiet", "--short", "HEAD")
-        return out.decode("utf-8", "replace").strip() if out else None
-
     def empty_tree(self) -> str:
         return self.run("hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip()
 
