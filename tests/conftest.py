@@ -62,6 +62,7 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
     for key in list(os.environ):

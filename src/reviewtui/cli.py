@@ -15,7 +15,7 @@ from reviewtui import __version__
 from reviewtui.errors import ReviewTuiError
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 
-SUBCOMMANDS = ("index",)
+SUBCOMMANDS = ("index", "rules")
 
 
 def _add_selectors(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui",
         description="Review a code change with an LLM, from the terminal.",
-        epilog="subcommands: index (print the review index). "
+        epilog="subcommands: index (print the review index), rules (check a rule pack, "
+               "explain a unit's score). "
                "Run 'reviewtui SUBCOMMAND --help' for details.",
     )
     parser.add_argument("--version", action="version", version=f"reviewtui {__version__}")
@@ -79,24 +80,64 @@ def build_index_parser() -> argparse.ArgumentParser:
     output.add_argument("--json", action="store_true", help="the review_index JSON (seed 001)")
     output.add_argument("--planner", action="store_true",
                         help="the slim planner_index JSON (seed 001)")
+    parser.add_argument("--scan", action="store_true",
+                        help="also run the installed scanners (ruff, eslint, ...) on the changed "
+                             "files; error findings raise a unit's level")
+    parser.add_argument("--scan-tools", metavar="TOOLS",
+                        help="comma-separated scanners to run (implies --scan)")
     _add_selectors(parser)
     return parser
 
 
+def build_rules_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reviewtui rules",
+                                     description="Inspect the rule packs and the rule scores.")
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = sub.add_parser("check", help="validate a rule pack (default: every pack in use)",
+                           description="Validate FILE, or without FILE the shipped packs plus "
+                                       "the repository's .reviewtui/rules.* and "
+                                       "learned_rules.*.")
+    check.add_argument("file", nargs="?", metavar="FILE", help="a .toml, .json or .yaml pack")
+    check.add_argument("--repo", metavar="PATH", help="repository (default: current directory)")
+    explain = sub.add_parser("explain", help="show how a unit was scored",
+                             description="Show every matched rule, the risk score and the "
+                                         "confidence formula for one unit of the change.")
+    explain.add_argument("unit_id", metavar="UNIT_ID", help="a unit id (or a unique prefix)")
+    _add_selectors(explain)
+    return parser
+
+
 def _run_index(argv: Sequence[str], *, default_json: bool = False) -> int:
-    from reviewtui.cli_output import print_index
+    from reviewtui.cli_output import print_index, print_scan_summary
 
     args = build_index_parser().parse_args(argv)
     from reviewtui.pipeline import load_change
 
     loaded = load_change(args.path, selector_from_args(args))
-    index = loaded.review_index()
+    scan = None
+    if args.scan or args.scan_tools:
+        tools = [t.strip() for t in args.scan_tools.split(",") if t.strip()] if (
+            args.scan_tools) else None
+        scan = loaded.scan(tools)
+        print_scan_summary(scan, sys.stderr)
+    index = loaded.review_index(scan)
     fmt = "planner" if args.planner else "json" if (args.json or default_json) else "table"
     print_index(index, fmt, sys.stdout)
     return 0
 
 
+def _run_rules(argv: Sequence[str]) -> int:
+    from reviewtui.cli_rules import run_check, run_explain
+
+    args = build_rules_parser().parse_args(argv)
+    if args.action == "check":
+        return run_check(args.file, args.repo, sys.stdout)
+    return run_explain(args.unit_id, args.path, selector_from_args(args), sys.stdout)
+
+
 def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "rules":
+        return _run_rules(argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _run_index(argv[1:])
     build_parser().parse_args(argv)  # --help / --version / validation

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from reviewtui.models import ReviewIndex
+from reviewtui.rules.scanners import ScanReport
 from reviewtui.units.index import planner_index
 
 
@@ -15,7 +16,7 @@ def _table(index: ReviewIndex) -> str:
               f"{meta.total_changes} units, +{total.added} -{total.removed}")
     if not index.units:
         return header + "\nno changes to review\n"
-    rows = [("UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "TAGS")]
+    rows = [("UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "CONF", "RISK", "TAGS")]
     for unit in index.units:
         rows.append((
             unit.unit_id,
@@ -24,6 +25,8 @@ def _table(index: ReviewIndex) -> str:
             unit.change_type,
             f"+{unit.metrics.added_lines}/-{unit.metrics.removed_lines}",
             unit.rule_context_level.value if unit.rule_context_level else "-",
+            f"{unit.rule_confidence:.2f}" if unit.rule_confidence is not None else "-",
+            (unit.agent_decision.priority if unit.agent_decision else None) or "-",
             ",".join(unit.tags) or "-",
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
@@ -42,4 +45,16 @@ def print_index(index: ReviewIndex, fmt: str, out: TextIO) -> None:
         out.write(planner_index(index).model_dump_json(indent=2) + "\n")
     else:
         out.write(_table(index))
+    out.flush()
+
+
+def print_scan_summary(report: ScanReport, out: TextIO) -> None:
+    """One line per scanner outcome, on stderr, so that JSON on stdout stays clean."""
+    counts = {severity: sum(1 for i in report.issues if i.severity == severity)
+              for severity in ("error", "warning", "info")}
+    ran = ", ".join(report.ran) or "none"
+    out.write(f"scanners: ran {ran}; {counts['error']} errors, {counts['warning']} warnings, "
+              f"{counts['info']} info ({report.cached} cached results)\n")
+    for tool, reason in sorted(report.failed.items()):
+        out.write(f"scanners: {tool} failed: {reason}\n")
     out.flush()

@@ -8,7 +8,7 @@ on frozen dataclasses.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,6 +52,48 @@ class AgentDecision(_Model):
     priority: str | None = None
 
 
+class PreviousVersionRequest(_Model):
+    type: Literal["previous_version"] = "previous_version"
+
+
+class CallersRequest(_Model):
+    type: Literal["callers"] = "callers"
+    symbol: str = Field(min_length=1)
+
+
+class SearchRequest(_Model):
+    type: Literal["search"] = "search"
+    keyword: str = Field(min_length=1)
+
+
+class SymbolSearchRequest(_Model):
+    """Rule-side dependency hints; ``symbol`` is filled from the unit's definitions."""
+
+    type: Literal["search_callers", "search_config_usage", "search_implementations",
+                  "search_model_usage", "search_class_methods"]
+    symbol: str | None = None
+
+
+class ScannerIssuesRequest(_Model):
+    type: Literal["scanner_issues"] = "scanner_issues"
+
+
+ExtraRequest = Annotated[
+    PreviousVersionRequest | CallersRequest | SearchRequest | SymbolSearchRequest
+    | ScannerIssuesRequest,
+    Field(discriminator="type"),
+]
+
+
+class ScannerFinding(_Model):
+    tool: str
+    line: int
+    column: int
+    severity: Literal["error", "warning", "info"]
+    rule_id: str
+    message: str
+
+
 class IndexUnit(_Model):
     unit_id: str
     file_path: str
@@ -66,8 +108,9 @@ class IndexUnit(_Model):
     rule_context_level: ContextLevel | None = None
     rule_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     rule_notes: str | None = None
-    rule_extra_requests: list[dict[str, Any]] | None = None
+    rule_extra_requests: list[ExtraRequest] | None = None
     agent_decision: AgentDecision | None = None
+    scanner_issues: list[ScannerFinding] | None = None
 
 
 class ReviewMetadata(_Model):
@@ -108,7 +151,7 @@ class PlannerUnit(_Model):
     rule_context_level: ContextLevel | None
     rule_confidence: float | None
     line_numbers: LineNumbers
-    rule_extra_requests: list[dict[str, Any]] | None
+    rule_extra_requests: list[ExtraRequest] | None
 
 
 class PlannerIndex(_Model):

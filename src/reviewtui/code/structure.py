@@ -97,6 +97,10 @@ class FileStructure:
         found = self._containing(line)
         return self.definitions[found[0]] if found else None
 
+    def containing(self, line: int) -> tuple[Definition, ...]:
+        """Every definition containing ``line``, innermost first (the scope chain)."""
+        return tuple(self.definitions[i] for i in self._containing(line))
+
     def enclosing_range(self, start: int, end: int) -> Definition | None:
         """The innermost definition containing every line of ``[start, end]``."""
         if end < start:

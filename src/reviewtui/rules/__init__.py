@@ -1,4 +1,9 @@
-"""The rule stage (seed 003): confidence scoring now; handlers, packs and scanners to come."""
+"""The rule stage (seed 003): rule packs, language handlers, the confidence formula, scanners.
+
+Entry point: ``RuleEngine(load_rule_pack(root).pack).evaluate_all(units)`` -> one
+``RuleSuggestion`` per unit (level, confidence, risk, notes, typed extra requests), written
+into the review index by ``fill_rule_fields``.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,13 @@ from reviewtui.rules.confidence import (
     confidence,
     final_confidence,
 )
+from reviewtui.rules.engine import RuleEngine, apply_scanner_findings
+from reviewtui.rules.handlers import RuleContext, RuleHandler
+from reviewtui.rules.index_fields import fill_rule_fields
+from reviewtui.rules.packs import LoadedPack, check_pack_file, load_rule_pack
+from reviewtui.rules.registry import register_rule_handler
+from reviewtui.rules.schema import RulePack
+from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
 
 __all__ = [
     "CONFIDENCE_DEFAULT",
@@ -20,8 +32,21 @@ __all__ = [
     "CONFIDENCE_LOW",
     "CONFIDENCE_MEDIUM",
     "ConfidenceFactors",
+    "LoadedPack",
+    "Request",
     "RiskFactors",
     "RiskLevel",
+    "RuleContext",
+    "RuleEngine",
+    "RuleHandler",
+    "RuleMatch",
+    "RulePack",
+    "RuleSuggestion",
+    "apply_scanner_findings",
+    "check_pack_file",
     "confidence",
+    "fill_rule_fields",
     "final_confidence",
+    "load_rule_pack",
+    "register_rule_handler",
 ]

@@ -134,6 +134,8 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[Key,
             location=_location(path, added, removed, hunks),
             symbols=facts.symbols,
             functions=facts.functions,
+            scopes=facts.scopes,
+            parsed=facts.parsed and (new_structure is not None or old_structure is not None),
         ))
     return units
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from reviewtui.code import Definition, FileStructure
 from reviewtui.git.model import DiffLine
+from reviewtui.units.model import Scope
 from reviewtui.units.path_tags import identifier_tokens
 from reviewtui.units.vocabulary import Vocabulary
 
@@ -50,6 +51,8 @@ class LineFacts:
     tags: frozenset[str]
     symbols: tuple[str, ...]  # definitions the unit defines or changes a signature of
     functions: tuple[str, ...]  # innermost enclosing definitions of changed lines
+    scopes: tuple[Scope, ...] = ()
+    parsed: bool = False
 
 
 def _is_comment(line: str, language: str | None) -> bool:
@@ -130,12 +133,20 @@ def line_facts(
 
     symbols: list[str] = []
     functions: list[str] = []
+    scopes: dict[tuple[str, str], Scope] = {}
     structural = (new is not None or not plus) and (old is not None or not minus)
     if structural:
-        _structure_tags(plus, minus, old, new, tags, symbols)
-        _enclosing_tags(plus_code, minus_code, old, new, tags, functions)
+        _structure_tags(plus, minus, old, new, tags, symbols, scopes)
+        _enclosing_tags(plus_code, minus_code, old, new, tags, functions, scopes)
     return LineFacts(frozenset(tags), tuple(dict.fromkeys(symbols)),
-                     tuple(dict.fromkeys(functions)))
+                     tuple(dict.fromkeys(functions)), tuple(scopes.values()), structural)
+
+
+def _add_scope(scopes: dict[tuple[str, str], Scope], definition: Definition, role: str) -> None:
+    key = (definition.qualified_name, definition.kind)
+    if key not in scopes:
+        scopes[key] = Scope(definition.kind, definition.name, definition.qualified_name, role,
+                            definition.decorators, definition.signature)
 
 
 def _structure_tags(
@@ -145,6 +156,7 @@ def _structure_tags(
     new: FileStructure | None,
     tags: set[str],
     symbols: list[str],
+    scopes: dict[tuple[str, str], Scope],
 ) -> None:
     for side, changed in ((new, plus), (old, minus)):
         if side is None or not changed:
@@ -163,6 +175,7 @@ def _structure_tags(
             whole = all(n in numbers for n in range(definition.start_line,
                                                       definition.end_line + 1))
             symbols.append(definition.qualified_name)
+            _add_scope(scopes, definition, "defines")
             if definition.kind in FUNCTION_KINDS and not whole:
                 tags.add("signature_change")
 
@@ -174,17 +187,27 @@ def _enclosing_tags(
     new: FileStructure | None,
     tags: set[str],
     functions: list[str],
+    scopes: dict[tuple[str, str], Scope],
 ) -> None:
     """Innermost definitions around the non-blank changed lines; one function -> tag."""
     enclosing: set[str | None] = set()
     for side, changed in ((new, plus_code), (old, minus_code)):
         if side is None:
             continue
+        seen: set[Definition] = set()
         for number, _ in changed:
             inner = side.enclosing(number)
             enclosing.add(inner.qualified_name if inner and inner.kind in FUNCTION_KINDS
                           else None)
             if inner is not None:
                 functions.append(inner.qualified_name)
+                if inner not in seen:
+                    seen.add(inner)
+                    chain = side.containing(inner.header_line)
+                    _add_scope(scopes, inner, "encloses")
+                    for outer in chain:
+                        if outer is not inner and outer.contains(inner.start_line,
+                                                                 inner.end_line):
+                            _add_scope(scopes, outer, "outer")
     if len(enclosing) == 1 and None not in enclosing:
         tags.add("in_single_function")

@@ -8,6 +8,23 @@ from reviewtui.git.model import Hunk
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """A definition a unit defines, sits in, or sits further out in (for the rule stage).
+
+    ``role`` is ``defines`` (the unit adds, removes or re-signs it), ``encloses`` (the innermost
+    definition around changed lines) or ``outer`` (a definition further out, e.g. the class of
+    a changed method, whose decorators/annotations still apply).
+    """
+
+    kind: str
+    name: str
+    qualified_name: str
+    role: str
+    decorators: tuple[str, ...]
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewUnit:
     unit_id: str
     file_path: str
@@ -23,6 +40,12 @@ class ReviewUnit:
     location: str  # "path:L10-25"
     symbols: tuple[str, ...] = ()  # definitions the unit defines or re-signs
     functions: tuple[str, ...] = ()  # innermost definitions enclosing changed lines
+    scopes: tuple[Scope, ...] = ()  # definitions with decorators and signatures, for rules
+    parsed: bool = False  # the code structure of the changed sides was available
+
+    def changed_lines(self) -> list[str]:
+        """The text of every added and removed line, in diff order."""
+        return [ln.text for hunk in self.hunks for ln in hunk.lines if ln.kind != " "]
 
     @property
     def hunk_count(self) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -55,7 +56,7 @@ class Vocabulary:
     generated_names: re.Pattern[str]
 
 
-def _compile(patterns: list[str], source: Path, key: str) -> re.Pattern[str]:
+def _compile(patterns: list[str], source: Path | str, key: str) -> re.Pattern[str]:
     for index, pattern in enumerate(patterns):
         try:
             re.compile(pattern)
@@ -72,8 +73,12 @@ def load_vocabulary(path: Path) -> Vocabulary:
             data = tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read rule pack: {exc}") from None
+    return _vocabulary(data.get("tagging", {}), path)
+
+
+def _vocabulary(data: Mapping[str, object], path: Path | str) -> Vocabulary:
     try:
-        pack = TaggingPack.model_validate(data.get("tagging", {}))
+        pack = TaggingPack.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
         key = ".".join(str(p) for p in error["loc"])
@@ -92,3 +97,11 @@ def load_vocabulary(path: Path) -> Vocabulary:
 @lru_cache(maxsize=1)
 def default_vocabulary() -> Vocabulary:
     return load_vocabulary(data_dir("rules") / "base.toml")
+
+
+def vocabulary_for(tagging: Mapping[str, list[str]], sources: Sequence[Path]) -> Vocabulary:
+    """The vocabulary of a merged rule pack (a repository may override ``[tagging]`` lists)."""
+    default = default_vocabulary()
+    if dict(tagging) == default.pack.model_dump():
+        return default
+    return _vocabulary(tagging, ", ".join(str(p) for p in sources))

@@ -1,0 +1,59 @@
+"""``reviewtui rules check`` and ``reviewtui rules explain``: the rule stage, inspectable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from reviewtui.errors import NotARepositoryError, UsageError
+from reviewtui.git import ChangeSelector, open_repository
+from reviewtui.rules import RulePack, check_pack_file, load_rule_pack
+from reviewtui.rules.explain import explain
+
+
+def _summary(pack: RulePack) -> str:
+    languages = []
+    for name, rules in sorted(pack.languages.items()):
+        count = (len(rules.decorators) + len(rules.paths) + len(rules.symbols)
+                 + len(rules.metrics) + len(rules.keywords))
+        languages.append(f"{name} {count}")
+    parts = [f"{len(pack.patterns)} change patterns"]
+    if languages:
+        parts.append("language rules: " + ", ".join(languages))
+    parts.append(f"{len(pack.learned)} learned rules")
+    return "; ".join(parts)
+
+
+def run_check(file: str | None, repo: str | None, out: TextIO) -> int:
+    if file is not None:
+        path = Path(file)
+        if not path.is_file():
+            raise UsageError(f"{file}: no such rule pack file")
+        pack = check_pack_file(path)
+        out.write(f"ok: {path}: {_summary(pack)}\n")
+        return 0
+    try:
+        root: Path | None = open_repository(repo).root
+    except NotARepositoryError:
+        if repo is not None:
+            raise
+        root = None
+    loaded = load_rule_pack(root)
+    for source in loaded.sources:
+        out.write(f"ok: {source}\n")
+    out.write(f"merged: {_summary(loaded.pack)}\n")
+    return 0
+
+
+def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: TextIO) -> int:
+    from reviewtui.pipeline import load_change
+
+    loaded = load_change(path, selector)
+    unit = loaded.unit(unit_id)
+    if unit is None:
+        close = [u.unit_id for u in loaded.units if u.unit_id.startswith(unit_id[:4])][:5]
+        hint = f" (similar: {', '.join(close)})" if close else ""
+        raise UsageError(f"no unit {unit_id!r} in this change ({len(loaded.units)} units; "
+                         f"run 'reviewtui index' to list them){hint}")
+    out.write(explain(unit, loaded.rules, loaded.suggestions[unit.unit_id]))
+    return 0

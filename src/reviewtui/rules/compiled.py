@@ -1,0 +1,309 @@
+"""Rule packs compiled for matching: regexes joined once, levels and risks as enums.
+
+Compilation happens once per pack; matching a unit is then a handful of regex searches over
+text gathered once per unit (see ``reviewtui.rules.facts``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TypeVar
+
+from reviewtui.models import ContextLevel
+from reviewtui.rules.confidence import RiskLevel
+from reviewtui.rules.schema import (
+    BaseRules,
+    ChangePattern,
+    KeywordRule,
+    LanguageRules,
+    MetricRule,
+    PathRule,
+    RuleBody,
+    RulePack,
+)
+
+LEVEL_ALIASES = {
+    "local": ContextLevel.DIFF_ONLY,
+    "function": ContextLevel.FUNCTION,
+    "file": ContextLevel.FILE_CONTEXT,
+    "diff_only": ContextLevel.DIFF_ONLY,
+    "file_context": ContextLevel.FILE_CONTEXT,
+    "full_file": ContextLevel.FULL_FILE,
+}
+_Body = TypeVar("_Body", bound=RuleBody)
+RISK_RANK = {RiskLevel.LOW: 0, RiskLevel.MEDIUM: 1, RiskLevel.HIGH: 2, RiskLevel.CRITICAL: 3}
+
+
+class Stage(IntEnum):
+    """The seed's match order; notes list matches in this order."""
+
+    DECORATOR = 1
+    FRAMEWORK_PATH = 2
+    CONFIG_PATH = 3
+    SYMBOL = 4
+    METRIC = 5
+    KEYWORD = 6
+    PATTERN = 7
+    LEARNED = 8
+    FALLBACK = 9
+
+
+# Change patterns triggered by these (path-derived) tags belong to the "config paths" stage.
+PATH_TAGS = frozenset({"config_file", "routing_file", "migration_file", "test_file", "doc_file",
+                       "lockfile", "generated_or_vendored", "binary", "deleted_file",
+                       "new_file", "renamed"})
+
+
+def normalise_level(value: str) -> ContextLevel:
+    return LEVEL_ALIASES[value]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    stage: Stage
+    rule_id: str  # where it lives in the pack, e.g. "python.decorators.django_view"
+    label: str  # what rule_notes show
+    risk: RiskLevel
+    level: ContextLevel
+    requests: tuple[str, ...]
+    unless: frozenset[str]
+    language_specific: bool
+
+
+class FastRegex:
+    """Alternative patterns searched one by one, fast.
+
+    Python's ``re`` scans quickly for a literal prefix, but a leading word boundary (or a
+    ``(?:a|b)`` join of many patterns) defeats that and costs 20-30x on large diffs. So the
+    patterns stay separate, and a leading word boundary is dropped from the regex and
+    checked on each candidate match instead.
+    """
+
+    __slots__ = ("parts",)
+
+    def __init__(self, patterns: list[str], flags: int = re.MULTILINE) -> None:
+        parts: list[tuple[re.Pattern[str], bool]] = []
+        for pattern in patterns:
+            boundary = pattern.startswith("\\b") and (pattern[2:3].isalnum()
+                                                      or pattern[2:3] == "(")
+            parts.append((re.compile(pattern[2:] if boundary else pattern, flags), boundary))
+        self.parts = tuple(parts)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for regex, boundary in self.parts:
+            if not boundary:
+                found = regex.search(text)
+                if found:
+                    return found
+                continue
+            for found in regex.finditer(text):
+                start = found.start()
+                if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+                    return found
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class RegexRule:
+    rule: Rule
+    regex: FastRegex
+    kinds: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class WordRule:
+    """Identifier words (``auth`` matches ``auth_token`` and ``authToken``, not ``author``)."""
+
+    rule: Rule
+    words: frozenset[str]
+    prefilter: re.Pattern[str]  # any of the words as a substring, case-insensitive
+
+
+@dataclass(frozen=True, slots=True)
+class PathMatcher:
+    rule: Rule
+    dirs: tuple[str, ...]  # "/controllers/" or "/app/controllers/"
+    names: frozenset[str]  # exact base names
+    suffixes: tuple[str, ...]  # "/config/app.yml"
+    globs: tuple[str, ...]
+
+    def match(self, path: str) -> tuple[str, float] | None:
+        """The matching entry and its precision (exact name 1.0, directory or glob 0.5)."""
+        slashed = "/" + path
+        base = path.rsplit("/", 1)[-1]
+        if base in self.names:
+            return base, 1.0
+        for suffix in self.suffixes:
+            if slashed.endswith(suffix):
+                return suffix.lstrip("/"), 1.0
+        for folder in self.dirs:
+            if folder in slashed:
+                return folder.strip("/") + "/", 0.5
+        for glob in self.globs:
+            if fnmatch.fnmatchcase(path if "/" in glob else base, glob):
+                return glob, 0.5
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class PatternRule:
+    rule: Rule
+    tags: frozenset[str]
+    indicators: FastRegex | None
+
+
+@dataclass(frozen=True, slots=True)
+class MetricThreshold:
+    rule: Rule
+    min_lines: int
+
+
+@dataclass(frozen=True)
+class LanguageSet:
+    """The compiled rules of one language pack (or of the general section)."""
+
+    name: str
+    language_bonus: float
+    decorators: tuple[RegexRule, ...]
+    paths: tuple[PathMatcher, ...]
+    symbols: tuple[RegexRule, ...]
+    metrics: tuple[MetricThreshold, ...]
+    keywords: tuple[RegexRule | WordRule, ...]
+    large_change_lines: int | None
+    moderate_change_lines: int | None
+
+
+def _join(patterns: list[str]) -> FastRegex:
+    return FastRegex(patterns)
+
+
+def _rule(stage: Stage, rule_id: str, body: RuleBody, language_specific: bool) -> Rule:
+    return Rule(stage=stage, rule_id=rule_id, label=body.notes or rule_id,
+                risk=RiskLevel(body.risk), level=normalise_level(body.context_level),
+                requests=tuple(body.extra_requests), unless=frozenset(body.unless_tags),
+                language_specific=language_specific)
+
+
+def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:
+    dirs, names, suffixes, globs = [], set(), [], []
+    for entry in body.match:
+        if any(ch in entry for ch in "*?["):
+            globs.append(entry)
+        elif entry.endswith("/"):
+            dirs.append("/" + entry.strip("/") + "/")
+        elif "/" in entry:
+            suffixes.append("/" + entry.lstrip("/"))
+        else:
+            names.add(entry)
+    return PathMatcher(rule, tuple(dirs), frozenset(names), tuple(suffixes), tuple(globs))
+
+
+def _keyword(rule: Rule, body: KeywordRule) -> list[RegexRule | WordRule]:
+    out: list[RegexRule | WordRule] = []
+    if body.patterns:
+        out.append(RegexRule(rule, _join(body.patterns)))
+    if body.words:
+        words = sorted({w.lower() for w in body.words}, key=len, reverse=True)
+        out.append(WordRule(rule, frozenset(words), re.compile(
+            "|".join(re.escape(w) for w in words), re.IGNORECASE)))
+    return out
+
+
+def enabled(table: dict[str, _Body]) -> list[tuple[str, _Body]]:
+    return [(key, body) for key, body in table.items() if body.enabled]
+
+
+def compile_language(name: str, rules: LanguageRules, *, specific: bool) -> LanguageSet:
+    prefix = f"{name}."
+
+    keywords: list[RegexRule | WordRule] = []
+    for key, kw in enabled(rules.keywords):
+        keywords += _keyword(_rule(Stage.KEYWORD, f"{prefix}keywords.{key}", kw, specific), kw)
+    return LanguageSet(
+        name=name,
+        language_bonus=rules.language_bonus if specific else 0.0,
+        decorators=tuple(
+            RegexRule(_rule(Stage.DECORATOR, f"{prefix}decorators.{key}", d, specific),
+                      _join(d.patterns))
+            for key, d in enabled(rules.decorators)),
+        paths=tuple(
+            _path_matcher(_rule(Stage.FRAMEWORK_PATH, f"{prefix}paths.{key}", p, specific), p)
+            for key, p in enabled(rules.paths)),
+        symbols=tuple(
+            RegexRule(_rule(Stage.SYMBOL, f"{prefix}symbols.{key}", s, specific),
+                      _join(s.patterns), frozenset(s.kinds))
+            for key, s in enabled(rules.symbols)),
+        metrics=tuple(
+            MetricThreshold(_rule(Stage.METRIC, f"{prefix}metrics.{key}", m, specific),
+                            m.min_lines)
+            for key, m in enabled(rules.metrics)),
+        keywords=tuple(keywords),
+        large_change_lines=rules.base.large_change_lines,
+        moderate_change_lines=rules.base.moderate_change_lines,
+    )
+
+
+def _pattern(key: str, body: ChangePattern) -> PatternRule:
+    stage = (Stage.CONFIG_PATH if body.tags and set(body.tags) <= PATH_TAGS
+             and not body.indicators else Stage.PATTERN)
+    rule = _rule(stage, f"patterns.{key}", body, False)
+    return PatternRule(rule, frozenset(body.tags),
+                       _join(body.indicators) if body.indicators else None)
+
+
+def base_metrics(base: BaseRules, large: int | None, moderate: int | None) -> tuple[
+        MetricThreshold, ...]:
+    """The size signal: large changes want the file, moderate ones the function."""
+    large_rule = MetricRule(min_lines=large or base.large_change_lines, risk="medium",
+                            context_level="file", notes="size:large")
+    moderate_rule = MetricRule(min_lines=moderate or base.moderate_change_lines, risk="low",
+                               context_level="function", notes="size:moderate")
+    return tuple(
+        MetricThreshold(_rule(Stage.METRIC, f"base.{name}", body, False), body.min_lines)
+        for name, body in (("large_change_lines", large_rule),
+                           ("moderate_change_lines", moderate_rule)))
+
+
+def base_keywords(base: BaseRules) -> tuple[RegexRule | WordRule, ...]:
+    out: list[RegexRule | WordRule] = []
+    for name, words, risk, level in (
+        ("security_keywords", base.security_keywords, "high", "file"),
+        ("config_keywords", base.config_keywords, "medium", "function"),
+    ):
+        if words:
+            body = KeywordRule.model_validate(dict(words=words, risk=risk, context_level=level,
+                               notes=f"keyword:{name.split('_')[0]}",
+                               unless_tags=["doc_file", "test_file", "lockfile",
+                                            "generated_or_vendored", "only_comments"]))
+            out += _keyword(_rule(Stage.KEYWORD, f"base.{name}", body, False), body)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class CompiledPack:
+    pack: RulePack
+    general: LanguageSet
+    patterns: tuple[PatternRule, ...]
+    languages: dict[str, LanguageSet]  # keyed by every name in applies_to
+    noise_tags: frozenset[str]
+
+    def for_language(self, language: str | None) -> LanguageSet | None:
+        return self.languages.get(language) if language else None
+
+
+def compile_pack(pack: RulePack) -> CompiledPack:
+    languages: dict[str, LanguageSet] = {}
+    for name, rules in pack.languages.items():
+        compiled = compile_language(name, rules, specific=True)
+        for alias in rules.applies_to or [name]:
+            languages[alias] = compiled
+    return CompiledPack(
+        pack=pack,
+        general=compile_language("general", pack.general, specific=False),
+        patterns=tuple(_pattern(k, p) for k, p in pack.patterns.items() if p.enabled),
+        languages=languages,
+        noise_tags=frozenset(pack.base.noise_tags),
+    )

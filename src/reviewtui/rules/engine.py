@@ -1,0 +1,82 @@
+"""The rule stage's entry point: evaluate every unit, optionally with scanner findings.
+
+``RuleEngine`` holds one compiled pack and one handler per language; ``evaluate`` is pure and
+cheap (a few regex searches per unit), so the whole index is scored on every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from reviewtui.models import ContextLevel
+from reviewtui.rules.compiled import CompiledPack, compile_pack
+from reviewtui.rules.handlers import RuleContext, RuleHandler
+from reviewtui.rules.packs import learned_rules
+from reviewtui.rules.registry import make_handler
+from reviewtui.rules.schema import LearnedRule, RulePack
+from reviewtui.rules.scoring import score
+from reviewtui.rules.suggestion import Request, RuleSuggestion
+from reviewtui.units.model import ReviewUnit
+
+_LEVELS = list(ContextLevel)
+
+
+class RuleEngine:
+    def __init__(self, pack: RulePack) -> None:
+        self.compiled: CompiledPack = compile_pack(pack)
+        self.learned: tuple[LearnedRule, ...] = tuple(learned_rules(pack))
+        self._handlers: dict[str | None, RuleHandler] = {}
+
+    def handler(self, language: str | None) -> RuleHandler:
+        found = self._handlers.get(language)
+        if found is None:
+            found = self._handlers[language] = make_handler(self.compiled, language)
+        return found
+
+    def learned_for(self, unit: ReviewUnit) -> LearnedRule | None:
+        tags = set(unit.tags)
+        best: LearnedRule | None = None
+        for rule in self.learned:
+            if rule.language not in (None, unit.language) or not tags.issuperset(rule.tags):
+                continue
+            if best is None or (len(rule.tags), rule.samples) > (len(best.tags), best.samples):
+                best = rule
+        return best
+
+    def evaluate(self, unit: ReviewUnit, context: RuleContext | None = None) -> RuleSuggestion:
+        handler = self.handler(unit.language)
+        symbols = handler.symbols(unit)
+        matches = handler.matches(unit, context or RuleContext(), symbols)
+        return score(unit, matches, symbols, self.learned_for(unit))
+
+    def evaluate_all(self, units: Iterable[ReviewUnit],
+                     context: RuleContext | None = None) -> dict[str, RuleSuggestion]:
+        ctx = context or RuleContext()
+        return {unit.unit_id: self.evaluate(unit, ctx) for unit in units}
+
+
+def apply_scanner_findings(suggestion: RuleSuggestion, errors: int,
+                           others: int) -> RuleSuggestion:
+    """Seed: an error-level finding raises the unit one context level (+0.1 confidence)."""
+    if not errors and not others:
+        return suggestion
+    requests = suggestion.extra_requests
+    if Request("scanner_issues") not in requests:
+        requests = (*requests, Request("scanner_issues"))
+    if not errors:
+        note = f"scanner: {others} warning/info finding(s)"
+        return replace(suggestion, extra_requests=requests,
+                       notes=f"{suggestion.notes}; {note}", scanner_notes=(note,))
+    level = suggestion.context_level
+    raised = _LEVELS[min(len(_LEVELS) - 1, _LEVELS.index(level) + 1)]
+    note = (f"scanner_errors={errors}: raised {level.value} -> {raised.value}"
+            if raised is not level else f"scanner_errors={errors}")
+    return replace(suggestion, context_level=raised,
+                   confidence=round(min(1.0, suggestion.confidence + 0.1), 2),
+                   extra_requests=requests, notes=f"{suggestion.notes}; {note}",
+                   scanner_notes=(note,))
+
+
+def requests_as_dicts(requests: Sequence[Request]) -> list[dict[str, str]]:
+    return [r.as_dict() for r in requests]

@@ -1,0 +1,88 @@
+"""``reviewtui rules explain``: how one unit was scored, step by step, in plain text.
+
+Every number of the seed's formula is shown with its inputs so that a surprising level can be
+traced to the rule (and the pack file) that caused it.
+"""
+
+from __future__ import annotations
+
+from reviewtui.rules.confidence import RISK_BONUS
+from reviewtui.rules.engine import RuleEngine
+from reviewtui.rules.suggestion import RuleSuggestion
+from reviewtui.units.model import ReviewUnit
+
+
+def _risk_lines(suggestion: RuleSuggestion) -> list[str]:
+    rf = suggestion.risk_factors
+    if rf.security_sensitive:
+        why = (f"security-sensitive and {rf.change_scope} changed lines "
+               f"({'> 50: critical' if rf.change_scope > 50 else '<= 50: high'})")
+    else:
+        scope = rf.change_scope
+        scope_points = 3 if scope > 100 else 2 if scope > 50 else 1 if scope > 20 else 0
+        kind_points = {"delete": 2, "modify": 1}.get(rf.change_type, 0)
+        points = {"high": 2, "medium": 1}
+        why = (f"scope {scope} lines +{scope_points}, {rf.change_type} +{kind_points}, "
+               f"pattern risk {rf.pattern_risk} +{points.get(rf.pattern_risk, 0)}, "
+               f"symbol risk {rf.symbol_risk} +{points.get(rf.symbol_risk, 0)} "
+               f"= {rf.score()} (>=6 critical, >=4 high, >=2 medium)")
+    lines = [f"  risk score: {why} -> {suggestion.formula_risk.value}"]
+    if suggestion.risk is not suggestion.formula_risk:
+        lines.append(f"  raised to {suggestion.risk.value} by the strongest matched rule "
+                     "(declared risk, capped at high)")
+    return lines
+
+
+def _confidence_line(mc: float, suggestion: RuleSuggestion) -> str:
+    raw = mc * 0.6 + RISK_BONUS[suggestion.risk] + 0.15
+    line = (f"  confidence = {mc:.2f} x 0.6 + {RISK_BONUS[suggestion.risk]:.2f} "
+            f"({suggestion.risk.value}) + 0.15 = {min(1.0, raw):.2f}")
+    if raw > 1:
+        line += " (clipped to 1.0)"
+    if not suggestion.matches:
+        line += f" -> {suggestion.confidence:.2f} (fallback range 0.30-0.45)"
+    elif suggestion.learned and "ignored" not in suggestion.learned:
+        line += f" -> {suggestion.confidence:.2f} (learned rule)"
+    elif suggestion.scanner_notes and suggestion.confidence != round(min(1.0, raw), 2):
+        line += f" -> {suggestion.confidence:.2f} (+0.10 for scanner errors)"
+    return line
+
+
+def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion) -> str:
+    handler = engine.handler(unit.language)
+    f = suggestion.factors
+    mc = f.match_certainty()
+    out = [
+        f"unit {unit.unit_id}  {unit.location}",
+        f"  language {unit.language or '-'}, {unit.change_type}, "
+        f"+{unit.added_lines}/-{unit.removed_lines}, {unit.hunk_count} hunk(s)",
+        f"  tags: {', '.join(unit.tags) or '-'}",
+        f"  handler: {type(handler).__name__}",
+        "",
+        "matched rules (seed order: decorators, framework paths, config paths, symbols, "
+        "metrics, keywords, patterns):",
+    ]
+    for match in suggestion.matches:
+        rule = match.rule
+        out.append(f"  [{rule.stage.name.lower()}] {rule.rule_id} ({rule.label}): "
+                   f"risk {rule.risk.value}, level {rule.level.value}, precision "
+                   f"{match.precision:g}, evidence {match.evidence!r}")
+    if not suggestion.matches:
+        out.append("  none -> fallback: function level, confidence in [0.30, 0.45]")
+    symbols = handler.symbols(unit)
+    out += ["", "symbols:",
+            f"  public api {list(symbols.public_api)}, constructors {list(symbols.constructors)}, "
+            f"interfaces {list(symbols.interfaces)}, data models {list(symbols.data_models)} "
+            f"-> symbol risk {symbols.risk}",
+            "", "risk:", *_risk_lines(suggestion), "", "confidence (seed 003):",
+            f"  match certainty = 0.3 + min({f.rule_specificity} x 0.06, 0.3) + "
+            f"{f.pattern_precision:g} x 0.3 + {f.context_availability:g} x 0.2 + "
+            f"{f.language_bonus:g} = {mc:.2f}",
+            _confidence_line(mc, suggestion),
+            "", f"level: {suggestion.context_level.value} (decided by {suggestion.decided_by})"]
+    if suggestion.learned:
+        out.append(f"  {suggestion.learned}")
+    out += [f"  {note}" for note in suggestion.scanner_notes]
+    requests = [r.type + (f" {r.symbol}" if r.symbol else "") for r in suggestion.extra_requests]
+    out += [f"extra requests: {', '.join(requests) or '-'}", f"notes: {suggestion.notes}"]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,158 @@
+"""Language handlers (Python, Java, Go, TypeScript/JavaScript, Ruby) and their registry.
+
+The rules themselves are data (``rules/<language>.toml``); these classes answer only what data
+cannot: how each language spells public, constructor, interface and data model, and -- for
+Ruby -- which changed methods a Rails callback elsewhere in the class points at.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reviewtui.models import ContextLevel
+from reviewtui.rules.compiled import CompiledPack, Rule, Stage
+from reviewtui.rules.confidence import RiskLevel
+from reviewtui.rules.handlers import RuleContext, RuleHandler, UnitText, clip
+from reviewtui.rules.suggestion import RuleMatch
+from reviewtui.units.model import ReviewUnit, Scope
+
+_MODEL_NAME = re.compile(r"(Model|Schema|Entity|Record|Dto|DTO|Serializer|Form)$")
+
+
+class PythonRuleHandler(RuleHandler):
+    language = "python"
+    _model_bases = re.compile(r"\(\s*.*\b(models\.Model|Model|BaseModel|Base|DeclarativeBase|"
+                              r"TypedDict|NamedTuple|Schema|SQLModel|Document)\b")
+    _abstract = re.compile(r"\(\s*.*\b(ABC|Protocol|ABCMeta)\b|@(abc\.)?abstract")
+
+    def is_public(self, scope: Scope) -> bool:
+        return not scope.name.startswith("_")
+
+    def is_constructor(self, scope: Scope) -> bool:
+        return scope.name in ("__init__", "__new__", "__post_init__")
+
+    def is_interface(self, scope: Scope) -> bool:
+        return scope.kind == "class" and bool(
+            self._abstract.search(scope.signature)
+            or any("abstract" in d for d in scope.decorators))
+
+    def is_data_model(self, scope: Scope) -> bool:
+        return bool(_MODEL_NAME.search(scope.name) or self._model_bases.search(scope.signature)
+                    or any("dataclass" in d for d in scope.decorators))
+
+
+class JavaRuleHandler(RuleHandler):
+    language = "java"
+    _entity = re.compile(r"@(Entity|Table|Embeddable|Document|Data|Value)\b")
+
+    def is_public(self, scope: Scope) -> bool:
+        return bool(re.search(r"\b(public|protected)\b", scope.signature))
+
+    def is_constructor(self, scope: Scope) -> bool:
+        owner = scope.qualified_name.rsplit(".", 2)
+        return len(owner) >= 2 and owner[-2] == scope.name
+
+    def is_interface(self, scope: Scope) -> bool:
+        return scope.kind == "interface" or bool(re.search(r"\babstract\b", scope.signature))
+
+    def is_data_model(self, scope: Scope) -> bool:
+        return bool(_MODEL_NAME.search(scope.name)
+                    or any(self._entity.search(d) for d in scope.decorators)
+                    or re.search(r"\brecord\b", scope.signature))
+
+
+class GoRuleHandler(RuleHandler):
+    language = "go"
+    annotation_prefix = "//go:"
+
+    def is_public(self, scope: Scope) -> bool:
+        return scope.name[:1].isupper()
+
+    def is_constructor(self, scope: Scope) -> bool:
+        return scope.kind == "function" and bool(re.match(r"New[A-Z0-9_]?", scope.name))
+
+    def is_data_model(self, scope: Scope) -> bool:
+        return scope.kind == "struct" and bool(
+            _MODEL_NAME.search(scope.name) or re.search(r"`(json|db|gorm|bson):", scope.signature))
+
+
+class TypeScriptRuleHandler(RuleHandler):
+    language = "typescript"
+
+    def is_public(self, scope: Scope) -> bool:
+        if scope.kind == "method":
+            return not (scope.name.startswith("#") or scope.name.startswith("_")
+                        or re.search(r"\b(private|protected)\b", scope.signature))
+        return bool(re.search(r"\bexport\b", scope.signature))
+
+    def is_constructor(self, scope: Scope) -> bool:
+        return scope.name == "constructor"
+
+    def is_interface(self, scope: Scope) -> bool:
+        return scope.kind == "interface" or bool(re.search(r"\babstract\s+class\b",
+                                                           scope.signature))
+
+    def is_data_model(self, scope: Scope) -> bool:
+        return bool(_MODEL_NAME.search(scope.name)
+                    or any(re.match(r"@(Entity|Schema)\b", d) for d in scope.decorators))
+
+
+_CALLBACK = re.compile(
+    r"^\s*(?:skip_|prepend_)?(?:before|after|around)_(?:action|filter|save|create|update|"
+    r"destroy|validation|commit|rollback|initialize|find|touch)\b[^\n]*", re.MULTILINE)
+CALLBACK_RULE = Rule(stage=Stage.DECORATOR, rule_id="ruby.callbacks", label="rails:callback",
+                     risk=RiskLevel.HIGH, level=ContextLevel.FUNCTION,
+                     requests=("search_class_methods",), unless=frozenset(),
+                     language_specific=True)
+
+
+class RubyRuleHandler(RuleHandler):
+    language = "ruby"
+    annotation_prefix = "\x00"  # Ruby has no decorators; callbacks are found below
+
+    def is_constructor(self, scope: Scope) -> bool:
+        return scope.name == "initialize"
+
+    def is_interface(self, scope: Scope) -> bool:
+        return scope.kind == "module" and scope.role != "outer"
+
+    def is_data_model(self, scope: Scope) -> bool:
+        return scope.kind == "class" and bool(
+            re.search(r"<\s*(ApplicationRecord|ActiveRecord::Base|ApplicationModel)\b",
+                      scope.signature) or _MODEL_NAME.search(scope.name))
+
+    def extra_matches(self, unit: ReviewUnit, text: UnitText,
+                      context: RuleContext) -> list[RuleMatch]:
+        """A changed method registered as a Rails callback elsewhere in its file."""
+        if context.file_text is None:
+            return []
+        methods = {s.name for s in unit.scopes if s.kind == "method" and s.role != "outer"}
+        source = context.file_text(unit.file_path) if methods else None
+        if not source:
+            return []
+        for found in _CALLBACK.finditer(source):
+            if methods & set(re.findall(r":(\w+[?!]?)", found.group(0))):
+                return [RuleMatch(CALLBACK_RULE, 1.0, clip(found.group(0)))]
+        return []
+
+
+_REGISTRY: dict[str, type[RuleHandler]] = {}
+
+
+def register_rule_handler(language: str, handler: type[RuleHandler]) -> None:
+    _REGISTRY[language] = handler
+
+
+def handler_class(language: str | None) -> type[RuleHandler]:
+    return _REGISTRY.get(language or "", RuleHandler)
+
+
+def make_handler(compiled: CompiledPack, language: str | None) -> RuleHandler:
+    return handler_class(language)(compiled, language)
+
+
+for _language, _handler in (("python", PythonRuleHandler), ("java", JavaRuleHandler),
+                            ("go", GoRuleHandler), ("typescript", TypeScriptRuleHandler),
+                            ("tsx", TypeScriptRuleHandler), ("javascript", TypeScriptRuleHandler),
+                            ("ruby", RubyRuleHandler)):
+    register_rule_handler(_language, _handler)

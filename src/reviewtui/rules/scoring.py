@@ -1,0 +1,130 @@
+"""From matches to a suggestion: level, risk, confidence (seed formula), requests and notes.
+
+All matches count together. The level comes from the strongest-risk match (ties: the larger
+level), never below the size signal; risk is the seed's risk score, never below what a matched
+rule declares (capped at ``high``: only the score -- security plus size -- says ``critical``).
+Confidence is exactly ``match_certainty * 0.6 + risk_bonus + 0.15``; with no match the unit
+falls back to ``function`` with a confidence inside the seed's default range [0.30, 0.45].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reviewtui.models import ContextLevel
+from reviewtui.rules.compiled import RISK_RANK, Stage, normalise_level
+from reviewtui.rules.confidence import (
+    CONFIDENCE_MAX,
+    CONFIDENCE_MIN,
+    ConfidenceFactors,
+    RiskFactors,
+    RiskLevel,
+    final_confidence,
+)
+from reviewtui.rules.schema import LearnedRule
+from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
+from reviewtui.rules.symbols import SymbolFacts
+from reviewtui.units.model import ReviewUnit
+
+MAX_REQUESTS = 8
+_RISK_BY_RANK = {rank: risk for risk, rank in RISK_RANK.items()}
+_PATTERN_RISK = {RiskLevel.LOW: "low", RiskLevel.MEDIUM: "medium", RiskLevel.HIGH: "high",
+                 RiskLevel.CRITICAL: "high"}
+
+
+def context_availability(unit: ReviewUnit) -> float:
+    """How complete the symbol information is: none, language only, parsed, parsed + symbols."""
+    if unit.language is None:
+        return 0.0
+    if not unit.parsed:
+        return 0.3
+    return 0.8 if unit.scopes else 0.6
+
+
+def _strength(match: RuleMatch) -> tuple[int, int, int]:
+    return RISK_RANK[match.rule.risk], match.rule.level.rank, -match.rule.stage
+
+
+def _requests(ordered: Sequence[RuleMatch], symbols: SymbolFacts) -> tuple[Request, ...]:
+    out: dict[Request, None] = {}
+    for match in ordered:
+        for request_type in match.rule.requests:
+            names = symbols.symbols_for(request_type)
+            if names:
+                for name in names:
+                    out.setdefault(Request(request_type, name))
+            else:
+                out.setdefault(Request(request_type))
+    for request_type, name in symbols.hints():
+        out.pop(Request(request_type), None)  # a named request beats the bare one
+        out.setdefault(Request(request_type, name))
+    return tuple(out)[:MAX_REQUESTS]
+
+
+def _notes(risk: RiskLevel, level: ContextLevel, decided_by: str,
+           matches: Sequence[RuleMatch], learned: str | None) -> str:
+    parts = [f"risk={risk.value}", f"level={level.value} by {decided_by}"]
+    if matches:
+        parts.append("matched: " + ", ".join(f"{m.rule.label}({m.evidence})" for m in matches))
+    else:
+        parts.append("no rule matched (fallback)")
+    if learned:
+        parts.append(learned)
+    return "; ".join(parts)
+
+
+def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
+          learned: LearnedRule | None = None) -> RuleSuggestion:
+    language_matches = {m.rule.rule_id for m in matches if m.rule.language_specific}
+    bonus = min(0.1, 0.05 * len(language_matches))
+    factors = ConfidenceFactors(
+        rule_specificity=min(5, len(matches)),
+        pattern_precision=max((m.precision for m in matches), default=0.0),
+        context_availability=context_availability(unit),
+        language_bonus=bonus,
+    )
+    rule_matches = [m for m in matches if m.rule.stage is not Stage.SYMBOL]
+    pattern_risk = (_PATTERN_RISK[max((m.rule.risk for m in rule_matches),
+                                      key=lambda risk: RISK_RANK[risk])]
+                    if rule_matches else "medium")
+    risk_factors = RiskFactors(
+        change_scope=unit.added_lines + unit.removed_lines,
+        security_sensitive="security_sensitive" in unit.tags
+        or any(m.rule.risk is RiskLevel.CRITICAL for m in matches),
+        change_type=unit.change_type if unit.change_type != "rename" else "modify",
+        pattern_risk=pattern_risk,
+        symbol_risk=symbols.risk,
+    )
+    formula_risk = risk_factors.level()
+    declared = max((RISK_RANK[m.rule.risk] for m in matches), default=0)
+    risk = _RISK_BY_RANK[max(RISK_RANK[formula_risk], min(declared, RISK_RANK[RiskLevel.HIGH]))]
+    ordered = sorted(matches, key=_strength, reverse=True)
+    if ordered:
+        level, decided_by = ordered[0].rule.level, ordered[0].rule.label
+        sizes = [m for m in matches if m.rule.stage is Stage.METRIC]
+        for size in sizes:
+            if size.rule.level.rank > level.rank:
+                level, decided_by = size.rule.level, size.rule.label
+        confidence = final_confidence(factors.match_certainty(), risk)
+    else:
+        level, decided_by = ContextLevel.FUNCTION, "fallback"
+        confidence = min(CONFIDENCE_MAX, max(CONFIDENCE_MIN, final_confidence(
+            factors.match_certainty(), risk)))
+    learned_note = None
+    if learned is not None:
+        learned_level = normalise_level(learned.context_level)
+        high_risk = RISK_RANK[risk] >= RISK_RANK[RiskLevel.HIGH]
+        if high_risk and learned_level.rank < level.rank:
+            learned_note = (f"learned {'+'.join(learned.tags)} -> {learned_level.value} ignored: "
+                            f"{risk.value} risk keeps {level.value}")
+        else:
+            level, decided_by = learned_level, "learned:" + "+".join(learned.tags)
+            confidence = round(max(confidence, learned.confidence), 2)
+            learned_note = (f"learned {'+'.join(learned.tags)} -> {learned_level.value} "
+                            f"(confidence {learned.confidence:.2f}, {learned.samples} samples)")
+    return RuleSuggestion(
+        context_level=level, confidence=confidence, risk=risk,
+        notes=_notes(risk, level, decided_by, matches, learned_note),
+        extra_requests=_requests(ordered, symbols), matches=tuple(matches), factors=factors,
+        risk_factors=risk_factors, formula_risk=formula_risk, decided_by=decided_by,
+        learned=learned_note)

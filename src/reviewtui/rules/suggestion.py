@@ -1,0 +1,49 @@
+"""What the rule stage says about one unit, with everything needed to explain it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewtui.models import ContextLevel
+from reviewtui.rules.compiled import Rule
+from reviewtui.rules.confidence import ConfidenceFactors, RiskFactors, RiskLevel
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A rule-side extra request; ``symbol`` is the concrete name to search for."""
+
+    type: str
+    symbol: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": self.type} if self.symbol is None else {"type": self.type,
+                                                                 "symbol": self.symbol}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMatch:
+    rule: Rule
+    precision: float  # exact 1.0, partial 0.5
+    evidence: str  # the decorator, path part, name, keyword or tag that matched
+
+
+@dataclass(frozen=True)
+class RuleSuggestion:
+    context_level: ContextLevel
+    confidence: float
+    risk: RiskLevel
+    notes: str
+    extra_requests: tuple[Request, ...]
+    matches: tuple[RuleMatch, ...]
+    factors: ConfidenceFactors
+    risk_factors: RiskFactors
+    formula_risk: RiskLevel
+    decided_by: str
+    learned: str | None = None
+    scanner_notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def priority(self) -> str:
+        return self.risk.value

@@ -1,0 +1,144 @@
+"""``reviewtui index`` with rule fields, ``reviewtui rules check`` and ``rules explain``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewtui.rules.confidence import final_confidence
+from tests.cli.conftest import CliRunner
+from tests.cli.test_bad_input import _assert_clean_error
+from tests.conftest import GitRepoBuilder
+
+
+def _change(repo: GitRepoBuilder) -> None:
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n\n\ndef other():\n"
+               "    return 1\n")
+    repo.write("app/util.py", "import os\n\n\ndef f():\n    return 1\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n\n\n"
+               "def other():\n    return 1\n")
+    repo.write("app/util.py", "import os\nimport sys\n\n\ndef f():\n    return 1\n")
+
+
+def test_index_fills_every_rule_field(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    _change(repo)
+    result = cli("index", "--json", repo.root)
+    assert result.code == 0, result.err
+    units = {u["file_path"]: u for u in result.json()["units"]}
+    auth, util = units["app/auth.py"], units["app/util.py"]
+    assert auth["rule_context_level"] == "file_context"
+    assert auth["rule_confidence"] >= 0.8
+    assert auth["agent_decision"] == {"context_level": "file_context", "priority": "high"}
+    assert {"type": "previous_version"} in auth["rule_extra_requests"]
+    assert "pattern:security_sensitive" in auth["rule_notes"]
+    assert util["rule_context_level"] == "diff_only"
+    assert util["agent_decision"]["priority"] == "low"
+    assert "pattern:import_only" in util["rule_notes"]
+    planner = cli("index", "--planner", repo.root).json()
+    slim = {u["file_path"]: u for u in planner["units"]}
+    assert slim["app/auth.py"]["rule_confidence"] == auth["rule_confidence"]
+    assert "rule_notes" not in slim["app/auth.py"]
+    table = cli("index", repo.root).out
+    assert "file_context" in table and "CONF" in table and "RISK" in table
+
+
+def test_rules_explain_shows_rules_risk_and_formula(repo: GitRepoBuilder,
+                                                   cli: CliRunner) -> None:
+    _change(repo)
+    units = {u["file_path"]: u for u in cli("index", "--json", repo.root).json()["units"]}
+    unit_id = units["app/auth.py"]["unit_id"]
+    result = cli("rules", "explain", unit_id[:8], repo.root)
+    assert result.code == 0, result.err
+    out = result.out
+    assert f"unit {unit_id}" in out
+    assert "[pattern] patterns.security_sensitive" in out
+    assert "risk score: security-sensitive" in out
+    assert "match certainty = 0.3 + min(" in out
+    confidence = units["app/auth.py"]["rule_confidence"]
+    assert f"= {confidence:.2f}" in out
+    assert "PythonRuleHandler" in out
+
+
+def test_rules_explain_unknown_unit(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    _change(repo)
+    _assert_clean_error(cli("rules", "explain", "u_000000000000", repo.root), "no unit")
+
+
+def test_rules_check_default_and_file(repo: GitRepoBuilder, cli: CliRunner,
+                                      tmp_path: Path) -> None:
+    result = cli("rules", "check", "--repo", repo.root)
+    assert result.code == 0, result.err
+    assert "python.toml" in result.out and "merged:" in result.out
+    good = tmp_path / "team.toml"
+    good.write_text('language = "python"\n[keywords.money]\npatterns = ["Decimal\\\\("]\n'
+                    'risk = "high"\n')
+    ok = cli("rules", "check", good)
+    assert ok.code == 0 and "ok:" in ok.out and "python 1" in ok.out
+    bad = tmp_path / "bad.toml"
+    bad.write_text('language = "python"\n[keywords.money]\npatterns = ["Decimal("]\n')
+    _assert_clean_error(cli("rules", "check", bad), "bad.toml", "keywords.money.patterns[0]")
+    _assert_clean_error(cli("rules", "check", tmp_path / "none.toml"), "no such rule pack")
+
+
+def test_broken_repo_pack_fails_index_cleanly(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    _change(repo)
+    repo.write(".reviewtui/rules.toml", "[patterns.import_only]\ncontext_level = 'tiny'\n")
+    _assert_clean_error(cli("index", repo.root), "rules.toml", "patterns.import_only")
+
+
+def test_confidence_follows_the_seed_formula(repo: GitRepoBuilder) -> None:
+    """Every non-fallback suggestion is exactly match_certainty x 0.6 + risk bonus + 0.15."""
+    from reviewtui.git import ChangeSelector, SelectorMode
+    from reviewtui.pipeline import load_change
+
+    _change(repo)
+    repo.write("big.py", "".join(f"x{i} = {i}\n" for i in range(90)))
+    repo.write("notes.xyz", "plain data\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL))
+    by_path = {u.file_path: loaded.suggestions[u.unit_id] for u in loaded.units}
+    for suggestion in by_path.values():
+        if suggestion.matches and suggestion.learned is None:
+            assert suggestion.confidence == final_confidence(
+                suggestion.factors.match_certainty(), suggestion.risk)
+    assert by_path["big.py"].context_level.value == "file_context"  # size is never hidden
+    assert "size:large(" in by_path["big.py"].notes
+    fallback = by_path["notes.xyz"]
+    assert fallback.decided_by == "fallback"
+    assert fallback.context_level.value == "function"
+    assert 0.3 <= fallback.confidence <= 0.45
+
+
+def test_index_scan_runs_ruff_for_real_and_raises_the_level(repo: GitRepoBuilder,
+                                                            cli: CliRunner) -> None:
+    repo.write("lib/calc.py", "def add(a, b):\n    return a + b\n\n\ndef keep():\n"
+               "    return 1\n")
+    repo.commit("base")
+    repo.write("lib/calc.py", "def add(a, b):\n    return a + b + undefined_total\n\n\n"
+               "def keep():\n    return 1\n")
+    plain = cli("index", "--json", repo.root).json()["units"][0]
+    assert plain["rule_context_level"] == "function"
+    assert plain["scanner_issues"] is None
+    result = cli("index", "--json", "--scan-tools", "ruff", repo.root)
+    assert result.code == 0, result.err
+    unit = result.json()["units"][0]
+    assert [(f["tool"], f["rule_id"], f["line"], f["severity"])
+            for f in unit["scanner_issues"]] == [("ruff", "F821", 2, "error")]
+    assert unit["rule_context_level"] == "file_context"  # raised one level (seed)
+    assert unit["rule_confidence"] == round(plain["rule_confidence"] + 0.1, 2)
+    assert {"type": "scanner_issues"} in unit["rule_extra_requests"]
+    assert "scanner_errors=1: raised function -> file_context" in unit["rule_notes"]
+    assert "scanners: ran ruff; 1 errors" in result.err
+    again = cli("index", "--json", "--scan-tools", "ruff", repo.root)
+    assert "(1 cached results)" in again.err
+
+
+def test_index_scan_reads_the_commit_not_the_work_tree(repo: GitRepoBuilder,
+                                                       cli: CliRunner) -> None:
+    repo.write("lib/calc.py", "def add(a, b):\n    return a + b\n")
+    repo.commit("base")
+    repo.write("lib/calc.py", "def add(a, b):\n    return a + b + missing_name\n")
+    repo.commit("bug")
+    repo.write("lib/calc.py", "def add(a, b):\n    return a + b + 0\n")  # fixed on disk only
+    unit = cli("index", "--json", "--commit", "HEAD", "--scan-tools", "ruff",
+               repo.root).json()["units"][0]
+    assert [f["rule_id"] for f in unit["scanner_issues"]] == ["F821"]
