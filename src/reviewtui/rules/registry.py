@@ -8,12 +8,14 @@ Ruby -- which changed methods a Rails callback elsewhere in the class points at.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import CompiledPack, Rule, Stage
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.handlers import RuleContext, RuleHandler, UnitText, clip
 from reviewtui.rules.suggestion import RuleMatch
+from reviewtui.rules.symbols import SymbolFacts
 from reviewtui.units.model import ReviewUnit, Scope
 
 _MODEL_NAME = re.compile(r"(Model|Schema|Entity|Record|Dto|DTO|Serializer|Form)$")
@@ -72,8 +74,9 @@ class GoRuleHandler(RuleHandler):
         return scope.kind == "function" and bool(re.match(r"New[A-Z0-9_]?", scope.name))
 
     def is_data_model(self, scope: Scope) -> bool:
-        return scope.kind == "struct" and bool(
-            _MODEL_NAME.search(scope.name) or re.search(r"`(json|db|gorm|bson):", scope.signature))
+        """An exported struct: every composite literal and field access depends on it."""
+        return scope.kind == "struct" and (scope.name[:1].isupper()
+                                          or bool(_MODEL_NAME.search(scope.name)))
 
 
 class TypeScriptRuleHandler(RuleHandler):
@@ -115,6 +118,17 @@ class RubyRuleHandler(RuleHandler):
 
     def is_interface(self, scope: Scope) -> bool:
         return scope.kind == "module" and scope.role != "outer"
+
+    def symbols(self, unit: ReviewUnit) -> SymbolFacts:
+        """A module that directly owns a changed method is a mixin: find who includes it."""
+        facts = super().symbols(unit)
+        modules = {s.qualified_name: s.name for s in unit.scopes if s.kind == "module"}
+        owners = [modules[s.qualified_name.rsplit(".", 1)[0]] for s in unit.scopes
+                  if s.kind == "method" and "." in s.qualified_name
+                  and s.qualified_name.rsplit(".", 1)[0] in modules]
+        if not owners:
+            return facts
+        return replace(facts, interfaces=tuple(dict.fromkeys((*facts.interfaces, *owners))))
 
     def is_data_model(self, scope: Scope) -> bool:
         return scope.kind == "class" and bool(

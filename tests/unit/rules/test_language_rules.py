@@ -266,3 +266,167 @@ def test_language_case(repo: GitRepoBuilder, case: Case) -> None:
     assert case.requests <= requests, (requests, explain)
     assert case.min_confidence <= suggestion.confidence <= case.max_confidence, explain
     assert f"risk={suggestion.risk.value}" in suggestion.notes
+
+
+# The same ten situations for every language: login code, a route, an ORM model, a migration, a
+# config file, a test, a comment-only change, an import-only change, a signature change and an
+# interface change. (Python's are above; these complete Java, Go, TypeScript and Ruby.)
+MATRIX = [
+    # Java
+    Case("java login code", "src/main/java/com/acme/auth/LoginService.java",
+         "class LoginService {\n  boolean login(String user, String pw) {\n"
+         "    return check(user, pw);\n  }\n}\n",
+         "class LoginService {\n  boolean login(String user, String pw) {\n"
+         "    return check(user, pw) && active(user);\n  }\n}\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:security_sensitive"},
+         min_confidence=0.8),
+    Case("java flyway migration", "src/main/resources/db/migration/V2__add_email.sql", None,
+         "ALTER TABLE customer ADD COLUMN email TEXT;\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:migration"}),
+    Case("java spring config", "src/main/resources/application.yml",
+         "server:\n  port: 8080\n", "server:\n  port: 9090\n",
+         level="file_context", risk={"high"}, labels={"java:spring:config"}
+         | {"pattern:config_change"}, requests={("search_config_usage", "port")}),
+    Case("java test", "src/test/java/com/acme/OrderTest.java",
+         "class OrderTest {\n  void testTotal() {\n    assertEquals(1, 1);\n  }\n}\n",
+         "class OrderTest {\n  void testTotal() {\n    assertEquals(2, 2);\n  }\n}\n",
+         level="function", risk={"low", "medium"}, labels={"pattern:test_code"}),
+    Case("java comment only", "src/main/java/com/acme/Util.java",
+         "class Util {\n  // adds\n  int add(int a) {\n    return a;\n  }\n}\n",
+         "class Util {\n  // adds one\n  int add(int a) {\n    return a;\n  }\n}\n",
+         level="diff_only", risk={"low"}, labels={"pattern:comment_only"}),
+    Case("java import only", "src/main/java/com/acme/Util.java",
+         "package com.acme;\n\nimport java.util.List;\n\nclass Util {\n}\n",
+         "package com.acme;\n\nimport java.util.List;\nimport java.util.Map;\n\nclass Util {\n}\n",
+         level="diff_only", risk={"low"}, labels={"pattern:import_only"}),
+    Case("java signature change", "src/main/java/com/acme/Util.java",
+         "public class Util {\n  public int add(int a) {\n    return a;\n  }\n}\n",
+         "public class Util {\n  public int add(int a, int b) {\n    return a;\n  }\n}\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:signature_change"},
+         requests={("search_callers", "add")}),
+    # Go
+    Case("go login code", "internal/auth/login.go",
+         "package auth\n\nfunc Login(u, p string) bool {\n\treturn check(u, p)\n}\n",
+         "package auth\n\nfunc Login(u, p string) bool {\n\treturn check(u, p) && active(u)\n}\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:security_sensitive"}),
+    Case("go gorm model", "internal/models/user.go",
+         "package models\n\ntype User struct {\n\tID   uint `gorm:\"primaryKey\"`\n}\n",
+         "package models\n\ntype User struct {\n\tID   uint `gorm:\"primaryKey\"`\n"
+         "\tName string `json:\"name\"`\n}\n",
+         level="file_context", risk={"high"}, labels={"go:models", "symbol:data_model"},
+         requests={("search_model_usage", "User")}),
+    Case("go migration", "db/migrations/000002_add_name.up.sql", None,
+         "ALTER TABLE users ADD COLUMN name TEXT;\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:migration"}),
+    Case("go module config", "go.mod", "module acme\n\ngo 1.21\n", "module acme\n\ngo 1.22\n",
+         level="file_context", risk={"medium", "high"}, labels={"go:module"}),
+    Case("go comment only", "pkg/calc/calc.go",
+         "package calc\n\n// Add adds.\nfunc Add(a int) int {\n\treturn a\n}\n",
+         "package calc\n\n// Add adds one.\nfunc Add(a int) int {\n\treturn a\n}\n",
+         level="diff_only", risk={"low"}, labels={"pattern:comment_only"}),
+    Case("go import only", "pkg/calc/calc.go",
+         "package calc\n\nimport (\n\t\"fmt\"\n)\n\nfunc Add(a int) int {\n\treturn a\n}\n",
+         "package calc\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc Add(a int) int {\n"
+         "\treturn a\n}\n",
+         level="diff_only", risk={"low"}, labels={"pattern:import_only"}),
+    Case("go interface", "pkg/store/store.go",
+         "package store\n\ntype Store interface {\n\tGet(k string) string\n}\n",
+         "package store\n\ntype Store interface {\n\tGet(k string) string\n"
+         "\tPut(k, v string)\n}\n",
+         level="file_context", risk={"high", "critical"}, labels={"symbol:interface"},
+         requests={("search_implementations", "Store")}),
+    # TypeScript / JavaScript
+    Case("ts login code", "api/src/auth/auth.service.ts",
+         "export class AuthService {\n  login(user: string) {\n    return this.check(user);\n"
+         "  }\n}\n",
+         "export class AuthService {\n  login(user: string) {\n"
+         "    return this.check(user) && this.active(user);\n  }\n}\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:security_sensitive"}),
+    Case("ts next api route", "web/pages/api/orders.ts",
+         "export default function handler(req, res) {\n  res.json([]);\n}\n",
+         "export default function handler(req, res) {\n  res.json([1]);\n}\n",
+         level="function", risk={"high"}, labels={"ts:next:api"}),
+    Case("ts typeorm entity", "api/src/orders/order.ts",
+         "@Entity()\nexport class Order {\n  @Column()\n  total: number;\n}\n",
+         "@Entity()\nexport class Order {\n  @Column()\n  total: number;\n  @Column()\n"
+         "  note: string;\n}\n",
+         level="file_context", risk={"high"}, labels={"ts:orm:entity"},
+         requests={("search_model_usage", "Order")}),
+    Case("ts typeorm migration", "api/src/migrations/1700000000000-AddNote.ts", None,
+         "export class AddNote1700000000000 {\n  async up(q) {\n"
+         "    await q.query('ALTER TABLE o ADD note TEXT');\n  }\n}\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:migration"}),
+    Case("ts config", "web/tsconfig.json", '{\n  "strict": true\n}\n',
+         '{\n  "strict": false\n}\n',
+         level="file_context", risk={"medium", "high"}, labels={"pattern:config_change"},
+         requests={("search_config_usage", "strict")}),
+    Case("ts test", "web/src/cart.test.ts", "test('adds', () => {\n  expect(1).toBe(1);\n});\n",
+         "test('adds', () => {\n  expect(2).toBe(2);\n});\n",
+         level="function", risk={"low", "medium"}, labels={"pattern:test_code"}),
+    Case("ts comment only", "web/src/util.ts",
+         "// adds\nexport function add(a: number) {\n  return a;\n}\n",
+         "// adds one\nexport function add(a: number) {\n  return a;\n}\n",
+         level="diff_only", risk={"low"}, labels={"pattern:comment_only"}),
+    Case("ts import only", "web/src/util.ts",
+         "import { a } from './a';\n\nexport function add(x: number) {\n  return x;\n}\n",
+         "import { a } from './a';\nimport { b } from './b';\n\n"
+         "export function add(x: number) {\n  return x;\n}\n",
+         level="diff_only", risk={"low"}, labels={"pattern:import_only"}),
+    Case("ts signature change", "web/src/util.ts",
+         "export function add(a: number) {\n  return a;\n}\n",
+         "export function add(a: number, b: number) {\n  return a;\n}\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:signature_change"},
+         requests={("search_callers", "add")}),
+    # Ruby
+    Case("ruby login code", "app/services/login_service.rb",
+         "class LoginService\n  def login(user, pw)\n    check(user, pw)\n  end\nend\n",
+         "class LoginService\n  def login(user, pw)\n    check(user, pw) && user.active?\n"
+         "  end\nend\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:security_sensitive"}),
+    Case("ruby migration", "db/migrate/20240101000000_add_email.rb", None,
+         "class AddEmail < ActiveRecord::Migration[7.1]\n  def change\n"
+         "    add_column :users, :email, :string\n  end\nend\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:migration"}),
+    Case("ruby config", "config/database.yml", "pool: 5\n", "pool: 10\n",
+         level="file_context", risk={"medium", "high"}, labels={"pattern:config_change"},
+         requests={("search_config_usage", "pool")}),
+    Case("ruby spec", "spec/models/user_spec.rb",
+         "describe User do\n  it { expect(1).to eq(1) }\nend\n",
+         "describe User do\n  it { expect(2).to eq(2) }\nend\n",
+         level="function", risk={"low", "medium"}, labels={"pattern:test_code"}),
+    Case("ruby comment only", "lib/calc.rb",
+         "class Calc\n  # adds\n  def add(a)\n    a\n  end\nend\n",
+         "class Calc\n  # adds one\n  def add(a)\n    a\n  end\nend\n",
+         level="diff_only", risk={"low"}, labels={"pattern:comment_only"}),
+    Case("ruby require only", "lib/calc.rb",
+         "require 'json'\n\nclass Calc\nend\n",
+         "require 'json'\nrequire 'set'\n\nclass Calc\nend\n",
+         level="diff_only", risk={"low"}, labels={"pattern:import_only"}),
+    Case("ruby signature change", "lib/calc.rb",
+         "class Calc\n  def add(a)\n    a\n  end\nend\n",
+         "class Calc\n  def add(a, b = 0)\n    a\n  end\nend\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:signature_change"},
+         requests={("search_callers", "add")}),
+    Case("ruby module (interface) method", "lib/payable.rb",
+         "module Payable\n  def pay\n    raise NotImplementedError\n  end\nend\n",
+         "module Payable\n  def pay(amount)\n    raise NotImplementedError\n  end\nend\n",
+         level="file_context", risk={"high", "critical"}, labels={"pattern:signature_change"},
+         requests={("search_implementations", "Payable")}),
+]
+
+
+@pytest.mark.parametrize("case", MATRIX, ids=[c.name for c in MATRIX])
+def test_language_matrix(repo: GitRepoBuilder, case: Case) -> None:
+    test_language_case(repo, case)
+
+
+def test_language_base_override_changes_the_size_signal(repo: GitRepoBuilder) -> None:
+    """Precedence: a language's [base] numbers beat the base pack's (external > language)."""
+    before = "def f():\n    return 0\n"
+    after = "def f():\n" + "".join(f"    x{i} = {i}\n" for i in range(12)) + "    return 0\n"
+    case = Case("size", "lib/big.py", before, after, level="function", risk={"low", "medium"})
+    repo.write(".reviewtui/rules.toml", "[languages.python.base]\nlarge_change_lines = 10\n")
+    repo.commit("pack")
+    _, suggestion = score(repo, case)
+    assert "size:large(12 lines >= 10)" in suggestion.notes
+    assert suggestion.context_level.value == "file_context"
