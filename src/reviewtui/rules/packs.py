@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from reviewtui.errors import ConfigError
@@ -41,6 +40,8 @@ def read_pack_file(path: Path) -> Any:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read rule pack: {exc.strerror}") from None
+    import yaml  # only YAML packs need it; keeps start-up lean
+
     try:
         if path.suffix == ".toml":
             return tomllib.loads(raw.decode("utf-8"))
