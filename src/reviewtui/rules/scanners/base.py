@@ -10,6 +10,7 @@ the tool: files in place when they are on disk, otherwise stdin or a temporary m
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,7 +86,7 @@ def operand(path: str) -> str:
     return f"./{path}" if path.startswith("-") else path
 
 
-class Adapter:
+class Adapter(ABC):
     """Base class; subclasses set the class attributes and implement ``command``/``parse``."""
 
     name: ClassVar[str]
@@ -102,16 +103,17 @@ class Adapter:
         """The local configuration to pass to the tool; raise ``SkipTool`` to not run."""
         return None
 
+    @abstractmethod
     def command(self, ctx: ToolContext, files: Sequence[str]) -> list[str]:
         """Arguments after the executable that scan ``files`` (relative to cwd, or absolute)."""
-        raise NotImplementedError
 
     def stdin_command(self, ctx: ToolContext, path: str) -> list[str]:
         """Arguments to scan stdin as the repo-relative ``path`` (when ``reads_stdin``)."""
-        raise NotImplementedError
+        raise TypeError(f"{self.name} does not read stdin (reads_stdin is False)")
 
+    @abstractmethod
     def parse(self, output: ToolOutput) -> list[Finding]:
-        raise NotImplementedError
+        """The findings in the tool's output; raise ``OutputError`` when it is unreadable."""
 
     def companions(self, root: Path, targets: Sequence[ScanTarget]) -> list[str]:
         """Repo-relative files copied from disk into a mirror next to the targets."""
