@@ -53,11 +53,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def merge_tables(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key, recursively; any other value replaces."""
     merged = dict(base)
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
+            merged[key] = merge_tables(merged[key], value)
         else:
             merged[key] = value
     return merged
@@ -84,6 +85,6 @@ def load_settings(repo_root: Path | None = None) -> Settings:
         if path.is_file():
             layer = _read_toml(path)
             _validate(layer, [path])  # name the file that is wrong
-            data = _merge(data, layer)
+            data = merge_tables(data, layer)
             sources.append(path)
     return _validate(data, sources)

@@ -22,7 +22,7 @@ from reviewtui.git import (
     collect_change,
     open_repository,
 )
-from reviewtui.git.model import ChangeStatus, FileChange, SideKind
+from reviewtui.git.model import ChangeStatus, SideKind
 from reviewtui.models import ReviewIndex
 from reviewtui.rules import (
     LoadedPack,
@@ -73,8 +73,12 @@ class LoadedChange:
         return fill_rule_fields(index, apply_findings(self.suggestions, findings), findings)
 
     def scan_targets(self) -> list[ScanTarget]:
+        """The after side of every changed file with hunks (deleted files have none)."""
+        languages = {u.file_path: u.language for u in self.units if u.hunks}
         targets: list[ScanTarget] = []
-        for change in self._files_with_units():
+        for change in self.change_set.files:
+            if change.path not in languages or change.status is ChangeStatus.DELETE:
+                continue
             content = self.reader.new(change)
             if content is None:
                 continue
@@ -85,22 +89,13 @@ class LoadedChange:
                     on_disk = disk.is_file() and disk.read_bytes() == content
                 except OSError:
                     on_disk = False
-            targets.append(ScanTarget(change.path, self._language(change.path), content,
-                                      on_disk))
+            targets.append(ScanTarget(change.path, languages[change.path], content, on_disk))
         return targets
 
     def scan(self, tools: Collection[str] | None = None) -> ScanReport:
         """Run the installed scanners on the changed files ("after" side), cached."""
         return run_scanners(self.root, self.scan_targets(), self.rule_pack.pack.scanners,
                             cache_dir=scanner_cache_dir(), tools=tools)
-
-    def _language(self, path: str) -> str | None:
-        return next((u.language for u in self.units if u.file_path == path), None)
-
-    def _files_with_units(self) -> list[FileChange]:
-        paths = {u.file_path for u in self.units if u.hunks}
-        return [c for c in self.change_set.files
-                if c.path in paths and c.status is not ChangeStatus.DELETE]
 
 
 def _file_text(change_set: ChangeSet, reader: ContentReader) -> RuleContext:

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from reviewtui.config import merge_tables
 from reviewtui.errors import ConfigError
 from reviewtui.resources import data_dir
 from reviewtui.rules.schema import LanguageRules, LearnedRule, RulePack
@@ -126,15 +127,11 @@ def as_layer(data: Any, source: Path | str) -> dict[str, Any]:
     return data
 
 
-def merge_layers(base: dict[str, Any], over: dict[str, Any], *, top: bool = True) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        if top and key == "learned":
-            merged[key] = list(merged.get(key, [])) + list(value)
-        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = merge_layers(merged[key], value, top=False)
-        else:
-            merged[key] = value
+def merge_layers(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key; learned rules accumulate across layers."""
+    merged = merge_tables(base, {k: v for k, v in over.items() if k != "learned"})
+    if "learned" in over:
+        merged["learned"] = list(base.get("learned", [])) + list(over["learned"])
     return merged
 
 
@@ -163,14 +160,14 @@ def repository_pack_files(repo_root: Path) -> list[Path]:
 def load_rule_pack(repo_root: Path | None = None,
                    extra_files: Sequence[Path] = ()) -> LoadedPack:
     """The merged, validated pack for a repository (or the shipped pack alone)."""
-    files = shipped_pack_files()
-    if repo_root is not None:
-        files += repository_pack_files(repo_root)
-    files += list(extra_files)
+    shipped = shipped_pack_files()
+    added = (repository_pack_files(repo_root) if repo_root is not None else []) + list(
+        extra_files)
+    files = shipped + added
     merged: dict[str, Any] = {}
     for path in files:
         merged = merge_layers(merged, as_layer(read_pack_file(path), path))
-    where = ", ".join(str(p) for p in files[len(shipped_pack_files()):]) or "rules/"
+    where = ", ".join(str(p) for p in added) or "rules/"
     try:
         pack = RulePack.model_validate(merged)
     except ValidationError as exc:
