@@ -85,3 +85,27 @@ def make_repo(tmp_path: Path) -> Iterator[type[GitRepoBuilder]]:
 @pytest.fixture
 def repo(make_repo: type[GitRepoBuilder]) -> GitRepoBuilder:
     return make_repo()
+
+
+from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
+
+
+@pytest.fixture
+def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedOpenAIServer]:
+    """A scripted OpenAI-compatible server on 127.0.0.1, and the environment pointing at it.
+
+    ``REVIEWTUI_MODEL``, ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` are set (so a CLI subprocess
+    that copies ``os.environ`` uses it too); script replies with ``fake_llm.script(Reply...)``.
+    """
+    server = ScriptedOpenAIServer().start()
+    monkeypatch.setenv("REVIEWTUI_MODEL", "test-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    for variable in ("NO_PROXY", "no_proxy"):  # never send 127.0.0.1 through a proxy
+        existing = os.environ.get(variable)
+        monkeypatch.setenv(variable, f"{existing},127.0.0.1,localhost" if existing
+                           else "127.0.0.1,localhost")
+    try:
+        yield server
+    finally:
+        server.stop()

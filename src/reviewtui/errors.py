@@ -61,3 +61,52 @@ class ConfigError(ReviewTuiError):
 
 class UsageError(ReviewTuiError):
     """Conflicting or invalid command-line options."""
+
+
+class LLMError(ReviewTuiError):
+    """The LLM endpoint could not give a usable answer; ``status`` is the HTTP status if any."""
+
+    def __init__(self, message: str, *, hint: str | None = None,
+                 status: int | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+
+
+class LLMNotConfiguredError(LLMError):
+    """No model is configured; the message says how to configure one."""
+
+
+class LLMAuthError(LLMError):
+    """The endpoint rejected the API key (HTTP 401/403)."""
+
+
+class LLMModelNotFoundError(LLMError):
+    """The endpoint does not know the model (HTTP 404)."""
+
+
+class LLMTimeoutError(LLMError):
+    """No answer within the configured timeout, after the retries."""
+
+
+class LLMRateLimitError(LLMError):
+    """HTTP 429 after the retries, or an exhausted quota."""
+
+
+class LLMServerError(LLMError):
+    """HTTP 5xx after the retries."""
+
+
+class LLMConnectionError(LLMError):
+    """The endpoint cannot be reached (refused, DNS, TLS, broken connection)."""
+
+
+class LLMBadRequestError(LLMError):
+    """Any other 4xx: the endpoint refused the request; carries its message, shortened."""
+
+
+class LLMResponseError(LLMError):
+    """The endpoint answered, but the answer is malformed or empty."""
+
+
+class LLMCancelledError(LLMError):
+    """The caller cancelled the request."""

@@ -1,0 +1,38 @@
+"""What a chat call returns, as plain frozen dataclasses.
+
+The rest of reviewtui (planner, agent, chat) works with these and never with the SDK's own
+objects, so an SDK upgrade or a quirky server changes one module, not every caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call the model asked for; ``arguments`` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    content: str
+    tool_calls: tuple[ToolCall, ...]
+    finish_reason: str | None
+    usage: Usage | None
+    model: str
