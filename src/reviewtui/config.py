@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -33,9 +33,39 @@ class GitSettings(_Section):
     default_branch: str | None = None
 
 
+class LLMSettings(_Section):
+    """The OpenAI-compatible endpoint; ``OPENAI_*`` / ``REVIEWTUI_*`` variables override it."""
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    timeout: float = Field(default=120.0, gt=0, description="seconds per request")
+    max_retries: int = Field(default=3, ge=0, le=10)
+    context_window: int = Field(default=32_000, ge=2_000, description="the model's tokens")
+    max_output_tokens: int = Field(default=4_096, ge=64)
+    json_mode: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+    temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
+
+
+class ContextSettings(_Section):
+    """The context bundle: token budgets and how wide each level looks."""
+
+    unit_budget: int = Field(default=6_000, ge=200, description="tokens per unit bundle")
+    review_budget: int = Field(default=120_000, ge=1_000, description="tokens for all bundles")
+    file_context_lines: int = Field(default=40, ge=0, description="lines around the changes")
+    window_lines: int = Field(default=15, ge=0, description="function fallback window")
+    full_file_max_lines: int = Field(default=600, ge=50, description="beyond: head/middle/tail")
+    max_function_lines: int = Field(default=250, ge=20)
+    search_max_hits: int = Field(default=8, ge=1, le=200)
+    search_context_lines: int = Field(default=2, ge=0, le=20)
+    search_timeout: float = Field(default=15.0, gt=0)
+
+
 class Settings(_Section):
     units: UnitsSettings = UnitsSettings()
     git: GitSettings = GitSettings()
+    llm: LLMSettings = LLMSettings()
+    context: ContextSettings = ContextSettings()
 
 
 def user_config_path() -> Path:

@@ -158,3 +158,59 @@ class PlannerIndex(_Model):
     review_metadata: ReviewMetadata
     summary: Summary
     units: list[PlannerUnit]
+
+
+class BundleMeta(_Model):
+    file_path: str
+    old_path: str | None = None
+    location: str
+    language: str | None
+    change_type: str
+    tags: list[str]
+    line_numbers: LineNumbers
+
+
+class CodeSnippet(_Model):
+    """A few numbered lines of some file, found by a caller or text search."""
+
+    file_path: str
+    line: int = Field(ge=1)
+    snippet: str
+    symbol: str | None = None  # what was searched for
+    kind: str  # callers | search | config_usage | implementations | model_usage | class_methods
+
+
+class BudgetPiece(_Model):
+    """One piece of a bundle and what the token budget did with it."""
+
+    name: str  # diff, function_context, file_context, full_file, previous_version, callers[0]...
+    status: Literal["included", "clipped", "dropped", "empty"]
+    tokens: int = Field(ge=0)  # tokens in the bundle
+    original_tokens: int = Field(ge=0)  # tokens before clipping
+    note: str | None = None
+
+
+class BudgetAccount(_Model):
+    limit: int
+    used: int
+    counter: str  # the tiktoken encoding, or "estimate"
+    pieces: list[BudgetPiece]
+
+
+class ContextBundle(_Model):
+    """Seed 000/001: the context of one unit for the review prompt."""
+
+    unit_id: str
+    meta: BundleMeta
+    final_context_level: ContextLevel
+    extra_requests: list[ExtraRequest]
+    diff: str
+    function_context: str | None = None
+    file_context: str | None = None
+    full_file: str | None = None
+    previous_version: str | None = None
+    callers: list[CodeSnippet] = Field(default_factory=list)
+    search_results: list[CodeSnippet] = Field(default_factory=list)
+    scanner_issues: list[ScannerFinding] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # requests that found nothing, and why
+    budget: BudgetAccount

@@ -51,16 +51,24 @@ class GitRepo:
         self.is_bare = repo.bare
         self._env = {**os.environ, **_ENV}
 
-    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
-        """Run ``git <args>`` in the repository root and return stdout as bytes."""
+    def run_status(self, *args: str, stdin: bytes | None = None,
+                   timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Run ``git <args>``; the caller reads the exit status, stdout and stderr."""
         command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *_CONFIG, *args]
         try:
-            proc = subprocess.run(
+            return subprocess.run(
                 command, cwd=self.root, input=stdin, capture_output=True, env=self._env,
-                check=False,
+                check=False, timeout=timeout,
             )
+        except subprocess.TimeoutExpired:
+            raise GitCommandError(f"git {args[0]} timed out after {timeout:g} s") from None
         except OSError as exc:  # git missing from PATH
             raise GitCommandError(f"cannot run git: {exc.strerror or exc}") from exc
+
+    def run(self, *args: str, stdin: bytes | None = None, check: bool = True,
+            timeout: float | None = None) -> bytes:
+        """Run ``git <args>`` in the repository root and return stdout as bytes."""
+        proc = self.run_status(*args, stdin=stdin, timeout=timeout)
         if check and proc.returncode != 0:
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             first = next((m for m in message if m.startswith(("fatal:", "error:"))),
