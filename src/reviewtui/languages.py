@@ -6,6 +6,7 @@ The names are the ones rule packs and the tree-sitter layer use (``python``, ``t
 
 from __future__ import annotations
 
+import functools
 from pathlib import PurePosixPath
 
 _BY_SUFFIX: dict[str, str] = {
@@ -33,6 +34,7 @@ _BY_NAME: dict[str, str] = {
 }
 
 
+@functools.lru_cache(maxsize=65536)
 def language_for_path(path: str) -> str | None:
     pure = PurePosixPath(path)
     name = pure.name

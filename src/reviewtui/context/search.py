@@ -1,0 +1,316 @@
+"""Project-wide search for the context bundle's extra requests (callers, usages, implementors).
+
+A diff alone does not show who depends on the changed code. The rules and the planner ask for
+callers of a changed function, the users of a data model, the implementations of an interface,
+the code that reads a changed config key, or plain text; ``ProjectSearch`` answers those with
+numbered snippets from the change's "after" side (see ``search_side``), filtered by syntax so a
+caller is a real reference, not a comment, a string or a longer identifier (``search_refs``).
+
+Every method returns ``CodeSnippet``s (the pydantic contract of the bundle), best first and at
+most ``settings.search_max_hits``; internally hits are frozen ``Hit``/``Snippet`` dataclasses.
+A search that cannot run (a foreign patch, no repository, invalid text, git failing or timing
+out) returns ``[]``; the caller records a note. Each query runs one ``git grep`` (Go interface
+implementations: up to three), each file is read and parsed at most once per instance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from reviewtui.code.analyze import analyze_source
+from reviewtui.code.structure import Definition, FileStructure
+from reviewtui.config import ContextSettings
+from reviewtui.context.search_config import (
+    NON_CODE_LANGUAGES,
+    best_needle,
+    config_needles,
+    is_code_path,
+    is_config_path,
+)
+from reviewtui.context.search_impl import go_implementations, go_interface_methods, heritage_owner
+from reviewtui.context.search_refs import RefKind, SourceFile, classify
+from reviewtui.context.search_side import (
+    DEFAULT_MAX_FILE_BYTES,
+    AfterSide,
+    GrepLine,
+    valid_text,
+)
+from reviewtui.context.search_snippets import (
+    Hit,
+    is_test_path,
+    number_lines,
+    plan_windows,
+    render,
+    split_lines,
+)
+from reviewtui.git.contents import ContentReader
+from reviewtui.git.model import ChangeSet
+from reviewtui.git.runner import GitRepo
+from reviewtui.languages import language_for_path
+from reviewtui.models import CodeSnippet
+
+__all__ = ["ProjectSearch", "split_symbol"]
+
+# Hits beyond these (ordered non-test first, then by path) are not examined at all: a search
+# for a very common name must not parse half the repository.
+_MAX_CANDIDATE_LINES = 3000
+_MAX_CANDIDATE_FILES = 400
+_MAX_SIGNATURE_LINES = 12
+
+_CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "module", "type"})
+_SYMBOL_SPLIT = re.compile(r"\.|::|#|->|/")
+_CODE_REFS = (RefKind.CALL, RefKind.REFERENCE)
+
+
+def split_symbol(symbol: str) -> tuple[str, tuple[str, ...]] | None:
+    """``pkg.Class.method`` -> (``method``, (``pkg``, ``Class``)); None if unusable.
+
+    Also accepts ``Class::method``, ``Class#method``, ``path/to/pkg.Func``, ``(*T).Method`` and
+    a trailing ``()``.
+    """
+    text = symbol.strip()
+    if not valid_text(text):
+        return None
+    text = re.sub(r"\(.*\)$", "", text) if not text.startswith("(") else text
+    text = re.sub(r"[()*&\s]", "", text)
+    parts = [p for p in _SYMBOL_SPLIT.split(text) if p]
+    if not parts:
+        return None
+    return parts[-1], tuple(parts[:-1])
+
+
+def _excluded(path: str, line: int, exclude: Sequence[tuple[str, int, int]]) -> bool:
+    return any(p == path and min(a, b) <= line <= max(a, b) for p, a, b in exclude)
+
+
+class ProjectSearch:
+    """Searches the "after" side of one change; share one instance across a review's units.
+
+    ``max_file_bytes`` (default 2 MiB, the ``git.max_file_bytes`` default): larger files are
+    not read or parsed; their hits show the matched line only.
+    """
+
+    def __init__(self, repo: GitRepo | None, change_set: ChangeSet, reader: ContentReader,
+                 settings: ContextSettings, *,
+                 max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+        self._side = AfterSide(repo, change_set, reader, timeout=settings.search_timeout,
+                               max_file_bytes=max_file_bytes)
+        self._limit = settings.search_max_hits
+        self._context = settings.search_context_lines
+        self._sources: dict[str, SourceFile | None] = {}
+        self._lines: dict[str, list[str] | None] = {}
+        self._structures: dict[str, FileStructure | None] = {}
+
+    @property
+    def available(self) -> bool:
+        """False when nothing can be searched (a foreign patch, no repository)."""
+        return self._side.searchable
+
+    # --- public queries -----------------------------------------------------------------------
+
+    def callers(self, symbol: str, *,
+                exclude: Sequence[tuple[str, int, int]] = ()) -> list[CodeSnippet]:
+        """Call sites and other code references of ``symbol`` (not its definition, comments,
+        strings, imports or longer identifiers); ``exclude``: (path, first, last) line ranges.
+        """
+        parsed = split_symbol(symbol)
+        if parsed is None:
+            return []
+        name, qualifier = parsed
+        hits: list[Hit] = []
+        for found in self._grep([name]):
+            if _excluded(found.path, found.line, exclude) or not self._maybe_code(found.path):
+                continue
+            source = self._source(found.path)
+            kinds = [k for k in classify(source, found.line, found.text, name) if k in _CODE_REFS]
+            if not kinds:
+                continue
+            # A file that never names the qualifier likely calls another ``name``: last.
+            qualified = self._qualifier_rank(qualifier, found, source)
+            secondary = 2 * qualified + (0 if RefKind.CALL in kinds else 1)
+            hits.append(Hit(found.path, found.line, found.text, symbol, int(qualified == 2),
+                            secondary))
+        return self._finish(hits, "callers")
+
+    def text(self, keyword: str) -> list[CodeSnippet]:
+        """Every line containing ``keyword`` literally (case-sensitive), with context."""
+        if not valid_text(keyword):
+            return []
+        found = self._grep([keyword], prefetch=False, identifier=False)
+        hits = [Hit(g.path, g.line, g.text, keyword) for g in found]
+        return self._finish(hits, "search")
+
+    def config_usage(self, keys: Sequence[str], *,
+                     config_path: str | None = None) -> list[CodeSnippet]:
+        """Where config ``keys`` are read in code (config files themselves are skipped).
+
+        Searched per key: the key itself, its ``UPPER_SNAKE`` environment form, and for nested
+        keys (``server.port``) the last part quoted (``"port"``, ``'port'``) or as an attribute
+        (``.port``).
+        """
+        needles = config_needles(keys)
+        if not needles:
+            return []
+        hits: list[Hit] = []
+        for found in self._grep(list(needles)):
+            if found.path == config_path or is_config_path(found.path):
+                continue
+            best = best_needle(self._source(found.path), found.line, found.text, needles)
+            if best is None:
+                continue
+            rank, key = best
+            primary = 0 if is_code_path(found.path) else 1
+            hits.append(Hit(found.path, found.line, found.text, key, primary, rank))
+        return self._finish(hits, "config_usage")
+
+    def implementations(self, symbol: str) -> list[CodeSnippet]:
+        """Types that extend/implement/include ``symbol``: one snippet per implementing type."""
+        parsed = split_symbol(symbol)
+        if parsed is None:
+            return []
+        name = parsed[0]
+        hits: list[Hit] = []
+        seen: set[tuple[str, str]] = set()
+        go_interface: tuple[str, ...] | None = None
+        for found in self._grep([name]):
+            source = self._source(found.path)
+            if language_for_path(found.path) == "go":
+                if go_interface is None and source is not None:
+                    go_interface = go_interface_methods(source, name)
+                continue
+            owner = heritage_owner(source, found.line, found.text, name)
+            if owner is not None and (found.path, owner) not in seen:
+                seen.add((found.path, owner))
+                hits.append(Hit(found.path, found.line, found.text, symbol))
+        if go_interface:
+            for path, line in go_implementations(go_interface, self._grep, self._source):
+                lines = self._file_lines(path) or []
+                text = lines[line - 1] if line <= len(lines) else ""
+                hits.append(Hit(path, line, text, symbol))
+        return self._finish(hits, "implementations", merge=False)
+
+    def model_usage(self, symbol: str, *,
+                    exclude: Sequence[tuple[str, int, int]] = ()) -> list[CodeSnippet]:
+        """References to a data model class (imports, annotations, instantiation, string
+        references like ``"app.Order"``), files other than the model's own first."""
+        parsed = split_symbol(symbol)
+        if parsed is None:
+            return []
+        name = parsed[0]
+        defined_in: set[str] = set()
+        found_refs: list[tuple[GrepLine, int]] = []
+        for found in self._grep([name]):
+            if not self._maybe_code(found.path):
+                continue
+            kinds = classify(self._source(found.path), found.line, found.text, name)
+            if RefKind.DEFINITION in kinds:
+                defined_in.add(found.path)
+            if _excluded(found.path, found.line, exclude):
+                continue
+            used = [k for k in kinds if k.is_code or k is RefKind.NAMED_STRING]
+            if used:
+                found_refs.append((found, 1 if all(k is RefKind.IMPORT for k in used) else 0))
+        hits = [Hit(g.path, g.line, g.text, symbol, int(g.path in defined_in), secondary)
+                for g, secondary in found_refs]
+        return self._finish(hits, "model_usage")
+
+    def class_methods(self, file_path: str, class_name: str) -> list[CodeSnippet]:
+        """The methods of ``class_name`` in ``file_path`` (after side): one snippet per method,
+        its decorators and signature lines, numbered."""
+        parsed = split_symbol(class_name)
+        if parsed is None or not self.available or not valid_text(file_path):
+            return []
+        structure = self._structure(file_path)
+        lines = self._file_lines(file_path)
+        if structure is None or lines is None:
+            return []
+        wanted = ".".join((*parsed[1], parsed[0]))
+        methods = _methods_of(structure, wanted, parsed[0])
+        snippets: list[CodeSnippet] = []
+        for method in methods[: self._limit]:
+            last = min(method.signature_end_line, method.start_line + _MAX_SIGNATURE_LINES - 1)
+            text = number_lines(lines[method.start_line - 1 : last], method.start_line)
+            snippets.append(CodeSnippet(file_path=file_path, line=method.header_line,
+                                        snippet=text, symbol=class_name, kind="class_methods"))
+        return snippets
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def prefetch_names(self, symbols: Iterable[str]) -> None:
+        """Batch the greps of many symbols' names (callers, model usage) into a few."""
+        names = [parsed[0] for parsed in map(split_symbol, symbols) if parsed is not None]
+        self._side.prefetch_names(names)
+
+    def _grep(self, patterns: Sequence[str], pathspecs: Sequence[str] = (), *,
+              prefetch: bool = True, identifier: bool = True) -> list[GrepLine]:
+        if identifier and len(patterns) == 1 and not pathspecs:
+            found = self._side.grep_name(patterns[0])
+        else:
+            found = self._side.grep(patterns, pathspecs)
+        found.sort(key=lambda g: (is_test_path(g.path), g.path, g.line))
+        kept: list[GrepLine] = []
+        files: dict[str, None] = {}
+        for hit in found[:_MAX_CANDIDATE_LINES]:
+            if hit.path not in files and len(files) >= _MAX_CANDIDATE_FILES:
+                continue
+            files.setdefault(hit.path, None)
+            kept.append(hit)
+        if prefetch:  # every hit file will be parsed: read them all in one go
+            self._side.prefetch(files)
+        return kept
+
+    def _source(self, path: str) -> SourceFile | None:
+        if path not in self._sources:
+            data = self._side.content(path)
+            self._sources[path] = (SourceFile(path, language_for_path(path), data)
+                                   if data is not None else None)
+        return self._sources[path]
+
+    def _file_lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            data = self._side.content(path)
+            self._lines[path] = split_lines(data) if data is not None else None
+        return self._lines[path]
+
+    def _structure(self, path: str) -> FileStructure | None:
+        if path not in self._structures:
+            language = language_for_path(path)
+            data = self._side.content(path)
+            self._structures[path] = (analyze_source(language, data)
+                                      if language is not None and data is not None else None)
+        return self._structures[path]
+
+    @staticmethod
+    def _maybe_code(path: str) -> bool:
+        return language_for_path(path) not in NON_CODE_LANGUAGES
+
+    @staticmethod
+    def _qualifier_rank(qualifier: tuple[str, ...], found: GrepLine,
+                        source: SourceFile | None) -> int:
+        """0: the line names the qualifier (or there is none); 1: the file does; 2: neither."""
+        if not qualifier:
+            return 0
+        owner = qualifier[-1]
+        if owner.lower() in found.text.lower():
+            return 0
+        if source is not None and owner.encode("utf-8") in source.data:
+            return 1
+        return 2
+
+    def _finish(self, hits: Iterable[Hit], kind: str, *, merge: bool = True) -> list[CodeSnippet]:
+        windows = plan_windows(list(hits), self._context, self._limit, merge=merge)
+        self._side.prefetch(w.path for w in windows)
+        return [render(w, self._file_lines(w.path)).to_model(kind) for w in windows]
+
+
+def _methods_of(structure: FileStructure, qualified: str, name: str) -> list[Definition]:
+    """Methods of the class ``qualified`` (or the only class called ``name``)."""
+    defs = structure.definitions
+    classes = [d for d in defs if d.kind in _CLASS_KINDS and d.qualified_name == qualified]
+    if not classes:
+        classes = [d for d in defs if d.kind in _CLASS_KINDS and d.name == name]
+    owners = {c.qualified_name for c in classes} or {name}
+    # Go methods sit outside their type: no parent, qualified by the receiver type.
+    return [d for d in defs if d.kind in ("method", "function") and (
+        d.parent in owners or (d.parent is None and d.qualified_name == f"{name}.{d.name}"))]

@@ -1,0 +1,186 @@
+"""The token budget: whole, clipped at line boundaries or dropped, and always accounted for."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from reviewtui.context.budget import (
+    Piece,
+    clip_marker,
+    clip_text,
+    fit_pieces,
+    split_review_budget,
+)
+from reviewtui.models import BudgetAccount
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def quarter(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+COUNTERS: list[Callable[[str], int]] = [words, quarter]
+
+
+def lines(prefix: str, count: int) -> str:
+    return "\n".join(f"{prefix} line {i} alpha beta" for i in range(count))
+
+
+def hunk(name: str, count: int) -> str:
+    return "\n".join([f"@@ a.py:L{count} @@", f"@@ -1,{count} +1,{count} @@",
+                      *(f"    {i}     {i} +{name} {i} gamma delta" for i in range(count))])
+
+
+def _status(account: BudgetAccount, name: str) -> str:
+    return next(p.status for p in account.pieces if p.name == name)
+
+
+@pytest.mark.parametrize("count", COUNTERS)
+def test_everything_fits(count: Callable[[str], int]) -> None:
+    pieces = [Piece("diff", lines("d", 5), 0), Piece("function_context", lines("f", 5), 1)]
+    texts, account = fit_pieces(pieces, 10_000, count, "test")
+    assert texts == {"diff": pieces[0].text, "function_context": pieces[1].text}
+    assert [p.status for p in account.pieces] == ["included", "included"]
+    assert account.used == sum(count(p.text or "") for p in pieces)
+    assert account.limit == 10_000 and account.counter == "test"
+    assert all(p.tokens == p.original_tokens for p in account.pieces)
+
+
+@pytest.mark.parametrize("count", COUNTERS)
+def test_included_clipped_dropped_and_empty(count: Callable[[str], int]) -> None:
+    diff = lines("d", 10)
+    context = lines("f", 200)
+    previous = lines("p", 50)
+    caller = lines("c", 2)
+    limit = count(diff) + count(context) // 3
+    pieces = [
+        Piece("previous_version", previous, 2, clip=False),
+        Piece("function_context", context, 1),
+        Piece("callers[0]", caller, 3),
+        Piece("diff", diff, 0),
+        Piece("search[0]", None, 3),
+        Piece("scanner_issues", "", 4),
+    ]
+    texts, account = fit_pieces(pieces, limit, count, "test")
+    assert [p.name for p in account.pieces] == [p.name for p in pieces]  # the given order
+    assert _status(account, "diff") == "included"
+    assert _status(account, "function_context") == "clipped"
+    assert _status(account, "previous_version") == "dropped"
+    assert _status(account, "search[0]") == "empty"
+    assert _status(account, "scanner_issues") == "empty"
+    assert texts["previous_version"] is None and texts["search[0]"] is None
+    assert account.used <= limit
+    assert account.used == sum(p.tokens for p in account.pieces)
+    clipped = texts["function_context"]
+    assert clipped is not None
+    kept = clipped.split("\n")
+    assert kept[-1].startswith("… clipped: ") and kept[-1].endswith("more lines")
+    assert kept[:-1] == context.split("\n")[: len(kept) - 1]  # whole lines, the head
+    assert kept[-1] == clip_marker(200 - (len(kept) - 1))
+    record = next(p for p in account.pieces if p.name == "function_context")
+    assert record.tokens == count(clipped) < record.original_tokens
+    assert record.note == f"kept {len(kept) - 1} of 200 lines"
+    dropped = next(p for p in account.pieces if p.name == "previous_version")
+    assert dropped.tokens == 0 and dropped.original_tokens == count(previous)
+
+
+def test_a_small_piece_still_fits_after_a_big_one_is_dropped() -> None:
+    pieces = [Piece("diff", "a b c", 0), Piece("full_file", lines("x", 500), 1, clip=False),
+              Piece("callers[0]", "one two", 3)]
+    texts, account = fit_pieces(pieces, 20, words, "w")
+    assert [p.status for p in account.pieces] == ["included", "dropped", "included"]
+    assert texts["callers[0]"] == "one two"
+
+
+@pytest.mark.parametrize("count", COUNTERS)
+def test_the_diff_is_never_dropped(count: Callable[[str], int]) -> None:
+    diff = lines("d", 300)
+    for limit in (0, 1, 3, 10, 50, 400):
+        texts, account = fit_pieces([Piece("diff", diff, 0, clip=False),
+                                     Piece("function_context", "x y", 1)], limit, count, "t")
+        assert texts["diff"] is not None
+        assert _status(account, "diff") == "clipped"
+        assert account.used <= limit
+        assert count(texts["diff"]) <= limit
+
+
+def test_a_long_single_line_diff_is_cut_inside_the_line() -> None:
+    diff = "word " * 100 + "\nsecond line"
+    texts, account = fit_pieces([Piece("diff", diff, 0)], 30, words, "w")
+    text = texts["diff"]
+    assert text is not None and text.startswith("word word") and text.endswith("more lines")
+    assert account.used <= 30
+
+
+def test_whole_hunks_are_kept_before_one_is_cut() -> None:
+    small_a, big, small_c = hunk("a", 3), hunk("b", 200), hunk("c", 3)
+    diff = "\n".join([small_a, big, small_c])
+    limit = words(small_a) + words(small_c) + 60
+    texts, account = fit_pieces([Piece("diff", diff, 0)], limit, words, "w")
+    text = texts["diff"]
+    assert text is not None and account.used <= limit
+    assert small_a in text and small_c in text  # both small hunks whole
+    assert "+b 0 gamma" in text and "+b 199 gamma" not in text  # the big one cut at its head
+    assert text.index(small_a) < text.index("+b 0") < text.index(small_c)  # order kept
+    assert "… clipped: " in text
+
+
+def test_clip_text_keeps_line_boundaries() -> None:
+    text = lines("q", 40)
+    original = text.split("\n")
+    for room in range(5, 200, 7):
+        clipped = clip_text(text, room, quarter)
+        if clipped is None:
+            assert quarter(original[0] + "\n" + clip_marker(39)) > room
+            continue
+        assert quarter(clipped) <= room
+        kept = clipped.split("\n")
+        assert kept[:-1] == original[: len(kept) - 1]
+    assert clip_text("one single long line", 2, words) is None
+    assert clip_text("one single long line", 2, words, required=True) == "one single"
+
+
+def test_random_pieces_never_exceed_the_limit() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        pieces = [Piece(f"p{i}", lines(f"p{i}", rng.randint(0, 60)) if rng.random() > 0.1
+                        else None, rng.randint(0, 4), clip=rng.random() > 0.3)
+                  for i in range(rng.randint(1, 6))]
+        limit = rng.randint(0, 800)
+        count = rng.choice(COUNTERS)
+        texts, account = fit_pieces(pieces, limit, count, "r")
+        assert account.used <= limit
+        assert account.used == sum(p.tokens for p in account.pieces)
+        assert len(account.pieces) == len(pieces)
+        for piece, record in zip(pieces, account.pieces, strict=True):
+            text = texts[piece.name]
+            assert record.tokens == (count(text) if text else 0)
+            if piece.rank == 0 and piece.text:
+                assert text is not None
+
+
+def test_split_review_budget_gives_what_is_needed_when_it_fits() -> None:
+    assert split_review_budget([100, 500, 9000], 20_000, 6000) == [100, 500, 6000]
+    assert split_review_budget([], 1000, 6000) == []
+
+
+def test_split_review_budget_is_max_min_fair() -> None:
+    shares = split_review_budget([100, 5000, 5000, 800], 3000, 4000)
+    assert shares == [100, 1050, 1050, 800]
+    assert sum(shares) == 3000
+    shares = split_review_budget([5000, 5000, 5000], 10_001, 6000)
+    assert sum(shares) == 10_001 and max(shares) - min(shares) <= 1
+
+
+def test_split_review_budget_keeps_a_floor_for_every_diff() -> None:
+    assert split_review_budget([1000] * 20, 1000, 6000) == [200] * 20
+    assert split_review_budget([50, 1000, 1000], 300, 6000) == [50, 200, 200]
+    shares = split_review_budget([1000] * 5 + [50], 1500, 6000, floor=300)
+    assert shares[-1] == 50 and all(s >= 300 for s in shares[:-1])
+    assert sum(shares) <= 1550

@@ -1,0 +1,242 @@
+"""Bundles through the real pipeline: change -> rules -> fused plan -> overrides -> bundles.
+
+Each test builds a real repository, lets the person's overrides pick the level and the extra
+requests (as the TUI will), and checks what the bundle holds.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import pytest
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.models import ContextBundle, ContextLevel
+from reviewtui.pipeline import LoadedChange, load_change
+from reviewtui.plan import OverrideSet, UnitOverride
+from tests.conftest import GitRepoBuilder
+
+
+def _bundle(loaded: LoadedChange, path: str, level: ContextLevel | None,
+            requests: list[dict[str, Any]], **budget: int) -> ContextBundle:
+    unit = next(u for u in loaded.units if u.file_path == path)
+    override = UnitOverride.model_validate({"level": level, "add_requests": requests})
+    plan = loaded.plan(use_llm=False, overrides=OverrideSet(units={unit.unit_id: override}))
+    (bundle,) = loaded.bundles(plan, [unit.unit_id], **budget)
+    return bundle
+
+
+def _files(snippets: list[Any]) -> set[str]:
+    return {s.file_path for s in snippets}
+
+
+SERVICE = '''\
+class Billing:
+    def __init__(self, rate):
+        self.rate = rate
+
+    @audited("charge")
+    def charge(self, amount):
+        total = amount * self.rate
+        return total
+
+    def refund(self, amount):
+        return -amount
+'''
+
+
+def test_a_python_method_with_two_callers(repo: GitRepoBuilder) -> None:
+    repo.write("app/service.py", SERVICE)
+    repo.write("app/views.py", "from app.service import Billing\n\n\ndef pay(b):\n"
+                               "    return b.charge(10)\n")
+    repo.write("app/jobs.py", "def nightly(billing):\n    # charge everyone\n"
+                              "    billing.charge(1)\n    billing.charge_all()\n")
+    repo.commit("base")
+    repo.write("app/service.py", SERVICE.replace("amount * self.rate",
+                                                 "round(amount * self.rate, 2)"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "app/service.py", ContextLevel.FUNCTION,
+                     [{"type": "search_callers"}, {"type": "previous_version"}])
+    assert _files(bundle.callers) == {"app/views.py", "app/jobs.py"}
+    jobs = next(c for c in bundle.callers if c.file_path == "app/jobs.py")
+    assert jobs.line == 3 and "billing.charge(1)" in jobs.snippet
+    # The function level: the decorated method, not the class, not its siblings.
+    assert bundle.function_context is not None
+    assert '@audited("charge")' in bundle.function_context
+    assert "def refund" not in bundle.function_context
+    assert bundle.file_context is None and bundle.full_file is None
+    # The previous version is the base side: the old expression, with old numbers.
+    assert bundle.previous_version is not None
+    assert "total = amount * self.rate" in bundle.previous_version
+    assert "round(" not in bundle.previous_version
+    assert bundle.budget.used <= bundle.budget.limit
+    names = [p.name for p in bundle.budget.pieces]
+    assert names[:3] == ["diff", "function_context", "previous_version"]
+
+
+def test_a_go_function_called_from_another_package(repo: GitRepoBuilder) -> None:
+    repo.write("go.mod", "module example.com/m\n\ngo 1.21\n")
+    repo.write("mathx/sum.go", "package mathx\n\n// Sum adds.\nfunc Sum(xs []int) int {\n"
+                               "\tt := 0\n\tfor _, x := range xs {\n\t\tt += x\n\t}\n"
+                               "\treturn t\n}\n")
+    repo.write("cmd/main.go", 'package main\n\nimport "example.com/m/mathx"\n\nfunc main() {\n'
+                              "\tprintln(mathx.Sum([]int{1, 2}))\n}\n")
+    repo.commit("base")
+    repo.write("mathx/sum.go", repo.root.joinpath("mathx/sum.go").read_text().replace(
+        "t += x", "t += x * 1"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "mathx/sum.go", ContextLevel.FUNCTION,
+                     [{"type": "callers", "symbol": "mathx.Sum"}])
+    assert _files(bundle.callers) == {"cmd/main.go"}
+    assert bundle.function_context is not None and "func Sum(" in bundle.function_context
+
+
+def test_a_typescript_class_method(repo: GitRepoBuilder) -> None:
+    cart = ("export class Cart {\n  items: string[] = [];\n\n  addItem(item: string): void {\n"
+            "    this.items.push(item);\n  }\n\n  clear(): void {\n    this.items = [];\n  }\n}\n")
+    repo.write("src/cart.ts", cart)
+    repo.write("src/app.ts", "import { Cart } from './cart';\nconst cart = new Cart();\n"
+                             "cart.addItem('apple');\n")
+    repo.commit("base")
+    repo.write("src/cart.ts", cart.replace("this.items.push(item);",
+                                           "if (item) { this.items.push(item); }"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "src/cart.ts", ContextLevel.FILE_CONTEXT,
+                     [{"type": "search_callers"}, {"type": "search_class_methods"}])
+    assert _files(bundle.callers) == {"src/app.ts"}
+    assert "cart.addItem('apple')" in bundle.callers[0].snippet
+    methods = [s for s in bundle.search_results if s.kind == "class_methods"]
+    assert any("clear()" in s.snippet for s in methods)
+    assert bundle.file_context is not None and "export class Cart" in bundle.file_context
+
+
+def test_a_config_key_read_elsewhere(repo: GitRepoBuilder) -> None:
+    repo.write("config/settings.yaml", "payment_timeout: 30\nretries: 2\n")
+    repo.write("app/pay.py", 'def timeout(config):\n    return config.get("payment_timeout")\n')
+    repo.write("docs/notes.txt", "payment_timeout is documented here\n")
+    repo.commit("base")
+    repo.write("config/settings.yaml", "payment_timeout: 5\nretries: 2\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    unit = loaded.units[0]
+    # The rules ask for the config key's readers on their own, with the key as the symbol.
+    plan = loaded.plan(use_llm=False)
+    item = plan.plan[0]
+    assert ("search_config_usage", "payment_timeout") in [
+        (r.type, getattr(r, "symbol", None)) for r in item.extra_requests]
+    assert item.final_context_level is ContextLevel.FILE_CONTEXT
+    (bundle,) = loaded.bundles(plan, [unit.unit_id])
+    usage = [s for s in bundle.search_results if s.kind == "config_usage"]
+    assert usage and usage[0].file_path == "app/pay.py"
+    assert bundle.file_context is not None and "retries: 2" in bundle.file_context
+
+
+def test_a_model_used_in_views(repo: GitRepoBuilder) -> None:
+    repo.write("shop/models.py", "from django.db import models\n\n\nclass Order(models.Model):\n"
+                                 "    total = models.IntegerField()\n")
+    repo.write("shop/views.py", "from shop.models import Order\n\n\ndef list_orders():\n"
+                                "    return Order.objects.all()\n")
+    repo.write("shop/serializers.py", "from shop.models import Order\n\n\nclass S:\n"
+                                      "    model = Order\n")
+    repo.commit("base")
+    repo.write("shop/models.py", "from django.db import models\n\n\nclass Order(models.Model):\n"
+                                 "    total = models.IntegerField()\n"
+                                 "    paid = models.BooleanField(default=False)\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "shop/models.py", None, [{"type": "search_model_usage"}])
+    usage = [s for s in bundle.search_results if s.kind == "model_usage"]
+    assert _files(usage) == {"shop/views.py", "shop/serializers.py"}
+
+
+def test_an_interface_with_two_implementations(repo: GitRepoBuilder) -> None:
+    repo.write("src/PaymentGateway.java", "public interface PaymentGateway {\n"
+                                          "    void pay(int cents);\n}\n")
+    repo.write("src/StripeGateway.java", "public class StripeGateway implements PaymentGateway "
+                                         "{\n    public void pay(int cents) {}\n}\n")
+    repo.write("src/PaypalGateway.java", "public class PaypalGateway implements PaymentGateway "
+                                         "{\n    public void pay(int cents) {}\n}\n")
+    repo.commit("base")
+    repo.write("src/PaymentGateway.java", "public interface PaymentGateway {\n"
+                                          "    void pay(int cents);\n    void refund(int cents);"
+                                          "\n}\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "src/PaymentGateway.java", None,
+                     [{"type": "search_implementations"}])
+    found = [s for s in bundle.search_results if s.kind == "implementations"]
+    assert _files(found) == {"src/StripeGateway.java", "src/PaypalGateway.java"}
+
+
+def test_search_keyword_and_notes_for_requests_that_find_nothing(repo: GitRepoBuilder) -> None:
+    repo.write("a.py", "FLAG = 'x'\n")
+    repo.write("b.py", "import a\nprint(a.FLAG)\n")
+    repo.commit("base")
+    repo.write("a.py", "FLAG = 'y'\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "a.py", ContextLevel.DIFF_ONLY,
+                     [{"type": "search", "keyword": "a.FLAG"},
+                      {"type": "callers", "symbol": "no_such_function"}])
+    assert [(s.file_path, s.line) for s in bundle.search_results] == [("b.py", 2)]
+    assert any("no_such_function" in note and "nothing found" in note for note in bundle.notes)
+    assert bundle.function_context is None  # diff_only: the diff alone
+
+
+def test_a_tight_budget_clips_and_drops_and_accounts_for_it(repo: GitRepoBuilder) -> None:
+    body = "".join(f"    x{i} = compute({i})\n" for i in range(200))
+    repo.write("big.py", f"def big():\n{body}    return x0\n")
+    repo.write("use.py", "".join(f"big()  # call {i}\n" for i in range(5)))
+    repo.commit("base")
+    repo.write("big.py", f"def big():\n{body.replace('compute(100)', 'compute(-100)')}"
+                         "    return x0\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "big.py", ContextLevel.FULL_FILE,
+                     [{"type": "search_callers"}], unit_budget=300)
+    account = bundle.budget
+    assert account.limit == 300 and account.used <= 300
+    statuses = {p.name: p.status for p in account.pieces}
+    assert statuses["diff"] == "included"
+    assert statuses["full_file"] == "clipped"
+    assert "clipped" in (bundle.full_file or "")
+    assert all(p.tokens <= p.original_tokens for p in account.pieces)
+    dropped = [p for p in account.pieces if p.status == "dropped"]
+    assert dropped and all(p.name.startswith("callers[") for p in dropped)
+    assert len(bundle.callers) < len(account.pieces) - 2  # dropped callers are not in it
+
+
+def test_the_review_budget_is_shared(repo: GitRepoBuilder) -> None:
+    for n in range(4):
+        repo.write(f"m{n}.py", "".join(f"v{i} = {i}\n" for i in range(300)))
+    repo.commit("base")
+    for n in range(4):
+        repo.write(f"m{n}.py", "".join(f"v{i} = {i + (i == 150)}\n" for i in range(300)))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    overrides = OverrideSet(units={u.unit_id: UnitOverride(level=ContextLevel.FULL_FILE)
+                                   for u in loaded.units})
+    plan = loaded.plan(use_llm=False, overrides=overrides)
+    bundles = loaded.bundles(plan, unit_budget=3000, review_budget=2000)
+    assert len(bundles) == 4
+    assert sum(b.budget.used for b in bundles) <= 2000
+    assert all(b.budget.pieces[0].status == "included" for b in bundles)  # every diff
+
+
+@pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is a test dependency")
+def test_scanner_issues_run_the_scanners_for_the_requesting_file(repo: GitRepoBuilder) -> None:
+    repo.write("lint_me.py", "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write("lint_me.py", "import os\n\n\ndef f():\n    return 1\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "lint_me.py", None, [{"type": "scanner_issues"}])
+    assert any(f.tool == "ruff" and f.rule_id == "F401" for f in bundle.scanner_issues)
+
+
+def test_a_deleted_file_and_a_binary_file(repo: GitRepoBuilder) -> None:
+    repo.write("gone.py", "def old():\n    return 'bye'\n")
+    repo.write("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    repo.commit("base")
+    (repo.root / "gone.py").unlink()
+    repo.write("logo.png", b"\x89PNG\r\n\x1a\n\x00\x01binary!")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    gone = _bundle(loaded, "gone.py", ContextLevel.FUNCTION, [{"type": "previous_version"}])
+    assert gone.previous_version is not None and "return 'bye'" in gone.previous_version
+    logo = _bundle(loaded, "logo.png", ContextLevel.FULL_FILE, [{"type": "previous_version"}])
+    assert logo.full_file is None and logo.previous_version is None
+    assert any("binary" in note for note in logo.notes)
