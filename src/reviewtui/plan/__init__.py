@@ -1,0 +1,75 @@
+"""The plan stage: the LLM planner, fusion with the rules, the person's overrides on top.
+
+``plan_change`` is the one entry point: review index in, fused plan out. Without a planner (no
+model configured, or ``--no-llm``) the rules decide alone and the report says why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewtui.models import ReviewIndex
+from reviewtui.plan.conflicts import append_conflicts, conflict_log_path, read_conflicts
+from reviewtui.plan.fusion import fuse_plan, is_high_risk
+from reviewtui.plan.overrides import apply_overrides, load_overrides, resolve_unit_ids
+from reviewtui.plan.planner import Planner, PlannerOutcome
+from reviewtui.plan.requests import merge_requests, parse_level, planner_request
+from reviewtui.plan.schema import (
+    ConflictRecord,
+    FusedItem,
+    FusedPlan,
+    LLMPlanItem,
+    OverrideSet,
+    PlannerReport,
+    Provenance,
+    UnitOverride,
+)
+from reviewtui.units.index import planner_index
+
+
+def plan_change(index: ReviewIndex, planner: Planner | None, *,
+                overrides: OverrideSet | None = None, conflict_log: Path | None = None,
+                without_planner: PlannerReport | None = None) -> FusedPlan:
+    """Plan (when a planner is given), fuse, log disagreements, and apply the overrides.
+
+    ``without_planner`` is the report to show when ``planner`` is None (why there is none).
+    """
+    if planner is None or not index.units:
+        report = without_planner or PlannerReport(status="skipped")
+        outcome = PlannerOutcome({}, frozenset(), report)
+    else:
+        outcome = planner.plan(planner_index(index))
+    fusion = fuse_plan(index.units, outcome.items, outcome.planned_ids,
+                       model=outcome.report.model)
+    if conflict_log is not None and fusion.conflicts:
+        try:
+            append_conflicts(conflict_log, fusion.conflicts)
+        except OSError as exc:
+            outcome.report.messages.append(f"conflict log not written: {exc.strerror}")
+    if overrides is not None:
+        overrides = resolve_unit_ids(overrides, [u.unit_id for u in index.units])
+    items = apply_overrides(fusion.items, overrides)
+    return FusedPlan(plan=items, planner=outcome.report, conflicts=len(fusion.conflicts))
+
+
+__all__ = [
+    "ConflictRecord",
+    "FusedItem",
+    "FusedPlan",
+    "LLMPlanItem",
+    "OverrideSet",
+    "Planner",
+    "PlannerReport",
+    "Provenance",
+    "UnitOverride",
+    "append_conflicts",
+    "conflict_log_path",
+    "fuse_plan",
+    "is_high_risk",
+    "load_overrides",
+    "merge_requests",
+    "parse_level",
+    "plan_change",
+    "planner_request",
+    "read_conflicts",
+]

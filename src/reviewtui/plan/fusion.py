@@ -1,0 +1,138 @@
+"""Fuse the rules' suggestion with the LLM's plan (seed 000), unit by unit.
+
+Rule confidence >= 0.8: the rule's level, raised if the LLM asks for more. <= 0.3: the LLM's
+level. Between: the higher of the two. A high-risk unit (confidence >= 0.8, a security / config /
+routing tag, or high risk) is never skipped. Units the LLM did not plan are decided by the rules:
+high and medium risk are kept; without any plan, low-risk units are kept too unless they are
+pure noise (comments, whitespace, lockfiles, generated code, binaries). Extra requests: the LLM's
+first, the rules' after them, each once. Every disagreement worth learning from is returned as a
+``ConflictRecord`` for the conflict log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from reviewtui.models import ContextLevel, IndexUnit
+from reviewtui.plan.requests import merge_requests, request_key
+from reviewtui.plan.schema import ConflictRecord, FusedItem, LLMPlanItem, Provenance, Source
+
+T_HIGH = 0.8
+T_LOW = 0.3
+HIGH_RISK_TAGS = frozenset({"security_sensitive", "config_file", "routing_file"})
+NOISE_TAGS = frozenset({"only_comments", "only_whitespace", "lockfile", "generated_or_vendored",
+                        "binary"})
+_KEPT_RISKS = frozenset({"medium", "high", "critical"})
+
+
+def _risk(unit: IndexUnit) -> str | None:
+    return unit.agent_decision.priority if unit.agent_decision else None
+
+
+def is_high_risk(unit: IndexUnit) -> bool:
+    if unit.rule_confidence is not None and unit.rule_confidence >= T_HIGH:
+        return True
+    if HIGH_RISK_TAGS.intersection(unit.tags):
+        return True
+    notes = unit.rule_notes or ""
+    return _risk(unit) in ("high", "critical") or "high_risk" in notes
+
+
+def fuse_level(rule: ContextLevel | None, confidence: float | None,
+               llm: ContextLevel | None) -> tuple[ContextLevel, Source]:
+    """The seed's three confidence bands; the source is the layer whose level won."""
+    if rule is None:
+        return (llm, "llm") if llm is not None else (ContextLevel.FUNCTION, "rule")
+    if llm is None:
+        return rule, "rule"
+    conf = confidence if confidence is not None else 0.0
+    if conf <= T_LOW:
+        return llm, "llm"
+    if llm.rank > rule.rank:
+        return llm, "llm"
+    return rule, "rule"
+
+
+@dataclass(frozen=True)
+class Fusion:
+    items: list[FusedItem]
+    conflicts: list[ConflictRecord]
+
+
+def _conflict(unit: IndexUnit, llm: LLMPlanItem, model: str | None,
+              now: str) -> ConflictRecord | None:
+    rule = unit.rule_context_level
+    kind: str | None = None
+    confident = unit.rule_confidence is not None and unit.rule_confidence >= T_HIGH
+    if llm.skip_review and is_high_risk(unit):
+        kind = "rule_high_vs_llm_skip"
+    elif confident and rule and llm.llm_context_level and llm.llm_context_level.rank > rule.rank:
+        kind = "rule_high_vs_llm_expand"
+    elif rule and llm.llm_context_level and abs(llm.llm_context_level.rank - rule.rank) >= 2:
+        kind = "level_mismatch"
+    if kind is None:
+        return None
+    return ConflictRecord.model_validate({
+        "timestamp": now, "kind": kind, "unit_id": unit.unit_id, "file_path": unit.file_path,
+        "language": unit.language, "tags": unit.tags, "rule_context_level": rule,
+        "rule_confidence": unit.rule_confidence, "risk": _risk(unit),
+        "llm_context_level": llm.llm_context_level, "llm_skip_review": llm.skip_review,
+        "llm_reason": llm.reason, "model": model,
+    })
+
+
+def _skip_without_plan(unit: IndexUnit, planned: bool) -> tuple[bool, str]:
+    risk = _risk(unit) or "unknown"
+    if is_high_risk(unit) or risk in _KEPT_RISKS:
+        reason = "rule_high_confidence_fallback" if planned else "rules_only"
+        return False, f"{reason}: {risk} risk, kept by the rules"
+    if planned:
+        return True, "dropped_by_fusion_low_confidence: low risk and not in the LLM plan"
+    if NOISE_TAGS.intersection(unit.tags):
+        noise = ",".join(sorted(NOISE_TAGS.intersection(unit.tags)))
+        return True, f"rules_only: low-risk noise ({noise})"
+    return False, "rules_only: low risk, kept for review"
+
+
+def fuse_unit(unit: IndexUnit, llm: LLMPlanItem | None, planned: bool) -> FusedItem:
+    rule_requests = list(unit.rule_extra_requests or [])
+    llm_level = llm.llm_context_level if llm else None
+    final, level_source = fuse_level(unit.rule_context_level, unit.rule_confidence, llm_level)
+    skip_source: Source
+    if llm is None:
+        skip, reason = _skip_without_plan(unit, planned)
+        skip_source = "rule"
+        requests = merge_requests(rule_requests)
+    else:
+        skip, reason, skip_source = llm.skip_review, (llm.reason or "llm_plan"), "llm"
+        if skip and is_high_risk(unit):
+            skip, reason, skip_source = False, "high_risk_cannot_skip", "rule"
+        requests = merge_requests(llm.extra_requests, rule_requests)
+    llm_keys = {request_key(r) for r in (llm.extra_requests if llm else [])}
+    sources: list[Source] = ["llm" if request_key(r) in llm_keys else "rule" for r in requests]
+    return FusedItem(
+        unit_id=unit.unit_id, file_path=unit.file_path, location=unit.location,
+        risk=_risk(unit), rule_context_level=unit.rule_context_level,
+        rule_confidence=unit.rule_confidence, llm_context_level=llm_level,
+        final_context_level=final, extra_requests=requests, skip_review=skip, reason=reason,
+        provenance=Provenance(level=level_source, skip=skip_source, extra_requests=sources),
+    )
+
+
+def fuse_plan(units: list[IndexUnit], llm_plan: Mapping[str, LLMPlanItem] | None,
+              planned_ids: Collection[str] = (), model: str | None = None) -> Fusion:
+    """Fuse every unit; ``planned_ids`` are units whose planner batch answered cleanly."""
+    plan = llm_plan or {}
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    items: list[FusedItem] = []
+    conflicts: list[ConflictRecord] = []
+    for unit in units:
+        llm = plan.get(unit.unit_id)
+        items.append(fuse_unit(unit, llm, unit.unit_id in planned_ids))
+        if llm is not None:
+            record = _conflict(unit, llm, model, now)
+            if record is not None:
+                conflicts.append(record)
+    return Fusion(items, conflicts)

@@ -1,0 +1,78 @@
+"""The person's layer above fusion: level, skip and extra-request overrides.
+
+Overrides never change the fused item underneath; ``apply_overrides`` returns a new item whose
+provenance names ``user`` for what the person decided, so the UI can always show which layer
+won and "reset to fused" is just dropping the override. Overrides are plain data
+(``OverrideSet``), loadable from a JSON file and persisted by the session store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from reviewtui.errors import ConfigError
+from reviewtui.plan.requests import merge_requests, request_key
+from reviewtui.plan.schema import FusedItem, OverrideSet, Source, UnitOverride
+
+
+def apply_override(item: FusedItem, override: UnitOverride | None) -> FusedItem:
+    if override is None or override.is_empty:
+        return item
+    update: dict[str, object] = {}
+    provenance = item.provenance.model_copy()
+    if override.level is not None:
+        update["final_context_level"] = override.level
+        provenance.level = "user"
+    if override.skip is not None and override.skip != item.skip_review:
+        update["skip_review"] = override.skip
+        update["reason"] = ("user: skipped" if override.skip else "user: kept for review") + (
+            f" (was: {item.reason})")
+        provenance.skip = "user"
+    if override.add_requests or override.remove_requests:
+        removed = {request_key(r) for r in override.remove_requests}
+        kept = [(r, s) for r, s in zip(item.extra_requests, provenance.extra_requests,
+                                       strict=True) if request_key(r) not in removed]
+        merged = merge_requests([r for r, _ in kept], override.add_requests)
+        sources: dict[tuple[str, str], Source] = {request_key(r): s for r, s in kept}
+        update["extra_requests"] = merged
+        provenance.extra_requests = [sources.get(request_key(r), "user") for r in merged]
+    update["provenance"] = provenance
+    return item.model_copy(update=update)
+
+
+def apply_overrides(items: Sequence[FusedItem], overrides: OverrideSet | None) -> list[FusedItem]:
+    if overrides is None:
+        return list(items)
+    return [apply_override(item, overrides.units.get(item.unit_id)) for item in items]
+
+
+def resolve_unit_ids(overrides: OverrideSet, unit_ids: Sequence[str]) -> OverrideSet:
+    """Expand unique id prefixes (as people type them) to full unit ids; unknown ids stay."""
+    resolved: dict[str, UnitOverride] = {}
+    for key, value in overrides.units.items():
+        matches = [u for u in unit_ids if u == key] or [u for u in unit_ids if u.startswith(key)]
+        resolved[matches[0] if len(matches) == 1 else key] = value
+    return OverrideSet(units=resolved)
+
+
+def load_overrides(path: str | Path) -> OverrideSet:
+    """Read an ``OverrideSet`` JSON file; errors name the file and the key."""
+    target = Path(path)
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot read: {exc.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{target}: not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "units" not in data:
+        data = {"units": data}
+    try:
+        return OverrideSet.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"])
+        raise ConfigError(f"{target}: {key}: {error['msg']}") from None

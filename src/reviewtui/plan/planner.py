@@ -1,0 +1,193 @@
+"""The planning agent: planner_index in, a validated llm_plan out, never an exception.
+
+Each batch is one chat request asking for structured JSON (the client falls back from a JSON
+schema to JSON mode to plain text as the endpoint allows). The reply is extracted tolerantly,
+repaired once by asking the model again, then validated item by item: unknown unit ids, invalid
+levels and unusable requests are dropped with a reason in the report. A batch that still fails
+leaves its units to the rules, and the report says why. Errors that would repeat for every batch
+(bad key, unknown model) stop the remaining batches.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from reviewtui.errors import LLMAuthError, LLMError, LLMModelNotFoundError, LLMNotConfiguredError
+from reviewtui.llm import ChatResult, LLMClient
+from reviewtui.models import PlannerIndex, PlannerUnit
+from reviewtui.plan.extract import PlanParseError, extract_plan_items
+from reviewtui.plan.prompt import (
+    REPAIR_PROMPT,
+    SYSTEM_PROMPT,
+    header_json,
+    make_batches,
+    plan_schema,
+    unit_json,
+    user_message,
+)
+from reviewtui.plan.requests import parse_level, planner_request
+from reviewtui.plan.schema import LLMPlanItem, PlannerReport, RawPlanItem
+
+_log = logging.getLogger(__name__)
+_FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError)
+_MARGIN = 300  # tokens kept free for message framing
+
+
+@dataclass
+class _BatchResult:
+    items: dict[str, LLMPlanItem] = field(default_factory=dict)
+    planned: set[str] = field(default_factory=set)
+    messages: list[str] = field(default_factory=list)
+    failed: str | None = None
+    fatal: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class PlannerOutcome:
+    items: dict[str, LLMPlanItem]
+    planned_ids: frozenset[str]  # units whose batch answered (these the rules do not rescue)
+    report: PlannerReport
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "yes", "1", "skip")
+    return bool(value)
+
+
+def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
+                   result: _BatchResult) -> None:
+    """Turn raw reply items into ``LLMPlanItem``s, logging every drop."""
+    for raw in raw_items:
+        try:
+            item = RawPlanItem.model_validate(raw)
+        except ValidationError:
+            result.messages.append(f"dropped a plan item without a unit_id: {str(raw)[:80]}")
+            continue
+        if item.unit_id not in wanted:
+            result.messages.append(f"dropped the plan item for unknown unit {item.unit_id!r}")
+            continue
+        if item.unit_id in result.items:
+            result.messages.append(f"{item.unit_id}: duplicate plan item ignored")
+            continue
+        level = parse_level(item.llm_context_level)
+        if level is None and item.llm_context_level is not None:
+            result.messages.append(
+                f"{item.unit_id}: invalid level {str(item.llm_context_level)[:40]!r} ignored")
+        requests = []
+        raw_requests = item.extra_requests if isinstance(item.extra_requests, list) else []
+        for raw_request in raw_requests:
+            request, problem = planner_request(raw_request)
+            if request is None:
+                result.messages.append(f"{item.unit_id}: request dropped: {problem}")
+            else:
+                requests.append(request)
+        reason = item.reason if isinstance(item.reason, str) else ""
+        result.items[item.unit_id] = LLMPlanItem(
+            unit_id=item.unit_id, llm_context_level=level, extra_requests=requests,
+            skip_review=_bool(item.skip_review), reason=reason.strip()[:500])
+
+
+class Planner:
+    """Plans a change with one LLM client; safe to call from a worker thread."""
+
+    def __init__(self, client: LLMClient, count: Callable[[str], int], *,
+                 max_workers: int = 4) -> None:
+        self.client = client
+        self.count = count
+        self.max_workers = max_workers
+
+    def _chat(self, messages: list[dict[str, str]], result: _BatchResult) -> ChatResult:
+        reply = self.client.chat(messages, json_schema=plan_schema(), schema_name="llm_plan")
+        if reply.usage is not None:
+            result.prompt_tokens += reply.usage.prompt_tokens
+            result.completion_tokens += reply.usage.completion_tokens
+        return reply
+
+    def _run_batch(self, header: str, units: list[PlannerUnit], number: int,
+                   total: int) -> _BatchResult:
+        result = _BatchResult()
+        wanted = {u.unit_id: u for u in units}
+        messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": user_message(
+                        header, [unit_json(u) for u in units], number, total)}]
+        label = f"batch {number}/{total}" if total > 1 else "plan"
+        try:
+            reply = self._chat(messages, result)
+            try:
+                extracted = extract_plan_items(reply.content)
+            except PlanParseError as problem:
+                result.messages.append(f"{label}: {problem}; asked the model to repair it")
+                messages += [{"role": "assistant", "content": reply.content[:6000]},
+                             {"role": "user", "content": REPAIR_PROMPT.format(problem=problem)}]
+                extracted = extract_plan_items(self._chat(messages, result).content)
+        except PlanParseError as problem:
+            result.failed = f"{label}: no usable plan after one repair attempt ({problem})"
+            return result
+        except LLMError as error:
+            result.failed = f"{label}: {error}"
+            result.fatal = isinstance(error, _FATAL)
+            return result
+        if extracted.note:
+            result.messages.append(f"{label}: {extracted.note}")
+        validate_items(extracted.items, wanted, result)
+        if extracted.how == "salvaged":
+            result.planned = set(result.items)
+        else:
+            result.planned = set(wanted)
+        return result
+
+    def plan(self, index: PlannerIndex) -> PlannerOutcome:
+        config = self.client.config
+        header = header_json(index)
+        fixed = self.count(SYSTEM_PROMPT) + self.count(header) + _MARGIN
+        input_budget = max(500, config.context_window - config.max_output_tokens - fixed)
+        batches = make_batches(index.units, self.count, input_budget=input_budget,
+                               output_budget=config.max_output_tokens)
+        total = len(batches)
+        results: list[_BatchResult] = []
+        if batches:
+            # The first batch runs alone: an error that would repeat (a bad key) stops here.
+            results.append(self._run_batch(header, batches[0], 1, total))
+            if not results[0].fatal and total > 1:
+                with ThreadPoolExecutor(max_workers=min(self.max_workers, total - 1)) as pool:
+                    results += pool.map(lambda pair: self._run_batch(header, pair[1], pair[0],
+                                                                     total),
+                                        list(enumerate(batches[1:], start=2)))
+        return self._outcome(results, total, config.model)
+
+    def _outcome(self, results: list[_BatchResult], total: int,
+                 model: str | None) -> PlannerOutcome:
+        items: dict[str, LLMPlanItem] = {}
+        planned: set[str] = set()
+        messages: list[str] = []
+        failed = 0
+        for result in results:
+            items.update(result.items)
+            planned |= result.planned
+            messages += result.messages
+            if result.failed:
+                failed += 1
+                messages.append(result.failed + "; its units fall back to the rules")
+        skipped = total - len(results)
+        if skipped:
+            failed += skipped
+            messages.append(f"{skipped} remaining batches not sent after that error")
+        for message in messages:
+            _log.info("planner: %s", message)
+        status: Literal["ok", "partial", "failed"] = (
+            "ok" if not failed else "failed" if failed == total else "partial")
+        report = PlannerReport(
+            status=status, model=model, batches=total, failed_batches=failed,
+            messages=messages,
+            prompt_tokens=sum(r.prompt_tokens for r in results),
+            completion_tokens=sum(r.completion_tokens for r in results))
+        return PlannerOutcome(items, frozenset(planned), report)
