@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from reviewtui import __version__
-from reviewtui.errors import ReviewTuiError
+from reviewtui.errors import ReviewTuiError, UsageError
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 
-SUBCOMMANDS = ("index", "rules")
+SUBCOMMANDS = ("index", "rules", "plan", "bundle")
 
 
 def _add_selectors(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui",
         description="Review a code change with an LLM, from the terminal.",
-        epilog="subcommands: index (print the review index), rules (check a rule pack, "
+        epilog="subcommands: index (print the review index), plan (the fused rule + LLM "
+               "plan), bundle (each unit's context bundle), rules (check a rule pack, "
                "explain a unit's score). "
                "Run 'reviewtui SUBCOMMAND --help' for details.",
     )
@@ -107,6 +108,81 @@ def build_rules_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_plan_parser() -> argparse.ArgumentParser:
+    from reviewtui.cli_plan import add_plan_options
+
+    parser = argparse.ArgumentParser(
+        prog="reviewtui plan",
+        description="Print the fused plan: the rules' levels, the LLM planner's, the final "
+                    "level and who decided it, extra requests and skips.")
+    parser.add_argument("--json", action="store_true", help="the fused plan JSON (seed 001)")
+    add_plan_options(parser)
+    _add_selectors(parser)
+    return parser
+
+
+def _run_plan(argv: Sequence[str]) -> int:
+    from reviewtui.cli_plan import overrides_from_args, print_plan, print_planner_report
+    from reviewtui.pipeline import load_change
+
+    args = build_plan_parser().parse_args(argv)
+    overrides = overrides_from_args(args)
+    loaded = load_change(args.path, selector_from_args(args))
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
+    print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_plan(plan, args.json, sys.stdout)
+    return 0
+
+
+def build_bundle_parser() -> argparse.ArgumentParser:
+    from reviewtui.cli_plan import add_plan_options
+
+    parser = argparse.ArgumentParser(
+        prog="reviewtui bundle",
+        description="Print the context bundles of the planned units: the diff, the context of "
+                    "each unit's final level and its extra requests, under a token budget.")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="the ContextBundle JSON list")
+    output.add_argument("--markdown", action="store_true",
+                        help="the JSON+Markdown hybrid the review prompt uses")
+    parser.add_argument("--unit", action="append", default=[], metavar="ID",
+                        help="only this unit (an id or unique prefix; repeatable; includes "
+                             "skipped units)")
+    parser.add_argument("--budget", type=int, metavar="TOKENS",
+                        help="tokens per unit bundle (default: context.unit_budget)")
+    parser.add_argument("--review-budget", type=int, metavar="TOKENS",
+                        help="tokens for all bundles together (default: context.review_budget)")
+    add_plan_options(parser)
+    _add_selectors(parser)
+    return parser
+
+
+def _run_bundle(argv: Sequence[str]) -> int:
+    from reviewtui.cli_plan import (
+        overrides_from_args,
+        print_bundles,
+        print_planner_report,
+        selected,
+    )
+    from reviewtui.pipeline import load_change
+
+    args = build_bundle_parser().parse_args(argv)
+    for name in ("budget", "review_budget"):
+        value = getattr(args, name)
+        if value is not None and value < 100:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 100 tokens")
+    overrides = overrides_from_args(args)
+    loaded = load_change(args.path, selector_from_args(args))
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
+    print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    units = selected(plan, args.unit)
+    bundles = loaded.bundles(plan, units, unit_budget=args.budget,
+                             review_budget=args.review_budget)
+    fmt = "json" if args.json else "markdown" if args.markdown else "table"
+    print_bundles(bundles, fmt, sys.stdout)
+    return 0
+
+
 def _run_index(argv: Sequence[str], *, default_json: bool = False) -> int:
     from reviewtui.cli_output import print_index, print_scan_summary
 
@@ -138,6 +214,10 @@ def _run_rules(argv: Sequence[str]) -> int:
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "rules":
         return _run_rules(argv[1:])
+    if argv and argv[0] == "plan":
+        return _run_plan(argv[1:])
+    if argv and argv[0] == "bundle":
+        return _run_bundle(argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _run_index(argv[1:])
     build_parser().parse_args(argv)  # --help / --version / validation

@@ -7,9 +7,10 @@ same rule suggestions. Scanners run only when asked (``scan``), never as part of
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reviewtui.config import Settings, load_settings
 from reviewtui.errors import NotARepositoryError
@@ -36,6 +37,10 @@ from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
 from reviewtui.rules.scanners import ScanReport, ScanTarget, run_scanners
 from reviewtui.units import ReviewUnit, build_review_index, build_units
 from reviewtui.units.vocabulary import vocabulary_for
+
+if TYPE_CHECKING:  # the LLM stack (openai, tiktoken) loads only when planning
+    from reviewtui.models import ContextBundle, ScannerFinding
+    from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
 
 
 def scanner_cache_dir() -> Path:
@@ -92,10 +97,87 @@ class LoadedChange:
             targets.append(ScanTarget(change.path, languages[change.path], content, on_disk))
         return targets
 
-    def scan(self, tools: Collection[str] | None = None) -> ScanReport:
+    def scan(self, tools: Collection[str] | None = None,
+             paths: Collection[str] | None = None) -> ScanReport:
         """Run the installed scanners on the changed files ("after" side), cached."""
-        return run_scanners(self.root, self.scan_targets(), self.rule_pack.pack.scanners,
+        targets = self.scan_targets()
+        if paths is not None:
+            targets = [t for t in targets if t.path in paths]
+        return run_scanners(self.root, targets, self.rule_pack.pack.scanners,
                             cache_dir=scanner_cache_dir(), tools=tools)
+
+    def conflict_log(self) -> Path | None:
+        """The per-repository rule/LLM conflict log (in the common git dir), if any."""
+        from reviewtui.plan.conflicts import conflict_log_path
+
+        if self.repo is None:
+            return None
+        common = self.repo.try_run("rev-parse", "--git-common-dir")
+        git_dir = self.repo.git_dir
+        if common and common.strip():
+            git_dir = (self.root / common.decode("utf-8", "replace").strip()).resolve()
+        return conflict_log_path(git_dir)
+
+    def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
+             scan: ScanReport | None = None) -> FusedPlan:
+        """The fused plan: the LLM planner when configured (and wanted), else the rules."""
+        from reviewtui.plan import plan_change
+
+        planner, why_not = make_planner(self.settings, use_llm=use_llm)
+        return plan_change(self.review_index(scan), planner, overrides=overrides,
+                           conflict_log=self.conflict_log(), without_planner=why_not)
+
+    def bundles(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
+                unit_budget: int | None = None, review_budget: int | None = None,
+                scan: ScanReport | None = None) -> list[ContextBundle]:
+        """Context bundles for ``unit_ids`` (default: every unit the plan keeps)."""
+        from reviewtui.context import BundleRequest, ContextScheduler, ProjectSearch, RequestRunner
+        from reviewtui.llm import resolve_llm, token_counter
+
+        items = {item.unit_id: item for item in plan.plan}
+        wanted = list(unit_ids) if unit_ids is not None else [
+            item.unit_id for item in plan.plan if not item.skip_review]
+        requests = [BundleRequest(uid, items[uid].final_context_level,
+                                  tuple(items[uid].extra_requests))
+                    for uid in wanted if uid in items]
+        by_id = {unit.unit_id: unit for unit in self.units}
+        asking = {by_id[r.unit_id].file_path for r in requests
+                  if any(x.type == "scanner_issues" for x in r.extra_requests)}
+        findings = None
+        if asking:
+            report = scan if scan is not None else self.scan(paths=asking)
+            found = findings_by_unit(self.units, report.issues)
+            if report.ran:
+                def findings(unit: ReviewUnit) -> list[ScannerFinding]:
+                    return found.get(unit.unit_id, [])
+        search = (ProjectSearch(self.repo, self.change_set, self.reader, self.settings.context)
+                  if self.repo is not None else None)
+        engine = self.rules
+        runner = RequestRunner(
+            search, lambda unit, kind: engine.handler(unit.language).symbols(unit).symbols_for(
+                kind), findings)
+        counter = token_counter(resolve_llm(self.settings.llm).model)
+        scheduler = ContextScheduler(self.units, self.change_set, self.reader,
+                                     self.settings.context, runner, count=counter.count,
+                                     counter_name=counter.name)
+        return scheduler.build(requests, unit_budget=unit_budget, review_budget=review_budget)
+
+
+def make_planner(settings: Settings, *, use_llm: bool = True,
+                 env: Mapping[str, str] | None = None,
+                 ) -> tuple[Planner | None, PlannerReport | None]:
+    """A planner for the configured model, or None and a report saying why there is none."""
+    from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
+    from reviewtui.plan import Planner, PlannerReport
+
+    if not use_llm:
+        return None, PlannerReport(status="skipped",
+                                   messages=["LLM planning turned off; the rules decide"])
+    config = resolve_llm(settings.llm, env)
+    if not config.configured:
+        return None, PlannerReport(status="not_configured",
+                                   messages=[f"{NOT_CONFIGURED_HINT}; the rules decide"])
+    return Planner(LLMClient(config), token_counter(config.model).count), None
 
 
 def _file_text(change_set: ChangeSet, reader: ContentReader) -> RuleContext:

@@ -1,0 +1,132 @@
+"""``reviewtui plan`` and ``reviewtui bundle``: the fused plan and the context bundles, headless.
+
+Both run the same pipeline as the TUI: load the change, score it, plan it (the LLM planner when a
+model is configured, unless ``--no-llm``), apply the person's overrides, and for ``bundle``
+build every kept unit's context bundle. What the planner did (and why it did not) goes to stderr
+so that ``--json`` on stdout stays machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import TextIO
+
+from reviewtui.models import ContextBundle
+from reviewtui.plan import FusedPlan, OverrideSet, PlannerReport, load_overrides
+
+
+def add_plan_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-llm", action="store_true",
+                        help="plan on the rules alone, without asking the model")
+    parser.add_argument("--overrides", metavar="FILE",
+                        help="a JSON file of the person's overrides: {UNIT_ID: {\"level\": ..., "
+                             "\"skip\": ..., \"add_requests\": [...], \"remove_requests\": [...]}}")
+
+
+def overrides_from_args(args: argparse.Namespace) -> OverrideSet | None:
+    return load_overrides(args.overrides) if args.overrides else None
+
+
+def print_planner_report(report: PlannerReport, conflicts: int, err: TextIO) -> None:
+    if report.status in ("ok", "partial", "failed"):
+        tokens = f"{report.prompt_tokens} prompt + {report.completion_tokens} completion tokens"
+        err.write(f"planner: {report.status} ({report.model}, {report.batches} batch"
+                  f"{'es' if report.batches != 1 else ''}, {tokens})\n")
+    for message in report.messages:
+        err.write(f"planner: {message}\n")
+    if conflicts:
+        err.write(f"planner: {conflicts} rule/LLM disagreements logged for learning\n")
+    err.flush()
+
+
+def _level(value: object) -> str:
+    return str(getattr(value, "value", value)) if value is not None else "-"
+
+
+def plan_table(plan: FusedPlan) -> str:
+    if not plan.plan:
+        return "no changes to review\n"
+    rows = [("UNIT", "LOCATION", "RISK", "RULE", "CONF", "LLM", "FINAL", "BY", "SKIP",
+             "REQUESTS", "REASON")]
+    for item in plan.plan:
+        requests = ",".join(r.type + (f"({d})" if (d := getattr(r, "symbol", None)
+                                                      or getattr(r, "keyword", None)) else "")
+                            for r in item.extra_requests)
+        rows.append((
+            item.unit_id, item.location, item.risk or "-", _level(item.rule_context_level),
+            f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-",
+            _level(item.llm_context_level), _level(item.final_context_level),
+            item.provenance.level, "yes" if item.skip_review else "no", requests or "-",
+            item.reason,
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    kept = sum(1 for item in plan.plan if not item.skip_review)
+    lines.append("")
+    lines.append(f"{kept} of {len(plan.plan)} units kept for review")
+    return "\n".join(lines) + "\n"
+
+
+def print_plan(plan: FusedPlan, as_json: bool, out: TextIO) -> None:
+    if as_json:
+        out.write(json.dumps(plan.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(plan_table(plan))
+    out.flush()
+
+
+def selected(plan: FusedPlan, unit_ids: Sequence[str]) -> list[str]:
+    """Unit ids to bundle: the named ones (prefixes allowed), else every kept unit."""
+    from reviewtui.errors import UsageError
+
+    if not unit_ids:
+        return [item.unit_id for item in plan.plan if not item.skip_review]
+    chosen: list[str] = []
+    for wanted in unit_ids:
+        matches = [i.unit_id for i in plan.plan if i.unit_id == wanted] or [
+            i.unit_id for i in plan.plan if i.unit_id.startswith(wanted)]
+        if len(matches) != 1:
+            problem = "no unit" if not matches else f"{len(matches)} units"
+            raise UsageError(f"{problem} matching {wanted!r} in this change",
+                             hint="run 'reviewtui index' to list the unit ids")
+        if matches[0] not in chosen:
+            chosen.append(matches[0])
+    return chosen
+
+
+def bundle_table(bundles: Sequence[ContextBundle]) -> str:
+    if not bundles:
+        return "no units to bundle (every unit is skipped; name one with --unit)\n"
+    rows = [("UNIT", "LOCATION", "LEVEL", "REQUESTS", "TOKENS", "CLIPPED", "DROPPED")]
+    for bundle in bundles:
+        account = bundle.budget
+        clipped = [p.name for p in account.pieces if p.status == "clipped"]
+        dropped = [p.name for p in account.pieces if p.status == "dropped"]
+        rows.append((bundle.unit_id, bundle.meta.location, bundle.final_context_level.value,
+                     ",".join(r.type for r in bundle.extra_requests) or "-",
+                     f"{account.used}/{account.limit}", ",".join(clipped) or "-",
+                     ",".join(dropped) or "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = ["  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
+             .rstrip() for row in rows]
+    total = sum(b.budget.used for b in bundles)
+    counter = bundles[0].budget.counter
+    lines += ["", f"{len(bundles)} bundles, {total} tokens ({counter})"]
+    return "\n".join(lines) + "\n"
+
+
+def print_bundles(bundles: Sequence[ContextBundle], fmt: str, out: TextIO) -> None:
+    from reviewtui.context import bundles_json, render_bundles_markdown
+
+    if fmt == "json":
+        out.write(bundles_json(bundles) + "\n")
+    elif fmt == "markdown":
+        out.write(render_bundles_markdown(bundles).rstrip("\n") + "\n")
+    else:
+        out.write(bundle_table(bundles))
+    out.flush()

@@ -1,0 +1,108 @@
+"""``reviewtui plan`` and ``reviewtui bundle`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from reviewtui.models import ContextBundle
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+SERVICE = "def charge(amount):\n    return amount * 2\n"
+
+
+def _repo(repo: GitRepoBuilder) -> GitRepoBuilder:
+    repo.write("app/service.py", SERVICE)
+    repo.write("app/views.py", "from app.service import charge\n\n\ndef pay():\n"
+                               "    return charge(10)\n")
+    repo.write("README.md", "# shop\n")
+    repo.commit("base")
+    repo.write("app/service.py", SERVICE.replace("amount * 2", "amount * 3"))
+    repo.write("README.md", "# shop\n\n<!-- a comment -->\n")
+    return repo
+
+
+def test_plan_without_a_model_says_so_and_uses_the_rules(repo: GitRepoBuilder,
+                                                         cli: CliRunner) -> None:
+    _repo(repo)
+    result = cli("plan", repo.root)
+    assert result.code == 0
+    assert "REVIEWTUI_MODEL" in result.err and "the rules decide" in result.err
+    assert "app/service.py" in result.out and "units kept for review" in result.out
+    data = cli("plan", "--json", repo.root).json()
+    assert data["planner"]["status"] == "not_configured"
+    assert {item["provenance"]["level"] for item in data["plan"]} == {"rule"}
+    assert all("final_context_level" in item for item in data["plan"])
+
+
+def test_plan_with_the_model_through_the_installed_command(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer, installed: CliRunner) -> None:
+    _repo(repo)
+
+    def answer(request: dict[str, Any]) -> Reply:
+        ids = re.findall(r'"unit_id":"([^"]+)"', request["messages"][1]["content"])
+        return Reply.json({"plan": [
+            {"unit_id": uid, "llm_context_level": "file_context",
+             "extra_requests": [{"type": "callers", "details": "charge"}],
+             "skip_review": False, "reason": "public function changed"} for uid in ids]})
+
+    fake_llm.script(answer)
+    result = installed("plan", "--json", cwd=repo.root)
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["planner"]["status"] == "ok" and data["planner"]["model"] == "test-model"
+    service = next(i for i in data["plan"] if i["file_path"] == "app/service.py")
+    assert service["llm_context_level"] == "file_context"
+    assert service["extra_requests"][0] == {"type": "callers", "symbol": "charge"}
+    assert "planner: ok (test-model" in result.err
+    assert "test-key" not in result.err + result.out
+
+
+def test_no_llm_flag_never_calls_the_model(repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer,
+                                           cli: CliRunner) -> None:
+    _repo(repo)
+    result = cli("plan", "--no-llm", repo.root)
+    assert result.code == 0 and fake_llm.chat_requests == []
+    assert "turned off" in result.err
+
+
+def test_bundle_json_markdown_and_table(repo: GitRepoBuilder, cli: CliRunner,
+                                        tmp_path: Any) -> None:
+    _repo(repo)
+    unit = next(u for u in cli("index", "--json", repo.root).json()["units"]
+                if u["file_path"] == "app/service.py")["unit_id"]
+    overrides = tmp_path / "overrides.json"
+    overrides.write_text(json.dumps({unit[:8]: {
+        "level": "full_file", "add_requests": [{"type": "callers", "symbol": "charge"}]}}))
+    result = cli("bundle", "--json", "--no-llm", "--overrides", overrides, "--unit", unit[:8],
+                 repo.root)
+    assert result.code == 0, result.err
+    (bundle,) = [ContextBundle.model_validate(b) for b in json.loads(result.out)]
+    assert bundle.final_context_level.value == "full_file"
+    assert bundle.full_file is not None and "amount * 3" in bundle.full_file
+    assert [c.file_path for c in bundle.callers] == ["app/views.py"]
+    assert bundle.budget.counter == "cl100k_base"  # tiktoken, offline
+    markdown = cli("bundle", "--markdown", "--no-llm", "--overrides", overrides, repo.root).out
+    assert "### Diff" in markdown and "### Callers" in markdown and "```json" in markdown
+    table = cli("bundle", "--no-llm", repo.root).out
+    assert "TOKENS" in table and "bundles," in table
+
+
+def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
+                                     tmp_path: Any) -> None:
+    _repo(repo)
+    small = cli("bundle", "--json", "--no-llm", "--budget", "120", repo.root)
+    assert small.code == 0
+    assert all(b["budget"]["used"] <= 120 for b in json.loads(small.out))
+    too_small = cli("bundle", "--budget", "5", repo.root)
+    assert too_small.code == 2 and "at least 100 tokens" in too_small.err
+    unknown = cli("bundle", "--no-llm", "--unit", "u_nope", repo.root)
+    assert unknown.code == 2 and "no unit matching 'u_nope'" in unknown.err
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"u_1": {"level": "huge"}}')
+    result = cli("plan", "--overrides", broken, repo.root)
+    assert result.code == 2 and "broken.json: units.u_1.level" in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
