@@ -14,7 +14,8 @@ from reviewtui.resources import data_dir
 
 CORE_MODULES = [
     "reviewtui.cli", "reviewtui.pipeline", "reviewtui.git", "reviewtui.units", "reviewtui.code",
-    "reviewtui.models", "reviewtui.config",
+    "reviewtui.models", "reviewtui.config", "reviewtui.rules", "reviewtui.llm",
+    "reviewtui.llm.client", "reviewtui.plan", "reviewtui.context", "reviewtui.cli_plan",
 ]
 
 
@@ -50,3 +51,6 @@ def test_wheel_ships_rules_and_themes(tmp_path: Path) -> None:
     assert "reviewtui/_data/rules/base.toml" in names
     assert "reviewtui/_data/themes/reviewtui-dark.toml" in names
     assert "reviewtui/cli.py" in names
+    # tiktoken's encodings ship inside the package: token counting works offline.
+    assert "reviewtui/_data/tiktoken/cl100k_base.tiktoken.gz" in names
+    assert "reviewtui/_data/tiktoken/o200k_base.tiktoken.gz" in names

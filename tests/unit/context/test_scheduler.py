@@ -240,3 +240,48 @@ def test_a_deleted_file_and_a_binary_file(repo: GitRepoBuilder) -> None:
     logo = _bundle(loaded, "logo.png", ContextLevel.FULL_FILE, [{"type": "previous_version"}])
     assert logo.full_file is None and logo.previous_version is None
     assert any("binary" in note for note in logo.notes)
+
+
+def test_previous_version_comes_from_the_base_side_never_the_disk(repo: GitRepoBuilder) -> None:
+    repo.write("m.py", "def f():\n    return 'v1'\n")
+    first = repo.commit("v1")
+    repo.write("m.py", "def f():\n    return 'v2'\n")
+    repo.commit("v2")
+    repo.write("m.py", "def f():\n    return 'v3'\n")
+    repo.commit("v3")
+    repo.write("m.py", "def f():\n    return 'on disk'\n")  # uncommitted noise
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.RANGE, ref=f"{first}..HEAD~1"))
+    bundle = _bundle(loaded, "m.py", ContextLevel.FUNCTION, [{"type": "previous_version"}])
+    assert "'v1'" in (bundle.previous_version or "")
+    assert "'v2'" in (bundle.function_context or "")
+    assert "on disk" not in bundle.model_dump_json() and "'v3'" not in bundle.model_dump_json()
+    # --working compares against the index: the previous version is the staged text.
+    repo.write("m.py", "def f():\n    return 'staged'\n")
+    repo.git("add", "m.py")
+    repo.write("m.py", "def f():\n    return 'working'\n")
+    working = load_change(repo.root, ChangeSelector(SelectorMode.WORKING))
+    bundle = _bundle(working, "m.py", ContextLevel.FUNCTION, [{"type": "previous_version"}])
+    assert "'staged'" in (bundle.previous_version or "")
+    assert "'working'" in (bundle.function_context or "")
+
+
+def test_batched_name_search_finds_the_same_callers(repo: GitRepoBuilder) -> None:
+    names = [f"fn{i}" for i in range(12)]
+    repo.write("lib.py", "".join(f"def {n}():\n    return {i}\n\n\n" for i, n in enumerate(names)))
+    repo.write("use.py", "import lib\n" + "".join(f"lib.{n}()  # {n}\nlib.{n}x()\n"
+                                                 for n in names))
+    repo.commit("base")
+    repo.write("lib.py", "".join(f"def {n}():\n    return {i + 100}\n\n\n"
+                                 for i, n in enumerate(names)))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    requests = [{"type": "search_callers"}]
+    overrides = OverrideSet(units={u.unit_id: UnitOverride.model_validate(
+        {"add_requests": requests}) for u in loaded.units})
+    plan = loaded.plan(use_llm=False, overrides=overrides)
+    batched = loaded.bundles(plan)  # all names in one grep
+    one_by_one = [loaded.bundles(plan, [u.unit_id])[0] for u in loaded.units]
+    assert [[(c.file_path, c.line) for c in b.callers] for b in batched] == [
+        [(c.file_path, c.line) for c in b.callers] for b in one_by_one]
+    found = {c.line for b in batched for c in b.callers}
+    # The calls only: never fnNx() (odd lines) and never the comments.
+    assert found and found <= {2 + 2 * i for i in range(12)}
