@@ -16,10 +16,9 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from reviewtui.errors import GitCommandError
-from reviewtui.git.contents import ContentReader
+from reviewtui.git.contents import ContentReader, path_within
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, SideKind
 from reviewtui.git.runner import GitRepo
 
@@ -94,17 +93,6 @@ def parse_grep_z(out: bytes, prefix: bytes = b"") -> list[GrepLine]:
             continue
         hits.append(GrepLine(path, int(number), text.rstrip(b"\r").decode("utf-8", "replace")))
     return hits
-
-
-def _within(root: Path, relative: str) -> Path | None:
-    candidate = root / relative
-    try:
-        parent = candidate.parent.resolve()
-    except OSError:
-        return None
-    if parent != root and root not in parent.parents:
-        return None
-    return parent / candidate.name
 
 
 class AfterSide:
@@ -234,7 +222,7 @@ class AfterSide:
             self._contents.update(self._cat_file(from_git))
 
     def _read_disk(self, path: str) -> bytes | None:
-        target = _within(self._root, path)
+        target = path_within(self._root, path)
         if target is None:
             return None
         try:

@@ -14,7 +14,12 @@ from reviewtui.git.model import ChangeSet, FileChange, SideKind
 from reviewtui.git.runner import GitRepo
 
 
-def _within(root: Path, relative: str) -> Path | None:
+def path_within(root: Path, relative: str) -> Path | None:
+    """``root / relative`` with its folders resolved, or None if that leaves ``root``.
+
+    ``root`` must be resolved. The last component is not resolved, so a symlink inside the
+    repository is returned as itself (the caller decides whether to follow it).
+    """
     candidate = root / relative
     try:
         parent = candidate.parent.resolve()
@@ -90,7 +95,7 @@ class ContentReader:
             self._blobs.update(self._cat_file(missing))
 
     def _read_worktree(self, path: str) -> bytes | None:
-        target = _within(self._set.repo_root, path)
+        target = path_within(self._set.repo_root, path)
         if target is None:
             return None
         try:
