@@ -110,3 +110,11 @@ class LLMResponseError(LLMError):
 
 class LLMCancelledError(LLMError):
     """The caller cancelled the request."""
+
+
+class StoreError(ReviewTuiError):
+    """The session store cannot be opened or written: not a store, too new, busy, disk full."""
+
+
+class ReviewError(ReviewTuiError):
+    """The review agent produced nothing usable (every batch failed)."""

@@ -1,0 +1,72 @@
+"""Persisted conversation data: what the session store keeps and the conversation engine uses.
+
+Pydantic because these cross a boundary (the SQLite store, and JSON for ``reviewtui sessions``).
+Storage keeps everything; what is *sent* to the model is decided at send time by the packer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SessionInfo(_Record):
+    """A conversation about one change of one repository."""
+
+    session_id: str
+    repo_key: str  # the repository's resolved root (one store serves every repository)
+    change_key: str  # which change: mode and sides, e.g. "range:1a2b..3c4d"
+    title: str
+    created_at: str  # ISO 8601, UTC
+    updated_at: str
+    rounds: int = 0
+    model: str | None = None
+
+
+class MessageRecord(_Record):
+    """One message of the stream; tool results keep a compressed body and a ``ref_id``."""
+
+    message_id: int | None = None  # assigned by the store
+    round_index: int
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)  # OpenAI wire form
+    tool_call_id: str | None = None
+    name: str | None = None  # the tool's name for role "tool"
+    ref_id: str | None = None  # tool memory id of the full result
+    tokens: int = 0
+    created_at: str = ""
+
+
+class RoundRecord(_Record):
+    """One round: a user message, its tool calls and the answer (seed 004 ConversationRound)."""
+
+    index: int  # 0-based within the session
+    user_message: str
+    answer: str = ""
+    files: list[str] = Field(default_factory=list)  # files the round mentioned or read
+    units: list[str] = Field(default_factory=list)  # unit ids it mentioned
+    inherited_files: list[str] = Field(default_factory=list)  # context it received
+    keywords: list[str] = Field(default_factory=list)
+    summary: str | None = None  # once the round has been summarised
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    started_at: str = ""
+    ended_at: str | None = None  # None while the round is in flight
+
+
+class ToolResultRecord(_Record):
+    """The full output of one tool call, addressable by ``ref_id``."""
+
+    ref_id: str
+    round_index: int
+    tool: str
+    arguments: str
+    content: str
+    created_at: str = ""
