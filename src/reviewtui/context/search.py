@@ -133,13 +133,16 @@ class ProjectSearch:
                             secondary))
         return self._finish(hits, "callers")
 
-    def text(self, keyword: str) -> list[CodeSnippet]:
-        """Every line containing ``keyword`` literally (case-sensitive), with context."""
+    def text(self, keyword: str, *, limit: int | None = None) -> list[CodeSnippet]:
+        """Every line containing ``keyword`` literally (case-sensitive), with context.
+
+        ``limit``: at most this many snippets instead of ``settings.search_max_hits``.
+        """
         if not valid_text(keyword):
             return []
         found = self._grep([keyword], prefetch=False, identifier=False)
         hits = [Hit(g.path, g.line, g.text, keyword) for g in found]
-        return self._finish(hits, "search")
+        return self._finish(hits, "search", limit=limit)
 
     def config_usage(self, keys: Sequence[str], *,
                      config_path: str | None = None) -> list[CodeSnippet]:
@@ -298,8 +301,10 @@ class ProjectSearch:
             return 1
         return 2
 
-    def _finish(self, hits: Iterable[Hit], kind: str, *, merge: bool = True) -> list[CodeSnippet]:
-        windows = plan_windows(list(hits), self._context, self._limit, merge=merge)
+    def _finish(self, hits: Iterable[Hit], kind: str, *, merge: bool = True,
+                limit: int | None = None) -> list[CodeSnippet]:
+        cap = self._limit if limit is None else max(1, limit)
+        windows = plan_windows(list(hits), self._context, cap, merge=merge)
         self._side.prefetch(w.path for w in windows)
         return [render(w, self._file_lines(w.path)).to_model(kind) for w in windows]
 

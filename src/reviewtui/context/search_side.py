@@ -110,6 +110,11 @@ class AfterSide:
             change.new_path: change for change in change_set.files
             if change.new_path is not None and change.status is not ChangeStatus.DELETE
         }
+        self._gone: tuple[str, ...] = tuple(
+            change.old_path for change in change_set.files
+            if change.old_path is not None
+            and change.status in (ChangeStatus.DELETE, ChangeStatus.RENAME)
+        )
         self._contents: dict[str, bytes | None] = {}
         self._names: dict[str, list[GrepLine]] = {}  # identifier -> lines (batched greps)
 
@@ -160,6 +165,43 @@ class AfterSide:
             _log.warning("project search failed: %s", exc)
             return []
         return parse_grep_z(out, prefix)
+
+    def files(self) -> list[str] | None:
+        """Every file path of the after side, sorted; None if it cannot be listed.
+
+        A commit lists its tree, a staged change the index, a working-tree change the index
+        plus untracked files (``.gitignore`` respected) minus files the change deleted from
+        disk. Names that are not UTF-8 are skipped, like in ``parse_grep_z``.
+        """
+        if not self.searchable or self._repo is None:
+            return None
+        kind = self._side.kind
+        args: tuple[str, ...]
+        if kind is SideKind.COMMIT:
+            args = ("ls-tree", "-r", "-z", "--name-only", "--full-tree", self._side.rev or "")
+        elif kind is SideKind.INDEX:
+            args = ("ls-files", "-z", "--cached", "--full-name")
+        else:
+            args = ("ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                    "--full-name")
+        try:
+            out = self._repo.run(*args, timeout=self._timeout)
+        except GitCommandError as exc:
+            _log.warning("listing the after side failed: %s", exc)
+            return None
+        names: dict[str, None] = {}
+        for raw in out.split(b"\0"):
+            try:
+                names[raw.decode("utf-8")] = None
+            except UnicodeDecodeError:
+                continue
+        names.pop("", None)
+        if kind is SideKind.WORKTREE:  # still in the index, gone from disk
+            for path in self._gone:
+                if not (self._root / path).is_symlink() and not (self._root / path).exists():
+                    names.pop(path, None)
+            names.update(dict.fromkeys(self._changed))
+        return sorted(names)
 
     def prefetch_names(self, names: Iterable[str]) -> None:
         """Grep many identifiers at once for ``grep_name``: a few git processes, not hundreds.
