@@ -1,0 +1,286 @@
+"""Conversation rounds and context inheritance between them (seed 004).
+
+The seed's ConversationManager kept no real round history and *inferred* rounds from the message
+list; here every question starts a ``RoundRecord`` (its keywords, the files it mentions, the files
+it inherits) and ``end_round`` completes it with the answer, the files the tools read and those
+the answer mentions — so a later question can inherit the files of the earlier rounds it is
+about. Pure logic over records: the session store persists them, the packer turns the inherited
+files into prompt text.
+
+Relevance of an earlier round ``r`` to a new message (seed v2.25 weights)::
+
+    relevance = 0.5 × similarity + 0.3 × overlap + 0.2 × decay
+    similarity = keywords.similarity(message keywords, r.keywords)   (see keywords.py)
+    overlap    = Jaccard of the message's files A and r.files B, where a file of A matching a
+                 file of B exactly counts 1 and by basename only counts 0.5; 0 when A is empty
+    decay      = 0.5 ** ((rounds_ago - 1) / half_life_rounds)        (previous round: 1.0)
+
+Decay counts rounds, not wall time: a session resumed the next day is still the same
+conversation, and the result must be a function of (message, history) for the cache to be
+right. The default half-life is 4 rounds.
+
+Dynamic threshold (seed v2.26: "when recent rounds are highly relevant, lower the threshold to
+inherit more"): with ``signal`` the highest relevance among the last 3 rounds,
+``threshold = clamp(base - (signal - 0.3), base - 0.1, base + 0.1)`` — base 0.4, so a follow-up
+to the last rounds (signal ≥ 0.4) inherits down to 0.3, while a change of topic (signal ≈ 0.2,
+recency alone) raises the bar to 0.5 so stale context stays out. Every round at or above the
+threshold contributes its files; a file keeps its best score (ties: the more recent round); the
+20 best are inherited — by score, then the more recent round, then, within a round, the files its
+question or answer names before those only its tools read, in the round's order.
+
+Two LRU caches (100 entries each): whole inheritance results keyed by the message's hash, its
+explicit files, the round count and how many rounds have ended (hit when a question is previewed
+— while it is typed — and then asked); per-round (similarity, overlap) keyed by message, the
+files it mentions, the round index and whether that round has ended (hit when a question comes
+back in a later round: only the new rounds are scored). Messages are hashed whole
+(``query_hash(limit=None)``): two long pasted messages sharing their first 256 characters must
+not share a result.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from reviewtui.conversation.keywords import (
+    FileIndex,
+    file_references,
+    keywords,
+    query_hash,
+    similarity,
+)
+from reviewtui.conversation.lru import CacheStats, LRUCache
+from reviewtui.conversation.records import RoundRecord
+
+__all__ = ["InheritedFile", "RoundContext", "RoundManager", "file_overlap", "iso_time"]
+
+WEIGHT_SIMILARITY = 0.5
+WEIGHT_OVERLAP = 0.3
+WEIGHT_DECAY = 0.2
+RECENT_ROUNDS = 3  # the rounds whose relevance steers the threshold
+THRESHOLD_PIVOT = 0.3  # the recent relevance at which the threshold stays at its base
+THRESHOLD_SWING = 0.1  # the threshold moves at most this far from its base
+
+
+@dataclass(frozen=True)
+class InheritedFile:
+    path: str
+    score: float  # the relevance of the round it came from
+    similarity: float
+    overlap: float
+    decay: float
+    from_round: int  # that round's index
+
+
+@dataclass(frozen=True)
+class RoundContext:
+    index: int
+    keywords: tuple[str, ...]
+    mentioned_files: tuple[str, ...]
+    inherited: tuple[InheritedFile, ...]
+    threshold: float
+    cache_hit: bool
+
+
+def iso_time(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="microseconds")
+
+
+def file_overlap(a: Collection[str], b: Collection[str]) -> float:
+    """Jaccard of two file sets where a basename-only match counts half a match."""
+    set_a, set_b = set(a), set(b)
+    if not set_a or not set_b:
+        return 0.0
+    bases = {posixpath.basename(path) for path in set_b}
+    matched = 0.0
+    for path in set_a:
+        if path in set_b:
+            matched += 1.0
+        elif posixpath.basename(path) in bases:
+            matched += 0.5
+    return matched / (len(set_a) + len(set_b) - matched)
+
+
+def _merge(*groups: Collection[str]) -> list[str]:
+    return list(dict.fromkeys(item for group in groups for item in group if item))
+
+
+class RoundManager:
+    """The rounds of one conversation, and what each new round inherits from them.
+
+    Not thread-safe by itself (one chat session drives it); ``cache_stats`` may be read from
+    any thread. A round that was started but never ended (an error, a crash) stays in the
+    history with ``ended_at`` unset; the next ``start_round`` simply takes the next index.
+    """
+
+    def __init__(self, rounds: Sequence[RoundRecord] = (), *,
+                 known_files: Collection[str] = (), now: Callable[[], float] = time.time,
+                 max_inherited: int = 20, base_threshold: float = 0.4,
+                 half_life_rounds: float = 4.0, cache_size: int = 100) -> None:
+        self._rounds: list[RoundRecord] = sorted(rounds, key=lambda record: record.index)
+        self._current: int | None = None  # position in _rounds of the round in flight
+        self._files = FileIndex(known_files)
+        for record in self._rounds:
+            self._files.add(record.files)
+        self._now = now
+        self.max_inherited = max_inherited
+        self.base_threshold = base_threshold
+        self.half_life_rounds = half_life_rounds
+        self._inheritance: LRUCache[tuple[str, int, int, tuple[str, ...]],
+                                    tuple[tuple[InheritedFile, ...], float]] = LRUCache(cache_size)
+        self._relevance: LRUCache[tuple[str, tuple[str, ...], int, bool],
+                                  tuple[float, float]] = LRUCache(cache_size)
+        self._words: dict[int, list[str]] = {}  # keywords of rounds stored without them
+        self._ended = 0  # end_round calls: a cached result from before one is stale
+        self._citations: dict[tuple[int, bool], set[str]] = {}
+
+    # -- the history ---------------------------------------------------------------------------
+    @property
+    def rounds(self) -> list[RoundRecord]:
+        """Every round so far, the one in flight last (a copy: edit through the methods)."""
+        return list(self._rounds)
+
+    @property
+    def current(self) -> RoundRecord | None:
+        """The round in flight (started, not yet ended), if any."""
+        return self._rounds[self._current] if self._current is not None else None
+
+    def set_summary(self, index: int, summary: str) -> None:
+        """Remember a round's summary (the store persists it separately)."""
+        for position, record in enumerate(self._rounds):
+            if record.index == index:
+                self._rounds[position] = record.model_copy(update={"summary": summary})
+                return
+        raise KeyError(f"no round {index}")
+
+    def cache_stats(self) -> dict[str, CacheStats]:
+        return {"inheritance": self._inheritance.stats(), "relevance": self._relevance.stats()}
+
+    # -- one round -----------------------------------------------------------------------------
+    def files_in(self, text: str) -> list[str]:
+        """Files ``text`` mentions: known ones resolved to their paths (also by unique basename
+        or ``path:line``), plus path-looking references to files nobody has seen yet."""
+        found = self._files.mentioned(text)
+        for reference in file_references(text):
+            path = reference.split("#L", 1)[0]
+            path = path.split(":", 1)[0]
+            if self._files.resolve(path) is None:
+                found.append(path.removeprefix("./"))
+        return _merge(found)
+
+    def preview(self, message: str, *, files: Collection[str] = ()) -> RoundContext:
+        """What a round for ``message`` would inherit now, without starting it (the UI can show
+        it while the question is typed; the following ``start_round`` is then a cache hit)."""
+        index = self._rounds[-1].index + 1 if self._rounds else 0
+        return self._context(message, files, index)
+
+    def start_round(self, message: str, *, files: Collection[str] = (),
+                    units: Collection[str] = ()) -> tuple[RoundRecord, RoundContext]:
+        """Open a round for ``message``; ``files`` are files the UI says it is about (e.g. the
+        focused unit's). Returns the in-flight record and what it inherits."""
+        index = self._rounds[-1].index + 1 if self._rounds else 0
+        context = self._context(message, files, index)
+        record = RoundRecord(index=index, user_message=message, keywords=list(context.keywords),
+                             files=list(context.mentioned_files), units=_merge(units),
+                             inherited_files=[f.path for f in context.inherited],
+                             started_at=iso_time(self._now()))
+        self._rounds.append(record)
+        self._current = len(self._rounds) - 1
+        return record, context
+
+    def _context(self, message: str, files: Collection[str], index: int) -> RoundContext:
+        words = keywords(message)
+        explicit = tuple(sorted(set(files)))
+        mentioned = _merge(self.files_in(message), explicit)
+        key = (query_hash(message, limit=None), len(self._rounds), self._ended, explicit)
+        cached = self._inheritance.get(key)
+        hit = cached is not None
+        if cached is None:
+            cached = self._inherit(message, words, mentioned, index)
+            self._inheritance.put(key, cached)
+        inherited, threshold = cached
+        return RoundContext(index=index, keywords=tuple(words), mentioned_files=tuple(mentioned),
+                            inherited=inherited, threshold=threshold, cache_hit=hit)
+
+    def end_round(self, answer: str, *, files_used: Collection[str] = (),
+                  units: Collection[str] = (),
+                  usage: tuple[int, int, int] = (0, 0, 0)) -> RoundRecord:
+        """Complete the round in flight: the answer, the files the tools read and the files the
+        answer mentions, units, token usage (prompt, completion, cached) and ``ended_at``."""
+        if self._current is None:
+            raise RuntimeError("no round in flight: call start_round first")
+        record = self._rounds[self._current]
+        files = _merge(record.files, files_used, self.files_in(answer))
+        prompt, completion, cached = usage
+        done = record.model_copy(update={
+            "answer": answer, "files": files, "units": _merge(record.units, units),
+            "prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached,
+            "ended_at": iso_time(self._now()),
+        })
+        self._rounds[self._current] = done
+        self._current = None
+        self._ended += 1
+        self._files.add(files)
+        return done
+
+    # -- inheritance ---------------------------------------------------------------------------
+    def decay(self, rounds_ago: int) -> float:
+        return float(0.5 ** (max(0, rounds_ago - 1) / self.half_life_rounds))
+
+    def threshold(self, recent: Sequence[float]) -> float:
+        """The dynamic threshold for the relevances of the most recent rounds."""
+        base = self.base_threshold
+        if not recent:
+            return base
+        moved = base - (max(recent) - THRESHOLD_PIVOT)
+        return min(base + THRESHOLD_SWING, max(base - THRESHOLD_SWING, moved))
+
+    def _cited(self, record: RoundRecord) -> set[str]:
+        """The files a round's question or answer names (not only read by its tools)."""
+        key = (record.index, record.ended_at is None)
+        if key not in self._citations:
+            self._citations[key] = set(self.files_in(record.user_message + "\n" + record.answer))
+        return self._citations[key]
+
+    def _parts(self, message: str, words: Sequence[str], mentioned: Sequence[str],
+               record: RoundRecord) -> tuple[float, float]:
+        key = (query_hash(message, limit=None), tuple(sorted(mentioned)), record.index,
+               record.ended_at is None)
+        parts = self._relevance.get(key)
+        if parts is None:
+            theirs = record.keywords or self._words.get(record.index)
+            if theirs is None:
+                theirs = self._words[record.index] = keywords(record.user_message)
+            parts = (similarity(words, theirs), file_overlap(mentioned, record.files))
+            self._relevance.put(key, parts)
+        return parts
+
+    def _inherit(self, message: str, words: Sequence[str], mentioned: Sequence[str],
+                 index: int) -> tuple[tuple[InheritedFile, ...], float]:
+        scored: list[tuple[RoundRecord, float, float, float, float]] = []
+        for record in self._rounds:
+            sim, overlap = self._parts(message, words, mentioned, record)
+            decay = self.decay(index - record.index)
+            score = WEIGHT_SIMILARITY * sim + WEIGHT_OVERLAP * overlap + WEIGHT_DECAY * decay
+            scored.append((record, score, sim, overlap, decay))
+        threshold = round(self.threshold([item[1] for item in scored[-RECENT_ROUNDS:]]), 4)
+        best: dict[str, InheritedFile] = {}
+        order: dict[str, tuple[int, int]] = {}  # within a round: cited files first, in order
+        for record, score, sim, overlap, decay in scored:  # oldest first: ties go to the newest
+            rounded = round(score, 4)
+            if rounded < threshold:
+                continue
+            cited = self._cited(record)
+            for position, path in enumerate(record.files):
+                known = best.get(path)
+                if known is None or rounded >= known.score:
+                    best[path] = InheritedFile(path=path, score=rounded,
+                                               similarity=round(sim, 4),
+                                               overlap=round(overlap, 4), decay=round(decay, 4),
+                                               from_round=record.index)
+                    order[path] = (0 if path in cited else 1, position)
+        ranked = sorted(best.values(), key=lambda f: (-f.score, -f.from_round, order[f.path]))
+        return tuple(ranked[: self.max_inherited]), threshold
