@@ -15,7 +15,7 @@ from reviewtui import __version__
 from reviewtui.errors import ReviewTuiError, UsageError
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 
-SUBCOMMANDS = ("index", "rules", "plan", "bundle")
+SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions")
 
 
 def _add_selectors(parser: argparse.ArgumentParser) -> None:
@@ -63,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="reviewtui",
         description="Review a code change with an LLM, from the terminal.",
         epilog="subcommands: index (print the review index), plan (the fused rule + LLM "
-               "plan), bundle (each unit's context bundle), rules (check a rule pack, "
-               "explain a unit's score). "
+               "plan), bundle (each unit's context bundle), review (the review agent's "
+               "findings), ask (chat about the change), sessions (stored chats), rules (check "
+               "a rule pack, explain a unit's score). "
                "Run 'reviewtui SUBCOMMAND --help' for details.",
     )
     parser.add_argument("--version", action="version", version=f"reviewtui {__version__}")
@@ -183,6 +184,65 @@ def _run_bundle(argv: Sequence[str]) -> int:
     return 0
 
 
+def build_review_parser() -> argparse.ArgumentParser:
+    from reviewtui.cli_chat import add_agent_options
+
+    parser = argparse.ArgumentParser(
+        prog="reviewtui review",
+        description="Run the review agent on the kept units' bundles and print its findings "
+                    "(severity P0-P3, confidence, file and lines, unit) and a verdict.")
+    parser.add_argument("--format", choices=("markdown", "json", "sarif"), default="markdown",
+                        help="output format (default markdown; sarif is SARIF 2.1.0)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE, not stdout")
+    parser.add_argument("--unit", action="append", default=[], metavar="ID",
+                        help="only this unit (id or unique prefix; repeatable)")
+    parser.add_argument("--prompt", metavar="TEXT",
+                        help="what to look for (default: correctness, security, maintainability)")
+    add_agent_options(parser)
+    _add_selectors(parser)
+    return parser
+
+
+def build_ask_parser() -> argparse.ArgumentParser:
+    from reviewtui.cli_chat import add_agent_options
+
+    parser = argparse.ArgumentParser(
+        prog="reviewtui ask",
+        description="Ask about the change; the answer streams to stdout. Continues the last "
+                    "session of this change unless --new or --session.")
+    parser.add_argument("question", metavar="QUESTION", help="what to ask")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--session", metavar="ID", help="continue this session (id or prefix)")
+    which.add_argument("--new", action="store_true", help="start a new session")
+    add_agent_options(parser)
+    _add_selectors(parser)
+    return parser
+
+
+def build_sessions_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reviewtui sessions",
+                                     description="List the stored chat sessions, newest first.")
+    parser.add_argument("--all", action="store_true", help="of every repository")
+    parser.add_argument("--json", action="store_true", help="as JSON")
+    parser.add_argument("--limit", type=int, default=50, metavar="N")
+    parser.add_argument("path", nargs="?", default=None, metavar="PATH",
+                        help="repository (default: the current directory)")
+    return parser
+
+
+def _run_agent(command: str, argv: Sequence[str]) -> int:
+    from reviewtui import cli_chat
+
+    if command == "sessions":
+        return cli_chat.run_sessions(build_sessions_parser().parse_args(argv), sys.stdout)
+    parser = build_review_parser() if command == "review" else build_ask_parser()
+    args = parser.parse_args(argv)
+    if args.max_tool_rounds < 0:
+        raise UsageError("--max-tool-rounds must be 0 or more")
+    runner = cli_chat.run_review if command == "review" else cli_chat.run_ask
+    return runner(args, selector_from_args(args), sys.stdout, sys.stderr)
+
+
 def _run_index(argv: Sequence[str], *, default_json: bool = False) -> int:
     from reviewtui.cli_output import print_index, print_scan_summary
 
@@ -218,6 +278,8 @@ def _dispatch(argv: list[str]) -> int:
         return _run_plan(argv[1:])
     if argv and argv[0] == "bundle":
         return _run_bundle(argv[1:])
+    if argv and argv[0] in ("review", "ask", "sessions"):
+        return _run_agent(argv[0], argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _run_index(argv[1:])
     build_parser().parse_args(argv)  # --help / --version / validation

@@ -16,6 +16,7 @@ CORE_MODULES = [
     "reviewtui.cli", "reviewtui.pipeline", "reviewtui.git", "reviewtui.units", "reviewtui.code",
     "reviewtui.models", "reviewtui.config", "reviewtui.rules", "reviewtui.llm",
     "reviewtui.llm.client", "reviewtui.plan", "reviewtui.context", "reviewtui.cli_plan",
+    "reviewtui.conversation", "reviewtui.cli_chat",
 ]
 
 

@@ -120,3 +120,30 @@ def extract_plan_items(text: str | None) -> Extracted:
                          f"the reply was cut off; {len(salvaged)} complete items salvaged")
     raise PlanParseError("the reply holds no JSON plan"
                          + (" (it looks cut off)" if "{" in stripped else ""))
+
+
+def extract_object(text: str | None, key: str) -> tuple[dict[str, Any], str]:
+    """The first JSON object in a reply that has ``key`` (whole, fenced or embedded), and how.
+
+    Used for the review agent's final answer; raises ``PlanParseError`` saying why not.
+    """
+    if text is None or not text.strip():
+        raise PlanParseError("the model returned an empty reply")
+    stripped = text.strip()
+    candidates = [("json", stripped)] + [("fenced", f) for f in _FENCE.findall(stripped)]
+    for how, candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and key in value:
+            return value, how
+    for match in re.finditer(r"\{", stripped):
+        try:
+            value, _ = _DECODER.raw_decode(stripped, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and key in value:
+            return value, "embedded"
+    raise PlanParseError(f"the reply holds no JSON object with {key!r}"
+                         + (" (it looks cut off)" if "{" in stripped else ""))

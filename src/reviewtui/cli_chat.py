@@ -1,0 +1,144 @@
+"""``reviewtui review``, ``reviewtui ask`` and ``reviewtui sessions``: the agent, headless.
+
+``review`` prints structured findings (Markdown, JSON or SARIF); ``ask`` streams an answer to
+stdout and continues the last session of this change (tool calls and the round's bookkeeping go
+to stderr, so stdout is just the answer); ``sessions`` lists the stored conversations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from reviewtui.git import ChangeSelector
+
+if TYPE_CHECKING:
+    from reviewtui.conversation.agent import ToolRun
+    from reviewtui.conversation.workspace import Workspace
+    from reviewtui.llm import LLMClient, TokenCounter
+
+
+def add_agent_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules-plan", action="store_true",
+                        help="plan on the rules alone (no LLM planner call before the agent)")
+    parser.add_argument("--overrides", metavar="FILE",
+                        help="the person's overrides as a JSON file (see 'reviewtui plan')")
+    parser.add_argument("--max-tool-rounds", type=int, default=8, metavar="N",
+                        help="tool rounds the agent may use per answer (default 8)")
+
+
+def workspace(args: argparse.Namespace, selector: ChangeSelector) -> Workspace:
+    from reviewtui.cli_plan import overrides_from_args, print_planner_report
+    from reviewtui.conversation.workspace import Workspace
+    from reviewtui.pipeline import load_change
+
+    overrides = overrides_from_args(args)
+    loaded = load_change(args.path, selector)
+    plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides)
+    print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    return Workspace(loaded, plan)
+
+
+def _client_for(ws: Workspace) -> tuple[LLMClient, TokenCounter]:
+    from reviewtui.llm import LLMClient, resolve_llm, token_counter
+
+    config = resolve_llm(ws.loaded.settings.llm)
+    return LLMClient(config), token_counter(config.model)
+
+
+def _tool_line(run: ToolRun, err: TextIO) -> None:
+    args = run.call.arguments if len(run.call.arguments) <= 80 else (
+        run.call.arguments[:77] + "...")
+    status = "ok" if run.outcome.ok else "failed"
+    err.write(f"  tool {run.call.name}({args}) {status}, {len(run.outcome.content)} chars "
+              f"[{run.ref_id}]\n")
+    err.flush()
+
+
+def run_review(args: argparse.Namespace, selector: ChangeSelector, out: TextIO,
+               err: TextIO) -> int:
+    from reviewtui.cli_plan import selected
+    from reviewtui.conversation.report import render
+    from reviewtui.conversation.review import DEFAULT_PROMPT, Reviewer
+
+    ws = workspace(args, selector)
+    client, counter = _client_for(ws)
+    units = selected(ws.plan, args.unit) if args.unit else None
+    reviewer = Reviewer(ws, client, counter, max_tool_rounds=args.max_tool_rounds)
+
+    def progress(text: str) -> None:
+        err.write(f"review: {text}\n")
+        err.flush()
+
+    result = reviewer.review(units, prompt=args.prompt or DEFAULT_PROMPT, on_progress=progress,
+                             on_tool=lambda run: _tool_line(run, err))
+    text = render(result, args.format)
+    if args.output:
+        from pathlib import Path
+
+        Path(args.output).write_text(text, encoding="utf-8")
+        err.write(f"review: {len(result.findings)} findings written to {args.output}\n")
+    else:
+        out.write(text)
+    out.flush()
+    return 0
+
+
+def run_ask(args: argparse.Namespace, selector: ChangeSelector, out: TextIO,
+            err: TextIO) -> int:
+    from reviewtui.conversation.engine import ChatSession
+    from reviewtui.conversation.store import SessionStore
+
+    ws = workspace(args, selector)
+    client, counter = _client_for(ws)
+    with SessionStore() as store:
+        chat = ChatSession.open(ws, store, client, counter, session_id=args.session,
+                                new=args.new)
+        err.write(f"session {chat.session.session_id} ({chat.session.title})\n")
+
+        def delta(text: str) -> None:
+            out.write(text)
+            out.flush()
+
+        result = chat.ask(args.question, on_delta=delta, on_tool=lambda r: _tool_line(r, err))
+        if not result.answer.endswith("\n"):
+            out.write("\n")
+        record = result.round
+        inherited = ", ".join(f.path for f in result.context.inherited) or "none"
+        stats = chat.rounds.cache_stats().get("inheritance")
+        hit_rate = f"{stats.hit_rate:.0%}" if stats is not None else "-"
+        err.write(f"round {record.index + 1}: {record.prompt_tokens} prompt + "
+                  f"{record.completion_tokens} completion tokens "
+                  f"({record.cached_tokens} cached); packed {result.packed.tokens}/"
+                  f"{result.packed.budget}; inherited: {inherited}; "
+                  f"inheritance cache hit rate {hit_rate}\n")
+    return 0
+
+
+def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
+    from reviewtui.conversation.store import SessionStore
+    from reviewtui.errors import NotARepositoryError
+    from reviewtui.git import open_repository
+
+    repo_key: str | None = None
+    if not args.all:
+        try:
+            repo_key = str(open_repository(args.path).root)
+        except NotARepositoryError:
+            if args.path is not None:
+                raise
+    with SessionStore() as store:
+        sessions = store.list_sessions(repo_key, limit=args.limit)
+    if args.json:
+        out.write(json.dumps([s.model_dump(mode="json") for s in sessions], indent=2,
+                             ensure_ascii=False) + "\n")
+        return 0
+    if not sessions:
+        out.write("no sessions yet (start one with: reviewtui ask \"...\")\n")
+        return 0
+    for s in sessions:
+        where = "" if repo_key else f"  {s.repo_key}"
+        out.write(f"{s.session_id}  {s.updated_at}  {s.rounds:>3} rounds  {s.title}{where}\n")
+    return 0

@@ -1,0 +1,174 @@
+"""A chat about one change, over rounds: ``reviewtui ask`` and the TUI chat pane use this.
+
+Each question is one round (seed 004): the round manager picks the files it inherits from
+earlier rounds, the packer assembles the prompt at send time under the token budget (static
+review context, summaries of old rounds, the recent window, inherited context, the question --
+seed 002), the agent loop answers with tools, and everything is written to the session store as
+it happens: the question when the round starts, tool results and the answer when it ends. Old
+rounds that fall out of the window are summarised (by the model when there is one).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from reviewtui.conversation.agent import AgentLoop, AgentTurn, ToolRun
+from reviewtui.conversation.memory import ToolMemory
+from reviewtui.conversation.packing import PackedPrompt, pack
+from reviewtui.conversation.records import MessageRecord, RoundRecord, SessionInfo
+from reviewtui.conversation.rounds import RoundContext, RoundManager
+from reviewtui.conversation.store import SessionStore
+from reviewtui.conversation.summary import Summarizer
+from reviewtui.conversation.workspace import Workspace
+from reviewtui.errors import UsageError
+from reviewtui.llm import LLMClient, TokenCounter
+
+SYSTEM_PROMPT = """\
+You are reviewtui's assistant: you help a developer review one code change. The review index \
+and the diffs are below. Use the read-only tools (read_file_hunk, search_in_project, \
+list_project_files, get_dependencies, get_scanner_issues, get_unit, get_bundle, \
+get_tool_result) when you need more code; a tool result cut short in the history can be read \
+again with get_tool_result and its ref id. Cite code as path:line. Be direct and concrete; say \
+when you are not sure."""
+
+WINDOW_ROUNDS = 6
+STATIC_SHARE = 0.4  # at most this share of the context goes to the static review context
+
+
+@dataclass(frozen=True)
+class AskResult:
+    answer: str
+    round: RoundRecord
+    context: RoundContext
+    packed: PackedPrompt
+    turn: AgentTurn
+
+
+class ChatSession:
+    """One session of one change; ``ask`` may be called from a worker thread."""
+
+    def __init__(self, workspace: Workspace, store: SessionStore, client: LLMClient,
+                 counter: TokenCounter, session: SessionInfo, *,
+                 max_tool_rounds: int = 8) -> None:
+        self.workspace = workspace
+        self.store = store
+        self.client = client
+        self.counter = counter
+        self.session = session
+        self.memory = ToolMemory()
+        self.loop = AgentLoop(client, workspace.toolbox(self.memory, self._stored_result),
+                              self.memory, max_tool_rounds=max_tool_rounds)
+        self.rounds = RoundManager(store.rounds(session.session_id),
+                                   known_files=[c.path for c in workspace.loaded.change_set.files])
+        self.summarizer = Summarizer(client, counter.count)
+        self._static: str | None = None
+        self._lock = threading.Lock()
+
+    def _stored_result(self, ref_id: str) -> str | None:
+        record = self.store.tool_result(self.session.session_id, ref_id)
+        return record.content if record is not None else None
+
+    @classmethod
+    def open(cls, workspace: Workspace, store: SessionStore, client: LLMClient,
+             counter: TokenCounter, *, session_id: str | None = None,
+             new: bool = False) -> ChatSession:
+        """Continue ``session_id``, else the latest session of this change, else a new one."""
+        session: SessionInfo | None = None
+        if session_id is not None:
+            session = store.session(session_id)
+            if session is None:
+                raise UsageError(f"no session {session_id!r}",
+                                 hint="'reviewtui sessions' lists them")
+        elif not new:
+            session = store.latest_session(workspace.repo_key, workspace.change_key)
+        if session is None:
+            meta = workspace.index.review_metadata
+            session = store.create_session(workspace.repo_key, workspace.change_key,
+                                           f"{meta.mode}: {meta.old} -> {meta.new}",
+                                           model=client.config.model)
+        return cls(workspace, store, client, counter, session)
+
+    def static_context(self) -> str:
+        """The review context sent with every request: the index and the kept units' diffs."""
+        if self._static is None:
+            ws = self.workspace
+            limit = int(self.client.config.context_window * STATIC_SHARE)
+            kept = [i.unit_id for i in ws.plan.plan if not i.skip_review]
+            diffs = [f"### {u.location} ({u.unit_id})\n```diff\n{u.diff_text()}\n```"
+                     for u in ws.loaded.units if u.unit_id in set(kept)]
+            text = "## Review index\n\n" + ws.index_markdown() + "\n\n## Diffs\n\n" + "\n\n".join(
+                diffs)
+            self._static = self.counter.truncate(text, limit)
+        return self._static
+
+    def _inherited(self, context: RoundContext) -> str:
+        if not context.inherited:
+            return ""
+        lines = ["Files from earlier rounds that look relevant to this question:"]
+        lines += [f"- {f.path} (relevance {f.score:.2f}, round {f.from_round + 1})"
+                  for f in context.inherited]
+        return "\n".join(lines)
+
+    def ask(self, question: str, *, on_delta: Callable[[str], None] | None = None,
+            on_tool: Callable[[ToolRun], None] | None = None,
+            cancel: threading.Event | None = None) -> AskResult:
+        """One round: question in, streamed answer out, all of it persisted."""
+        with self._lock:
+            sid = self.session.session_id
+            record, context = self.rounds.start_round(question)
+            self.store.start_round(sid, record)
+            self.store.add_message(sid, MessageRecord(round_index=record.index, role="user",
+                                                      content=question,
+                                                      tokens=self.counter.count(question)))
+            ended = [r for r in self.rounds.rounds if r.ended_at is not None]
+            config = self.client.config
+            packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
+                          rounds=ended, messages_by_round=self._messages_by_round(),
+                          current=question, inherited_context=self._inherited(context),
+                          budget=config.context_window - config.max_output_tokens,
+                          count=self.counter.count, window=WINDOW_ROUNDS)
+            turn = self.loop.run(packed.messages, round_index=record.index, on_delta=on_delta,
+                                 on_tool=on_tool, cancel=cancel)
+            self._persist_turn(record.index, turn)
+            done = self.rounds.end_round(
+                turn.answer, files_used=turn.files,
+                usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens))
+            self.store.end_round(sid, done)
+            self._summarise_old_rounds()
+            return AskResult(turn.answer, done, context, packed, turn)
+
+    def _messages_by_round(self) -> dict[int, list[MessageRecord]]:
+        grouped: dict[int, list[MessageRecord]] = {}
+        for message in self.store.messages(self.session.session_id):
+            grouped.setdefault(message.round_index, []).append(message)
+        return grouped
+
+    def _persist_turn(self, index: int, turn: AgentTurn) -> None:
+        sid = self.session.session_id
+        refs = {run.call.id: run.ref_id for run in turn.tool_runs}
+        for run in turn.tool_runs:
+            record = self.memory.get(run.ref_id)
+            if record is not None:
+                self.store.save_tool_result(sid, record)
+        for message in turn.messages:
+            content = message.get("content") or ""
+            call_id = message.get("tool_call_id")
+            self.store.add_message(sid, MessageRecord(
+                round_index=index, role=message["role"], content=content,
+                tool_calls=list(message.get("tool_calls") or []), tool_call_id=call_id,
+                name=message.get("name"), ref_id=refs.get(call_id) if call_id else None,
+                tokens=self.counter.count(content)))
+
+    def _summarise_old_rounds(self) -> None:
+        rounds = [r for r in self.rounds.rounds if r.ended_at is not None]
+        old = rounds[:-WINDOW_ROUNDS] if len(rounds) > WINDOW_ROUNDS else []
+        if not old:
+            return
+        by_round = self._messages_by_round()
+        for record in old:
+            if record.summary is None:
+                summary = self.summarizer.summarize(record, by_round.get(record.index, []))
+                self.store.update_round_summary(self.session.session_id, record.index, summary)
+                self.rounds.set_summary(record.index, summary)

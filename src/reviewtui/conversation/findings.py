@@ -1,0 +1,143 @@
+"""The review agent's output: findings and a verdict, checked against the change, and rendered.
+
+A finding must point at the change: its file is one of the changed files and its line range
+overlaps a unit's lines (after side; the before side for removed code). Findings that point
+elsewhere are dropped with a reason rather than shown as if they were about this change; a
+missing ``unit_id`` is filled from the overlap. Severities are P0 (must fix, breaks things) to
+P3 (nit). Fingerprints hash the file, the normalised title and the text of the flagged lines,
+not their numbers, so a finding keeps its identity when unrelated lines move (SARIF
+``partialFingerprints``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from reviewtui.units.model import ReviewUnit
+
+Severity = Literal["P0", "P1", "P2", "P3"]
+Verdict = Literal["approve", "comment", "request_changes"]
+SEVERITY_NAMES = {"P0": "critical", "P1": "major", "P2": "minor", "P3": "nit"}
+SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    title: str = Field(min_length=1, max_length=200)
+    body: str = ""
+    severity: Severity = "P2"
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    file_path: str
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    unit_id: str | None = None
+    category: str | None = None
+    suggestion: str | None = None
+    fingerprint: str = ""
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _severity(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip().upper()
+            words = {"CRITICAL": "P0", "BLOCKER": "P0", "HIGH": "P1", "MAJOR": "P1",
+                     "MEDIUM": "P2", "MINOR": "P2", "LOW": "P3", "NIT": "P3", "INFO": "P3"}
+            return words.get(text, text)
+        return value
+
+
+class ReviewResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Verdict
+    summary: str
+    findings: list[Finding]
+    model: str | None = None
+    units_reviewed: int = 0
+    dropped: list[str] = Field(default_factory=list)  # findings left out, and why
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def findings_schema() -> dict[str, Any]:
+    """The JSON the agent's final answer must follow (also its prompt's contract)."""
+    finding = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"}, "body": {"type": "string"},
+            "severity": {"type": "string", "enum": ["P0", "P1", "P2", "P3"]},
+            "confidence": {"type": "number"}, "file_path": {"type": "string"},
+            "start_line": {"type": "integer"}, "end_line": {"type": "integer"},
+            "unit_id": {"type": "string"}, "suggestion": {"type": "string"},
+        },
+        "required": ["title", "body", "severity", "confidence", "file_path", "start_line",
+                     "end_line"],
+    }
+    return {"type": "object", "properties": {
+        "verdict": {"type": "string", "enum": ["approve", "comment", "request_changes"]},
+        "summary": {"type": "string"},
+        "findings": {"type": "array", "items": finding}},
+        "required": ["verdict", "summary", "findings"]}
+
+
+def _spans(unit: ReviewUnit) -> list[tuple[str, int, int]]:
+    spans: list[tuple[str, int, int]] = []
+    for hunk in unit.hunks:
+        if hunk.new_count:
+            spans.append((unit.file_path, hunk.new_start, hunk.new_start + hunk.new_count - 1))
+        if hunk.old_count:
+            spans.append((unit.old_path or unit.file_path, hunk.old_start,
+                          hunk.old_start + hunk.old_count - 1))
+    return spans
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def fingerprint(finding: Finding, line_text: Callable[[str, int], str | None]) -> str:
+    lines = [line_text(finding.file_path, n) or "" for n in
+             range(finding.start_line, min(finding.end_line, finding.start_line + 20) + 1)]
+    code = "\n".join(" ".join(line.split()) for line in lines)
+    data = "\0".join((finding.file_path, _slug(finding.title), code))
+    return hashlib.sha256(data.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
+                   line_text: Callable[[str, int], str | None]) -> tuple[list[Finding], list[str]]:
+    """Validated findings that overlap the change (unit ids filled), and why others were not."""
+    by_id = {u.unit_id: u for u in units}
+    kept: list[Finding] = []
+    dropped: list[str] = []
+    for item in raw:
+        try:
+            finding = Finding.model_validate(item)
+        except ValueError as exc:
+            first = str(exc).splitlines()[1:2] or [str(exc)]
+            dropped.append(f"malformed finding {str(item)[:60]!r}: {first[0].strip()}")
+            continue
+        if finding.end_line < finding.start_line:
+            finding.start_line, finding.end_line = finding.end_line, finding.start_line
+        candidates = [by_id[finding.unit_id]] if finding.unit_id in by_id else list(units)
+        owner = next((u for u in candidates for path, lo, hi in _spans(u)
+                      if path == finding.file_path and finding.start_line <= hi
+                      and lo <= finding.end_line), None)
+        if owner is None and finding.unit_id in by_id:
+            owner = next((u for u in units for path, lo, hi in _spans(u)
+                          if path == finding.file_path and finding.start_line <= hi
+                          and lo <= finding.end_line), None)
+        if owner is None:
+            dropped.append(f"{finding.file_path}:{finding.start_line}-{finding.end_line} "
+                           f"{finding.title!r}: not on a changed line of this change")
+            continue
+        finding.unit_id = owner.unit_id
+        finding.fingerprint = fingerprint(finding, line_text)
+        kept.append(finding)
+    kept.sort(key=lambda f: (f.severity, -f.confidence, f.file_path, f.start_line))
+    return kept, dropped

@@ -1,0 +1,95 @@
+"""``reviewtui review --format``: the review as Markdown, JSON or SARIF 2.1.0.
+
+SARIF results carry the finding's severity as ``level`` (P0/P1 error, P2 warning, P3 note), the
+P-level and confidence as properties, and a ``partialFingerprints`` entry that survives line
+moves, so code-scanning UIs keep a finding's identity (and its dismissal) across pushes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reviewtui import __version__
+from reviewtui.conversation.findings import SARIF_LEVEL, SEVERITY_NAMES, ReviewResult
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
+
+
+def render_markdown(result: ReviewResult) -> str:
+    lines = [f"# Review: {_VERDICTS[result.verdict]}", "", result.summary.strip() or "-", ""]
+    if not result.findings:
+        lines.append("No findings.")
+    for n, finding in enumerate(result.findings, start=1):
+        where = (f"{finding.file_path}:{finding.start_line}" if finding.start_line ==
+                 finding.end_line else
+                 f"{finding.file_path}:{finding.start_line}-{finding.end_line}")
+        lines += [f"## {n}. [{finding.severity} {SEVERITY_NAMES[finding.severity]}] "
+                  f"{finding.title}", "",
+                  f"`{where}` · unit `{finding.unit_id}` · confidence {finding.confidence:.2f}",
+                  "", finding.body.strip()]
+        if finding.suggestion:
+            lines += ["", "Suggestion:", "", finding.suggestion.strip()]
+        lines.append("")
+    if result.dropped:
+        lines += ["---", "", f"{len(result.dropped)} findings left out:", ""]
+        lines += [f"- {reason}" for reason in result.dropped]
+    lines += ["", f"_{result.units_reviewed} units reviewed by {result.model or 'the model'}; "
+              f"{result.prompt_tokens} prompt + {result.completion_tokens} completion tokens._"]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_json(result: ReviewResult) -> str:
+    return json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def _rule_id(category: str | None, severity: str) -> str:
+    base = (category or "review").strip().lower().replace(" ", "-") or "review"
+    return f"reviewtui/{base}/{severity.lower()}"
+
+
+def render_sarif(result: ReviewResult) -> str:
+    rules: dict[str, dict[str, Any]] = {}
+    results: list[dict[str, Any]] = []
+    for finding in result.findings:
+        rule_id = _rule_id(finding.category, finding.severity)
+        rules.setdefault(rule_id, {
+            "id": rule_id,
+            "shortDescription": {"text": f"{finding.category or 'Review'} finding "
+                                         f"({finding.severity})"},
+            "defaultConfiguration": {"level": SARIF_LEVEL[finding.severity]},
+        })
+        text = finding.title if not finding.body else f"{finding.title}\n\n{finding.body}"
+        results.append({
+            "ruleId": rule_id,
+            "level": SARIF_LEVEL[finding.severity],
+            "message": {"text": text},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": finding.file_path, "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": finding.start_line, "endLine": finding.end_line},
+            }}],
+            "partialFingerprints": {"reviewtuiFinding/v1": finding.fingerprint},
+            "properties": {"severity": finding.severity, "confidence": finding.confidence,
+                           "unitId": finding.unit_id},
+        })
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "reviewtui", "version": __version__,
+                                "informationUri": "https://pypi.org/project/reviewtui/",
+                                "rules": list(rules.values())}},
+            "results": results,
+            "properties": {"verdict": result.verdict, "summary": result.summary},
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(result: ReviewResult, fmt: str) -> str:
+    if fmt == "json":
+        return render_json(result)
+    if fmt == "sarif":
+        return render_sarif(result)
+    return render_markdown(result)

@@ -1,0 +1,168 @@
+"""``reviewtui review``: the review agent over the kept units' bundles (seed 001 §5).
+
+Input: the user's prompt, the review index as Markdown, the bundles (JSON+Markdown). The agent
+may call the read-only tools, then answers with JSON findings. Large changes are reviewed in
+batches of units whose bundles fit the model's context; findings are merged, checked against the
+change (a finding must sit on a changed line) and sorted by severity. A reply without usable
+JSON is repaired once, like the planner's.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from reviewtui.context import render_bundle_markdown
+from reviewtui.conversation.agent import AgentLoop, AgentTurn, ToolRun
+from reviewtui.conversation.findings import ReviewResult, check_findings, findings_schema
+from reviewtui.conversation.memory import ToolMemory
+from reviewtui.conversation.workspace import Workspace
+from reviewtui.errors import ReviewError
+from reviewtui.llm import LLMClient, TokenCounter
+from reviewtui.models import ContextBundle
+from reviewtui.plan.extract import PlanParseError, extract_object
+
+DEFAULT_PROMPT = "Review this change for correctness, security and maintainability."
+
+SYSTEM_PROMPT = """\
+You are a meticulous senior code reviewer. You review one change of a repository, given as an \
+index of review units and, per unit, a context bundle: the diff with line numbers and the \
+surrounding code the planner chose. You can call read-only tools to read more of the project \
+(read_file_hunk, search_in_project, list_project_files, get_dependencies, get_scanner_issues, \
+get_unit, get_bundle, get_tool_result); use them when the bundle is not enough to be sure.
+
+Report only real problems introduced or exposed by the change: bugs, security issues, broken \
+contracts with callers, missing error handling, data loss, races, and clear maintainability \
+problems. No praise, no style nits unless they hide a bug. Every finding must point at lines of \
+the change (the new line numbers of the diff; for removed code the old ones).
+
+Severity: P0 breaks production or security now; P1 a real bug or a serious risk; P2 a problem \
+worth fixing; P3 a minor issue. Confidence: 0.0-1.0, how sure you are it is a real problem.
+
+Finish with one JSON object and nothing else:
+{"verdict": "approve" | "comment" | "request_changes", "summary": "two or three sentences", \
+"findings": [{"title": "...", "body": "what is wrong and why", "severity": "P1", \
+"confidence": 0.8, "file_path": "src/a.py", "start_line": 10, "end_line": 12, \
+"unit_id": "u_...", "suggestion": "how to fix (optional)"}]}"""
+
+REPAIR = ("Your answer could not be used: {problem}. Answer again with only the JSON object "
+          "{{\"verdict\", \"summary\", \"findings\"}} described in the instructions.")
+_RESERVE = 1_500  # tokens for the system prompt, the user's prompt and the reply's framing
+
+
+def batch_bundles(bundles: Sequence[ContextBundle], count: Callable[[str], int],
+                  budget: int) -> list[list[tuple[ContextBundle, str]]]:
+    """Consecutive groups of (bundle, rendered text) whose texts fit ``budget`` tokens."""
+    batches: list[list[tuple[ContextBundle, str]]] = []
+    current: list[tuple[ContextBundle, str]] = []
+    used = 0
+    for bundle in bundles:
+        text = render_bundle_markdown(bundle)
+        cost = count(text)
+        if current and used + cost > budget:
+            batches.append(current)
+            current, used = [], 0
+        current.append((bundle, text))
+        used += cost
+    if current:
+        batches.append(current)
+    return batches
+
+
+class Reviewer:
+    def __init__(self, workspace: Workspace, client: LLMClient, counter: TokenCounter, *,
+                 max_tool_rounds: int = 8) -> None:
+        self.workspace = workspace
+        self.client = client
+        self.counter = counter
+        self.memory = ToolMemory()
+        self.loop = AgentLoop(client, workspace.toolbox(self.memory), self.memory,
+                              max_tool_rounds=max_tool_rounds)
+
+    def _messages(self, prompt: str, batch: list[tuple[ContextBundle, str]], number: int,
+                  total: int) -> list[dict[str, Any]]:
+        ids = [bundle.unit_id for bundle, _ in batch]
+        part = f" (part {number} of {total}: review only these units)" if total > 1 else ""
+        user = (f"{prompt}\n\n## Review index{part}\n\n{self.workspace.index_markdown(ids)}"
+                "\n\n## Context bundles\n\n" + "\n\n".join(text for _, text in batch))
+        return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+    def _batch(self, messages: list[dict[str, Any]], on_tool: Callable[[ToolRun], None] | None,
+               cancel: threading.Event | None,
+               ) -> tuple[dict[str, Any], AgentTurn, AgentTurn | None]:
+        turn = self.loop.run(messages, on_tool=on_tool, cancel=cancel)
+        try:
+            value, _ = extract_object(turn.answer, "findings")
+            return value, turn, None
+        except PlanParseError as problem:
+            retry = [*messages, *turn.messages,
+                     {"role": "user", "content": REPAIR.format(problem=problem)}]
+            reply = self.client.chat(retry, json_schema=findings_schema(),
+                                     schema_name="review", cancel=cancel)
+            repair = AgentTurn(answer=reply.content)
+            if reply.usage is not None:
+                repair.prompt_tokens = reply.usage.prompt_tokens
+                repair.completion_tokens = reply.usage.completion_tokens
+            value, _ = extract_object(reply.content, "findings")
+            return value, turn, repair
+
+    def review(self, unit_ids: Sequence[str] | None = None, *, prompt: str = DEFAULT_PROMPT,
+               on_progress: Callable[[str], None] | None = None,
+               on_tool: Callable[[ToolRun], None] | None = None,
+               cancel: threading.Event | None = None) -> ReviewResult:
+        ws = self.workspace
+        wanted = list(unit_ids) if unit_ids is not None else [
+            i.unit_id for i in ws.plan.plan if not i.skip_review]
+        bundles = ws.bundles(wanted)
+        config = self.client.config
+        budget = max(1_000, config.context_window - config.max_output_tokens - _RESERVE
+                     - self.counter.count(SYSTEM_PROMPT) - self.counter.count(prompt))
+        batches = batch_bundles(bundles, self.counter.count, budget)
+        raw: list[Any] = []
+        verdicts: list[str] = []
+        summaries: list[str] = []
+        dropped: list[str] = []
+        tokens = [0, 0]
+        for number, batch in enumerate(batches, start=1):
+            if on_progress is not None:
+                on_progress(f"reviewing part {number} of {len(batches)} ({len(batch)} units)")
+            messages = self._messages(prompt, batch, number, len(batches))
+            try:
+                value, turn, repair = self._batch(messages, on_tool, cancel)
+            except PlanParseError as problem:
+                dropped.append(f"part {number}: no usable answer after one repair ({problem})")
+                continue
+            for t in (turn, repair):
+                if t is not None:
+                    tokens[0] += t.prompt_tokens
+                    tokens[1] += t.completion_tokens
+            findings = value.get("findings")
+            raw += findings if isinstance(findings, list) else []
+            verdicts.append(str(value.get("verdict", "comment")))
+            summaries.append(str(value.get("summary", "")).strip())
+        if batches and len(dropped) == len(batches):
+            raise ReviewError("the model gave no usable review: " + dropped[0])
+        findings, left_out = check_findings(raw, [u for u in ws.loaded.units
+                                                  if u.unit_id in wanted], ws.line_text)
+        return ReviewResult(
+            verdict=_overall(verdicts, findings), summary=" ".join(s for s in summaries if s),
+            findings=findings, model=config.model, units_reviewed=len(bundles),
+            dropped=dropped + left_out, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+
+
+def _overall(verdicts: Sequence[str], findings: Sequence[Any]) -> Any:
+    if any(f.severity in ("P0", "P1") for f in findings) or "request_changes" in verdicts:
+        return "request_changes"
+    if findings or "comment" in verdicts or not verdicts:
+        return "comment"
+    return "approve"
+
+
+def run_review(workspace: Workspace, client: LLMClient, counter: TokenCounter,
+               unit_ids: Sequence[str] | None = None, *, prompt: str = DEFAULT_PROMPT,
+               max_tool_rounds: int = 8,
+               on_progress: Callable[[str], None] | None = None) -> ReviewResult:
+    """Review the change; LLM errors (bad key, no server...) propagate to the caller."""
+    reviewer = Reviewer(workspace, client, counter, max_tool_rounds=max_tool_rounds)
+    return reviewer.review(unit_ids, prompt=prompt, on_progress=on_progress)

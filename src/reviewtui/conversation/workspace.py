@@ -1,0 +1,137 @@
+"""What the agent works in: one loaded change, its fused plan, its bundles, and the tools.
+
+Bundles are built lazily (the agent asks for a unit's bundle only when it wants it) and cached;
+the index is rendered as the compact Markdown table the review prompt and the chat's static
+context use (seed 001 §5: prompt + index Markdown + bundles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from reviewtui.context import ProjectSearch
+from reviewtui.conversation.memory import ToolMemory
+from reviewtui.conversation.tools import ToolBox, ToolContext
+from reviewtui.models import ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
+from reviewtui.pipeline import LoadedChange
+from reviewtui.plan import FusedPlan
+from reviewtui.rules.scan_mapping import findings_by_unit
+from reviewtui.rules.scanners import ScanReport
+
+
+class Workspace:
+    """A change ready for the agent; safe to share between rounds of one session."""
+
+    def __init__(self, loaded: LoadedChange, plan: FusedPlan,
+                 scan: ScanReport | None = None) -> None:
+        self.loaded = loaded
+        self.plan = plan
+        self.scan = scan
+        self.index: ReviewIndex = loaded.review_index(scan)
+        self._units = {u.unit_id: u for u in self.index.units}
+        self._bundles: dict[str, ContextBundle] = {}
+        self._search: ProjectSearch | None = None
+        self._after_lines: dict[str, list[str]] = {}
+
+    @property
+    def repo_key(self) -> str:
+        return str(self.loaded.root)
+
+    @property
+    def change_key(self) -> str:
+        """Which change a session belongs to: the mode and the two sides."""
+        cs = self.loaded.change_set
+        old = cs.old_side.rev or cs.old_side.describe()
+        new = cs.new_side.rev or cs.new_side.describe()
+        return f"{cs.mode}:{old}..{new}"
+
+    def index_unit(self, unit_id: str) -> IndexUnit | None:
+        found = self._units.get(unit_id)
+        if found is None:
+            matches = [u for key, u in self._units.items() if key.startswith(unit_id)]
+            found = matches[0] if len(matches) == 1 else None
+        return found
+
+    def bundles(self, unit_ids: Sequence[str]) -> list[ContextBundle]:
+        missing = [u for u in unit_ids if u not in self._bundles]
+        if missing:
+            for bundle in self.loaded.bundles(self.plan, missing, scan=self.scan):
+                self._bundles[bundle.unit_id] = bundle
+        return [self._bundles[u] for u in unit_ids if u in self._bundles]
+
+    def bundle(self, unit_id: str) -> ContextBundle | None:
+        unit = self.index_unit(unit_id)
+        if unit is None:
+            return None
+        found = self.bundles([unit.unit_id])
+        return found[0] if found else None
+
+    def scanner_issues(self, path: str) -> list[ScannerFinding] | None:
+        if self.scan is None:
+            return None
+        by_unit = findings_by_unit(self.loaded.units, self.scan.issues)
+        return [f for u in self.loaded.units if u.file_path == path
+                for f in by_unit.get(u.unit_id, [])]
+
+    def search(self) -> ProjectSearch | None:
+        if self._search is None and self.loaded.repo is not None:
+            self._search = ProjectSearch(self.loaded.repo, self.loaded.change_set,
+                                         self.loaded.reader, self.loaded.settings.context)
+        return self._search
+
+    def toolbox(self, memory: ToolMemory,
+                stored_elsewhere: Callable[[str], str | None] | None = None) -> ToolBox:
+        """The agent's tools; ``get_tool_result`` reads ``memory``, then ``stored_elsewhere``
+        (the session store, for results of earlier processes)."""
+        def unit_json(unit_id: str) -> dict[str, Any] | None:
+            unit = self.index_unit(unit_id)
+            return unit.model_dump(mode="json") if unit is not None else None
+
+        def stored(ref_id: str) -> str | None:
+            record = memory.get(ref_id)
+            if record is not None:
+                return record.content
+            return stored_elsewhere(ref_id) if stored_elsewhere is not None else None
+
+        loaded = self.loaded
+        return ToolBox(ToolContext(
+            root=loaded.root, repo=loaded.repo, change_set=loaded.change_set,
+            reader=loaded.reader, search=self.search(), unit=unit_json, bundle=self.bundle,
+            scanner_issues=self.scanner_issues, tool_result=stored))
+
+    def line_text(self, path: str, line: int) -> str | None:
+        """Line ``line`` of ``path`` on the after side (the before side for deleted files)."""
+        lines = self._after_lines.get(path)
+        if lines is None:
+            change = next((c for c in self.loaded.change_set.files
+                           if path in (c.new_path, c.old_path)), None)
+            data = None
+            if change is not None:
+                data = self.loaded.reader.new(change) if change.new_path == path else (
+                    self.loaded.reader.old(change))
+            lines = data.decode("utf-8", "replace").split("\n") if data is not None else []
+            self._after_lines[path] = lines
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
+    def index_markdown(self, unit_ids: Sequence[str] | None = None) -> str:
+        """The review index as a Markdown table (kept units, or ``unit_ids``)."""
+        items = {item.unit_id: item for item in self.plan.plan}
+        wanted = list(unit_ids) if unit_ids is not None else [
+            i.unit_id for i in self.plan.plan if not i.skip_review]
+        meta = self.index.review_metadata
+        total = self.index.summary.total_lines
+        lines = [f"Change: {meta.mode} {meta.old} -> {meta.new}; {meta.total_files} files, "
+                 f"{meta.total_changes} units, +{total.added} -{total.removed}; "
+                 f"{len(wanted)} units for review.", "",
+                 "| unit | location | type | tags | level | risk |", "|---|---|---|---|---|---|"]
+        for unit_id in wanted:
+            unit = self._units.get(unit_id)
+            if unit is None:
+                continue
+            item = items.get(unit_id)
+            level = item.final_context_level.value if item else "-"
+            risk = item.risk if item and item.risk else "-"
+            lines.append(f"| {unit_id} | {unit.location} | {unit.change_type} | "
+                         f"{', '.join(unit.tags) or '-'} | {level} | {risk} |")
+        return "\n".join(lines)

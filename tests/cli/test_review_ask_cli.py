@@ -1,0 +1,113 @@
+"""``reviewtui review``, ``ask`` and ``sessions`` through the real SDK and a scripted server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+SERVICE = "def charge(amount):\n    return amount * 2\n"
+VIEWS = "from app.service import charge\n\n\ndef pay():\n    return charge(10)\n"
+
+
+def _repo(repo: GitRepoBuilder) -> GitRepoBuilder:
+    repo.write("app/service.py", SERVICE)
+    repo.write("app/views.py", VIEWS)
+    repo.commit("base")
+    repo.write("app/service.py", SERVICE.replace("amount * 2", "amount * 3"))
+    return repo
+
+
+def _findings(request: dict[str, Any]) -> Reply:
+    # The tool result came back to the model before it answers.
+    tool = next(m for m in request["messages"] if m["role"] == "tool")
+    assert "return charge(10)" in tool["content"]
+    return Reply.text("Here is my review:\n```json\n" + json.dumps({
+        "verdict": "request_changes", "summary": "The rate changed without callers knowing.",
+        "findings": [
+            {"title": "Charge rate tripled", "body": "pay() now charges 30, not 20.",
+             "severity": "P1", "confidence": 0.85, "file_path": "app/service.py",
+             "start_line": 2, "end_line": 2},
+            {"title": "Unrelated", "body": "", "severity": "P3", "confidence": 0.2,
+             "file_path": "app/views.py", "start_line": 5, "end_line": 5},
+        ]}) + "\n```")
+
+
+def test_review_runs_tools_and_prints_sarif(repo: GitRepoBuilder, installed: CliRunner,
+                                           fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    fake_llm.script(
+        Reply.tool_calls([{"name": "read_file_hunk",
+                           "arguments": {"path": "app/views.py", "start": 1, "end": 5}}]),
+        _findings)
+    result = installed("review", "--rules-plan", "--format", "sarif", cwd=repo.root)
+    assert result.code == 0, result.err
+    sarif = json.loads(result.out)
+    results = sarif["runs"][0]["results"]
+    assert [r["message"]["text"].splitlines()[0] for r in results] == ["Charge rate tripled"]
+    assert results[0]["level"] == "error"
+    assert "tool read_file_hunk" in result.err
+    first = fake_llm.chat_requests[0].body
+    assert {t["function"]["name"] for t in first["tools"]} >= {
+        "read_file_hunk", "search_in_project", "list_project_files", "get_dependencies",
+        "get_scanner_issues", "get_unit", "get_bundle"}
+    assert "## Review index" in first["messages"][1]["content"]
+    assert "### Diff" in first["messages"][1]["content"]
+
+
+def test_review_markdown_and_a_bad_answer_is_repaired(repo: GitRepoBuilder, cli: CliRunner,
+                                                      fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    fake_llm.script(Reply.text("Looks mostly fine to me!"),
+                    Reply.json({"verdict": "approve", "summary": "Fine.", "findings": []}))
+    result = cli("review", "--rules-plan", repo.root)
+    assert result.code == 0, result.err
+    assert result.out.startswith("# Review: Approve") and "No findings." in result.out
+    repair = fake_llm.chat_requests[1].body
+    assert "could not be used" in repair["messages"][-1]["content"]
+
+
+def test_review_without_a_model_says_how_to_configure_one(repo: GitRepoBuilder,
+                                                          cli: CliRunner) -> None:
+    _repo(repo)
+    result = cli("review", repo.root)
+    assert result.code == 2
+    assert "REVIEWTUI_MODEL" in result.err.splitlines()[-1]
+    assert "Traceback" not in result.err
+
+
+def test_ask_streams_continues_the_session_and_lists_it(
+        repo: GitRepoBuilder, installed: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    fake_llm.script(
+        Reply.tool_calls([{"name": "search_in_project", "arguments": {"query": "charge("}}]),
+        Reply.text("pay() in app/views.py:5 calls charge(10), so it now pays 30.",
+                   chunks=["pay() in app/views.py:5 ", "calls charge(10), ", "so it now pays 30."]))
+    first = installed("ask", "--rules-plan", "Who calls charge?", cwd=repo.root)
+    assert first.code == 0, first.err
+    assert first.out == "pay() in app/views.py:5 calls charge(10), so it now pays 30.\n"
+    assert "tool search_in_project" in first.err and "round 1:" in first.err
+    session = first.err.split("session ", 1)[1].split()[0]
+
+    def second_answer(request: dict[str, Any]) -> Reply:
+        contents = [str(m.get("content")) for m in request["messages"]]
+        assert any("Who calls charge?" in c for c in contents)  # the earlier round is there
+        assert any("so it now pays 30" in c for c in contents)
+        return Reply.text("The charge change affects app/views.py only.")
+
+    fake_llm.script(second_answer)
+    second = installed("ask", "--rules-plan", "Does the charge change break pay?",
+                       cwd=repo.root)
+    assert second.code == 0, second.err
+    assert f"session {session}" in second.err and "round 2:" in second.err
+    assert "inherited: app/views.py" in second.err
+    listing = installed("sessions", "--json", cwd=repo.root)
+    sessions = json.loads(listing.out)
+    assert [(s["session_id"], s["rounds"]) for s in sessions] == [(session, 2)]
+    fake_llm.script(Reply.text("fresh"))
+    third = installed("ask", "--rules-plan", "--new", "hello", cwd=repo.root)
+    assert third.code == 0 and f"session {session}" not in third.err
+    assert len(json.loads(installed("sessions", "--json", cwd=repo.root).out)) == 2

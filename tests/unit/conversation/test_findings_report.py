@@ -1,0 +1,90 @@
+"""Findings are checked against the change; Markdown, JSON and SARIF renderings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from reviewtui.conversation.findings import ReviewResult, check_findings
+from reviewtui.conversation.report import render
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.units.model import ReviewUnit
+from tests.conftest import GitRepoBuilder
+
+CODE = "def charge(amount):\n    return amount * 2\n\n\ndef refund(amount):\n    return -amount\n"
+
+
+def _units(repo: GitRepoBuilder, code: str = CODE) -> tuple[list[ReviewUnit],
+                                                             dict[str, list[str]]]:
+    repo.write("pay.py", CODE)
+    repo.commit("base")
+    repo.write("pay.py", code.replace("amount * 2", "amount * 3"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    text = (repo.root / "pay.py").read_text().split("\n")
+    return loaded.units, {"pay.py": text}
+
+
+def _lines(files: dict[str, list[str]]) -> Callable[[str, int], str | None]:
+    return lambda path, n: files[path][n - 1] if path in files and n <= len(files[path]) else None
+
+
+def test_findings_must_sit_on_the_change(repo: GitRepoBuilder) -> None:
+    units, files = _units(repo)
+    raw = [
+        {"title": "Wrong factor", "body": "3 is not the rate", "severity": "major",
+         "confidence": 0.9, "file_path": "pay.py", "start_line": 2, "end_line": 2},
+        {"title": "Elsewhere", "body": "", "severity": "P3", "confidence": 0.2,
+         "file_path": "pay.py", "start_line": 6, "end_line": 6},
+        {"title": "Other file", "severity": "P1", "file_path": "nope.py", "start_line": 1,
+         "end_line": 1},
+        {"severity": "P1"},
+    ]
+    kept, dropped = check_findings(raw, units, _lines(files))
+    assert [f.title for f in kept] == ["Wrong factor"]
+    assert kept[0].severity == "P1" and kept[0].unit_id == units[0].unit_id
+    assert len(kept[0].fingerprint) == 32
+    assert len(dropped) == 3
+    assert any("not on a changed line" in d and "Elsewhere" in d for d in dropped)
+    assert any("malformed" in d for d in dropped)
+
+
+def test_fingerprints_survive_line_moves(make_repo: type[GitRepoBuilder]) -> None:
+    finding = {"title": "Wrong factor", "body": "", "severity": "P1", "confidence": 0.9,
+               "file_path": "pay.py", "start_line": 2, "end_line": 2}
+    units, files = _units(make_repo())
+    (first,), _ = check_findings([finding], units, _lines(files))
+    units2, files2 = _units(make_repo(), "# header\n\n" + CODE)
+    moved = {**finding, "start_line": 4, "end_line": 4}
+    (second,), _ = check_findings([moved], units2, _lines(files2))
+    assert first.fingerprint == second.fingerprint
+
+
+def test_sarif_markdown_and_json(repo: GitRepoBuilder) -> None:
+    units, files = _units(repo)
+    kept, dropped = check_findings(
+        [{"title": "Wrong factor", "body": "3 is not the rate", "severity": "P0",
+          "confidence": 0.9, "file_path": "pay.py", "start_line": 2, "end_line": 2,
+          "suggestion": "use RATE"},
+         {"title": "Name", "body": "b", "severity": "P3", "confidence": 0.3,
+          "file_path": "pay.py", "start_line": 2, "end_line": 2}], units, _lines(files))
+    result = ReviewResult(verdict="request_changes", summary="One real bug.", findings=kept,
+                          model="m", units_reviewed=1, dropped=dropped)
+    sarif = json.loads(render(result, "sarif"))
+    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
+    run = sarif["runs"][0]
+    assert run["tool"]["driver"]["name"] == "reviewtui"
+    levels = [r["level"] for r in run["results"]]
+    assert levels == ["error", "note"]
+    location = run["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "pay.py"
+    assert location["region"] == {"startLine": 2, "endLine": 2}
+    assert run["results"][0]["partialFingerprints"]["reviewtuiFinding/v1"] == kept[0].fingerprint
+    rule_ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
+    assert {r["ruleId"] for r in run["results"]} <= rule_ids
+    markdown = render(result, "markdown")
+    assert markdown.startswith("# Review: Request changes")
+    assert "[P0 critical] Wrong factor" in markdown and "`pay.py:2`" in markdown
+    assert "use RATE" in markdown
+    data = json.loads(render(result, "json"))
+    assert data["findings"][0]["unit_id"] == units[0].unit_id
