@@ -1,0 +1,99 @@
+"""ChatSession over many rounds: persistence, tool memory across processes, summaries, budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reviewtui.conversation import ChatSession, SessionStore, Workspace
+from reviewtui.conversation.engine import WINDOW_ROUNDS
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.llm import LLMClient, resolve_llm, token_counter
+from reviewtui.pipeline import load_change
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+BIG = "".join(f"LINE_{i} = {i}\n" for i in range(3000))
+
+
+def _session(repo: GitRepoBuilder, store: SessionStore, **kw: Any) -> ChatSession:
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    workspace = Workspace(loaded, loaded.plan(use_llm=False))
+    config = resolve_llm(loaded.settings.llm)
+    return ChatSession.open(workspace, store, LLMClient(config), token_counter(config.model),
+                            **kw)
+
+
+def _repo(repo: GitRepoBuilder) -> GitRepoBuilder:
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.write("app/big.py", BIG)
+    repo.write(".reviewtui.toml", "[llm]\ncontext_window = 6000\nmax_output_tokens = 500\n"
+                                   "max_retries = 0\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    return repo
+
+
+def test_many_rounds_stay_in_budget_and_persist(repo: GitRepoBuilder, tmp_path: Path,
+                                                fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    store = SessionStore(tmp_path / "s.sqlite3")
+    chat = _session(repo, store)
+    rounds = WINDOW_ROUNDS + 4
+    for n in range(rounds):
+        fake_llm.script(
+            Reply.tool_calls([{"name": "read_file_hunk",
+                               "arguments": {"path": "app/big.py", "start": 1, "end": 400}}]),
+            Reply.text(f"Answer {n}: app/auth.py:2 must check user.active (decided)."))
+        result = chat.ask(f"Question {n} about login in app/auth.py?")
+        assert result.packed.tokens <= result.packed.budget
+        assert result.answer.startswith(f"Answer {n}")
+    # Every request fitted the model's context (prompt budget = window - output).
+    for request in fake_llm.chat_requests:
+        text = " ".join(str(m.get("content") or "") for m in request.body["messages"])
+        assert "Question" in text
+    stored = store.rounds(chat.session.session_id)
+    assert [r.index for r in stored] == list(range(rounds))
+    assert all(r.ended_at for r in stored)
+    # Rounds out of the window were summarised: the model is asked, and when it fails (here the
+    # script has no reply for it) the extractive summary stands in; either keeps file:line.
+    summarised = [r for r in stored if r.summary]
+    assert len(summarised) >= rounds - WINDOW_ROUNDS
+    assert all("app/auth.py:2" in (r.summary or "") for r in summarised)
+    # Tool messages are stored compressed, with the id of the full result.
+    messages = store.messages(chat.session.session_id)
+    tool_messages = [m for m in messages if m.role == "tool"]
+    assert tool_messages and all(m.ref_id for m in tool_messages)
+    assert all(len(m.content) < 3000 for m in tool_messages)
+    ref = tool_messages[0].ref_id
+    assert ref is not None
+    full = store.tool_result(chat.session.session_id, ref)
+    assert full is not None and "LINE_399 = 399" in full.content
+    store.close()
+
+
+def test_a_later_process_continues_the_session_and_reads_old_tool_results(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    path = tmp_path / "s.sqlite3"
+    with SessionStore(path) as store:
+        chat = _session(repo, store)
+        fake_llm.script(
+            Reply.tool_calls([{"name": "read_file_hunk",
+                               "arguments": {"path": "app/big.py", "start": 1, "end": 300}}]),
+            Reply.text("Read it."))
+        chat.ask("Read big.py please")
+        ref = chat.memory.records()[0].ref_id
+        first_id = chat.session.session_id
+    with SessionStore(path) as store:
+        again = _session(repo, store)  # a new process: a fresh ToolMemory
+        assert again.session.session_id == first_id
+        fake_llm.script(
+            Reply.tool_calls([{"name": "get_tool_result", "arguments": {"ref_id": ref}}]),
+            Reply.text("Got it."))
+        result = again.ask("Show me that full result again")
+        (run,) = result.turn.tool_runs
+        assert run.outcome.ok and "LINE_299 = 299" in run.outcome.content
+        assert result.round.index == 1
+        fresh = _session(repo, store, new=True)
+        assert fresh.session.session_id != first_id
