@@ -140,5 +140,6 @@ def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     for s in sessions:
         where = "" if repo_key else f"  {s.repo_key}"
-        out.write(f"{s.session_id}  {s.updated_at}  {s.rounds:>3} rounds  {s.title}{where}\n")
+        when = s.updated_at[:16].replace("T", " ")
+        out.write(f"{s.session_id}  {when}  {s.rounds:>3} rounds  {s.title}{where}\n")
     return 0
