@@ -61,11 +61,23 @@ class ContextSettings(_Section):
     search_timeout: float = Field(default=15.0, gt=0)
 
 
+class TuiSettings(_Section):
+    """The workbench's look and keys.
+
+    Only stored here: the theme name is checked against the loaded themes and the key map
+    against the known actions by ``reviewtui.tui`` (the core never imports the TUI framework).
+    """
+
+    theme: str = Field(default="reviewtui-dark", min_length=1, description="a theme's name")
+    keys: dict[str, str] = Field(default_factory=dict, description="action -> keys overrides")
+
+
 class Settings(_Section):
     units: UnitsSettings = UnitsSettings()
     git: GitSettings = GitSettings()
     llm: LLMSettings = LLMSettings()
     context: ContextSettings = ContextSettings()
+    tui: TuiSettings = TuiSettings()
 
 
 def user_config_path() -> Path:
