@@ -282,8 +282,19 @@ def _dispatch(argv: list[str]) -> int:
         return _run_agent(argv[0], argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _run_index(argv[1:])
-    build_parser().parse_args(argv)  # --help / --version / validation
-    return _run_index(argv)
+    args = build_parser().parse_args(argv)  # --help / --version / validation
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return _run_tui(args)
+    return _run_index(argv)  # not a terminal (a pipe, a script): the index table
+
+
+def _run_tui(args: argparse.Namespace) -> int:
+    from reviewtui.pipeline import load_change
+    from reviewtui.tui.app import ReviewApp
+
+    loaded = load_change(args.path, selector_from_args(args))
+    ReviewApp(loaded).run()
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,399 @@
+"""``reviewtui``: the workbench over a loaded change (thin shell over the core pipeline).
+
+Triage runs on the rules' plan at once; the LLM planner (``P``), scanners (``S``), bundles
+(``b``) and the review agent (``R``) run in thread workers that post their results back, so the
+table stays responsive. Every decision (level, skip, requests, reviewed) is applied by the core's
+override layer and persisted in the session store of this change.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header, Input, Markdown, Static
+
+from reviewtui.errors import ReviewTuiError
+from reviewtui.models import ContextBundle, ContextLevel, ExtraRequest
+from reviewtui.pipeline import LoadedChange, make_planner
+from reviewtui.plan import FusedPlan, plan_change
+from reviewtui.tui.keys import ACTIONS, resolve_keys
+from reviewtui.tui.screens.help import HelpScreen
+from reviewtui.tui.screens.requests_modal import RequestsModal
+from reviewtui.tui.session import TuiSession
+from reviewtui.tui.themes import load_themes
+from reviewtui.tui.triage import LEVELS, Filter, Row, Triage
+from reviewtui.tui.widgets.chat_input import ChatInput
+from reviewtui.tui.widgets.chat_pane import ChatPane
+from reviewtui.tui.widgets.detail_pane import DetailPane
+from reviewtui.tui.widgets.unit_table import UnitTable
+
+
+class ReviewApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "reviewtui"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+
+    def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None) -> None:
+        super().__init__()
+        self.loaded = loaded
+        self.session = TuiSession(loaded, store_path)
+        plan = loaded.plan(use_llm=False)
+        self.triage = Triage(loaded.units, plan, self.session.overrides(),
+                             self.session.marks())
+        self.filter = Filter()
+        self.rows: list[Row] = []
+        self.bundles: dict[str, ContextBundle] = {}
+        self.cancel = threading.Event()
+        settings = loaded.settings.tui
+        self._keys = resolve_keys(settings.keys)
+        for action, keys in self._keys.items():
+            self.bind(keys, action, description=ACTIONS[action][1],
+                      show=ACTIONS[action][0])
+        themes = load_themes()
+        for theme in themes.themes:
+            self.register_theme(theme)
+        self._theme_problems = themes.problems
+        self._theme_name = settings.theme
+
+    # --- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield UnitTable(id="units")
+            with Vertical(id="side"):
+                yield DetailPane(id="detail")
+                yield ChatPane(id="chat")
+        yield Input(placeholder="filter: words, tag:x, risk:high, status:new, level:file",
+                    id="filter")
+        yield Static("", id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self._theme_name in self.available_themes:
+            self.theme = self._theme_name
+        for problem in self._theme_problems:
+            self.notify(problem, title="theme skipped", severity="warning")
+        meta = self.loaded.change_set
+        self.sub_title = (f"{meta.mode}: {meta.old_side.describe()} -> "
+                          f"{meta.new_side.describe()}")
+        self.refresh_rows()
+        self.query_one(UnitTable).focus()
+        self.set_status(self.triage.plan.planner.messages[0] if
+                        self.triage.plan.planner.messages else "")
+
+    # --- helpers --------------------------------------------------------------------------
+
+    @property
+    def table(self) -> UnitTable:
+        return self.query_one(UnitTable)
+
+    def current(self) -> str | None:
+        return self.table.current_unit
+
+    def set_status(self, text: str) -> None:
+        kept = sum(1 for r in self.rows if not r.item.skip_review)
+        reviewed = sum(1 for r in self.rows if r.status == "reviewed")
+        counts = f"{len(self.rows)} units · {kept} kept · {reviewed} reviewed"
+        self.query_one("#status", Static).update(f"{counts}   {text}".rstrip())
+
+    def refresh_rows(self) -> None:
+        self.rows = self.triage.rows(self.filter)
+        self.table.show(self.rows, keep=self.current())
+        self.show_detail()
+
+    def refresh_unit(self, unit_id: str) -> None:
+        row = self.triage.row(unit_id)
+        self.rows = [row if r.unit.unit_id == unit_id else r for r in self.rows]
+        self.table.update_unit_row(row)
+        self.show_detail()
+        self.set_status("")
+
+    def show_detail(self) -> None:
+        unit_id = self.current()
+        row = self.triage.row(unit_id) if unit_id else None
+        self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""))
+
+    def fused_with_overrides(self) -> FusedPlan:
+        items = [self.triage.item(i.unit_id) for i in self.triage.plan.plan]
+        return self.triage.plan.model_copy(update={"plan": items})
+
+    def persist(self) -> None:
+        problem = self.session.save(self.triage.overrides, self.triage.marks)
+        if problem:
+            self.notify(problem, title="not saved", severity="error")
+
+    @on(UnitTable.UnitSelected)
+    def _selected(self, event: UnitTable.UnitSelected) -> None:
+        self.show_detail()
+
+    # --- triage keys ----------------------------------------------------------------------
+
+    def action_next_unit(self) -> None:
+        self.table.action_cursor_down()
+
+    def action_prev_unit(self) -> None:
+        self.table.action_cursor_up()
+
+    def _jump_file(self, step: int) -> None:
+        if self.rows:
+            index = self.triage.next_file_row(self.rows, self.table.cursor_row, step)
+            self.table.move_cursor(row=index)
+
+    def action_next_file(self) -> None:
+        self._jump_file(1)
+
+    def action_prev_file(self) -> None:
+        self._jump_file(-1)
+
+    def _level(self, level: ContextLevel) -> None:
+        unit_id = self.current()
+        if unit_id is not None:
+            self.triage.set_level(unit_id, level)
+            self.bundles.pop(unit_id, None)
+            self.persist()
+            self.refresh_unit(unit_id)
+
+    def action_level_1(self) -> None:
+        self._level(LEVELS[0])
+
+    def action_level_2(self) -> None:
+        self._level(LEVELS[1])
+
+    def action_level_3(self) -> None:
+        self._level(LEVELS[2])
+
+    def action_level_4(self) -> None:
+        self._level(LEVELS[3])
+
+    def _shift(self, step: int) -> None:
+        unit_id = self.current()
+        if unit_id is not None:
+            self.triage.shift_level(unit_id, step)
+            self.bundles.pop(unit_id, None)
+            self.persist()
+            self.refresh_unit(unit_id)
+
+    def action_lower_level(self) -> None:
+        self._shift(-1)
+
+    def action_raise_level(self) -> None:
+        self._shift(1)
+
+    def action_toggle_skip(self) -> None:
+        unit_id = self.current()
+        if unit_id is not None:
+            self.triage.toggle_skip(unit_id)
+            self.persist()
+            self.refresh_unit(unit_id)
+
+    def action_toggle_reviewed(self) -> None:
+        unit_id = self.current()
+        if unit_id is not None:
+            self.triage.toggle_reviewed(unit_id)
+            self.persist()
+            self.refresh_unit(unit_id)
+
+    def action_edit_requests(self) -> None:
+        unit_id = self.current()
+        if unit_id is None:
+            return
+        item = self.triage.item(unit_id)
+
+        def done(requests: list[ExtraRequest] | None) -> None:
+            if requests is not None:
+                self.triage.set_requests(unit_id, requests)
+                self.bundles.pop(unit_id, None)
+                self.persist()
+                self.refresh_unit(unit_id)
+
+        self.push_screen(RequestsModal(item.location, item.extra_requests), done)
+
+    def action_sort(self) -> None:
+        self.triage.sort_key = "risk" if self.triage.sort_key == "file" else "file"
+        self.refresh_rows()
+        self.set_status(f"sorted by {self.triage.sort_key}")
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.add_class("visible")
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter = Filter.parse(event.value)
+        self.refresh_rows()
+        self.set_status(f"filter: {event.value}" if event.value else "")
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        if not event.value:
+            event.input.remove_class("visible")
+        self.table.focus()
+
+    def key_escape(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.has_focus:
+            box.value = ""
+            box.remove_class("visible")
+            self.table.focus()
+        else:
+            self.cancel.set()
+
+    def action_help(self) -> None:
+        keys = [(keys, ACTIONS[action][1]) for action, keys in self._keys.items()]
+        self.push_screen(HelpScreen(keys))
+
+    def action_toggle_chat(self) -> None:
+        chat = self.query_one(ChatPane)
+        chat.toggle_class("visible")
+        if chat.has_class("visible"):
+            self.query_one(ChatInput).focus()
+            if not self.session.model_configured():
+                chat.show_notice(self.session.not_configured_hint())
+        else:
+            self.table.focus()
+
+    # --- workers --------------------------------------------------------------------------
+
+    def action_run_planner(self) -> None:
+        if not self.session.model_configured():
+            self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
+            return
+        self.set_status("planner running…")
+        self._plan_worker()
+
+    @work(thread=True, exclusive=True, group="planner")
+    def _plan_worker(self) -> None:
+        planner, why = make_planner(self.loaded.settings)
+        try:
+            plan = plan_change(self.loaded.review_index(), planner,
+                               conflict_log=self.loaded.conflict_log(), without_planner=why)
+        except ReviewTuiError as error:
+            self.call_from_thread(self.notify, str(error), severity="error")
+            return
+        self.call_from_thread(self._plan_done, plan)
+
+    def _plan_done(self, plan: FusedPlan) -> None:
+        self.triage.set_plan(plan)
+        self.bundles.clear()
+        self.refresh_rows()
+        report = plan.planner
+        self.set_status(f"planner {report.status}: {report.batches} batches, "
+                        f"{len(report.messages)} notes, {plan.conflicts} disagreements")
+
+    def action_run_scanners(self) -> None:
+        self.set_status("scanners running…")
+        self._scan_worker()
+
+    @work(thread=True, exclusive=True, group="scanners")
+    def _scan_worker(self) -> None:
+        from reviewtui.rules.scan_mapping import findings_by_unit
+
+        report = self.loaded.scan()
+        found = findings_by_unit(self.loaded.units, report.issues)
+        counts = {unit_id: len(items) for unit_id, items in found.items()}
+        ran = ", ".join(report.ran) or "none installed"
+        self.call_from_thread(self._scan_done, counts, f"scanners: {ran}; "
+                                                       f"{len(report.issues)} findings")
+
+    def _scan_done(self, counts: dict[str, int], text: str) -> None:
+        self.triage.findings = counts
+        self.refresh_rows()
+        self.set_status(text)
+
+    def action_build_bundles(self) -> None:
+        unit_id = self.current()
+        wanted = [unit_id] if unit_id else []
+        wanted += [r.unit.unit_id for r in self.rows
+                   if not r.item.skip_review and r.unit.unit_id not in wanted]
+        self.set_status(f"building {len(wanted)} bundles…")
+        self._bundle_worker(wanted)
+
+    @work(thread=True, exclusive=True, group="bundles")
+    def _bundle_worker(self, unit_ids: list[str]) -> None:
+        plan = self.fused_with_overrides()
+        first = self.loaded.bundles(plan, unit_ids[:1])
+        self.call_from_thread(self._bundles_done, first, False)
+        rest = self.loaded.bundles(plan, unit_ids[1:]) if len(unit_ids) > 1 else []
+        self.call_from_thread(self._bundles_done, rest, True)
+
+    def _bundles_done(self, bundles: list[ContextBundle], finished: bool) -> None:
+        for bundle in bundles:
+            self.bundles[bundle.unit_id] = bundle
+        self.show_detail()
+        if finished:
+            tokens = sum(b.budget.used for b in self.bundles.values())
+            self.set_status(f"{len(self.bundles)} bundles, {tokens} tokens")
+
+    def action_review(self) -> None:
+        if not self.session.model_configured():
+            self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
+            return
+        kept = [r.unit.unit_id for r in self.rows if not r.item.skip_review]
+        self.set_status(f"reviewing {len(kept)} units…")
+        chat = self.query_one(ChatPane)
+        chat.add_class("visible")
+        self._review_worker(kept)
+
+    @work(thread=True, exclusive=True, group="review")
+    def _review_worker(self, unit_ids: list[str]) -> None:
+        from reviewtui.conversation.report import render_markdown
+
+        try:
+            result = self.session.review(self.fused_with_overrides(), unit_ids)
+        except ReviewTuiError as error:
+            self.call_from_thread(self.notify, str(error), title="review failed",
+                                  severity="error")
+            return
+        counts: dict[str, int] = {}
+        for finding in result.findings:
+            if finding.unit_id:
+                counts[finding.unit_id] = counts.get(finding.unit_id, 0) + 1
+        self.call_from_thread(self._review_done, render_markdown(result), counts)
+
+    def _review_done(self, markdown: str, counts: dict[str, int]) -> None:
+        self.triage.findings = {**self.triage.findings, **counts}
+        self.refresh_rows()
+        chat = self.query_one(ChatPane)
+        chat.start_exchange("review").update(markdown)
+        self.set_status(f"review: {sum(counts.values())} findings")
+
+    # --- chat -----------------------------------------------------------------------------
+
+    @on(ChatInput.Submitted)
+    def _ask(self, event: ChatInput.Submitted) -> None:
+        chat = self.query_one(ChatPane)
+        if not self.session.model_configured():
+            chat.show_notice(self.session.not_configured_hint())
+            return
+        answer = chat.start_exchange(event.text)
+        self.cancel.clear()
+        self._chat_worker(event.text, answer)
+
+    @work(thread=True, exclusive=True, group="chat")
+    def _chat_worker(self, question: str, answer: Markdown) -> None:
+        parts: list[str] = []
+
+        def delta(text: str) -> None:
+            parts.append(text)
+            self.call_from_thread(answer.update, "".join(parts))
+
+        def tool(run: Any) -> None:
+            self.call_from_thread(self.query_one(ChatPane).add_tool,
+                                  f"tool {run.call.name}({run.call.arguments[:60]})",
+                                  run.outcome.content[:4000])
+
+        try:
+            result = self.session.ask(self.fused_with_overrides(), question, on_delta=delta,
+                                      on_tool=tool, cancel=self.cancel)
+        except ReviewTuiError as error:
+            self.call_from_thread(self.query_one(ChatPane).show_notice, str(error))
+            return
+        self.call_from_thread(answer.update, result.answer)
+        self.call_from_thread(self.query_one(ChatPane).set_rounds, self.session.rounds_text())

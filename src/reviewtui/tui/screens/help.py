@@ -1,0 +1,36 @@
+"""``?``: every key of the workbench, with what it does (the same list as the footer)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close",
+                                                     "Close")]
+
+    def __init__(self, keys: Sequence[tuple[str, str]]) -> None:
+        super().__init__()
+        self.keys = keys
+
+    def compose(self) -> ComposeResult:
+        table = Table(title="reviewtui keys", title_justify="left")
+        table.add_column("key", style="bold")
+        table.add_column("action")
+        for key, description in self.keys:
+            table.add_row(key, description)
+        with VerticalScroll(id="help-dialog"):
+            yield Static(table)
+            yield Static("Filter syntax: words, tag:NAME, risk:high, status:new|reviewed|"
+                         "skipped|changed, level:file. Esc closes this help.")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

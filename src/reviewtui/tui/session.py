@@ -1,0 +1,137 @@
+"""The workbench's link to the core: session store, model, review agent and chat engine.
+
+No Textual here. The store is opened lazily and a broken or busy store never stops triage: the
+problem is reported once and decisions stay in memory. The chat session of this change is the one
+``reviewtui ask`` continues, so the terminal and the workbench share one conversation.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from reviewtui.conversation.engine import AskResult, ChatSession
+from reviewtui.conversation.findings import ReviewResult
+from reviewtui.conversation.store import SessionStore
+from reviewtui.conversation.workspace import Workspace
+from reviewtui.errors import ReviewTuiError, StoreError
+from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
+from reviewtui.pipeline import LoadedChange
+from reviewtui.plan import FusedPlan, OverrideSet
+
+
+class TuiSession:
+    def __init__(self, loaded: LoadedChange, store_path: Path | None = None) -> None:
+        self.loaded = loaded
+        self.config = resolve_llm(loaded.settings.llm)
+        self._store_path = store_path
+        self._store: SessionStore | None = None
+        self._store_problem: str | None = None
+        self._session_id: str | None = None
+        self._chat: ChatSession | None = None
+        self._lock = threading.Lock()
+        cs = loaded.change_set
+        old = cs.old_side.rev or cs.old_side.describe()
+        new = cs.new_side.rev or cs.new_side.describe()
+        self.repo_key = str(loaded.root)
+        self.change_key = f"{cs.mode}:{old}..{new}"  # the same key as Workspace.change_key
+
+    # --- store ----------------------------------------------------------------------------
+
+    def store(self) -> SessionStore | None:
+        if self._store is None and self._store_problem is None:
+            try:
+                self._store = SessionStore(self._store_path)
+            except StoreError as error:
+                self._store_problem = str(error)
+        return self._store
+
+    def _session(self, create: bool) -> str | None:
+        store = self.store()
+        if store is None:
+            return None
+        if self._session_id is None:
+            found = store.latest_session(self.repo_key, self.change_key)
+            if found is None and create:
+                cs = self.loaded.change_set
+                found = store.create_session(
+                    self.repo_key, self.change_key,
+                    f"{cs.mode}: {cs.old_side.describe()} -> {cs.new_side.describe()}",
+                    model=self.config.model)
+            self._session_id = found.session_id if found else None
+        return self._session_id
+
+    def overrides(self) -> OverrideSet:
+        sid = self._session(create=False)
+        store = self.store()
+        return store.overrides(sid) if store is not None and sid else OverrideSet()
+
+    def marks(self) -> dict[str, str]:
+        store = self.store()
+        return store.review_marks(self.repo_key) if store is not None else {}
+
+    def save(self, overrides: OverrideSet, marks: dict[str, str]) -> str | None:
+        """Persist; returns a one-line problem (shown once) instead of raising."""
+        with self._lock:
+            store = self.store()
+            if store is None:
+                problem, self._store_problem = self._store_problem, "reported"
+                return problem if problem != "reported" else None
+            try:
+                sid = self._session(create=True)
+                assert sid is not None
+                store.set_overrides(sid, overrides)
+                current = store.review_marks(self.repo_key)
+                for key, content in marks.items():
+                    if current.get(key) != content:
+                        store.mark_reviewed(self.repo_key, key, content)
+                for key in current.keys() - marks.keys():
+                    store.unmark_reviewed(self.repo_key, key)
+            except StoreError as error:
+                return str(error)
+        return None
+
+    # --- model ----------------------------------------------------------------------------
+
+    def model_configured(self) -> bool:
+        return self.config.configured
+
+    @staticmethod
+    def not_configured_hint() -> str:
+        return NOT_CONFIGURED_HINT
+
+    def review(self, plan: FusedPlan, unit_ids: Sequence[str]) -> ReviewResult:
+        from reviewtui.conversation.review import Reviewer
+
+        client = LLMClient(self.config)
+        reviewer = Reviewer(Workspace(self.loaded, plan), client, token_counter(self.config.model))
+        return reviewer.review(unit_ids)
+
+    def ask(self, plan: FusedPlan, question: str, *, on_delta: Callable[[str], None],
+            on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:
+        if self._chat is None:
+            store = self.store()
+            if store is None:
+                raise ReviewTuiError(self._store_problem or "the session store is unavailable")
+            workspace = Workspace(self.loaded, plan)
+            sid = self._session(create=True)
+            self._chat = ChatSession.open(workspace, store, LLMClient(self.config),
+                                          token_counter(self.config.model), session_id=sid)
+        return self._chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel)
+
+    def rounds_text(self) -> str:
+        chat = self._chat
+        if chat is None:
+            return "chat — no messages yet"
+        lines = []
+        for record in chat.rounds.rounds[-3:]:
+            inherited = ", ".join(record.inherited_files[:4]) or "-"
+            lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
+                         f"{record.completion_tokens} tokens · inherited {inherited}")
+        stats = chat.rounds.cache_stats().get("inheritance")
+        if stats is not None:
+            lines.append(f"inheritance cache: {stats.hits} hits / {stats.misses} misses "
+                         f"({stats.hit_rate:.0%})")
+        return "\n".join(lines)

@@ -1,0 +1,198 @@
+"""The triage view model: rows, filter, sort, review status, overrides -- no Textual here.
+
+The TUI is a thin shell: every decision the person makes (a level, a skip, extra requests, a
+"reviewed" mark) lands here as data, is applied over the fused plan by the plan package's
+override layer, and is persisted by the session store. Keeping it free of widgets lets the unit
+tests drive triage without starting an App, and keeps per-key work to a dictionary update and one
+row refresh even with thousands of units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from reviewtui.models import ContextLevel, ExtraRequest
+from reviewtui.plan import FusedItem, FusedPlan, OverrideSet, UnitOverride
+from reviewtui.plan.overrides import apply_override
+from reviewtui.units.model import ReviewUnit
+
+LEVELS = list(ContextLevel)
+RISK_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+STATUSES = ("new", "reviewed", "skipped", "changed")
+
+
+def unit_key(unit: ReviewUnit) -> str:
+    """A unit's identity across edits (its content hash is the unit id): file and definition."""
+    anchor = unit.functions[0] if unit.functions else unit.symbols[0] if unit.symbols else (
+        f"L{unit.hunks[0].new_start}" if unit.hunks else "file")
+    return f"{unit.file_path}::{anchor}"
+
+
+@dataclass(frozen=True)
+class Row:
+    unit: ReviewUnit
+    item: FusedItem  # with the person's overrides applied
+    status: str  # new | reviewed | skipped | changed
+    findings: int
+
+
+@dataclass(frozen=True)
+class Filter:
+    """``/`` filter: free words match path, location, tags; ``tag:x``, ``risk:x``, ``status:x``,
+    ``level:x`` narrow further (all terms must match)."""
+
+    words: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    risks: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    levels: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Filter:
+        words: list[str] = []
+        fields: dict[str, list[str]] = {"tag": [], "risk": [], "status": [], "level": []}
+        for term in text.split():
+            key, _, value = term.partition(":")
+            if value and key.lower() in fields:
+                fields[key.lower()].append(value.lower())
+            else:
+                words.append(term.lower())
+        return cls(tuple(words), tuple(fields["tag"]), tuple(fields["risk"]),
+                   tuple(fields["status"]), tuple(fields["level"]))
+
+    @property
+    def empty(self) -> bool:
+        return not (self.words or self.tags or self.risks or self.statuses or self.levels)
+
+    def matches(self, row: Row) -> bool:
+        unit, item = row.unit, row.item
+        text = f"{unit.location} {unit.unit_id} {' '.join(unit.tags)}".lower()
+        if any(word not in text for word in self.words):
+            return False
+        if self.tags and not all(any(t in tag for tag in unit.tags) for t in self.tags):
+            return False
+        if self.risks and (item.risk or "") not in self.risks:
+            return False
+        if self.statuses and row.status not in self.statuses:
+            return False
+        return not self.levels or any(item.final_context_level.value.startswith(lv)
+                                      for lv in self.levels)
+
+
+class Triage:
+    """Rows of one change under the fused plan, the overrides and the review marks."""
+
+    def __init__(self, units: Sequence[ReviewUnit], plan: FusedPlan,
+                 overrides: OverrideSet | None = None, marks: dict[str, str] | None = None,
+                 findings: dict[str, int] | None = None) -> None:
+        self.units = list(units)
+        self.by_id = {u.unit_id: u for u in self.units}
+        self.plan = plan
+        self.fused = {item.unit_id: item for item in plan.plan}
+        self.overrides = overrides or OverrideSet()
+        self.marks = dict(marks or {})
+        self.findings = dict(findings or {})
+        self.sort_key = "file"
+
+    def set_plan(self, plan: FusedPlan) -> None:
+        self.plan = plan
+        self.fused = {item.unit_id: item for item in plan.plan}
+
+    def item(self, unit_id: str) -> FusedItem:
+        return apply_override(self.fused[unit_id], self.overrides.units.get(unit_id))
+
+    def status(self, unit: ReviewUnit) -> str:
+        key = unit_key(unit)
+        mark = self.marks.get(key)
+        if mark == unit.unit_id:
+            return "reviewed"
+        if self.item(unit.unit_id).skip_review:
+            return "skipped"
+        return "changed" if mark is not None else "new"
+
+    def row(self, unit_id: str) -> Row:
+        unit = self.by_id[unit_id]
+        return Row(unit, self.item(unit_id), self.status(unit), self.findings.get(unit_id, 0))
+
+    def rows(self, flt: Filter | None = None) -> list[Row]:
+        rows = [self.row(u.unit_id) for u in self.units if u.unit_id in self.fused]
+        if flt is not None and not flt.empty:
+            rows = [r for r in rows if flt.matches(r)]
+        if self.sort_key == "risk":
+            rows.sort(key=lambda r: (RISK_ORDER.get(r.item.risk or "", 9), r.unit.file_path))
+        return rows
+
+    # --- the person's decisions ------------------------------------------------------------
+
+    def _override(self, unit_id: str) -> UnitOverride:
+        return self.overrides.units.get(unit_id) or UnitOverride()
+
+    def _store(self, unit_id: str, override: UnitOverride) -> None:
+        units = dict(self.overrides.units)
+        if override.is_empty:
+            units.pop(unit_id, None)
+        else:
+            units[unit_id] = override
+        self.overrides = OverrideSet(units=units)
+
+    def set_level(self, unit_id: str, level: ContextLevel) -> None:
+        fused = self.fused[unit_id].final_context_level
+        value = None if level is fused else level  # back to the fused level: no override
+        self._store(unit_id, self._override(unit_id).model_copy(update={"level": value}))
+
+    def shift_level(self, unit_id: str, step: int) -> ContextLevel:
+        current = self.item(unit_id).final_context_level
+        index = max(0, min(len(LEVELS) - 1, LEVELS.index(current) + step))
+        self.set_level(unit_id, LEVELS[index])
+        return LEVELS[index]
+
+    def toggle_skip(self, unit_id: str) -> bool:
+        skipped = not self.item(unit_id).skip_review
+        fused = self.fused[unit_id].skip_review
+        value = None if skipped == fused else skipped
+        self._store(unit_id, self._override(unit_id).model_copy(update={"skip": value}))
+        return skipped
+
+    def set_requests(self, unit_id: str, wanted: Iterable[ExtraRequest]) -> None:
+        """Make the unit's final requests exactly ``wanted`` (as add/remove over fusion)."""
+        from reviewtui.plan.requests import request_key
+
+        wanted = list(wanted)
+        fused = self.fused[unit_id].extra_requests
+        fused_keys = {request_key(r) for r in fused}
+        wanted_keys = {request_key(r) for r in wanted}
+        add = [r for r in wanted if request_key(r) not in fused_keys]
+        remove = [r for r in fused if request_key(r) not in wanted_keys]
+        self._store(unit_id, self._override(unit_id).model_copy(
+            update={"add_requests": add, "remove_requests": remove}))
+
+    def toggle_reviewed(self, unit_id: str) -> bool:
+        unit = self.by_id[unit_id]
+        key = unit_key(unit)
+        if self.marks.get(key) == unit_id:
+            del self.marks[key]
+            return False
+        self.marks[key] = unit_id
+        return True
+
+    def next_file_row(self, rows: Sequence[Row], index: int, step: int) -> int:
+        """The first row of the next (step 1) or previous (-1) file from ``index``."""
+        if not rows:
+            return 0
+        path = rows[index].unit.file_path
+        i = index
+        while 0 <= i + step < len(rows):
+            i += step
+            if rows[i].unit.file_path != path:
+                if step < 0:  # go to the first row of that file
+                    other = rows[i].unit.file_path
+                    while i > 0 and rows[i - 1].unit.file_path == other:
+                        i -= 1
+                return i
+        return index
+
+
+def level_label(item: FusedItem) -> str:
+    return f"{item.final_context_level.value} ({item.provenance.level})"
+

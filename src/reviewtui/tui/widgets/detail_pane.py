@@ -1,0 +1,78 @@
+"""The selected unit: its diff (syntax highlighted), the plan's decision, and the bundle preview.
+
+The bundle preview shows the token account piece by piece (included / clipped / dropped), so the
+person sees what a level or an extra request costs before sending anything to the model.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from reviewtui.models import ContextBundle
+from reviewtui.tui.triage import Row
+
+
+def _decision(row: Row) -> RenderableType:
+    item, unit = row.item, row.unit
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("unit", f"{unit.unit_id}  {unit.location}  ({unit.change_type}, "
+                          f"+{unit.added_lines}/-{unit.removed_lines})")
+    table.add_row("tags", ", ".join(unit.tags) or "-")
+    rule = item.rule_context_level.value if item.rule_context_level else "-"
+    conf = f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-"
+    llm = item.llm_context_level.value if item.llm_context_level else "-"
+    table.add_row("level", f"rule {rule} ({conf}) · llm {llm} · final "
+                           f"{item.final_context_level.value} by {item.provenance.level}")
+    requests = ", ".join(
+        r.type + (f"({d})" if (d := getattr(r, "symbol", None) or getattr(r, "keyword", None))
+                  else "") + f" [{src}]"
+        for r, src in zip(item.extra_requests, item.provenance.extra_requests, strict=False))
+    table.add_row("requests", requests or "-")
+    table.add_row("status", f"{row.status}{' · skipped' if item.skip_review else ''} · "
+                            f"{item.reason}")
+    return table
+
+
+def _account(bundle: ContextBundle) -> RenderableType:
+    table = Table(title=f"bundle: {bundle.budget.used}/{bundle.budget.limit} tokens "
+                        f"({bundle.budget.counter})", title_justify="left", expand=False)
+    for name in ("piece", "status", "tokens", "of"):
+        table.add_column(name)
+    styles = {"included": "green", "clipped": "yellow", "dropped": "red", "empty": "dim"}
+    for piece in bundle.budget.pieces:
+        table.add_row(piece.name, Text(piece.status, style=styles[piece.status]),
+                      str(piece.tokens), str(piece.original_tokens))
+    notes = Text("\n".join(f"note: {n}" for n in bundle.notes), style="dim")
+    return Group(table, notes) if bundle.notes else table
+
+
+class DetailPane(VerticalScroll):
+    """Decision, bundle account and diff of the unit under the cursor."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="decision")
+        yield Static(id="account")
+        yield Static(id="diff")
+
+    def show(self, row: Row | None, bundle: ContextBundle | None = None) -> None:
+        decision = self.query_one("#decision", Static)
+        account = self.query_one("#account", Static)
+        diff = self.query_one("#diff", Static)
+        if row is None:
+            decision.update("no unit selected")
+            account.update("")
+            diff.update("")
+            return
+        decision.update(_decision(row))
+        account.update(_account(bundle) if bundle is not None else Text(
+            "bundle: press b to build it", style="dim"))
+        diff.update(Syntax(row.unit.diff_text(numbered=False) or "(no line changes)", "diff",
+                           theme="ansi_dark", word_wrap=False, line_numbers=False))

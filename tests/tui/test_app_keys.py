@@ -1,0 +1,156 @@
+"""The workbench's keys through Pilot, on a real repository and a real session store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewtui.conversation.store import SessionStore
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.models import ContextLevel
+from reviewtui.pipeline import load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.screens.help import HelpScreen
+from reviewtui.tui.screens.requests_modal import RequestsModal
+from reviewtui.tui.widgets.chat_pane import ChatPane
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+
+def _repo(repo: GitRepoBuilder) -> GitRepoBuilder:
+    repo.write("app/auth.py", "def login(u):\n    return u.ok\n")
+    repo.write("app/util.py", "def add(a, b):\n    return a + b\n" + "\n" * 30
+               + "def sub(a, b):\n    return a - b\n")
+    repo.write("app/views.py", "from app.util import add\n\n\ndef v():\n    return add(1, 2)\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(u):\n    return u.ok and u.active\n")
+    repo.write("app/util.py", "def add(a, b):\n    return a + b + 0\n" + "\n" * 30
+               + "def sub(a, b):\n    return a - b - 0\n")
+    return repo
+
+
+def _app(repo: GitRepoBuilder, store: Path) -> ReviewApp:
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    return ReviewApp(loaded, store_path=store)
+
+
+async def test_navigation_levels_skip_reviewed_persist(repo: GitRepoBuilder,
+                                                       tmp_path: Path) -> None:
+    _repo(repo)
+    store_path = tmp_path / "s.sqlite3"
+    app = _app(repo, store_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert app.current() == app.rows[0].unit.unit_id
+        await pilot.press("j")
+        assert app.current() == app.rows[1].unit.unit_id
+        await pilot.press("k")
+        assert app.current() == app.rows[0].unit.unit_id
+        await pilot.press("n")  # next file: auth.py -> util.py
+        assert app.triage.by_id[app.current() or ""].file_path == "app/util.py"
+        await pilot.press("p")
+        assert app.triage.by_id[app.current() or ""].file_path == "app/auth.py"
+        await pilot.press("n")
+        unit = app.current() or ""
+        for key, level in (("1", "diff_only"), ("2", "function"), ("3", "file_context"),
+                           ("4", "full_file")):
+            await pilot.press(key)
+            assert app.triage.item(unit).final_context_level.value == level
+        await pilot.press("left_square_bracket")
+        assert app.triage.item(unit).final_context_level is ContextLevel.FILE_CONTEXT
+        await pilot.press("right_square_bracket")
+        assert app.triage.item(unit).final_context_level is ContextLevel.FULL_FILE
+        assert app.triage.item(unit).provenance.level == "user"
+        await pilot.press("s")
+        assert app.triage.row(unit).status == "skipped"
+        await pilot.press("s", "space")
+        assert app.triage.row(unit).status == "reviewed"
+        await pilot.press("o")
+        assert app.triage.sort_key == "risk"
+    # Everything the person decided is in the session store of this change.
+    with SessionStore(store_path) as store:
+        (session,) = store.list_sessions()
+        override = store.overrides(session.session_id).units[unit]
+        assert override.level is ContextLevel.FULL_FILE
+        assert unit in store.review_marks(str(repo.root)).values()
+    # ...and a new workbench on the same change shows it again.
+    again = _app(repo, store_path)
+    async with again.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert again.triage.item(unit).final_context_level is ContextLevel.FULL_FILE
+        assert again.triage.row(unit).status == "reviewed"
+
+
+async def test_filter_requests_modal_help_and_bundles(repo: GitRepoBuilder,
+                                                      tmp_path: Path) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"risk:high", "enter")
+        assert [r.unit.file_path for r in app.rows] == ["app/auth.py"]
+        await pilot.press("slash", "escape")
+        assert len(app.rows) == 3
+        await pilot.press("n", "e")
+        assert isinstance(app.screen, RequestsModal)
+        await pilot.click("#check-callers")
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, RequestsModal)  # callers needs a symbol
+        assert "needs a symbol" in str(app.screen.query_one("#requests-error").render())
+        app.screen.query_one("#detail-callers").value = "add"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, RequestsModal)
+        unit = app.current() or ""
+        assert ("callers", "add") in [(r.type, getattr(r, "symbol", None))
+                                      for r in app.triage.item(unit).extra_requests]
+        await pilot.press("b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        bundle = app.bundles[unit]
+        assert [c.file_path for c in bundle.callers] == ["app/views.py"]
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_chat_without_a_model_says_how_to_configure(repo: GitRepoBuilder,
+                                                          tmp_path: Path) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        chat = app.query_one(ChatPane)
+        assert chat.has_class("visible")
+        notices = [str(w.render()) for w in chat.query(".chat-notice")]
+        assert any("REVIEWTUI_MODEL" in n for n in notices)
+        await pilot.press("P")  # the planner: a notification, nothing breaks
+        await pilot.pause()
+        assert app.triage.plan.planner.status == "skipped"
+
+
+async def test_planner_and_chat_with_a_model(repo: GitRepoBuilder, tmp_path: Path,
+                                             fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    ids = [u.unit_id for u in app.loaded.units]
+    fake_llm.script(Reply.json({"plan": [{"unit_id": uid, "llm_context_level": "full_file"}
+                                         for uid in ids]}))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("P")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.triage.plan.planner.status == "ok"
+        assert all(r.item.llm_context_level is ContextLevel.FULL_FILE for r in app.rows)
+        fake_llm.script(Reply.text("login now also checks **active**.",
+                                   chunks=["login now ", "also checks ", "**active**."]))
+        await pilot.press("c")
+        await pilot.press(*"why", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        answers = list(app.query(".chat-answer"))
+        assert answers and "checks" in answers[-1].source  # type: ignore[attr-defined]
+        rounds = str(app.query_one("#chat-rounds").render())
+        assert "round 1" in rounds and "inheritance cache" in rounds

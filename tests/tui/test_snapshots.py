@@ -1,0 +1,56 @@
+"""Snapshots of the workbench: triage, the extra-request modal, a streamed chat answer, and a
+narrow terminal. Plain ``def`` tests: ``snap_compare`` runs its own event loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.widgets.chat_input import ChatInput
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+Snap = Any
+
+
+def _app(repo: GitRepoBuilder, tmp_path: Path) -> ReviewApp:
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.write("app/util.py", "def add(a, b):\n    return a + b\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    repo.write("app/util.py", "def add(a, b):\n    # no None\n    return a + b\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    return ReviewApp(loaded, store_path=tmp_path / "s.sqlite3")
+
+
+def test_triage_screen(repo: GitRepoBuilder, tmp_path: Path, snap_compare: Snap) -> None:
+    assert snap_compare(_app(repo, tmp_path), terminal_size=(140, 30), press=["j", "3"])
+
+
+def test_extra_request_modal(repo: GitRepoBuilder, tmp_path: Path, snap_compare: Snap) -> None:
+    assert snap_compare(_app(repo, tmp_path), terminal_size=(140, 34), press=["e"])
+
+
+def test_narrow_terminal(repo: GitRepoBuilder, tmp_path: Path, snap_compare: Snap) -> None:
+    assert snap_compare(_app(repo, tmp_path), terminal_size=(80, 30))
+
+
+def test_chat_with_a_streamed_answer(repo: GitRepoBuilder, tmp_path: Path,
+                                     fake_llm: ScriptedOpenAIServer, snap_compare: Snap) -> None:
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text("`login` now also requires **active** users (app/auth.py:2).",
+                               chunks=["`login` now also ", "requires **active** users ",
+                                       "(app/auth.py:2)."]))
+
+    async def ask(pilot: Pilot[None]) -> None:
+        pilot.app.query_one(ChatInput).cursor_blink = False  # a blinking cursor is not stable
+        await pilot.press("c", *"what changed?", "enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(140, 34), run_before=ask)

@@ -1,0 +1,80 @@
+"""The triage view model without an App: filter, sort, statuses, overrides, file jumps."""
+
+from __future__ import annotations
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.models import CallersRequest, ContextLevel, PreviousVersionRequest
+from reviewtui.pipeline import load_change
+from reviewtui.tui.triage import Filter, Triage, unit_key
+from tests.conftest import GitRepoBuilder
+
+
+def _triage(repo: GitRepoBuilder) -> Triage:
+    repo.write("app/auth.py", "def login(u):\n    return u.ok\n")
+    repo.write("app/util.py", "def add(a, b):\n    return a + b\n" + "\n" * 30
+               + "def sub(a, b):\n    return a - b\n")
+    repo.write("README.md", "# t\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(u):\n    return u.ok and u.active\n")
+    repo.write("app/util.py", "def add(a, b):\n    return a + b + 0\n" + "\n" * 30
+               + "def sub(a, b):\n    return a - b - 0\n")
+    repo.write("README.md", "# t\n\n<!-- c -->\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    return Triage(loaded.units, loaded.plan(use_llm=False))
+
+
+def test_filter_terms(repo: GitRepoBuilder) -> None:
+    triage = _triage(repo)
+    assert len(triage.rows()) == 4
+    assert {r.unit.file_path for r in triage.rows(Filter.parse("util"))} == {"app/util.py"}
+    high = triage.rows(Filter.parse("risk:high"))
+    assert [r.unit.file_path for r in high] == ["app/auth.py"]
+    assert all("security_sensitive" in r.unit.tags
+               for r in triage.rows(Filter.parse("tag:security")))
+    assert triage.rows(Filter.parse("status:reviewed")) == []
+    assert Filter.parse("").empty and not Filter.parse("x").empty
+
+
+def test_levels_skip_requests_and_provenance(repo: GitRepoBuilder) -> None:
+    triage = _triage(repo)
+    uid = next(u.unit_id for u in triage.units if u.file_path == "app/util.py")
+    fused = triage.item(uid).final_context_level
+    triage.set_level(uid, ContextLevel.FULL_FILE)
+    assert triage.item(uid).final_context_level is ContextLevel.FULL_FILE
+    assert triage.item(uid).provenance.level == "user"
+    triage.set_level(uid, fused)  # back to the fused level: the override is gone
+    assert uid not in triage.overrides.units
+    assert triage.shift_level(uid, 1).rank == fused.rank + 1
+    assert triage.shift_level(uid, 9) is ContextLevel.FULL_FILE
+    assert triage.toggle_skip(uid) is True and triage.row(uid).status == "skipped"
+    assert triage.toggle_skip(uid) is False and triage.item(uid).provenance.skip != "user"
+    triage.set_requests(uid, [CallersRequest(symbol="add"), PreviousVersionRequest()])
+    assert [r.type for r in triage.item(uid).extra_requests] == ["callers", "previous_version"]
+    triage.set_requests(uid, [])
+    assert triage.item(uid).extra_requests == []
+
+
+def test_reviewed_marks_follow_the_content(repo: GitRepoBuilder) -> None:
+    triage = _triage(repo)
+    uid = next(u.unit_id for u in triage.units if u.file_path == "app/auth.py")
+    assert triage.row(uid).status == "new"
+    assert triage.toggle_reviewed(uid) is True and triage.row(uid).status == "reviewed"
+    unit = triage.by_id[uid]
+    # The same place with other content (the unit changed after review): "changed".
+    triage.marks[unit_key(unit)] = "u_oldcontent"
+    assert triage.row(uid).status == "changed"
+
+
+def test_sort_by_risk_and_file_jumps(repo: GitRepoBuilder) -> None:
+    triage = _triage(repo)
+    triage.sort_key = "risk"
+    rows = triage.rows()
+    assert rows[0].unit.file_path == "app/auth.py"
+    triage.sort_key = "file"
+    rows = triage.rows()
+    files = [r.unit.file_path for r in rows]
+    start = files.index("app/util.py")
+    after = triage.next_file_row(rows, start, 1)
+    assert files[after] != "app/util.py" or after == start
+    back = triage.next_file_row(rows, len(rows) - 1, -1)
+    assert files[back] != files[-1] and (back == 0 or files[back - 1] != files[back])
