@@ -15,6 +15,7 @@ from typing import Any
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Markdown, Static
 
 from reviewtui.errors import ReviewTuiError
@@ -32,6 +33,8 @@ from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
+FILTER_DELAY = 0.15  # seconds of no typing before the filter is applied
+
 
 class ReviewApp(App[None]):
     CSS_PATH = "app.tcss"
@@ -46,6 +49,7 @@ class ReviewApp(App[None]):
         self.triage = Triage(loaded.units, plan, self.session.overrides(),
                              self.session.marks())
         self.filter = Filter()
+        self._filter_timer: Timer | None = None
         self.rows: list[Row] = []
         self.bundles: dict[str, ContextBundle] = {}
         self.cancel = threading.Event()
@@ -65,7 +69,8 @@ class ReviewApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield UnitTable(id="units")
+            longest = max((len(u.location) for u in self.loaded.units), default=20)
+            yield UnitTable(id="units", location_width=longest)
             with Vertical(id="side"):
                 yield DetailPane(id="detail")
                 yield ChatPane(id="chat")
@@ -226,12 +231,26 @@ class ReviewApp(App[None]):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter = Filter.parse(event.value)
+        # Typing stays instant: the table is refilled once the typing pauses.
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DELAY, lambda: self._apply_filter(
+            event.value))
+
+    def _apply_filter(self, text: str) -> None:
+        self._filter_timer = None
+        flt = Filter.parse(text)
+        if flt == self.filter:
+            return
+        self.filter = flt
         self.refresh_rows()
-        self.set_status(f"filter: {event.value}" if event.value else "")
+        self.set_status(f"filter: {text}" if text else "")
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._apply_filter(event.value)
         if not event.value:
             event.input.remove_class("visible")
         self.table.focus()
@@ -240,6 +259,9 @@ class ReviewApp(App[None]):
         box = self.query_one("#filter", Input)
         if box.has_focus:
             box.value = ""
+            if self._filter_timer is not None:
+                self._filter_timer.stop()
+            self._apply_filter("")
             box.remove_class("visible")
             self.table.focus()
         else:
