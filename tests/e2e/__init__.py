@@ -1,0 +1,1 @@
+"""End-to-end tests: the installed program in a real terminal (tmux)."""
