@@ -257,7 +257,9 @@ class ReviewApp(App[None]):
 
     def key_escape(self) -> None:
         box = self.query_one("#filter", Input)
-        if box.has_focus:
+        if isinstance(self.focused, ChatInput):  # leave the chat input, keep the chat open
+            self.table.focus()
+        elif box.has_focus:
             box.value = ""
             if self._filter_timer is not None:
                 self._filter_timer.stop()
