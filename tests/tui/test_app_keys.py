@@ -154,3 +154,49 @@ async def test_planner_and_chat_with_a_model(repo: GitRepoBuilder, tmp_path: Pat
         assert answers and "checks" in answers[-1].source  # type: ignore[attr-defined]
         rounds = str(app.query_one("#chat-rounds").render())
         assert "round 1" in rounds and "inheritance cache" in rounds
+
+
+async def test_scanners_review_and_the_command_palette(repo: GitRepoBuilder, tmp_path: Path,
+                                                       fake_llm: ScriptedOpenAIServer) -> None:
+    import json
+    import shutil
+
+    _repo(repo)
+    repo.write("app/util.py", "import os\n" + (repo.root / "app/util.py").read_text())
+    app = _app(repo, tmp_path / "s.sqlite3")
+    util = next(u.unit_id for u in app.loaded.units if u.file_path == "app/util.py"
+                and u.hunks[0].new_start <= 2)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        if shutil.which("ruff") is not None:
+            await pilot.press("S")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app.triage.findings.get(util, 0) >= 1  # F401: os imported, unused
+            assert "findings" in str(app.query_one("#status").render())
+        kept = [r.unit.unit_id for r in app.rows if not r.item.skip_review]
+        fake_llm.script(Reply.json({"verdict": "comment", "summary": "One thing.", "findings": [
+            {"title": "Adds zero", "body": "`+ 0` does nothing", "severity": "P3",
+             "confidence": 0.6, "file_path": "app/util.py", "start_line": 3,
+             "end_line": 3}]}))
+        await pilot.press("R")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        body = json.dumps(fake_llm.chat_requests[-1].body)
+        assert all(uid in body for uid in kept)  # the review saw every kept unit
+        answers = list(app.query(".chat-answer"))
+        assert "Adds zero" in answers[-1].source  # type: ignore[attr-defined]
+        # Every action is in the command palette, with its keys.
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Raise the level", "Requests", "Review", "Run scanners", "Filter"} <= titles
+
+
+async def test_an_unknown_theme_is_reported_not_fatal(repo: GitRepoBuilder,
+                                                      tmp_path: Path) -> None:
+    _repo(repo)
+    repo.write(".reviewtui.toml", '[tui]\ntheme = "no-such-theme"\n')
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert app.theme == "reviewtui-dark"
+        assert any("no-such-theme" in str(n.message) for n in app._notifications)

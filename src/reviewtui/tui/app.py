@@ -9,14 +9,17 @@ override layer and persisted in the session store of this change.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Markdown, Static
+from textual.widgets import Footer, Header, Input, Markdown, ProgressBar, Static
+from textual.worker import Worker, WorkerState
 
 from reviewtui.errors import ReviewTuiError
 from reviewtui.models import ContextBundle, ContextLevel, ExtraRequest
@@ -61,8 +64,8 @@ class ReviewApp(App[None]):
         themes = load_themes()
         for theme in themes.themes:
             self.register_theme(theme)
-        self._theme_problems = themes.problems
-        self._theme_name = settings.theme
+        self._theme_name, unknown = themes.choose(settings.theme)
+        self._theme_problems = [*themes.problems, *([unknown] if unknown else [])]
 
     # --- layout ---------------------------------------------------------------------------
 
@@ -76,7 +79,9 @@ class ReviewApp(App[None]):
                 yield ChatPane(id="chat")
         yield Input(placeholder="filter: words, tag:x, risk:high, status:new, level:file",
                     id="filter")
-        yield Static("", id="status")
+        with Horizontal(id="statusbar"):
+            yield Static("", id="status")
+            yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -91,6 +96,21 @@ class ReviewApp(App[None]):
         self.query_one(UnitTable).focus()
         self.set_status(self.triage.plan.planner.messages[0] if
                         self.triage.plan.planner.messages else "")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every workbench action in the command palette (ctrl+p), with its keys."""
+        yield from super().get_system_commands(screen)
+        for action, keys in self._keys.items():
+            description = ACTIONS[action][1]
+            yield SystemCommand(description.capitalize(), f"keys: {keys}",
+                                getattr(self, f"action_{action}"))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The progress indicator shows while any long task (planner, scanners, bundles,
+        review, chat) runs."""
+        running = any(w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                      for w in self.workers)
+        self.query_one("#busy", ProgressBar).set_class(running, "running")
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -384,8 +404,7 @@ class ReviewApp(App[None]):
     def _review_done(self, markdown: str, counts: dict[str, int]) -> None:
         self.triage.findings = {**self.triage.findings, **counts}
         self.refresh_rows()
-        chat = self.query_one(ChatPane)
-        chat.start_exchange("review").update(markdown)
+        self.query_one(ChatPane).start_exchange("review", markdown)
         self.set_status(f"review: {sum(counts.values())} findings")
 
     # --- chat -----------------------------------------------------------------------------

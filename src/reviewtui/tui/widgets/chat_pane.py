@@ -26,10 +26,11 @@ class ChatPane(Vertical):
         log = self.query_one("#chat-log", VerticalScroll)
         log.mount(Static(text, classes="chat-notice", markup=False))
 
-    def start_exchange(self, question: str) -> Markdown:
+    def start_exchange(self, question: str, answer_text: str = "") -> Markdown:
+        """A question and its answer (empty until it streams in, or ``answer_text``)."""
         log = self.query_one("#chat-log", VerticalScroll)
-        log.mount(Static(f"> {question}", classes="chat-question"))
-        answer = Markdown("", classes="chat-answer")
+        log.mount(Static(f"> {question}", classes="chat-question", markup=False))
+        answer = Markdown(answer_text, classes="chat-answer")
         log.mount(answer)
         log.scroll_end(animate=False)
         return answer

@@ -54,6 +54,28 @@ def _account(bundle: ContextBundle) -> RenderableType:
     return Group(table, notes) if bundle.notes else table
 
 
+PREVIEW_LINES = 200
+
+
+def _preview(bundle: ContextBundle) -> RenderableType:
+    """What the bundle adds beyond the diff: the level's context, then the extra requests."""
+    parts: list[RenderableType] = []
+    context = bundle.function_context or bundle.file_context or bundle.full_file
+    if context:
+        lines = context.split("\n")
+        shown = "\n".join(lines[:PREVIEW_LINES]) + (
+            f"\n… {len(lines) - PREVIEW_LINES} more lines" if len(lines) > PREVIEW_LINES else "")
+        parts.append(Text(f"{bundle.final_context_level.value}:", style="bold"))
+        parts.append(Syntax(shown, bundle.meta.language or "text", theme="ansi_dark"))
+    if bundle.previous_version:
+        parts.append(Text("previous version: "
+                          f"{bundle.previous_version.count(chr(10)) + 1} lines", style="bold"))
+    for snippet in [*bundle.callers, *bundle.search_results]:
+        parts.append(Text(f"{snippet.kind}: {snippet.file_path}:{snippet.line}", style="bold"))
+        parts.append(Text(snippet.snippet))
+    return Group(*parts)
+
+
 class DetailPane(VerticalScroll):
     """Decision, bundle account and diff of the unit under the cursor."""
 
@@ -61,11 +83,14 @@ class DetailPane(VerticalScroll):
         yield Static(id="decision")
         yield Static(id="account")
         yield Static(id="diff")
+        yield Static(id="preview")
 
     def show(self, row: Row | None, bundle: ContextBundle | None = None) -> None:
         decision = self.query_one("#decision", Static)
         account = self.query_one("#account", Static)
         diff = self.query_one("#diff", Static)
+        preview = self.query_one("#preview", Static)
+        preview.update(_preview(bundle) if bundle is not None else "")
         if row is None:
             decision.update("no unit selected")
             account.update("")
