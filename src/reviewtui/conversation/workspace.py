@@ -13,11 +13,19 @@ from typing import Any
 from reviewtui.context import ProjectSearch
 from reviewtui.conversation.memory import ToolMemory
 from reviewtui.conversation.tools import ToolBox, ToolContext
+from reviewtui.git import ChangeSet
 from reviewtui.models import ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan
 from reviewtui.rules.scan_mapping import findings_by_unit
 from reviewtui.rules.scanners import ScanReport
+
+
+def change_key(change_set: ChangeSet) -> str:
+    """Which change a session belongs to: the mode and the two sides (commit ids when known)."""
+    old = change_set.old_side.rev or change_set.old_side.describe()
+    new = change_set.new_side.rev or change_set.new_side.describe()
+    return f"{change_set.mode}:{old}..{new}"
 
 
 class Workspace:
@@ -40,11 +48,7 @@ class Workspace:
 
     @property
     def change_key(self) -> str:
-        """Which change a session belongs to: the mode and the two sides."""
-        cs = self.loaded.change_set
-        old = cs.old_side.rev or cs.old_side.describe()
-        new = cs.new_side.rev or cs.new_side.describe()
-        return f"{cs.mode}:{old}..{new}"
+        return change_key(self.loaded.change_set)
 
     def index_unit(self, unit_id: str) -> IndexUnit | None:
         found = self._units.get(unit_id)

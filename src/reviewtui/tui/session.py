@@ -15,7 +15,7 @@ from typing import Any
 from reviewtui.conversation.engine import AskResult, ChatSession
 from reviewtui.conversation.findings import ReviewResult
 from reviewtui.conversation.store import SessionStore
-from reviewtui.conversation.workspace import Workspace
+from reviewtui.conversation.workspace import Workspace, change_key
 from reviewtui.errors import ReviewTuiError, StoreError
 from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
@@ -32,11 +32,8 @@ class TuiSession:
         self._session_id: str | None = None
         self._chat: ChatSession | None = None
         self._lock = threading.Lock()
-        cs = loaded.change_set
-        old = cs.old_side.rev or cs.old_side.describe()
-        new = cs.new_side.rev or cs.new_side.describe()
         self.repo_key = str(loaded.root)
-        self.change_key = f"{cs.mode}:{old}..{new}"  # the same key as Workspace.change_key
+        self.change_key = change_key(loaded.change_set)  # what `reviewtui ask` uses too
 
     # --- store ----------------------------------------------------------------------------
 
