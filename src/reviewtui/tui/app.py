@@ -15,6 +15,7 @@ from typing import Any
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
@@ -37,6 +38,12 @@ from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 FILTER_DELAY = 0.15  # seconds of no typing before the filter is applied
+FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
+                 "prev_file": "file", "level_1": "level", "level_2": "level",
+                 "level_3": "level", "level_4": "level", "lower_level": "±level",
+                 "raise_level": "±level"}
+FOOTER_LABELS = {"run_scanners": "scan", "toggle_reviewed": "done", "edit_requests": "reqs",
+                 "build_bundles": "bundle"}
 
 
 class ReviewApp(App[None]):
@@ -58,14 +65,26 @@ class ReviewApp(App[None]):
         self.cancel = threading.Event()
         settings = loaded.settings.tui
         self._keys = resolve_keys(settings.keys)
-        for action, keys in self._keys.items():
-            self.bind(keys, action, description=ACTIONS[action][1],
-                      show=ACTIONS[action][0])
+        self._bind_keys()
         themes = load_themes()
         for theme in themes.themes:
             self.register_theme(theme)
         self._theme_name, unknown = themes.choose(settings.theme)
         self._theme_problems = [*themes.problems, *([unknown] if unknown else [])]
+
+    def _bind_keys(self) -> None:
+        """Every action in the footer: its first key shown (related keys grouped, e.g.
+        ``1234 level``), the other keys bound but not repeated."""
+        # Single keys first, grouped ones last (a group followed by a single key loses the
+        # space between them in Textual's compact footer).
+        ordered = sorted(self._keys.items(), key=lambda pair: pair[0] in FOOTER_GROUPS)
+        for action, keys in ordered:
+            group = FOOTER_GROUPS.get(action)
+            for n, key in enumerate(keys.split(",")):
+                label = FOOTER_LABELS.get(action, ACTIONS[action][1])
+                binding = Binding(key, action, label, show=n == 0,
+                                  group=Binding.Group(group) if group else None)
+                self._bindings.key_to_bindings.setdefault(key, []).append(binding)
 
     # --- layout ---------------------------------------------------------------------------
 
@@ -82,7 +101,7 @@ class ReviewApp(App[None]):
         with Horizontal(id="statusbar"):
             yield Static("", id="status")
             yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         if self._theme_name in self.available_themes:
