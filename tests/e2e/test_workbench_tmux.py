@@ -36,7 +36,7 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
         term.send_keys("space")
         term.wait_for("1 reviewed", timeout=10)
         term.send_keys("/")
-        term.type_text("risk:high")
+        term.type_text("risk:high")  # typed at once: every key must reach the filter
         term.send_keys("Enter")
         term.wait_for("1 units · 1 kept", timeout=10)
         _escape(term)

@@ -266,7 +266,8 @@ class ReviewApp(App[None]):
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.add_class("visible")
-        box.focus()
+        # Focus now, not on the next idle: keys typed right after "/" belong to the filter.
+        self.screen.set_focus(box)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -316,7 +317,7 @@ class ReviewApp(App[None]):
         chat = self.query_one(ChatPane)
         chat.toggle_class("visible")
         if chat.has_class("visible"):
-            self.query_one(ChatInput).focus()
+            self.screen.set_focus(self.query_one(ChatInput))
             if not self.session.model_configured():
                 chat.show_notice(self.session.not_configured_hint())
         else:
