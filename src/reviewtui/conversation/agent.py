@@ -51,12 +51,33 @@ class AgentTurn:
 
 class AgentLoop:
     def __init__(self, client: LLMClient, toolbox: ToolBox | None, memory: ToolMemory, *,
-                 max_tool_rounds: int = 8, parallel_tools: int = 4) -> None:
+                 max_tool_rounds: int = 8, parallel_tools: int = 4,
+                 count: Callable[[str], int] | None = None) -> None:
         self.client = client
         self.toolbox = toolbox
         self.memory = memory
         self.max_tool_rounds = max_tool_rounds
         self.parallel_tools = parallel_tools
+        self.count = count
+        config = client.config
+        self.budget = config.context_window - config.max_output_tokens
+
+    def _fit(self, history: list[dict[str, Any]], results: list[tuple[int, ToolRun]]) -> None:
+        """Keep this answer's tool loop inside the context window: when the history grows
+        past the budget, the oldest tool results of this answer shrink to their compressed
+        head/tail (the full text stays readable through get_tool_result)."""
+        if self.count is None:
+            return
+        count = self.count
+        total = sum(count(str(m.get("content") or "")) + 4 for m in history)
+        for index, run in results:
+            if total <= self.budget:
+                return
+            before = count(str(history[index].get("content") or ""))
+            short = compress(run.outcome.full_text, run.ref_id)
+            if len(short) < len(str(history[index].get("content") or "")):
+                history[index] = {**history[index], "content": short}
+                total -= before - count(short)
 
     def _account(self, turn: AgentTurn, reply: ChatResult) -> None:
         if reply.usage is not None:
@@ -88,7 +109,9 @@ class AgentLoop:
         turn = AgentTurn()
         history = [dict(m) for m in messages]
         tools = self.toolbox.schemas() if self.toolbox is not None else None
+        results: list[tuple[int, ToolRun]] = []  # this answer's tool results in history
         while True:
+            self._fit(history, results)
             offer = tools if tools and turn.tool_rounds < self.max_tool_rounds else None
             reply = self.client.chat(history, tools=offer, on_delta=on_delta, cancel=cancel)
             self._account(turn, reply)
@@ -109,6 +132,7 @@ class AgentLoop:
                 message = {"role": "tool", "tool_call_id": run.call.id, "name": run.call.name}
                 # This answer sees the result (capped by the tool box); the stored history
                 # keeps a compressed head/tail with the reference id (seed 002 tool memory).
+                results.append((len(history), run))
                 history.append({**message, "content": run.outcome.content})
                 turn.messages.append({**message,
                                       "content": compress(run.outcome.full_text, run.ref_id)})

@@ -59,7 +59,8 @@ class ChatSession:
         self.session = session
         self.memory = ToolMemory()
         self.loop = AgentLoop(client, workspace.toolbox(self.memory, self._stored_result),
-                              self.memory, max_tool_rounds=max_tool_rounds)
+                              self.memory, max_tool_rounds=max_tool_rounds,
+                              count=counter.count)
         self.rounds = RoundManager(store.rounds(session.session_id),
                                    known_files=[c.path for c in workspace.loaded.change_set.files])
         self.summarizer = Summarizer(client, counter.count)

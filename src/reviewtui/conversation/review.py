@@ -78,7 +78,7 @@ class Reviewer:
         self.counter = counter
         self.memory = ToolMemory()
         self.loop = AgentLoop(client, workspace.toolbox(self.memory), self.memory,
-                              max_tool_rounds=max_tool_rounds)
+                              max_tool_rounds=max_tool_rounds, count=counter.count)
 
     def _messages(self, prompt: str, batch: list[tuple[ContextBundle, str]], number: int,
                   total: int) -> list[dict[str, Any]]:

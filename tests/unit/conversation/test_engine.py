@@ -97,3 +97,27 @@ def test_a_later_process_continues_the_session_and_reads_old_tool_results(
         assert result.round.index == 1
         fresh = _session(repo, store, new=True)
         assert fresh.session.session_id != first_id
+
+
+def test_a_long_tool_loop_is_kept_inside_the_context(repo: GitRepoBuilder, tmp_path: Path,
+                                                     fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    repo.write(".reviewtui.toml", "[llm]\ncontext_window = 8000\nmax_output_tokens = 500\n"
+                                  "max_retries = 0\n")
+    repo.commit("small context")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    with SessionStore(tmp_path / "s.sqlite3") as store:
+        chat = _session(repo, store)
+        read = [{"name": "read_file_hunk",
+                 "arguments": {"path": "app/big.py", "start": 1 + 400 * n, "end": 400 * (n + 1)}}
+                for n in range(3)]
+        fake_llm.script(*(Reply.tool_calls([call]) for call in read), Reply.text("done"))
+        result = chat.ask("Read big.py in three parts")
+        assert result.answer == "done" and result.turn.tool_rounds == 3
+    last = fake_llm.chat_requests[-1].body["messages"]
+    tools = [m for m in last if m["role"] == "tool"]
+    counter = token_counter(None)
+    total = sum(counter.count(str(m.get("content") or "")) + 4 for m in last)
+    assert total <= 8000 - 500
+    # The oldest results shrank to head/tail with the id to read them back.
+    assert "get_tool_result" in tools[0]["content"] and "LINE_0 = 0" in tools[0]["content"]
