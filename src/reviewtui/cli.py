@@ -194,6 +194,9 @@ def build_review_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("markdown", "json", "sarif"), default="markdown",
                         help="output format (default markdown; sarif is SARIF 2.1.0)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE, not stdout")
+    parser.add_argument("--fail-on", choices=("P0", "P1", "P2", "P3"), metavar="SEVERITY",
+                        help="exit with status 1 when a finding is this severe or worse "
+                             "(P0-P3), for CI")
     parser.add_argument("--unit", action="append", default=[], metavar="ID",
                         help="only this unit (id or unique prefix; repeatable)")
     parser.add_argument("--prompt", metavar="TEXT",

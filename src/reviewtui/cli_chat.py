@@ -83,6 +83,9 @@ def run_review(args: argparse.Namespace, selector: ChangeSelector, out: TextIO,
     else:
         out.write(text)
     out.flush()
+    if args.fail_on and any(f.severity <= args.fail_on for f in result.findings):
+        err.write(f"review: findings at {args.fail_on} or worse\n")
+        return 1
     return 0
 
 

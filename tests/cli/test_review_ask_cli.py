@@ -43,8 +43,10 @@ def test_review_runs_tools_and_prints_sarif(repo: GitRepoBuilder, installed: Cli
         Reply.tool_calls([{"name": "read_file_hunk",
                            "arguments": {"path": "app/views.py", "start": 1, "end": 5}}]),
         _findings)
-    result = installed("review", "--rules-plan", "--format", "sarif", cwd=repo.root)
-    assert result.code == 0, result.err
+    result = installed("review", "--rules-plan", "--format", "sarif", "--fail-on", "P1",
+                       cwd=repo.root)
+    assert result.code == 1, result.err  # a P1 finding: CI fails
+    assert "findings at P1 or worse" in result.err
     sarif = json.loads(result.out)
     results = sarif["runs"][0]["results"]
     assert [r["message"]["text"].splitlines()[0] for r in results] == ["Charge rate tripled"]
