@@ -190,15 +190,19 @@ def test_timeouts_and_server_errors_fall_back_to_the_rules(
                                            if i.risk in ("medium", "high"))
 
 
-def test_large_changes_are_planned_in_batches(repo: GitRepoBuilder,
-                                              fake_llm: ScriptedOpenAIServer) -> None:
+def _thirty_units(repo: GitRepoBuilder, settings: str) -> LoadedChange:
     for n in range(30):
         repo.write(f"pkg/mod{n}.py", f"def f{n}(x):\n    return x\n")
-    repo.write(".reviewtui.toml", "[llm]\nmax_output_tokens = 800\ncontext_window = 2000\n")
+    repo.write(".reviewtui.toml", settings)
     repo.commit("base")
     for n in range(30):
         repo.write(f"pkg/mod{n}.py", f"def f{n}(x):\n    return x + {n}\n")
-    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    return load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+
+
+def test_large_changes_are_planned_in_batches(repo: GitRepoBuilder,
+                                              fake_llm: ScriptedOpenAIServer) -> None:
+    loaded = _thirty_units(repo, "[llm]\nmax_output_tokens = 800\ncontext_window = 2000\n")
     seen: list[list[str]] = []
 
     def answer(request: dict[str, Any]) -> Reply:
@@ -217,13 +221,7 @@ def test_large_changes_are_planned_in_batches(repo: GitRepoBuilder,
 
 def test_a_bad_key_stops_after_the_first_batch(repo: GitRepoBuilder,
                                                fake_llm: ScriptedOpenAIServer) -> None:
-    for n in range(30):
-        repo.write(f"pkg/mod{n}.py", f"def f{n}(x):\n    return x\n")
-    repo.write(".reviewtui.toml", "[llm]\nmax_output_tokens = 800\n")
-    repo.commit("base")
-    for n in range(30):
-        repo.write(f"pkg/mod{n}.py", f"def f{n}(x):\n    return x + {n}\n")
-    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    loaded = _thirty_units(repo, "[llm]\nmax_output_tokens = 800\n")
     fake_llm.script(Reply.error(401, "invalid api key"))
     plan = loaded.plan()
     assert plan.planner.status == "failed"
