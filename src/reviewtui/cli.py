@@ -35,6 +35,9 @@ def _add_selectors(parser: argparse.ArgumentParser) -> None:
     chooser.add_argument("--patch", metavar="FILE", help="a patch file, or - for stdin")
     group.add_argument("--no-untracked", action="store_true",
                        help="leave untracked files out of auto/--working/--all")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="parse and score every file again, ignoring (and not writing) the "
+                             "per-file results kept in .git/reviewtui/")
     parser.add_argument("path", nargs="?", default=None, metavar="PATH",
                         help="repository (default: the current directory, searched upwards)")
 
@@ -128,7 +131,7 @@ def _run_plan(argv: Sequence[str]) -> int:
 
     args = build_plan_parser().parse_args(argv)
     overrides = overrides_from_args(args)
-    loaded = load_change(args.path, selector_from_args(args))
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     print_plan(plan, args.json, sys.stdout)
@@ -173,7 +176,7 @@ def _run_bundle(argv: Sequence[str]) -> int:
         if value is not None and value < 100:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 100 tokens")
     overrides = overrides_from_args(args)
-    loaded = load_change(args.path, selector_from_args(args))
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     units = selected(plan, args.unit)
@@ -252,7 +255,7 @@ def _run_index(argv: Sequence[str], *, default_json: bool = False) -> int:
     args = build_index_parser().parse_args(argv)
     from reviewtui.pipeline import load_change
 
-    loaded = load_change(args.path, selector_from_args(args))
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     scan = None
     if args.scan or args.scan_tools:
         tools = [t.strip() for t in args.scan_tools.split(",") if t.strip()] if (
@@ -271,7 +274,8 @@ def _run_rules(argv: Sequence[str]) -> int:
     args = build_rules_parser().parse_args(argv)
     if args.action == "check":
         return run_check(args.file, args.repo, sys.stdout)
-    return run_explain(args.unit_id, args.path, selector_from_args(args), sys.stdout)
+    return run_explain(args.unit_id, args.path, selector_from_args(args), sys.stdout,
+                       use_cache=not args.no_cache)
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -295,7 +299,7 @@ def _run_tui(args: argparse.Namespace) -> int:
     from reviewtui.pipeline import load_change
     from reviewtui.tui.app import ReviewApp
 
-    loaded = load_change(args.path, selector_from_args(args))
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     ReviewApp(loaded).run()
     return 0
 

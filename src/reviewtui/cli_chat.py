@@ -35,7 +35,7 @@ def workspace(args: argparse.Namespace, selector: ChangeSelector) -> Workspace:
     from reviewtui.pipeline import load_change
 
     overrides = overrides_from_args(args)
-    loaded = load_change(args.path, selector)
+    loaded = load_change(args.path, selector, use_cache=not args.no_cache)
     plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     return Workspace(loaded, plan)

@@ -45,10 +45,11 @@ def run_check(file: str | None, repo: str | None, out: TextIO) -> int:
     return 0
 
 
-def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: TextIO) -> int:
+def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: TextIO, *,
+                use_cache: bool = True) -> int:
     from reviewtui.pipeline import load_change
 
-    loaded = load_change(path, selector)
+    loaded = load_change(path, selector, use_cache=use_cache)
     unit = loaded.unit(unit_id)
     if unit is None:
         close = [u.unit_id for u in loaded.units if u.unit_id.startswith(unit_id[:4])][:5]

@@ -26,6 +26,8 @@ class UnitsSettings(_Section):
     merge_gap: int = Field(default=6, ge=0, description="merge hunks of one file this close")
     max_hunks: int = Field(default=4, ge=1, description="at most this many hunks per unit")
     max_lines: int = Field(default=120, ge=10, description="at most this many changed lines")
+    cache: bool = Field(default=True, description="reuse per-file results of earlier runs "
+                                                  "(kept in .git/reviewtui/)")
 
 
 class GitSettings(_Section):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reviewtui.analysis import analyse_change, open_unit_cache
 from reviewtui.config import Settings, load_settings
 from reviewtui.errors import NotARepositoryError
 from reviewtui.git import (
@@ -27,7 +28,6 @@ from reviewtui.git.model import ChangeStatus, SideKind
 from reviewtui.models import ReviewIndex
 from reviewtui.rules import (
     LoadedPack,
-    RuleContext,
     RuleEngine,
     RuleSuggestion,
     fill_rule_fields,
@@ -35,7 +35,7 @@ from reviewtui.rules import (
 )
 from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
 from reviewtui.rules.scanners import ScanReport, ScanTarget, run_scanners
-from reviewtui.units import ReviewUnit, build_review_index, build_units
+from reviewtui.units import ReviewUnit, build_review_index
 from reviewtui.units.vocabulary import vocabulary_for
 
 if TYPE_CHECKING:  # the LLM stack (openai, tiktoken) loads only when planning
@@ -112,11 +112,7 @@ class LoadedChange:
 
         if self.repo is None:
             return None
-        common = self.repo.try_run("rev-parse", "--git-common-dir")
-        git_dir = self.repo.git_dir
-        if common and common.strip():
-            git_dir = (self.root / common.decode("utf-8", "replace").strip()).resolve()
-        return conflict_log_path(git_dir)
+        return conflict_log_path(self.repo.common_dir)
 
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:
@@ -180,22 +176,13 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
     return Planner(LLMClient(config), token_counter(config.model).count), None
 
 
-def _file_text(change_set: ChangeSet, reader: ContentReader) -> RuleContext:
-    by_path = {change.path: change for change in change_set.files}
-    cache: dict[str, str | None] = {}
+def load_change(path: str | Path | None, selector: ChangeSelector, *,
+                use_cache: bool = True) -> LoadedChange:
+    """Open the repository at ``path``, cut the selected change into units and score them.
 
-    def text(path: str) -> str | None:
-        if path not in cache:
-            change = by_path.get(path)
-            raw = reader.new(change) if change is not None else None
-            cache[path] = raw.decode("utf-8", "replace") if raw is not None else None
-        return cache[path]
-
-    return RuleContext(file_text=text)
-
-
-def load_change(path: str | Path | None, selector: ChangeSelector) -> LoadedChange:
-    """Open the repository at ``path``, cut the selected change into units and score them."""
+    Per-file results are reused from earlier runs unless ``use_cache`` is off, the ``[units]
+    cache`` setting is off, or the change is a patch file (whose contents git does not name).
+    """
     repo: GitRepo | None
     try:
         repo = open_repository(path)
@@ -211,7 +198,12 @@ def load_change(path: str | Path | None, selector: ChangeSelector) -> LoadedChan
                                 default_branch_name=settings.git.default_branch)
     reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
-    units = build_units(change_set, reader, settings.units, vocabulary)
     engine = RuleEngine(pack.pack)
-    suggestions = engine.evaluate_all(units, _file_text(change_set, reader))
-    return LoadedChange(repo, settings, change_set, reader, units, pack, engine, suggestions)
+    cache = None
+    if (use_cache and settings.units.cache and repo is not None
+            and selector.mode is not SelectorMode.PATCH):
+        cache = open_unit_cache(repo.common_dir, settings, pack.pack)
+    analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
+                              cache=cache)
+    return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,
+                        analysis.suggestions)

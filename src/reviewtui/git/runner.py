@@ -48,6 +48,8 @@ class GitRepo:
         work = repo.working_tree_dir
         self.root = Path(work if work is not None else repo.git_dir).resolve()
         self.git_dir = Path(repo.git_dir).resolve()
+        # shared by every worktree of the repository (== git_dir outside linked worktrees)
+        self.common_dir = Path(repo.common_dir).resolve()
         self.is_bare = repo.bare
         self._env = {**os.environ, **_ENV}
 

@@ -19,7 +19,7 @@ from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts
 from reviewtui.units.model import ReviewUnit
 from reviewtui.units.path_tags import path_tags
-from reviewtui.units.structures import Key, analyze_changes, structure_language
+from reviewtui.units.structures import analyze_file, structure_language
 from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
 
 _CHANGE_TYPE = {
@@ -94,15 +94,21 @@ def _has_generated_marker(change: FileChange, reader: ContentReader,
     return any(marker in line for line in head_lines for marker in markers)
 
 
-def _file_units(change: FileChange, reader: ContentReader, structures: dict[Key, FileStructure],
+def file_units(change: FileChange, reader: ContentReader, settings: UnitsSettings,
+               vocab: Vocabulary) -> list[ReviewUnit]:
+    """The review units of one changed file (its versions are parsed here, once)."""
+    return _file_units(change, reader, analyze_file(change, reader), settings, vocab)
+
+
+def _file_units(change: FileChange, reader: ContentReader, structures: dict[str, FileStructure],
                 settings: UnitsSettings, vocab: Vocabulary) -> list[ReviewUnit]:
     path = change.path
     language = language_for_path(path) if change.kind.value == "file" else None
     base_tags = path_tags(change, vocab)
     if _has_generated_marker(change, reader, vocab):
         base_tags.add("generated_or_vendored")
-    new_structure = structures.get((path, "new"))
-    old_structure = structures.get((path, "old"))
+    new_structure = structures.get("new")
+    old_structure = structures.get("old")
     cut_before = frozenset(
         d.start_line for d in (new_structure.definitions if new_structure else ())
         if d.parent is None
@@ -142,12 +148,11 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[Key,
 
 def build_units(change_set: ChangeSet, reader: ContentReader, settings: UnitsSettings,
                 vocabulary: Vocabulary | None = None) -> list[ReviewUnit]:
-    """Cut every file of the change into review units, in path order."""
+    """Cut every file of the change into review units, in path order (in this process)."""
     vocab = vocabulary or default_vocabulary()
     files = sorted(change_set.files, key=lambda c: c.path)
     reader.prefetch(c for c in files if structure_language(c))
-    structures = analyze_changes(files, reader)
     units: list[ReviewUnit] = []
     for change in files:
-        units.extend(_file_units(change, reader, structures, settings, vocab))
+        units.extend(file_units(change, reader, settings, vocab))
     return units

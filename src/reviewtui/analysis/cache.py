@@ -1,0 +1,151 @@
+"""Per-file results of earlier runs, in one SQLite file under the repository's git directory.
+
+Re-running ``reviewtui`` on the same change (or on a change that grew by one file) is the normal
+way to use it: the TUI, ``plan``, ``bundle`` and ``review`` all start by loading the change.
+Parsing and scoring are the expensive part of that, and their results depend only on inputs
+the key pins (see ``fingerprint``), so they are kept in ``<git common dir>/reviewtui/``.
+
+The cache is an optimisation and never a reason to fail: a missing, locked, corrupt or
+read-only database, or a record that does not decode, just means the work is done again.
+Records are pickles. The database sits inside ``.git``, whose hooks already run code for
+anyone able to write there, so reading them trusts nobody new.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from reviewtui.analysis.records import FileRecord
+
+_log = logging.getLogger(__name__)
+
+FILE_NAME = "index-cache.sqlite3"
+MAX_ROWS = 50_000
+_CHUNK = 500
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+    key TEXT PRIMARY KEY,
+    record BLOB NOT NULL,
+    used REAL NOT NULL
+) WITHOUT ROWID
+"""
+
+
+def cache_path(git_common_dir: Path) -> Path:
+    return git_common_dir / "reviewtui" / FILE_NAME
+
+
+class UnitCache:
+    """Read many records at once, write the new ones and mark the reused ones in one go."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, fingerprint: str,
+                 max_rows: int = MAX_ROWS) -> None:
+        self._db: sqlite3.Connection | None = connection
+        self.path = path
+        self.fingerprint = fingerprint
+        self._max_rows = max_rows
+
+    @classmethod
+    def open(cls, path: Path, fingerprint: str, *,
+             max_rows: int = MAX_ROWS) -> UnitCache | None:
+        """The cache at ``path`` (created if needed) for runs with ``fingerprint``, or None."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            _log.debug("index cache unavailable at %s: %s", path, exc)
+            return None
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            return cls._rebuilt(path, fingerprint, exc, max_rows)
+        return cls(db, path, fingerprint, max_rows)
+
+    @classmethod
+    def _rebuilt(cls, path: Path, fingerprint: str, exc: Exception,
+                 max_rows: int) -> UnitCache | None:
+        """A corrupt file is derived data: remove it and start over (once)."""
+        _log.debug("index cache at %s is unreadable (%s); starting a new one", path, exc)
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as again:
+            _log.debug("index cache disabled: %s", again)
+            return None
+        return cls(db, path, fingerprint, max_rows)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, FileRecord]:
+        wanted = list(dict.fromkeys(keys))
+        found: dict[str, FileRecord] = {}
+        if self._db is None:
+            return found
+        try:
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start:start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT key, record FROM files WHERE key IN ({marks})", chunk)
+                for key, blob in rows:
+                    record = _load(blob)
+                    if record is not None:
+                        found[key] = record
+        except sqlite3.Error as exc:
+            self._disable(exc)
+        return found
+
+    def save(self, new: Mapping[str, FileRecord], reused: Iterable[str]) -> None:
+        """Store ``new`` records, mark ``reused`` ones as used now, drop the oldest past the cap."""
+        if self._db is None:
+            return
+        now = time.time()
+        reused_keys = [key for key in reused if key not in new]
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT OR REPLACE INTO files(key, record, used) VALUES (?, ?, ?)",
+                ((key, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL), now)
+                 for key, record in new.items()))
+            self._db.executemany("UPDATE files SET used = ? WHERE key = ?",
+                                 ((now, key) for key in reused_keys))
+            (count,) = self._db.execute("SELECT count(*) FROM files").fetchone()
+            if count > self._max_rows:
+                self._db.execute(
+                    "DELETE FROM files WHERE key IN "
+                    "(SELECT key FROM files ORDER BY used LIMIT ?)", (count - self._max_rows,))
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._disable(exc)
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _disable(self, exc: Exception) -> None:
+        _log.debug("index cache at %s disabled for this run: %s", self.path, exc)
+        if self._db is not None:
+            try:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self.close()
+
+
+def _load(blob: bytes) -> FileRecord | None:
+    try:
+        record = pickle.loads(blob)
+    except Exception:  # an unreadable record (other code, torn write) is a miss
+        return None
+    return record if isinstance(record, FileRecord) else None

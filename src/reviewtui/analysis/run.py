@@ -1,0 +1,149 @@
+"""Units and rule suggestions for a whole change: reused from the cache, else computed.
+
+A file is the unit of both caching and parallel work: its pipeline (parse both versions around
+the changes, cut and tag units, score them with the rules) runs in one place and yields one
+``FileRecord``. Files the cache does not know are computed in forked worker processes when
+there is enough of them (tree-sitter and the rules hold the GIL, so threads would not help),
+otherwise in this process. Either way the result is the one the serial ``build_units`` plus
+``RuleEngine.evaluate_all`` gives, in path order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from reviewtui.analysis.cache import UnitCache
+from reviewtui.analysis.fingerprint import file_key
+from reviewtui.analysis.records import FileRecord, decode, encode
+from reviewtui.config import UnitsSettings
+from reviewtui.git.contents import ContentReader
+from reviewtui.git.model import ChangeSet, FileChange
+from reviewtui.rules import RuleContext, RuleEngine, RuleSuggestion
+from reviewtui.units import ReviewUnit
+from reviewtui.units.build import file_units
+from reviewtui.units.structures import structure_language
+from reviewtui.units.vocabulary import Vocabulary
+
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024
+_MAX_WORKERS = 4
+
+
+@dataclass(frozen=True)
+class Analysis:
+    units: list[ReviewUnit]
+    suggestions: dict[str, RuleSuggestion]
+    reused_files: int  # answered by the cache
+    computed_files: int
+
+
+@dataclass(frozen=True)
+class _Work:
+    files: Sequence[FileChange]
+    reader: ContentReader
+    settings: UnitsSettings
+    vocabulary: Vocabulary
+    engine: RuleEngine
+    rules: RuleContext
+
+
+_SHARED: _Work | None = None  # set before forking: the workers inherit it
+
+
+def _file_text(files: Sequence[FileChange], reader: ContentReader) -> RuleContext:
+    by_path = {change.path: change for change in files}
+    cache: dict[str, str | None] = {}
+
+    def text(path: str) -> str | None:
+        if path not in cache:
+            change = by_path.get(path)
+            raw = reader.new(change) if change is not None else None
+            cache[path] = raw.decode("utf-8", "replace") if raw is not None else None
+        return cache[path]
+
+    return RuleContext(file_text=text)
+
+
+def _compute(work: _Work, change: FileChange) -> FileRecord:
+    units = file_units(change, work.reader, work.settings, work.vocabulary)
+    return encode(change, units, [work.engine.evaluate(unit, work.rules) for unit in units])
+
+
+def _compute_shared(index: int) -> tuple[int, FileRecord]:
+    assert _SHARED is not None
+    return index, _compute(_SHARED, _SHARED.files[index])
+
+
+def _cost(change: FileChange, reader: ContentReader) -> int:
+    if structure_language(change) is None:
+        return sum(len(hunk.lines) for hunk in change.hunks) * 40
+    return len(reader.new(change) or b"") + len(reader.old(change) or b"")
+
+
+def _workers(total: int, files: int, min_bytes: int) -> int:
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or files < 2 or total < min_bytes or sys.platform != "linux":
+        return 0
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    return min(cpus, _MAX_WORKERS, files)
+
+
+def _compute_all(work: _Work, indices: list[int],
+                 parallel_min_bytes: int) -> dict[int, FileRecord]:
+    costs = {index: _cost(work.files[index], work.reader) for index in indices}
+    workers = _workers(sum(costs.values()), len(indices), parallel_min_bytes)
+    if not workers:
+        return {index: _compute(work, work.files[index]) for index in indices}
+    global _SHARED
+    _SHARED = work
+    try:
+        largest_first = sorted(indices, key=lambda index: -costs[index])
+        chunk = max(1, len(indices) // (workers * 16))
+        with ProcessPoolExecutor(max_workers=workers,
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            return dict(pool.map(_compute_shared, largest_first, chunksize=chunk))
+    finally:
+        _SHARED = None
+
+
+def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: UnitsSettings,
+                   vocabulary: Vocabulary, engine: RuleEngine, *,
+                   cache: UnitCache | None = None,
+                   parallel_min_bytes: int = PARALLEL_MIN_BYTES) -> Analysis:
+    """Every unit of the change, in path order, with its rule suggestion."""
+    files = sorted(change_set.files, key=lambda c: c.path)
+    keys = [file_key(cache.fingerprint, change, reader) for change in files] if cache else []
+    known = cache.get_many(keys) if cache else {}
+    records: dict[int, FileRecord] = {}
+    decoded: dict[int, list[tuple[ReviewUnit, RuleSuggestion]]] = {}
+    for index, key in enumerate(keys):
+        record = known.get(key)
+        if record is None:
+            continue
+        try:
+            decoded[index] = decode(files[index], record)
+        except ValueError:
+            continue
+        records[index] = record
+    missing = [index for index in range(len(files)) if index not in decoded]
+    reader.prefetch(files[index] for index in missing if structure_language(files[index]))
+    work = _Work(files, reader, settings, vocabulary, engine, _file_text(files, reader))
+    computed = _compute_all(work, missing, parallel_min_bytes)
+    for index, record in computed.items():
+        decoded[index] = decode(files[index], record)
+    if cache is not None:
+        cache.save({keys[index]: record for index, record in computed.items()},
+                   (keys[index] for index in records))
+        cache.close()
+    units: list[ReviewUnit] = []
+    suggestions: dict[str, RuleSuggestion] = {}
+    for index in range(len(files)):
+        for unit, suggestion in decoded[index]:
+            units.append(unit)
+            suggestions[unit.unit_id] = suggestion
+    return Analysis(units, suggestions, reused_files=len(records), computed_files=len(computed))

@@ -1,0 +1,96 @@
+"""``analyse_change`` gives the serial units + rules answer: in workers, and from the cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewtui.analysis import UnitCache, analyse_change
+from reviewtui.analysis.records import decode, encode
+from reviewtui.config import Settings
+from reviewtui.git import ChangeSelector, ChangeSet, ContentReader, SelectorMode, collect_change
+from reviewtui.git.runner import open_repository
+from reviewtui.rules import RuleEngine, load_rule_pack
+from reviewtui.units import build_units
+from reviewtui.units.vocabulary import default_vocabulary
+from tests.conftest import GitRepoBuilder
+
+
+def _change(repo: GitRepoBuilder) -> tuple[ChangeSet, ContentReader]:
+    for i in range(5):
+        repo.write(f"m{i}.py", "".join(f"def f{j}():\n    return {j}\n\n" for j in range(40)))
+    repo.write("util.go", "package u\n\nfunc A() int {\n\treturn 1\n}\n")
+    repo.commit("base")
+    for i in range(5):
+        repo.write(f"m{i}.py", "".join(f"def f{j}():\n    return {j + (j % 9 == i)}\n\n"
+                                       for j in range(40)))
+    repo.write("util.go", "package u\n\nfunc A() int {\n\treturn 2\n}\n")
+    # A long new file: its one hunk is split into pieces that are not the diff's own hunks.
+    repo.write("big.py", "".join(f"def g{j}(token):\n    return token * {j}\n\n"
+                                 for j in range(150)))
+    git_repo = open_repository(repo.root)
+    change_set = collect_change(git_repo, ChangeSelector(SelectorMode.ALL))
+    return change_set, ContentReader(git_repo, change_set, 1 << 20)
+
+
+def test_workers_and_cache_give_the_serial_answer(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    change_set, reader = _change(repo)
+    settings = Settings()
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    vocab = default_vocabulary()
+    units = build_units(change_set, reader, settings.units, vocab)
+    expected = (units, {unit.unit_id: engine.evaluate(unit) for unit in units})
+    big = next(change for change in change_set.files if change.path == "big.py")
+    pieces = [h for u in units if u.file_path == "big.py" for h in u.hunks]
+    assert len(pieces) > 1 and not any(piece in big.hunks for piece in pieces)
+
+    serial = analyse_change(change_set, reader, settings.units, vocab, engine,
+                            parallel_min_bytes=1 << 40)
+    parallel = analyse_change(change_set, reader, settings.units, vocab, engine,
+                              parallel_min_bytes=0)
+    for result in (serial, parallel):
+        assert (result.units, result.suggestions) == expected
+        assert result.computed_files == 7 and result.reused_files == 0
+
+    cache_file = tmp_path / "cache.sqlite3"
+    for computed, reused in ((7, 0), (0, 7)):
+        cache = UnitCache.open(cache_file, "fingerprint")
+        assert cache is not None
+        result = analyse_change(change_set, reader, settings.units, vocab, engine, cache=cache)
+        assert (result.units, result.suggestions) == expected
+        assert (result.computed_files, result.reused_files) == (computed, reused)
+    other = UnitCache.open(cache_file, "another fingerprint")
+    assert other is not None
+    result = analyse_change(change_set, reader, settings.units, vocab, engine, cache=other)
+    assert (result.computed_files, result.reused_files) == (7, 0)
+
+
+def test_records_refuse_a_change_they_do_not_fit(repo: GitRepoBuilder) -> None:
+    change_set, reader = _change(repo)
+    settings = Settings()
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    by_path = {change.path: change for change in change_set.files}
+    units = [u for u in build_units(change_set, reader, settings.units, default_vocabulary())
+             if u.file_path == "m1.py"]
+    record = encode(by_path["m1.py"], units, [engine.evaluate(u) for u in units])
+    assert [u for u, _ in decode(by_path["m1.py"], record)] == units
+    try:
+        decode(by_path["util.go"], record)  # one hunk, where m1.py's record names more
+    except ValueError as exc:
+        assert "do not fit" in str(exc)
+    else:
+        raise AssertionError("a record for another file was accepted")
+
+
+def test_the_cache_keeps_at_most_max_rows(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    change_set, reader = _change(repo)
+    settings = Settings()
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    cache = UnitCache.open(tmp_path / "c.sqlite3", "f", max_rows=3)
+    assert cache is not None
+    analyse_change(change_set, reader, settings.units, default_vocabulary(), engine,
+                   cache=cache)
+    again = UnitCache.open(tmp_path / "c.sqlite3", "f", max_rows=3)
+    assert again is not None
+    result = analyse_change(change_set, reader, settings.units, default_vocabulary(), engine,
+                            cache=again)
+    assert result.reused_files == 3 and result.computed_files == 4
