@@ -250,12 +250,12 @@ def _run_agent(command: str, argv: Sequence[str]) -> int:
 
 
 def _run_index(argv: Sequence[str], *, default_json: bool = False) -> int:
-    from reviewtui.cli_output import print_index, print_scan_summary
-
     args = build_index_parser().parse_args(argv)
     from reviewtui.pipeline import load_change
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    from reviewtui.cli_output import print_index, print_scan_summary
+
     scan = None
     if args.scan or args.scan_tools:
         tools = [t.strip() for t in args.scan_tools.split(",") if t.strip()] if (

@@ -7,12 +7,12 @@ same rule suggestions. Scanners run only when asked (``scan``), never as part of
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reviewtui.analysis import analyse_change, open_unit_cache
 from reviewtui.config import Settings, load_settings
 from reviewtui.errors import NotARepositoryError
 from reviewtui.git import (
@@ -25,22 +25,15 @@ from reviewtui.git import (
     open_repository,
 )
 from reviewtui.git.model import ChangeStatus, SideKind
-from reviewtui.models import ReviewIndex
-from reviewtui.rules import (
-    LoadedPack,
-    RuleEngine,
-    RuleSuggestion,
-    fill_rule_fields,
-    load_rule_pack,
-)
-from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
-from reviewtui.rules.scanners import ScanReport, ScanTarget, run_scanners
-from reviewtui.units import ReviewUnit, build_review_index
-from reviewtui.units.vocabulary import vocabulary_for
 
-if TYPE_CHECKING:  # the LLM stack (openai, tiktoken) loads only when planning
-    from reviewtui.models import ContextBundle, ScannerFinding
+if TYPE_CHECKING:
+    # The rule and unit stages are imported while git computes the diff (see load_change);
+    # the LLM stack (openai, tiktoken) loads only when planning.
+    from reviewtui.models import ContextBundle, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
+    from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
+    from reviewtui.rules.scanners import ScanReport, ScanTarget
+    from reviewtui.units import ReviewUnit
 
 
 def scanner_cache_dir() -> Path:
@@ -71,6 +64,10 @@ class LoadedChange:
         return matches[0] if len(matches) == 1 else None
 
     def review_index(self, scan: ScanReport | None = None) -> ReviewIndex:
+        from reviewtui.rules import fill_rule_fields
+        from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
+        from reviewtui.units import build_review_index
+
         index = build_review_index(self.change_set, self.units)
         if scan is None:
             return fill_rule_fields(index, self.suggestions)
@@ -79,6 +76,8 @@ class LoadedChange:
 
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""
+        from reviewtui.rules.scanners import ScanTarget
+
         languages = {u.file_path: u.language for u in self.units if u.hunks}
         targets: list[ScanTarget] = []
         for change in self.change_set.files:
@@ -100,6 +99,8 @@ class LoadedChange:
     def scan(self, tools: Collection[str] | None = None,
              paths: Collection[str] | None = None) -> ScanReport:
         """Run the installed scanners on the changed files ("after" side), cached."""
+        from reviewtui.rules.scanners import run_scanners
+
         targets = self.scan_targets()
         if paths is not None:
             targets = [t for t in targets if t.path in paths]
@@ -129,6 +130,7 @@ class LoadedChange:
         """Context bundles for ``unit_ids`` (default: every unit the plan keeps)."""
         from reviewtui.context import BundleRequest, ContextScheduler, ProjectSearch, RequestRunner
         from reviewtui.llm import resolve_llm, token_counter
+        from reviewtui.rules.scan_mapping import findings_by_unit
 
         items = {item.unit_id: item for item in plan.plan}
         wanted = list(unit_ids) if unit_ids is not None else [
@@ -176,6 +178,34 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
     return Planner(LLMClient(config), token_counter(config.model).count), None
 
 
+class _Collecting:
+    """``collect_change`` in a thread, so git computes the diff while this one loads the rules."""
+
+    def __init__(self, repo: GitRepo | None, selector: ChangeSelector, root: Path,
+                 settings: Settings) -> None:
+        self._args = (repo, selector, root, settings)
+        self._result: ChangeSet | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="reviewtui-collect", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        repo, selector, root, settings = self._args
+        try:
+            self._result = collect_change(repo, selector, patch_root=root,
+                                          max_file_bytes=settings.git.max_file_bytes,
+                                          default_branch_name=settings.git.default_branch)
+        except BaseException as exc:  # handed to the caller of result()
+            self._error = exc
+
+    def result(self) -> ChangeSet:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+
 def load_change(path: str | Path | None, selector: ChangeSelector, *,
                 use_cache: bool = True) -> LoadedChange:
     """Open the repository at ``path``, cut the selected change into units and score them.
@@ -192,17 +222,20 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
         repo = None  # a patch can be reviewed outside a repository, without file contents
     root = repo.root if repo is not None else Path(path or ".").resolve()
     settings = load_settings(root)
+    collecting = _Collecting(repo, selector, root, settings)
+    from reviewtui.analysis import analyse_change, open_unit_cache
+    from reviewtui.rules import RuleEngine, load_rule_pack
+    from reviewtui.units.vocabulary import vocabulary_for
+
     pack = load_rule_pack(root)
-    change_set = collect_change(repo, selector, max_file_bytes=settings.git.max_file_bytes,
-                                patch_root=root,
-                                default_branch_name=settings.git.default_branch)
-    reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
     engine = RuleEngine(pack.pack)
     cache = None
     if (use_cache and settings.units.cache and repo is not None
             and selector.mode is not SelectorMode.PATCH):
         cache = open_unit_cache(repo.common_dir, settings, pack.pack)
+    change_set = collecting.result()
+    reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
                               cache=cache)
     return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewtui.errors import NoMergeBaseError, RefError, RepositoryError, UsageError
-from reviewtui.git.diff_parse import parse_raw_patch
+from reviewtui.git.diff_parse import parse_raw_patch_stream
 from reviewtui.git.model import ChangeSet, FileChange, Side, SideKind
 from reviewtui.git.patch_file import parse_patch, read_patch_bytes
 from reviewtui.git.runner import DIFF_OPTIONS, GitRepo
@@ -30,7 +30,7 @@ def _diff(repo: GitRepo, *revs: str, cached: bool = False) -> list[FileChange]:
         args.append("--cached")
     args.extend(revs)
     args.append("--")
-    return parse_raw_patch(repo.run(*args))
+    return parse_raw_patch_stream(repo.stream(*args))
 
 
 def default_branch(repo: GitRepo) -> str | None:

@@ -10,7 +10,7 @@ safe. Non-UTF-8 content is decoded with replacement characters and flagged on th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from reviewtui.errors import GitCommandError, PatchError
 from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
@@ -50,6 +50,10 @@ class _RawRecord:
 
 
 def _split_raw(data: bytes) -> tuple[list[_RawRecord], int]:
+    """The raw records at the start of ``data`` and where the patch part starts.
+
+    Raises ``ValueError`` when ``data`` ends inside a record (more output is on its way).
+    """
     records: list[_RawRecord] = []
     pos = 0
     size = len(data)
@@ -176,34 +180,88 @@ def _read_hunk_body(
     return i, hunk
 
 
+def _inconsistent(records: int, sections: int) -> GitCommandError:
+    return GitCommandError(
+        f"git diff output is inconsistent ({records} files, {sections} patches)")
+
+
 def _iter_changes(records: list[_RawRecord], sections: list[bytes]) -> Iterator[FileChange]:
     if len(records) != len(sections):
-        raise GitCommandError(
-            f"git diff output is inconsistent ({len(records)} files, {len(sections)} patches)"
-        )
+        raise _inconsistent(len(records), len(sections))
     for record, section in zip(records, sections, strict=True):
-        text, non_utf8 = _decode(section)
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        hunks, binary = parse_hunks(lines, 1, where=record.new_path or record.old_path or "?")
-        yield FileChange(
-            status=record.status,
-            old_path=record.old_path,
-            new_path=record.new_path,
-            old_mode=record.old_mode,
-            new_mode=record.new_mode,
-            old_blob=record.old_oid,
-            new_blob=record.new_oid,
-            similarity=record.score if record.status in (ChangeStatus.RENAME,
-                                                         ChangeStatus.COPY) else None,
-            is_binary=binary,
-            non_utf8=non_utf8,
-            hunks=tuple(hunks),
-        )
+        yield _change(record, section)
+
+
+def _change(record: _RawRecord, section: bytes) -> FileChange:
+    text, non_utf8 = _decode(section)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    hunks, binary = parse_hunks(lines, 1, where=record.new_path or record.old_path or "?")
+    return FileChange(
+        status=record.status,
+        old_path=record.old_path,
+        new_path=record.new_path,
+        old_mode=record.old_mode,
+        new_mode=record.new_mode,
+        old_blob=record.old_oid,
+        new_blob=record.new_oid,
+        similarity=record.score if record.status in (ChangeStatus.RENAME,
+                                                     ChangeStatus.COPY) else None,
+        is_binary=binary,
+        non_utf8=non_utf8,
+        hunks=tuple(hunks),
+    )
 
 
 def parse_raw_patch(data: bytes) -> list[FileChange]:
     """Parse the combined ``--raw -z -p`` output of one ``git diff`` call."""
     records, pos = _split_raw(data)
     return list(_iter_changes(records, _sections(data[pos:])))
+
+
+def parse_raw_patch_stream(chunks: Iterable[bytes]) -> list[FileChange]:
+    """``parse_raw_patch`` over output still being written: each file is parsed as it completes.
+
+    git computes the patches one file after the other, so parsing the finished ones while it
+    works on the rest takes the parsing off the critical path. Only the newly arrived bytes are
+    searched for the next ``diff --git`` header, so a huge patch costs no quadratic rescans.
+    """
+    buffer = bytearray()
+    records: list[_RawRecord] | None = None
+    changes: list[FileChange] = []
+    needle = b"diff --git "
+    for chunk in chunks:
+        searched = max(0, len(buffer) - len(needle))
+        buffer += chunk
+        if records is None:
+            if buffer.find(needle, searched) == -1:
+                continue
+            try:
+                found, pos = _split_raw(bytes(buffer))
+            except ValueError:
+                continue  # a path happened to contain the header text
+            if pos >= len(buffer) or not buffer.startswith(needle, pos):
+                continue
+            records = found
+            del buffer[:pos]
+            searched = 0
+        cut = buffer.rfind(b"\n" + needle, max(0, searched - 1))
+        if cut <= 0:
+            continue
+        complete = _sections(bytes(buffer[: cut + 1]))
+        del buffer[: cut + 1]
+        _extend(changes, records, complete)
+    if records is None:
+        return parse_raw_patch(bytes(buffer))
+    _extend(changes, records, _sections(bytes(buffer)))
+    if len(changes) != len(records):
+        raise _inconsistent(len(records), len(changes))
+    return changes
+
+
+def _extend(changes: list[FileChange], records: list[_RawRecord], sections: list[bytes]) -> None:
+    if len(changes) + len(sections) > len(records):
+        raise _inconsistent(len(records), len(changes) + len(sections))
+    first = len(changes)
+    changes.extend(_change(records[first + i], section) for i, section in enumerate(sections))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import git
@@ -38,6 +40,13 @@ DIFF_OPTIONS: tuple[str, ...] = (
 )
 _CONFIG: tuple[str, ...] = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false")
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+def _failure(command: str, stderr: bytes, returncode: int) -> str:
+    message = stderr.decode("utf-8", "replace").strip().splitlines()
+    first = next((m for m in message if m.startswith(("fatal:", "error:"))),
+                 message[0] if message else f"exit status {returncode}")
+    return f"git {command} failed: {first}"
 
 
 class GitRepo:
@@ -72,11 +81,34 @@ class GitRepo:
         """Run ``git <args>`` in the repository root and return stdout as bytes."""
         proc = self.run_status(*args, stdin=stdin, timeout=timeout)
         if check and proc.returncode != 0:
-            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            first = next((m for m in message if m.startswith(("fatal:", "error:"))),
-                         message[0] if message else f"exit status {proc.returncode}")
-            raise GitCommandError(f"git {args[0]} failed: {first}")
+            raise GitCommandError(_failure(args[0], proc.stderr, proc.returncode))
         return proc.stdout
+
+    def stream(self, *args: str, chunk_size: int = 1 << 16) -> Iterator[bytes]:
+        """Run ``git <args>`` and yield its stdout as it is written; raise like ``run`` at the end.
+
+        stderr goes to a temporary file, so a chatty git can never block on a full pipe.
+        """
+        command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *_CONFIG, *args]
+        with tempfile.TemporaryFile() as errors:
+            try:
+                proc = subprocess.Popen(command, cwd=self.root, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=errors, env=self._env,
+                                        bufsize=0)
+            except OSError as exc:  # git missing from PATH
+                raise GitCommandError(f"cannot run git: {exc.strerror or exc}") from exc
+            assert proc.stdout is not None
+            try:
+                while chunk := proc.stdout.read(chunk_size):  # unbuffered: what is there
+                    yield chunk
+            finally:
+                proc.stdout.close()
+                if proc.poll() is None:
+                    proc.kill()
+                returncode = proc.wait()
+            if returncode != 0:
+                errors.seek(0)
+                raise GitCommandError(_failure(args[0], errors.read(), returncode))
 
     def try_run(self, *args: str) -> bytes | None:
         """Like ``run`` but returns None instead of raising when git fails."""
