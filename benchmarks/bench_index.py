@@ -4,13 +4,19 @@ Runs, on the repository built by ``make_large_diff.py`` (tags ``old``/``new``):
 
 * ``reviewtui index --json --range old..new REPO`` (the tool; prefix set
   with ``--cmd``, subcommand with ``--subcommand``, extra tool arguments after
-  ``--``);
+  ``--``). Its per-file cache (``.git/reviewtui/``) is filled by the warm-up
+  run, so this is the time of running it again on the same change;
+* the same with ``--no-cache`` ("cold": every file parsed and scored again;
+  leave it out with ``--no-cold``);
 * ``git -C REPO diff old..new`` (baseline "git diff");
 * ``git -C REPO -c core.quotePath=false diff --no-color --no-ext-diff
   --no-textconv -M --src-prefix=a/ --dst-prefix=b/ old new`` (baseline
   "git diff (tool flags)": the diff reviewtui itself asks git for).
 
-Every command writes its output to ``/dev/null``.  After ``--warmup`` untimed
+Every command writes its output to ``/dev/null``. ``PYTHONDONTWRITEBYTECODE``
+is removed from the environment: an installed package has its bytecode
+compiled (pip does it), so a checkout that never caches it would time the
+compiler too.  After ``--warmup`` untimed
 runs per command (the first of which checks the exit status and that the
 tool prints valid JSON), the commands are timed ``--runs`` times each,
 interleaved round-robin so slow drifts of the machine hit all of them alike.
@@ -52,6 +58,9 @@ NEW_TAG = "new"
 TOOL_NAME = "reviewtui"
 GIT_DIFF = "git diff"
 GIT_DIFF_TOOL_FLAGS = "git diff (tool flags)"
+
+
+ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
 class BenchError(RuntimeError):
@@ -113,6 +122,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
         help="revision range given to the tool with --range (default: %(default)s)",
     )
     parser.add_argument("--no-json", action="store_true", help="do not pass --json to the tool")
+    parser.add_argument("--no-cold", action="store_true",
+                        help="do not also time the tool with --no-cache")
     parser.add_argument("--runs", type=int, default=7, help="timed runs each (default: 7)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs each (default: 1)")
     parser.add_argument(
@@ -170,6 +181,7 @@ def validate_run(bench: Bench, timeout: float) -> None:
             stderr=subprocess.PIPE,
             timeout=timeout,
             check=False,
+            env=ENV,
         )
         if proc.returncode != 0:
             tail = proc.stderr.decode(errors="replace").strip()[-2000:]
@@ -194,6 +206,7 @@ def timed_run(bench: Bench, timeout: float) -> float:
         stderr=subprocess.PIPE,
         timeout=timeout,
         check=False,
+        env=ENV,
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
@@ -228,6 +241,10 @@ def build_benches(args: argparse.Namespace, extra: list[str], repo: Path) -> lis
         benches.append(
             Bench(f"{TOOL_NAME} {args.subcommand}", tool_cmd, check_json=not args.no_json)
         )
+        if not args.no_cold:
+            cold = [*tool_cmd[:-1], "--no-cache", tool_cmd[-1]]
+            benches.append(Bench(f"{TOOL_NAME} {args.subcommand} --no-cache", cold,
+                                 check_json=not args.no_json))
     benches.append(Bench(GIT_DIFF, ["git", "-C", str(repo), "diff", f"{OLD_TAG}..{NEW_TAG}"]))
     benches.append(
         Bench(
@@ -268,8 +285,8 @@ def run_benchmark(args: argparse.Namespace, extra: list[str]) -> dict[str, objec
 
     medians = {b.name: statistics.median(b.times) for b in benches}
     ratios: dict[str, float] = {}
-    if not args.baseline_only:
-        tool = benches[0].name
+    tools = [b.name for b in benches if b.name not in (GIT_DIFF, GIT_DIFF_TOOL_FLAGS)]
+    for tool in tools:
         for base in (GIT_DIFF, GIT_DIFF_TOOL_FLAGS):
             ratios[f"{tool} / {base}"] = medians[tool] / medians[base]
     return {

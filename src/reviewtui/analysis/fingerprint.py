@@ -21,7 +21,7 @@ from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange
 from reviewtui.rules.schema import RulePack
 
-FORMAT = 1
+FORMAT = 2
 _CODE_MODULES = ("tree_sitter", "tree_sitter_python", "tree_sitter_javascript",
                  "tree_sitter_typescript", "tree_sitter_go", "tree_sitter_java",
                  "tree_sitter_ruby")

@@ -2,7 +2,9 @@
 
 A unit's hunks are kept as indices into its file's hunks: the diff is parsed on every run anyway,
 so a record stays small (no diff lines in it) and rebuilding a unit is one constructor call.
-Only the pieces of a hunk split for size (a long new file) are stored whole.
+Only the pieces of a hunk split for size (a long new file) are stored whole. Suggestions and
+scopes are stored as plain tuples (enums by value, each rule once per run): unpickling frozen
+slotted dataclasses field by field cost more than everything else a warm run does with them.
 """
 
 from __future__ import annotations
@@ -10,13 +12,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from reviewtui.git.model import FileChange, Hunk
-from reviewtui.rules import RuleSuggestion
-from reviewtui.units import ReviewUnit
+from reviewtui.models import ContextLevel
+from reviewtui.rules.compiled import Rule, Stage
+from reviewtui.rules.confidence import ConfidenceFactors, RiskFactors, RiskLevel
+from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
+from reviewtui.units.model import ReviewUnit, Scope
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(ReviewUnit))
 _HUNKS = _FIELDS.index("hunks")
+_SCOPES = _FIELDS.index("scopes")
+_LEVELS = {level.value: level for level in ContextLevel}
+_RISKS = {risk.value: risk for risk in RiskLevel}
+_STAGES = {stage.value: stage for stage in Stage}
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +34,7 @@ class FileRecord:
     """The units of one changed file (hunks as indices) with their rule suggestions."""
 
     units: tuple[tuple[object, ...], ...]
-    suggestions: tuple[RuleSuggestion, ...]
+    suggestions: tuple[tuple[Any, ...], ...]
 
 
 def encode(change: FileChange, units: Sequence[ReviewUnit],
@@ -32,10 +42,57 @@ def encode(change: FileChange, units: Sequence[ReviewUnit],
     position = {id(hunk): index for index, hunk in enumerate(change.hunks)}
     rows: list[tuple[object, ...]] = []
     for unit in units:
-        values = [getattr(unit, name) for name in _FIELDS]
+        values: list[object] = [getattr(unit, name) for name in _FIELDS]
         values[_HUNKS] = tuple(position.get(id(hunk), hunk) for hunk in unit.hunks)
+        values[_SCOPES] = tuple((scope.kind, scope.name, scope.qualified_name, scope.role,
+                                 scope.decorators, scope.signature) for scope in unit.scopes)
         rows.append(tuple(values))
-    return FileRecord(tuple(rows), tuple(suggestions))
+    return FileRecord(tuple(rows), tuple(_flat_suggestion(s) for s in suggestions))
+
+
+def _flat_rule(rule: Rule) -> tuple[Any, ...]:
+    return (rule.stage.value, rule.rule_id, rule.label, rule.risk.value, rule.level.value,
+            rule.requests, tuple(sorted(rule.unless)), rule.language_specific)
+
+
+def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
+    f, r = s.factors, s.risk_factors
+    return (
+        s.context_level.value, s.confidence, s.risk.value, s.notes,
+        tuple((q.type, q.symbol) for q in s.extra_requests),
+        tuple((_flat_rule(m.rule), m.precision, m.evidence) for m in s.matches),
+        (f.rule_specificity, f.pattern_precision, f.context_availability, f.language_bonus),
+        (r.change_scope, r.security_sensitive, r.change_type, r.pattern_risk, r.symbol_risk),
+        s.formula_risk.value, s.decided_by, s.learned, s.scanner_notes,
+    )
+
+
+class _Builder:
+    """Rebuilds suggestions; one ``Rule`` object per distinct rule, as the engine has."""
+
+    def __init__(self) -> None:
+        self._rules: dict[tuple[Any, ...], Rule] = {}
+
+    def rule(self, flat: tuple[Any, ...]) -> Rule:
+        found = self._rules.get(flat)
+        if found is None:
+            stage, rule_id, label, risk, level, requests, unless, specific = flat
+            found = self._rules[flat] = Rule(_STAGES[stage], rule_id, label, _RISKS[risk],
+                                             _LEVELS[level], requests, frozenset(unless),
+                                             specific)
+        return found
+
+    def suggestion(self, t: tuple[Any, ...]) -> RuleSuggestion:
+        return RuleSuggestion(
+            _LEVELS[t[0]], t[1], _RISKS[t[2]], t[3],
+            tuple(Request(kind, symbol) for kind, symbol in t[4]),
+            tuple(RuleMatch(self.rule(rule), precision, evidence)
+                  for rule, precision, evidence in t[5]),
+            ConfidenceFactors(*t[6]), RiskFactors(*t[7]), _RISKS[t[8]], t[9], t[10], t[11],
+        )
+
+
+_BUILDER = _Builder()
 
 
 def decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, RuleSuggestion]]:
@@ -45,6 +102,13 @@ def decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, Rul
     """
     if len(record.units) != len(record.suggestions):
         raise ValueError("record has mismatched units and suggestions")
+    try:
+        return _decode(change, record)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"record does not fit the change: {exc}") from None
+
+
+def _decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, RuleSuggestion]]:
     hunks = change.hunks
     out: list[tuple[ReviewUnit, RuleSuggestion]] = []
     for row, suggestion in zip(record.units, record.suggestions, strict=True):
@@ -55,10 +119,9 @@ def decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, Rul
         if not isinstance(stored, tuple):
             raise ValueError("record hunks are not a tuple")
         values[_HUNKS] = tuple(_hunk(hunks, item) for item in stored)
+        values[_SCOPES] = tuple(Scope(*scope) for scope in values[_SCOPES])  # type: ignore[attr-defined]
         unit = ReviewUnit(*values)  # type: ignore[arg-type]
-        if not isinstance(suggestion, RuleSuggestion):
-            raise ValueError("record suggestion has the wrong type")
-        out.append((unit, suggestion))
+        out.append((unit, _BUILDER.suggestion(suggestion)))
     return out
 
 
