@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,15 @@ def test_a_patch_file_is_never_cached(repo: GitRepoBuilder, cli: CliRunner,
     patch.write_text(repo.git("diff"))
     assert len(_index(cli, repo, "--patch", str(patch))["units"]) == 1
     assert not _cache(repo).exists()
+
+
+def test_the_collector_is_back_on_after_a_command(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    """Headless commands pause the cyclic GC; an embedding program must get it back."""
+    repo.write("a.py", "x = 1\n")
+    repo.commit("base")
+    repo.write("a.py", "x = 2\n")
+    assert gc.isenabled()
+    _index(cli, repo)
+    assert gc.isenabled()
+    assert cli("index", "--range", "nope..HEAD", repo.root).code == 2
+    assert gc.isenabled()

@@ -26,6 +26,8 @@ _NOT_START = (
 # Lines glued to the block below them: decorators, annotations, comments.
 _ATTACHED = (b"@", b"#", b"//", b"/*", b"*", b"--")
 _CLOSERS = (b"}", b"end", b")")
+_OPENERS = (b"(", b"[", b"{", b",")
+_TRIPLE = re.compile(rb'"""|\'\'\'')
 _BRACKETS = (b")", b"]", b"}")
 _HEADER_ENDS = (b":", b"{")
 MAX_BLOCK_LINES = 150
@@ -43,9 +45,29 @@ class Lines:
         self.data = data
         self.rows = data.split(b"\n")
         self._starts: dict[int, list[int]] = {}
+        self._in_strings: frozenset[int] | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def _string_rows(self) -> frozenset[int]:
+        """Rows inside triple-quoted strings (a docstring's prose is no block start)."""
+        if self._in_strings is None:
+            data = self.data
+            inside: set[int] = set()
+            opened: bytes | None = None
+            open_row = row = position = 0
+            for match in _TRIPLE.finditer(data):
+                row += data.count(b"\n", position, match.start())
+                position = match.start()
+                quote = match.group()
+                if opened is None:
+                    opened, open_row = quote, row
+                elif quote == opened:
+                    inside.update(range(open_row + 1, row + 1))
+                    opened = None
+            self._in_strings = frozenset(inside)
+        return self._in_strings
 
     def starts(self, indent: int) -> list[int]:
         """Sorted 0-based rows that start a block at exactly ``indent`` columns."""
@@ -61,6 +83,8 @@ class Lines:
                 row += count(b"\n", position, start)
                 position = start
                 found.append(row)
+            if found and (strings := self._string_rows()):
+                found = [row for row in found if row not in strings]
             self._starts[indent] = found
         return found
 
@@ -95,6 +119,26 @@ def _with_decorators(rows: list[bytes], start: int, low: int, indent: int) -> in
     return start
 
 
+def _trailing_stack(rows: list[bytes], end: int, low: int, indent: int) -> int:
+    """First row of the decorators/comments ending the rows before ``end`` (``end`` if none).
+
+    Deeper lines count only as the argument list of a decorator opening a bracket right above
+    them, so a comment at the block's indentation inside a body never cuts that body short.
+    """
+    cut = end
+    row = end - 1
+    while row >= low:
+        line = rows[row]
+        if _attached(line, indent):
+            if row + 1 < cut and not line.rstrip().endswith(_OPENERS):
+                break  # the deeper lines below it are no argument list of this line
+            cut = row
+        elif not _inside_decorator(line, indent):
+            break
+        row -= 1
+    return cut
+
+
 def _block(source: Lines, first: int, last: int, low: int, high: int,
            indent: int) -> tuple[int, int]:
     """The block at ``indent`` holding rows ``first..last``, within ``low..high``."""
@@ -104,12 +148,13 @@ def _block(source: Lines, first: int, last: int, low: int, high: int,
     start = max(starts[i], low) if i >= 0 else low
     start = _with_decorators(rows, start, low, indent)
     end = _next_start(starts, last, high)
-    if end <= high and end - 1 == last and _attached(rows[last], indent):
-        # The change ends on a decorator or comment: take the block it belongs to as well.
+    while True:
+        # Decorators and comments (multi-line ones too) at the end belong to the next block.
+        cut = _trailing_stack(rows, end, start + 1, indent)
+        if cut > last or end > high:
+            return start, (cut if cut > last else end) - 1
+        # The change reaches into them: take the block they belong to as well.
         end = _next_start(starts, end, high)
-    while end - 1 > last and _attached(rows[end - 1], indent):
-        end -= 1
-    return start, end - 1
 
 
 def _header_end(lines: list[bytes], start: int, end: int, indent: int) -> int | None:

@@ -95,3 +95,52 @@ def test_other_languages_match(language: str) -> None:
         needle = "    40"
     target = source.split("\n").index(needle) + 1
     _assert_same(language, source, [(target, target)])
+
+
+def _windowed(language: str, source: str, ranges: list[tuple[int, int]]) -> bool:
+    """Did the skeletons parse cleanly (no whole-file fallback)?"""
+    from reviewtui.code.analyze import _analyze_windows
+    from reviewtui.code.languages import grammar
+
+    g = grammar(language)
+    assert g is not None
+    return _analyze_windows(g, source.encode(), ranges) is not None
+
+
+def _methods(count: int, start: int = 0) -> str:
+    return "".join(f"    def m{i}(self):\n        return {i}\n\n"
+                   for i in range(start, start + count))
+
+
+def test_docstring_prose_is_no_block_start() -> None:
+    doc = '    """\n    Standard storage\n    across two lines.\n    """\n\n'
+    source = f"class Storage:\n{doc}{_methods(120)}"
+    target = source.split("\n").index("        return 90") + 1
+    _assert_same("python", source, [(3, 3), (target, target)])
+    assert _windowed("python", source, [(3, 3), (target, target)])
+
+
+def test_a_multi_line_decorator_after_the_change_stays_with_its_method() -> None:
+    decorated = ("    @override_settings(\n        A=[\n            {'x': 1},\n        ],\n    )\n"
+                 "    def special(self):\n        return 'special'\n\n")
+    source = f"class T:\n{_methods(60)}{decorated}{_methods(60, 60)}"
+    lines = source.split("\n")
+    before = lines.index("        return 59") + 1
+    inside = lines.index("            {'x': 1},") + 1
+    for ranges in ([(before, before)], [(inside, inside)], [(before, inside)]):
+        _assert_same("python", source, ranges)
+        assert _windowed("python", source, ranges)
+    part = analyze_source("python", source.encode(), [(inside, inside)])
+    assert part is not None
+    special = part.enclosing(inside)
+    assert special is not None and special.name == "special"
+
+
+def test_a_comment_at_the_def_column_inside_a_body_does_not_cut_it() -> None:
+    odd = "def odd():\n    a = 1\n# a comment at column zero\n    return a\n\n"
+    source = f"{odd}" + "".join(f"def f{i}():\n    return {i}\n\n" for i in range(120))
+    _assert_same("python", source, [(2, 2), (4, 4)])
+    part = analyze_source("python", source.encode(), [(2, 2)])
+    assert part is not None
+    odd_def = part.enclosing(2)
+    assert odd_def is not None and odd_def.name == "odd" and odd_def.end_line == 4
