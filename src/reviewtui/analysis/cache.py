@@ -14,13 +14,12 @@ anyone able to write there, so reading them trusts nobody new.
 from __future__ import annotations
 
 import logging
-import pickle
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from reviewtui.analysis.records import FileRecord
+from reviewtui.analysis.records import FileRecord, load
 
 _log = logging.getLogger(__name__)
 
@@ -97,15 +96,17 @@ class UnitCache:
                 rows = self._db.execute(
                     f"SELECT key, record FROM files WHERE key IN ({marks})", chunk)
                 for key, blob in rows:
-                    record = _load(blob)
-                    if record is not None:
-                        found[key] = record
+                    try:
+                        found[key] = load(blob)
+                    except ValueError:
+                        continue  # an unreadable record (other code, torn write) is a miss
         except sqlite3.Error as exc:
             self._disable(exc)
         return found
 
-    def save(self, new: Mapping[str, FileRecord], reused: Iterable[str]) -> None:
-        """Store ``new`` records, mark ``reused`` ones as used now, drop the oldest past the cap."""
+    def save(self, new: Mapping[str, bytes], reused: Iterable[str]) -> None:
+        """Store ``new`` pickled records, mark ``reused`` ones used now, drop the oldest past the
+        cap."""
         if self._db is None:
             return
         now = time.time()
@@ -114,8 +115,7 @@ class UnitCache:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(
                 "INSERT OR REPLACE INTO files(key, record, used) VALUES (?, ?, ?)",
-                ((key, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL), now)
-                 for key, record in new.items()))
+                ((key, data, now) for key, data in new.items()))
             self._db.executemany("UPDATE files SET used = ? WHERE key = ?",
                                  ((now, key) for key in reused_keys))
             (count,) = self._db.execute("SELECT count(*) FROM files").fetchone()
@@ -142,10 +142,3 @@ class UnitCache:
                 pass
             self.close()
 
-
-def _load(blob: bytes) -> FileRecord | None:
-    try:
-        record = pickle.loads(blob)
-    except Exception:  # an unreadable record (other code, torn write) is a miss
-        return None
-    return record if isinstance(record, FileRecord) else None

@@ -10,6 +10,7 @@ slotted dataclasses field by field cost more than everything else a warm run doe
 from __future__ import annotations
 
 import dataclasses
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,21 @@ class FileRecord:
 
     units: tuple[tuple[object, ...], ...]
     suggestions: tuple[tuple[Any, ...], ...]
+
+
+def dump(record: FileRecord) -> bytes:
+    return pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load(data: bytes) -> FileRecord:
+    """The record pickled in ``data``; ``ValueError`` if it is not one (torn, foreign)."""
+    try:
+        record = pickle.loads(data)
+    except Exception as exc:  # any unpickling failure means: not a usable record
+        raise ValueError(f"unreadable record: {exc}") from None
+    if not isinstance(record, FileRecord):
+        raise ValueError("not a file record")
+    return record
 
 
 def encode(change: FileChange, units: Sequence[ReviewUnit],

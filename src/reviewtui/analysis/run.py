@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from reviewtui.analysis.cache import UnitCache
 from reviewtui.analysis.fingerprint import file_key
-from reviewtui.analysis.records import FileRecord, decode, encode
+from reviewtui.analysis.records import FileRecord, decode, dump, encode, load
 from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, FileChange
@@ -31,6 +31,7 @@ from reviewtui.units.vocabulary import Vocabulary
 
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 _MAX_WORKERS = 4
+_BATCHES_PER_WORKER = 8
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,10 @@ def _compute(work: _Work, change: FileChange) -> FileRecord:
     return encode(change, units, [work.engine.evaluate(unit, work.rules) for unit in units])
 
 
-def _compute_shared(index: int) -> tuple[int, FileRecord]:
+def _compute_batch(indices: list[int]) -> list[tuple[int, bytes]]:
+    """In a worker: pickled records, which the parent stores as they are."""
     assert _SHARED is not None
-    return index, _compute(_SHARED, _SHARED.files[index])
+    return [(index, dump(_compute(_SHARED, _SHARED.files[index]))) for index in indices]
 
 
 def _cost(change: FileChange, reader: ContentReader) -> int:
@@ -94,7 +96,8 @@ def _workers(total: int, files: int, min_bytes: int) -> int:
 
 
 def _compute_all(work: _Work, indices: list[int],
-                 parallel_min_bytes: int) -> dict[int, FileRecord]:
+                 parallel_min_bytes: int) -> dict[int, FileRecord | bytes]:
+    """Records of the files at ``indices``: objects when computed here, pickles from workers."""
     costs = {index: _cost(work.files[index], work.reader) for index in indices}
     workers = _workers(sum(costs.values()), len(indices), parallel_min_bytes)
     if not workers:
@@ -102,11 +105,14 @@ def _compute_all(work: _Work, indices: list[int],
     global _SHARED
     _SHARED = work
     try:
+        # Dealt round-robin from the largest down, so every batch costs about the same.
         largest_first = sorted(indices, key=lambda index: -costs[index])
-        chunk = max(1, len(indices) // (workers * 16))
+        count = min(len(indices), workers * _BATCHES_PER_WORKER)
+        batches = [largest_first[start::count] for start in range(count)]
         with ProcessPoolExecutor(max_workers=workers,
                                  mp_context=multiprocessing.get_context("fork")) as pool:
-            return dict(pool.map(_compute_shared, largest_first, chunksize=chunk))
+            return {index: data for batch in pool.map(_compute_batch, batches)
+                    for index, data in batch}
     finally:
         _SHARED = None
 
@@ -134,10 +140,12 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
     reader.prefetch(files[index] for index in missing if structure_language(files[index]))
     work = _Work(files, reader, settings, vocabulary, engine, _file_text(files, reader))
     computed = _compute_all(work, missing, parallel_min_bytes)
-    for index, record in computed.items():
-        decoded[index] = decode(files[index], record)
+    for index, result in computed.items():
+        decoded[index] = decode(files[index], load(result) if isinstance(result, bytes)
+                                else result)
     if cache is not None:
-        cache.save({keys[index]: record for index, record in computed.items()},
+        cache.save({keys[index]: result if isinstance(result, bytes) else dump(result)
+                    for index, result in computed.items()},
                    (keys[index] for index in records))
         cache.close()
     units: list[ReviewUnit] = []
