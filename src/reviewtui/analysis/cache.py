@@ -26,6 +26,7 @@ _log = logging.getLogger(__name__)
 FILE_NAME = "index-cache.sqlite3"
 MAX_ROWS = 50_000
 _CHUNK = 500
+_TOUCH_AFTER = 24 * 3600.0  # seconds: reused records older than this are marked used again
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     key TEXT PRIMARY KEY,
@@ -48,6 +49,7 @@ class UnitCache:
         self.path = path
         self.fingerprint = fingerprint
         self._max_rows = max_rows
+        self._stale: set[str] = set()  # read records last marked used long ago
 
     @classmethod
     def open(cls, path: Path, fingerprint: str, *,
@@ -94,12 +96,14 @@ class UnitCache:
                 chunk = wanted[start:start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    f"SELECT key, record FROM files WHERE key IN ({marks})", chunk)
-                for key, blob in rows:
+                    f"SELECT key, record, used FROM files WHERE key IN ({marks})", chunk)
+                for key, blob, used in rows:
                     try:
                         found[key] = load(blob)
                     except ValueError:
                         continue  # an unreadable record (other code, torn write) is a miss
+                    if used < time.time() - _TOUCH_AFTER:
+                        self._stale.add(key)
         except sqlite3.Error as exc:
             self._disable(exc)
         return found
@@ -110,7 +114,9 @@ class UnitCache:
         if self._db is None:
             return
         now = time.time()
-        reused_keys = [key for key in reused if key not in new]
+        # Marking every reused record on every run would be a write per file per run; the
+        # cap only needs to know which records went unused for long.
+        reused_keys = [key for key in reused if key not in new and key in self._stale]
         try:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(

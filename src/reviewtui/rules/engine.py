@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import cached_property
 
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import CompiledPack, compile_pack
@@ -24,9 +25,14 @@ _LEVELS = list(ContextLevel)
 
 class RuleEngine:
     def __init__(self, pack: RulePack) -> None:
-        self.compiled: CompiledPack = compile_pack(pack)
+        self._pack = pack
         self.learned: tuple[LearnedRule, ...] = tuple(learned_rules(pack))
         self._handlers: dict[str | None, RuleHandler] = {}
+
+    @cached_property
+    def compiled(self) -> CompiledPack:
+        """The pack's patterns, compiled on first use (a fully cached run never needs them)."""
+        return compile_pack(self._pack)
 
     def handler(self, language: str | None) -> RuleHandler:
         found = self._handlers.get(language)

@@ -94,3 +94,30 @@ def test_the_cache_keeps_at_most_max_rows(repo: GitRepoBuilder, tmp_path: Path) 
     result = analyse_change(change_set, reader, settings.units, default_vocabulary(), engine,
                             cache=again)
     assert result.reused_files == 3 and result.computed_files == 4
+
+
+def test_reused_records_are_marked_used_once_a_day(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    import sqlite3
+
+    change_set, reader = _change(repo)
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    path = tmp_path / "c.sqlite3"
+
+    def run() -> None:
+        cache = UnitCache.open(path, "f")
+        assert cache is not None
+        analyse_change(change_set, reader, Settings().units, default_vocabulary(), engine,
+                       cache=cache)
+
+    def used() -> list[float]:
+        with sqlite3.connect(path) as db:
+            return [row[0] for row in db.execute("SELECT used FROM files ORDER BY key")]
+
+    run()
+    first = used()
+    run()
+    assert used() == first  # fresh records are not rewritten on every run
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE files SET used = 1.0")
+    run()
+    assert all(value > 1.0 for value in used())  # records unused for long are marked again
