@@ -8,10 +8,17 @@ User- or model-supplied text is never placed where git would read it as an optio
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 from pathlib import Path
 
 import git
@@ -40,6 +47,19 @@ DIFF_OPTIONS: tuple[str, ...] = (
 )
 _CONFIG: tuple[str, ...] = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false")
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+def _widen_pipe(fd: int) -> None:
+    """Let git write up to 1 MiB ahead of the reader (Linux), so it rarely waits for the parser.
+
+    The default pipe holds 64 KiB: whenever parsing a chunk takes longer than git needs to
+    write the next 64 KiB, git would stall.
+    """
+    set_pipe_size = getattr(fcntl, "F_SETPIPE_SZ", 1031) if fcntl is not None else None
+    if set_pipe_size is None or not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError):  # above /proc/sys/fs/pipe-max-size: keep the default
+        fcntl.fcntl(fd, set_pipe_size, 1 << 20)
 
 
 def _failure(command: str, stderr: bytes, returncode: int) -> str:
@@ -98,6 +118,7 @@ class GitRepo:
             except OSError as exc:  # git missing from PATH
                 raise GitCommandError(f"cannot run git: {exc.strerror or exc}") from exc
             assert proc.stdout is not None
+            _widen_pipe(proc.stdout.fileno())
             try:
                 while chunk := proc.stdout.read(chunk_size):  # unbuffered: what is there
                     yield chunk
