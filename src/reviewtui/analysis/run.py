@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ class Analysis:
     suggestions: dict[str, RuleSuggestion]
     reused_files: int  # answered by the cache
     computed_files: int
+    workers: int = 0  # processes the computed files were spread over (0: this one)
 
 
 @dataclass(frozen=True)
@@ -90,18 +92,21 @@ def _workers(total: int, files: int, min_bytes: int) -> int:
     cpus = os.cpu_count() or 1
     if cpus < 2 or files < 2 or total < min_bytes or sys.platform != "linux":
         return 0
+    if threading.active_count() > 1:
+        return 0  # forking a threaded process can copy a lock another thread holds
     if "fork" not in multiprocessing.get_all_start_methods():
         return 0
     return min(cpus, _MAX_WORKERS, files)
 
 
 def _compute_all(work: _Work, indices: list[int],
-                 parallel_min_bytes: int) -> dict[int, FileRecord | bytes]:
-    """Records of the files at ``indices``: objects when computed here, pickles from workers."""
+                 parallel_min_bytes: int) -> tuple[dict[int, FileRecord | bytes], int]:
+    """Records of the files at ``indices`` (objects when computed here, pickles from workers)
+    and the number of worker processes used."""
     costs = {index: _cost(work.files[index], work.reader) for index in indices}
     workers = _workers(sum(costs.values()), len(indices), parallel_min_bytes)
     if not workers:
-        return {index: _compute(work, work.files[index]) for index in indices}
+        return {index: _compute(work, work.files[index]) for index in indices}, 0
     global _SHARED
     _SHARED = work
     try:
@@ -112,7 +117,7 @@ def _compute_all(work: _Work, indices: list[int],
         with ProcessPoolExecutor(max_workers=workers,
                                  mp_context=multiprocessing.get_context("fork")) as pool:
             return {index: data for batch in pool.map(_compute_batch, batches)
-                    for index, data in batch}
+                    for index, data in batch}, workers
     finally:
         _SHARED = None
 
@@ -139,7 +144,7 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
     missing = [index for index in range(len(files)) if index not in decoded]
     reader.prefetch(files[index] for index in missing if structure_language(files[index]))
     work = _Work(files, reader, settings, vocabulary, engine, _file_text(files, reader))
-    computed = _compute_all(work, missing, parallel_min_bytes)
+    computed, workers = _compute_all(work, missing, parallel_min_bytes)
     for index, result in computed.items():
         decoded[index] = decode(files[index], load(result) if isinstance(result, bytes)
                                 else result)
@@ -154,4 +159,5 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
         for unit, suggestion in decoded[index]:
             units.append(unit)
             suggestions[unit.unit_id] = suggestion
-    return Analysis(units, suggestions, reused_files=len(records), computed_files=len(computed))
+    return Analysis(units, suggestions, reused_files=len(records), computed_files=len(computed),
+                    workers=workers)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 from reviewtui.analysis import UnitCache, analyse_change
@@ -50,6 +52,9 @@ def test_workers_and_cache_give_the_serial_answer(repo: GitRepoBuilder, tmp_path
     for result in (serial, parallel):
         assert (result.units, result.suggestions) == expected
         assert result.computed_files == 7 and result.reused_files == 0
+    assert serial.workers == 0
+    if (os.cpu_count() or 1) > 1 and threading.active_count() == 1:
+        assert parallel.workers > 1
 
     cache_file = tmp_path / "cache.sqlite3"
     for computed, reused in ((7, 0), (0, 7)):
