@@ -19,7 +19,7 @@ import time
 from collections import Counter
 
 from make_large_diff import DEFAULT_REPO
-from reviewtui.analysis.run import _file_text
+from reviewtui.analysis.run import rule_context
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
 
@@ -30,7 +30,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     loaded = load_change(args.repo, ChangeSelector(SelectorMode.RANGE, ref="old..new"))
-    context = _file_text(loaded.change_set.files, loaded.reader)
+    context = rule_context(loaded.change_set.files, loaded.reader)
     engine = loaded.rules
     best: list[float] = []
     for unit in loaded.units:

@@ -57,7 +57,8 @@ class _Work:
 _SHARED: _Work | None = None  # set before forking: the workers inherit it
 
 
-def _file_text(files: Sequence[FileChange], reader: ContentReader) -> RuleContext:
+def rule_context(files: Sequence[FileChange], reader: ContentReader) -> RuleContext:
+    """What rules may look up beyond a unit: the after-side text of its file (decoded once)."""
     by_path = {change.path: change for change in files}
     cache: dict[str, str | None] = {}
 
@@ -109,6 +110,7 @@ def _compute_all(work: _Work, indices: list[int],
         return {index: _compute(work, work.files[index]) for index in indices}, 0
     global _SHARED
     _SHARED = work
+    _ = work.engine.compiled  # compiled once here, not once per worker
     try:
         # Dealt round-robin from the largest down, so every batch costs about the same.
         largest_first = sorted(indices, key=lambda index: -costs[index])
@@ -130,7 +132,7 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
     files = sorted(change_set.files, key=lambda c: c.path)
     keys = [file_key(cache.fingerprint, change, reader) for change in files] if cache else []
     known = cache.get_many(keys) if cache else {}
-    records: dict[int, FileRecord] = {}
+    reused: dict[int, FileRecord] = {}
     decoded: dict[int, list[tuple[ReviewUnit, RuleSuggestion]]] = {}
     for index, key in enumerate(keys):
         record = known.get(key)
@@ -140,10 +142,10 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
             decoded[index] = decode(files[index], record)
         except ValueError:
             continue
-        records[index] = record
+        reused[index] = record
     missing = [index for index in range(len(files)) if index not in decoded]
     reader.prefetch(files[index] for index in missing if structure_language(files[index]))
-    work = _Work(files, reader, settings, vocabulary, engine, _file_text(files, reader))
+    work = _Work(files, reader, settings, vocabulary, engine, rule_context(files, reader))
     computed, workers = _compute_all(work, missing, parallel_min_bytes)
     for index, result in computed.items():
         decoded[index] = decode(files[index], load(result) if isinstance(result, bytes)
@@ -151,7 +153,7 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
     if cache is not None:
         cache.save({keys[index]: result if isinstance(result, bytes) else dump(result)
                     for index, result in computed.items()},
-                   (keys[index] for index in records))
+                   (keys[index] for index in reused))
         cache.close()
     units: list[ReviewUnit] = []
     suggestions: dict[str, RuleSuggestion] = {}
@@ -159,5 +161,5 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
         for unit, suggestion in decoded[index]:
             units.append(unit)
             suggestions[unit.unit_id] = suggestion
-    return Analysis(units, suggestions, reused_files=len(records), computed_files=len(computed),
+    return Analysis(units, suggestions, reused_files=len(reused), computed_files=len(computed),
                     workers=workers)
