@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reviewtui.config import Settings, load_settings
 from reviewtui.errors import NotARepositoryError
 from reviewtui.git import (
     ChangeSelector,
@@ -24,11 +23,13 @@ from reviewtui.git import (
     collect_change,
     open_repository,
 )
+from reviewtui.git.collect import DEFAULT_MAX_FILE_BYTES
 from reviewtui.git.model import ChangeStatus, SideKind
 
 if TYPE_CHECKING:
-    # The rule and unit stages are imported while git computes the diff (see load_change);
-    # the LLM stack (openai, tiktoken) loads only when planning.
+    # Settings and the rule and unit stages are imported while git computes the diff (see
+    # load_change); the LLM stack (openai, tiktoken) loads only when planning.
+    from reviewtui.config import Settings
     from reviewtui.models import ContextBundle, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
@@ -179,22 +180,28 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
 
 
 class _Collecting:
-    """``collect_change`` in a thread, so git computes the diff while this one loads the rules."""
+    """``collect_change`` in a thread, so git computes the diff while this one loads the rest.
+
+    For a commit, a range or the index, git starts before the settings (and pydantic) are even
+    imported; the modes that read settings (untracked files' size limit, the default branch)
+    get them from the caller. The thread never imports anything itself.
+    """
 
     def __init__(self, repo: GitRepo | None, selector: ChangeSelector, root: Path,
-                 settings: Settings) -> None:
-        self._args = (repo, selector, root, settings)
+                 settings: Settings | None) -> None:
+        max_bytes = settings.git.max_file_bytes if settings else DEFAULT_MAX_FILE_BYTES
+        branch = settings.git.default_branch if settings else None
+        self._args = (repo, selector, root, max_bytes, branch)
         self._result: ChangeSet | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="reviewtui-collect", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        repo, selector, root, settings = self._args
+        repo, selector, root, max_bytes, branch = self._args
         try:
             self._result = collect_change(repo, selector, patch_root=root,
-                                          max_file_bytes=settings.git.max_file_bytes,
-                                          default_branch_name=settings.git.default_branch)
+                                          max_file_bytes=max_bytes, default_branch_name=branch)
         except BaseException as exc:  # handed to the caller of result()
             self._error = exc
 
@@ -204,6 +211,10 @@ class _Collecting:
             raise self._error
         assert self._result is not None
         return self._result
+
+
+_MODES_WITH_SETTINGS = frozenset({SelectorMode.AUTO, SelectorMode.WORKING, SelectorMode.ALL,
+                                  SelectorMode.BASE})
 
 
 def load_change(path: str | Path | None, selector: ChangeSelector, *,
@@ -221,12 +232,18 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
             raise
         repo = None  # a patch can be reviewed outside a repository, without file contents
     root = repo.root if repo is not None else Path(path or ".").resolve()
-    settings = load_settings(root)
-    collecting = _Collecting(repo, selector, root, settings)
+    early = None
+    if selector.mode in _MODES_WITH_SETTINGS:
+        from reviewtui.config import load_settings
+
+        early = load_settings(root)
+    collecting = _Collecting(repo, selector, root, early)
     from reviewtui.analysis import analyse_change, open_unit_cache
+    from reviewtui.config import load_settings
     from reviewtui.rules import RuleEngine, load_rule_pack
     from reviewtui.units.vocabulary import vocabulary_for
 
+    settings = early or load_settings(root)
     pack = load_rule_pack(root)
     vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
     engine = RuleEngine(pack.pack)

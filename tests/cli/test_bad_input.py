@@ -68,6 +68,11 @@ def test_broken_config(repo: GitRepoBuilder, cli: CliRunner) -> None:
     _assert_clean_error(cli("index", repo.root), "not valid TOML")
     (repo.root / ".reviewtui.toml").write_text("[unitz]\nmerge_gap = 1\n")
     _assert_clean_error(cli("index", repo.root), "unitz")
+    # A range starts git before the settings are read: the error must still be the same line.
+    repo.write("a.py", "x = 2\n")
+    repo.commit("two")
+    for selector in (("--range", "HEAD~1..HEAD"), ("--commit", "HEAD"), ("--staged",)):
+        _assert_clean_error(cli("index", *selector, repo.root), "unitz")
 
 
 def test_conflicting_selectors_are_a_usage_error(repo: GitRepoBuilder, cli: CliRunner) -> None:
