@@ -24,16 +24,32 @@ from reviewtui.analysis.records import FileRecord, load
 _log = logging.getLogger(__name__)
 
 FILE_NAME = "index-cache.sqlite3"
-MAX_ROWS = 50_000
+MAX_ROWS = 20_000
 _CHUNK = 500
-_TOUCH_AFTER = 24 * 3600.0  # seconds: reused records older than this are marked used again
+_DAY = 24 * 3600.0
+_TOUCH_AFTER = _DAY  # reused records last marked longer ago are marked used again
+_OTHER_RUNS_KEPT = 7 * _DAY  # records of other settings, packs or versions are dropped after
+_VERSION = 2  # PRAGMA user_version; any other layout is dropped and rebuilt
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS files (
+CREATE TABLE files (
     key TEXT PRIMARY KEY,
+    run TEXT NOT NULL,
     record BLOB NOT NULL,
     used REAL NOT NULL
 ) WITHOUT ROWID
 """
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version != _VERSION:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DROP TABLE IF EXISTS files")
+        db.execute(_SCHEMA)
+        db.execute(f"PRAGMA user_version = {_VERSION}")
+        db.execute("COMMIT")
 
 
 def cache_path(git_common_dir: Path) -> Path:
@@ -62,9 +78,7 @@ class UnitCache:
             _log.debug("index cache unavailable at %s: %s", path, exc)
             return None
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(_SCHEMA)
+            _prepare(db)
         except sqlite3.DatabaseError as exc:
             db.close()
             return cls._rebuilt(path, fingerprint, exc, max_rows)
@@ -79,8 +93,7 @@ class UnitCache:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
+            _prepare(db)
         except (OSError, sqlite3.Error) as again:
             _log.debug("index cache disabled: %s", again)
             return None
@@ -109,8 +122,8 @@ class UnitCache:
         return found
 
     def save(self, new: Mapping[str, bytes], reused: Iterable[str]) -> None:
-        """Store ``new`` pickled records, mark ``reused`` ones used now, drop the oldest past the
-        cap."""
+        """Store ``new`` pickled records and mark ``reused`` ones used; then drop the records of
+        other runs unused for a week, and the least recently used past the cap."""
         if self._db is None:
             return
         now = time.time()
@@ -120,10 +133,13 @@ class UnitCache:
         try:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(
-                "INSERT OR REPLACE INTO files(key, record, used) VALUES (?, ?, ?)",
-                ((key, data, now) for key, data in new.items()))
+                "INSERT OR REPLACE INTO files(key, run, record, used) VALUES (?, ?, ?, ?)",
+                ((key, self.fingerprint, data, now) for key, data in new.items()))
             self._db.executemany("UPDATE files SET used = ? WHERE key = ?",
                                  ((now, key) for key in reused_keys))
+            if new:  # an upgrade or a settings change leaves records nothing will ask for
+                self._db.execute("DELETE FROM files WHERE run != ? AND used < ?",
+                                 (self.fingerprint, now - _OTHER_RUNS_KEPT))
             (count,) = self._db.execute("SELECT count(*) FROM files").fetchone()
             if count > self._max_rows:
                 self._db.execute(

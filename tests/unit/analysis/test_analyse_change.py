@@ -126,3 +126,46 @@ def test_reused_records_are_marked_used_once_a_day(repo: GitRepoBuilder, tmp_pat
         db.execute("UPDATE files SET used = 1.0")
     run()
     assert all(value > 1.0 for value in used())  # records unused for long are marked again
+
+
+def test_records_of_other_runs_go_after_a_week(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    import sqlite3
+
+    change_set, reader = _change(repo)
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    path = tmp_path / "c.sqlite3"
+
+    def run(fingerprint: str) -> None:
+        cache = UnitCache.open(path, fingerprint)
+        assert cache is not None
+        analyse_change(change_set, reader, Settings().units, default_vocabulary(), engine,
+                       cache=cache)
+
+    def runs() -> dict[str, int]:
+        with sqlite3.connect(path) as db:
+            return dict(db.execute("SELECT run, count(*) FROM files GROUP BY run").fetchall())
+
+    run("old version")
+    run("new version")
+    assert runs() == {"old version": 7, "new version": 7}  # a week's grace: switching back
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE files SET used = 1.0 WHERE run = 'old version'")
+    run("newest version")
+    assert runs() == {"new version": 7, "newest version": 7}
+
+
+def test_a_cache_of_another_layout_is_rebuilt(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "c.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE files (key TEXT PRIMARY KEY, record BLOB, used REAL)")
+        db.execute("INSERT INTO files VALUES ('k', x'00', 1.0)")
+    change_set, reader = _change(repo)
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    for computed, reused in ((7, 0), (0, 7)):
+        cache = UnitCache.open(path, "f")
+        assert cache is not None
+        result = analyse_change(change_set, reader, Settings().units, default_vocabulary(),
+                                engine, cache=cache)
+        assert (result.computed_files, result.reused_files) == (computed, reused)
