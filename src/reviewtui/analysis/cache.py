@@ -24,7 +24,7 @@ from reviewtui.analysis.records import FileRecord, load
 _log = logging.getLogger(__name__)
 
 FILE_NAME = "index-cache.sqlite3"
-MAX_ROWS = 20_000
+MAX_ROWS = 10_000
 _CHUNK = 500
 _DAY = 24 * 3600.0
 _TOUCH_AFTER = _DAY  # reused records last marked longer ago are marked used again
@@ -50,6 +50,9 @@ def _prepare(db: sqlite3.Connection) -> None:
         db.execute(_SCHEMA)
         db.execute(f"PRAGMA user_version = {_VERSION}")
         db.execute("COMMIT")
+        # Give the dropped pages back, and let later deletes do so too (incremental_vacuum).
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        db.execute("VACUUM")
 
 
 def cache_path(git_common_dir: Path) -> Path:
@@ -146,6 +149,8 @@ class UnitCache:
                     "DELETE FROM files WHERE key IN "
                     "(SELECT key FROM files ORDER BY used LIMIT ?)", (count - self._max_rows,))
             self._db.execute("COMMIT")
+            if new:
+                self._db.execute("PRAGMA incremental_vacuum")
         except sqlite3.Error as exc:
             self._disable(exc)
 
