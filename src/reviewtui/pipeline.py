@@ -217,6 +217,12 @@ _MODES_WITH_SETTINGS = frozenset({SelectorMode.AUTO, SelectorMode.WORKING, Selec
                                   SelectorMode.BASE})
 
 
+def _settings(root: Path) -> Settings:
+    from reviewtui.config import load_settings  # pydantic: imported once git has started
+
+    return load_settings(root)
+
+
 def load_change(path: str | Path | None, selector: ChangeSelector, *,
                 use_cache: bool = True) -> LoadedChange:
     """Open the repository at ``path``, cut the selected change into units and score them.
@@ -232,18 +238,13 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
             raise
         repo = None  # a patch can be reviewed outside a repository, without file contents
     root = repo.root if repo is not None else Path(path or ".").resolve()
-    early = None
-    if selector.mode in _MODES_WITH_SETTINGS:
-        from reviewtui.config import load_settings
-
-        early = load_settings(root)
+    early = _settings(root) if selector.mode in _MODES_WITH_SETTINGS else None
     collecting = _Collecting(repo, selector, root, early)
     from reviewtui.analysis import analyse_change, open_unit_cache
-    from reviewtui.config import load_settings
     from reviewtui.rules import RuleEngine, load_rule_pack
     from reviewtui.units.vocabulary import vocabulary_for
 
-    settings = early or load_settings(root)
+    settings = early or _settings(root)
     pack = load_rule_pack(root)
     vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
     engine = RuleEngine(pack.pack)
