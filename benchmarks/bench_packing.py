@@ -26,11 +26,11 @@ import statistics
 import time
 from typing import Any
 
-from reviewtui.conversation.memory import ToolMemory, compress
+from reviewtui.agent.memory import ToolMemory, compress
 from reviewtui.conversation.packing import pack, round_messages
-from reviewtui.conversation.records import MessageRecord, RoundRecord
 from reviewtui.conversation.rounds import RoundManager
 from reviewtui.llm import token_counter
+from reviewtui.sessions.records import MessageRecord, RoundRecord
 
 _WORDS = ("token session refresh lock cache review handler request retry timeout parser schema "
          "index budget layer query commit branch merge diff hunk unit rule score level plan "

@@ -1,4 +1,4 @@
-"""Settings: built-in defaults < user config file < repository ``.reviewtui.toml``.
+"""Settings: built-in defaults < user config file < repository ``.reviewtui.toml``; shipped data.
 
 Validated with pydantic so that a typo or a wrong type is reported with the file and the key
 (``.reviewtui.toml: units.merge_gap: Input should be a valid integer``) instead of being ignored.
@@ -132,3 +132,22 @@ def load_settings(repo_root: Path | None = None) -> Settings:
             data = merge_tables(data, layer)
             sources.append(path)
     return _validate(data, sources)
+
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """The shipped data folder ``name`` ("rules" or "themes").
+
+    In a wheel it lives inside the package (``reviewtui/_data/...``); in a source checkout or an
+    editable install it is the top-level ``rules/`` or ``themes/`` folder. Both are found
+    relative to this file, never the process's working directory.
+    """
+    installed = _PACKAGE_DIR / "_data" / name
+    if installed.is_dir():
+        return installed
+    checkout = _PACKAGE_DIR.parent.parent / name
+    if checkout.is_dir():
+        return checkout
+    raise ConfigError(f"reviewtui data folder {name!r} is missing from the installation")

@@ -19,8 +19,8 @@ def content(index: int) -> str:
 
 
 def main(path: Path) -> None:
-    from reviewtui.conversation.records import MessageRecord, RoundRecord
-    from reviewtui.conversation.store import SessionStore
+    from reviewtui.sessions.records import MessageRecord, RoundRecord
+    from reviewtui.sessions.store import SessionStore
 
     store = SessionStore(path)
     session_id = store.create_session("/kill/repo", "kill", "kill test").session_id

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewtui.conversation.store import SessionStore
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.models import ContextLevel
 from reviewtui.pipeline import load_change
+from reviewtui.sessions.store import SessionStore
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.screens.help import HelpScreen
 from reviewtui.tui.screens.requests_modal import RequestsModal

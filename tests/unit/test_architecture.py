@@ -1,7 +1,10 @@
-"""The core stays free of the TUI framework, and the package ships its data."""
+"""The shape of the package: the core stays free of the TUI framework, the stages import each
+other one way without loops, the top level holds only the stages, and the package ships its data.
+"""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -10,25 +13,89 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.resources import data_dir
+import reviewtui
+from reviewtui.config import data_dir
 
-CORE_MODULES = [
-    "reviewtui.cli", "reviewtui.pipeline", "reviewtui.git", "reviewtui.units", "reviewtui.code",
-    "reviewtui.models", "reviewtui.config", "reviewtui.rules", "reviewtui.llm",
-    "reviewtui.llm.client", "reviewtui.plan", "reviewtui.context", "reviewtui.cli_plan",
-    "reviewtui.conversation", "reviewtui.cli_chat",
-]
+PACKAGE = Path(reviewtui.__file__).resolve().parent
+
+
+def _core_modules() -> list[str]:
+    """Every module of the package outside ``reviewtui.tui``, found on disk (new ones too)."""
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[0] in ("tui", "__main__"):
+            continue
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.append(".".join(("reviewtui", *parts)))
+    return names
 
 
 def test_core_never_imports_textual_or_rich() -> None:
+    modules = _core_modules()
+    assert {"reviewtui.cli.main", "reviewtui.agent.tools", "reviewtui.sessions.store",
+            "reviewtui.context.search.project", "reviewtui.conversation.engine"} <= set(modules)
     code = (
-        "import json, sys\n"
-        + "".join(f"import {name}\n" for name in CORE_MODULES)
-        + "print(json.dumps(sorted(m for m in sys.modules "
+        "import importlib, json, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print(json.dumps(sorted(m for m in sys.modules "
         "if m.split('.')[0] in ('textual', 'rich'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+def _module_imports(path: Path, name: str) -> set[str]:
+    """The reviewtui modules ``path`` imports at its top, for running or for typing (imports
+    inside functions are deliberate lazy loads of a later stage, and not counted)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    top = list(tree.body)
+    top += [inner for node in tree.body if isinstance(node, ast.If) for inner in node.body]
+    for node in top:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            base = node.module
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {m for m in found if m.startswith("reviewtui.") and m != name}
+
+
+def test_no_module_imports_itself_back() -> None:
+    modules = set(_core_modules())
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        name = ".".join(("reviewtui", *(parts[:-1] if parts[-1] == "__init__" else parts)))
+        if name in modules and path.name != "__init__.py":
+            graph[name] = {m for m in _module_imports(path, name)
+                           if m in modules and not (PACKAGE / m.split(".", 1)[1].replace(
+                               ".", "/") / "__init__.py").is_file()}
+    loops = []
+    for start in graph:
+        stack = [(start, [start])]
+        seen: set[str] = set()
+        while stack:
+            node, route = stack.pop()
+            for nxt in graph.get(node, ()):
+                if nxt == start:
+                    loops.append(" -> ".join([*route, start]))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*route, nxt]))
+    assert loops == []
+
+
+def test_top_level_holds_only_the_stages() -> None:
+    packages = sorted(p.name for p in PACKAGE.iterdir()
+                      if p.is_dir() and (p / "__init__.py").is_file())
+    modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert packages == ["agent", "analysis", "cli", "code", "context", "conversation", "git",
+                        "llm", "plan", "rules", "sessions", "tui", "units"]
+    assert modules == ["__init__", "__main__", "config", "errors", "models", "pipeline"]
 
 
 def test_rule_packs_and_themes_are_found() -> None:
@@ -51,7 +118,7 @@ def test_wheel_ships_rules_and_themes(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "reviewtui/_data/rules/base.toml" in names
     assert "reviewtui/_data/themes/reviewtui-dark.toml" in names
-    assert "reviewtui/cli.py" in names
+    assert "reviewtui/cli/main.py" in names
     # tiktoken's encodings ship inside the package: token counting works offline.
     assert "reviewtui/_data/tiktoken/cl100k_base.tiktoken.gz" in names
     assert "reviewtui/_data/tiktoken/o200k_base.tiktoken.gz" in names

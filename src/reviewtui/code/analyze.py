@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from tree_sitter import QueryCursor
 
 from reviewtui.code.definitions import build_definitions
-from reviewtui.code.languages import Grammar, grammar, parser
+from reviewtui.code.grammars import Grammar, grammar, parser
 from reviewtui.code.lines import comment_lines, node_lines
 from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.code.windows import Lines, skeletons

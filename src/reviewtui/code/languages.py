@@ -1,70 +1,45 @@
-"""Grammar loading: one tree-sitter Language, Query and Parser per language.
+"""Map a file path to a language name.
 
-Grammar packages are imported lazily (a review of a Go-only repository never
-loads the Java grammar) and compiled queries are cached for the life of the
-process.  Parsers hold mutable state, so each thread gets its own.
+The names are the ones rule packs and the tree-sitter layer use (``python``, ``typescript``,
+``tsx``...). Unknown files get ``None`` -- they still get every language-independent tag.
 """
 
 from __future__ import annotations
 
-import importlib
-import threading
-from dataclasses import dataclass
-from functools import cache
+import functools
+from pathlib import PurePosixPath
 
-from tree_sitter import Language, Parser, Query
-
-from reviewtui.code.queries import QUERIES
-
-# language id -> (grammar module, function returning the language pointer)
-_GRAMMARS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
+_BY_SUFFIX: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go",
+    ".java": "java",
+    ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".ru": "ruby",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
+    ".hh": "cpp", ".cs": "csharp", ".rs": "rust", ".kt": "kotlin", ".kts": "kotlin",
+    ".swift": "swift", ".scala": "scala", ".php": "php", ".sh": "shell", ".bash": "shell",
+    ".zsh": "shell", ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css",
+    ".scss": "css", ".vue": "vue", ".md": "markdown", ".rst": "rst", ".txt": "text",
+    ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json", ".ini": "ini",
+    ".cfg": "ini", ".xml": "xml", ".proto": "protobuf", ".lua": "lua", ".pl": "perl",
+    ".r": "r", ".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang",
+    ".hs": "haskell", ".ml": "ocaml", ".clj": "clojure", ".gradle": "groovy",
+    ".groovy": "groovy", ".tf": "terraform", ".properties": "properties",
+}
+_BY_NAME: dict[str, str] = {
+    "Rakefile": "ruby", "Gemfile": "ruby", "Guardfile": "ruby", "Vagrantfile": "ruby",
+    "Dockerfile": "dockerfile", "Makefile": "make", "GNUmakefile": "make",
+    "CMakeLists.txt": "cmake", "BUILD": "starlark", "WORKSPACE": "starlark",
 }
 
-LANGUAGES: frozenset[str] = frozenset(_GRAMMARS)
 
-
-@dataclass(frozen=True, slots=True)
-class Grammar:
-    """A loaded grammar together with its compiled structure query."""
-
-    name: str
-    language: Language
-    query: Query
-
-
-@cache
-def grammar(name: str) -> Grammar | None:
-    """Return the grammar for ``name`` or None if it is unsupported or unavailable."""
-    spec = _GRAMMARS.get(name)
-    if spec is None:
-        return None
-    module_name, func_name = spec
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    language = Language(getattr(module, func_name)())
-    return Grammar(name=name, language=language, query=Query(language, QUERIES[name]))
-
-
-_local = threading.local()
-
-
-def parser(g: Grammar) -> Parser:
-    """Return this thread's parser for ``g`` (parsers are not thread-safe)."""
-    parsers: dict[str, Parser] | None = getattr(_local, "parsers", None)
-    if parsers is None:
-        parsers = {}
-        _local.parsers = parsers
-    p = parsers.get(g.name)
-    if p is None:
-        p = Parser(g.language)
-        parsers[g.name] = p
-    return p
+@functools.lru_cache(maxsize=65536)
+def language_for_path(path: str) -> str | None:
+    pure = PurePosixPath(path)
+    name = pure.name
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    if name.startswith("Dockerfile"):
+        return "dockerfile"
+    return _BY_SUFFIX.get(pure.suffix.lower())

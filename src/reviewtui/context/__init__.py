@@ -3,6 +3,9 @@
 Entry point: ``ContextScheduler(...).build(requests)`` -> ``ContextBundle``s; the pipeline's
 ``LoadedChange.bundles`` wires it to the change, the fused plan, the project search and the
 scanners. ``render_bundle_markdown`` gives the JSON+Markdown hybrid for the review prompt.
+Underneath: ``levels`` (what each context level shows), ``requests`` (the extra requests, run
+through ``search/``, the project-wide search package), ``budget`` (pieces fitted to tokens) and
+``render``.
 """
 
 from __future__ import annotations

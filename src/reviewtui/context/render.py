@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from reviewtui.languages import language_for_path
+from reviewtui.code.languages import language_for_path
 from reviewtui.models import CodeSnippet, ContextBundle, ScannerFinding
 
 _BACKTICKS = re.compile(r"`+")

@@ -1,29 +1,15 @@
-"""The conversation stage: the review agent, its tools, rounds, memory, packing, sessions.
+"""The conversation stage: a chat about the change, over rounds (seeds 002, 004).
 
-Entry points: ``Reviewer`` / ``run_review`` (``reviewtui review``: findings and a verdict) and
-``ChatSession`` (``reviewtui ask`` and the TUI chat: rounds with inheritance, packed at send time,
-persisted in the ``SessionStore``). Both work on a ``Workspace`` (a loaded change plus its fused
-plan). No Textual here: the TUI is a thin shell over this package.
+Entry point: ``ChatSession`` (``engine``; ``reviewtui ask`` and the workbench's chat). Each
+question is a round (``rounds``: the files it mentioned or read, and the files it inherits from
+earlier rounds by relevance, with ``lru`` caches and ``keywords`` similarity); the prompt is
+packed at send time under the token budget (``packing``: static context -> ``summary`` of older
+rounds -> recent window -> the question). The answer comes from the agent's tool loop
+(``reviewtui.agent``); everything is stored in ``reviewtui.sessions``.
 """
 
 from __future__ import annotations
 
 from reviewtui.conversation.engine import AskResult, ChatSession
-from reviewtui.conversation.findings import Finding, ReviewResult
-from reviewtui.conversation.report import render
-from reviewtui.conversation.review import Reviewer, run_review
-from reviewtui.conversation.store import SessionStore, default_store_path
-from reviewtui.conversation.workspace import Workspace
 
-__all__ = [
-    "AskResult",
-    "ChatSession",
-    "Finding",
-    "ReviewResult",
-    "Reviewer",
-    "SessionStore",
-    "Workspace",
-    "default_store_path",
-    "render",
-    "run_review",
-]
+__all__ = ["AskResult", "ChatSession"]

@@ -14,16 +14,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from reviewtui.conversation.agent import AgentLoop, AgentTurn, ToolRun
-from reviewtui.conversation.memory import ToolMemory
+from reviewtui.agent.loop import AgentLoop, AgentTurn, ToolRun
+from reviewtui.agent.memory import ToolMemory
+from reviewtui.agent.workspace import Workspace
 from reviewtui.conversation.packing import PackedPrompt, pack
-from reviewtui.conversation.records import MessageRecord, RoundRecord, SessionInfo
 from reviewtui.conversation.rounds import RoundContext, RoundManager
-from reviewtui.conversation.store import SessionStore
 from reviewtui.conversation.summary import Summarizer
-from reviewtui.conversation.workspace import Workspace
 from reviewtui.errors import UsageError
 from reviewtui.llm import LLMClient, TokenCounter
+from reviewtui.sessions.records import MessageRecord, RoundRecord, SessionInfo
+from reviewtui.sessions.store import SessionStore
 
 SYSTEM_PROMPT = """\
 You are reviewtui's assistant: you help a developer review one code change. The review index \

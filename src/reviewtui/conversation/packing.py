@@ -37,9 +37,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reviewtui.conversation.records import MessageRecord, RoundRecord
 from reviewtui.conversation.summary import extractive_summary, truncate_tokens
 from reviewtui.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD
+from reviewtui.sessions.records import MessageRecord, RoundRecord
 
 __all__ = ["LayerAccount", "PackedPrompt", "count_messages", "pack", "round_messages"]
 

@@ -53,7 +53,7 @@ from reviewtui.conversation.keywords import (
     similarity,
 )
 from reviewtui.conversation.lru import CacheStats, LRUCache
-from reviewtui.conversation.records import RoundRecord
+from reviewtui.sessions.records import RoundRecord
 
 __all__ = ["InheritedFile", "RoundContext", "RoundManager", "file_overlap", "iso_time"]
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from reviewtui.conversation.keywords import file_references
-from reviewtui.conversation.records import MessageRecord, RoundRecord
 from reviewtui.errors import LLMError
 from reviewtui.llm.types import ChatResult
+from reviewtui.sessions.records import MessageRecord, RoundRecord
 
 __all__ = ["ChatClient", "Summarizer", "extractive_summary", "references", "truncate_tokens"]
 

@@ -19,9 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from reviewtui.config import merge_tables
+from reviewtui.config import data_dir, merge_tables
 from reviewtui.errors import ConfigError
-from reviewtui.resources import data_dir
 from reviewtui.rules.schema import LanguageRules, LearnedRule, RulePack
 
 PACK_SUFFIXES = (".toml", ".json", ".yaml", ".yml")

@@ -407,7 +407,7 @@ class ReviewApp(App[None]):
 
     @work(thread=True, exclusive=True, group="review")
     def _review_worker(self, unit_ids: list[str]) -> None:
-        from reviewtui.conversation.report import render_markdown
+        from reviewtui.agent.report import render_markdown
 
         try:
             result = self.session.review(self.fused_with_overrides(), unit_ids)

@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from reviewtui.agent.findings import ReviewResult
+from reviewtui.agent.workspace import Workspace, change_key
 from reviewtui.conversation.engine import AskResult, ChatSession
-from reviewtui.conversation.findings import ReviewResult
-from reviewtui.conversation.store import SessionStore
-from reviewtui.conversation.workspace import Workspace, change_key
 from reviewtui.errors import ReviewTuiError, StoreError
 from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
+from reviewtui.sessions.store import SessionStore
 
 
 class TuiSession:
@@ -100,7 +100,7 @@ class TuiSession:
         return NOT_CONFIGURED_HINT
 
     def review(self, plan: FusedPlan, unit_ids: Sequence[str]) -> ReviewResult:
-        from reviewtui.conversation.review import Reviewer
+        from reviewtui.agent.review import Reviewer
 
         client = LLMClient(self.config)
         reviewer = Reviewer(Workspace(self.loaded, plan), client, token_counter(self.config.model))

@@ -19,9 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
 
-from reviewtui.config import user_config_path
+from reviewtui.config import data_dir, user_config_path
 from reviewtui.errors import ConfigError
-from reviewtui.resources import data_dir
 
 DEFAULT_THEME = "reviewtui-dark"
 

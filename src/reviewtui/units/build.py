@@ -11,10 +11,10 @@ import hashlib
 from collections.abc import Iterable
 
 from reviewtui.code import FileStructure
+from reviewtui.code.languages import language_for_path
 from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
-from reviewtui.languages import language_for_path
 from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts
 from reviewtui.units.model import ReviewUnit

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from reviewtui.code import LANGUAGES, FileStructure, analyze_source
+from reviewtui.code.languages import language_for_path
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange, Hunk
-from reviewtui.languages import language_for_path
 
 Key = tuple[str, str]  # (path, "old" | "new")
 

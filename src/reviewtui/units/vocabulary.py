@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from reviewtui.config import data_dir
 from reviewtui.errors import ConfigError
-from reviewtui.resources import data_dir
 
 
 class TaggingPack(BaseModel):

@@ -100,7 +100,7 @@ def test_other_languages_match(language: str) -> None:
 def _windowed(language: str, source: str, ranges: list[tuple[int, int]]) -> bool:
     """Did the skeletons parse cleanly (no whole-file fallback)?"""
     from reviewtui.code.analyze import _analyze_windows
-    from reviewtui.code.languages import grammar
+    from reviewtui.code.grammars import grammar
 
     g = grammar(language)
     assert g is not None

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reviewtui.conversation import ChatSession, SessionStore, Workspace
+from reviewtui.agent import Workspace
+from reviewtui.conversation import ChatSession
 from reviewtui.conversation.engine import WINDOW_ROUNDS
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.llm import LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import load_change
+from reviewtui.sessions import SessionStore
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reviewtui.conversation.memory import ToolMemory, compress
+from reviewtui.agent.memory import ToolMemory, compress
 from reviewtui.conversation.packing import (
     SHORTENED_MARKER,
     SUMMARY_HEADER,
@@ -16,8 +16,8 @@ from reviewtui.conversation.packing import (
     pack,
     round_messages,
 )
-from reviewtui.conversation.records import MessageRecord, RoundRecord
 from reviewtui.llm import token_counter
+from reviewtui.sessions.records import MessageRecord, RoundRecord
 
 COUNTER = token_counter(None)
 COUNT = COUNTER.count

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewtui.conversation.records import RoundRecord
 from reviewtui.conversation.rounds import RoundManager, file_overlap
+from reviewtui.sessions.records import RoundRecord
 
 KNOWN = ["src/auth.py", "src/session.py", "src/payments.py", "README.md", "docs/install.md"]
 

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reviewtui.config import LLMSettings
-from reviewtui.conversation.records import MessageRecord, RoundRecord
 from reviewtui.conversation.summary import Summarizer, extractive_summary, truncate_tokens
 from reviewtui.errors import LLMRateLimitError
 from reviewtui.llm import ChatResult, resolve_llm, token_counter
 from reviewtui.llm.client import LLMClient
+from reviewtui.sessions.records import MessageRecord, RoundRecord
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
 
 QUESTION = ("Can you check whether the session handling in src/auth/session.py is safe when "

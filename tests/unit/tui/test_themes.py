@@ -8,8 +8,7 @@ import pytest
 from textual.app import App
 from textual.color import Color
 
-from reviewtui.config import load_settings
-from reviewtui.resources import data_dir
+from reviewtui.config import data_dir, load_settings
 from reviewtui.tui.themes import DEFAULT_THEME, load_theme_file, load_themes, user_themes_dir
 
 GOOD = """\

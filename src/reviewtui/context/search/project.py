@@ -3,8 +3,8 @@
 A diff alone does not show who depends on the changed code. The rules and the planner ask for
 callers of a changed function, the users of a data model, the implementations of an interface,
 the code that reads a changed config key, or plain text; ``ProjectSearch`` answers those with
-numbered snippets from the change's "after" side (see ``search_side``), filtered by syntax so a
-caller is a real reference, not a comment, a string or a longer identifier (``search_refs``).
+numbered snippets from the change's "after" side (see ``side``), filtered by syntax so a
+caller is a real reference, not a comment, a string or a longer identifier (``references``).
 
 Every method returns ``CodeSnippet``s (the pydantic contract of the bundle), best first and at
 most ``settings.search_max_hits``; internally hits are frozen ``Hit``/``Snippet`` dataclasses.
@@ -19,24 +19,29 @@ import re
 from collections.abc import Iterable, Sequence
 
 from reviewtui.code.analyze import analyze_source
+from reviewtui.code.languages import language_for_path
 from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.config import ContextSettings
-from reviewtui.context.search_config import (
+from reviewtui.context.search.config_usage import (
     NON_CODE_LANGUAGES,
     best_needle,
     config_needles,
     is_code_path,
     is_config_path,
 )
-from reviewtui.context.search_impl import go_implementations, go_interface_methods, heritage_owner
-from reviewtui.context.search_refs import RefKind, SourceFile, classify
-from reviewtui.context.search_side import (
+from reviewtui.context.search.implementations import (
+    go_implementations,
+    go_interface_methods,
+    heritage_owner,
+)
+from reviewtui.context.search.references import RefKind, SourceFile, classify
+from reviewtui.context.search.side import (
     DEFAULT_MAX_FILE_BYTES,
     AfterSide,
     GrepLine,
     valid_text,
 )
-from reviewtui.context.search_snippets import (
+from reviewtui.context.search.snippets import (
     Hit,
     is_test_path,
     number_lines,
@@ -47,7 +52,6 @@ from reviewtui.context.search_snippets import (
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet
 from reviewtui.git.runner import GitRepo
-from reviewtui.languages import language_for_path
 from reviewtui.models import CodeSnippet
 
 __all__ = ["ProjectSearch", "split_symbol"]

@@ -12,30 +12,24 @@ import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from reviewtui.git import ChangeSelector
+from reviewtui.cli.parser import selector_from_args
+from reviewtui.errors import UsageError
 
 if TYPE_CHECKING:
-    from reviewtui.conversation.agent import ToolRun
-    from reviewtui.conversation.workspace import Workspace
+    from reviewtui.agent.loop import ToolRun
+    from reviewtui.agent.workspace import Workspace
     from reviewtui.llm import LLMClient, TokenCounter
 
 
-def add_agent_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules-plan", action="store_true",
-                        help="plan on the rules alone (no LLM planner call before the agent)")
-    parser.add_argument("--overrides", metavar="FILE",
-                        help="the person's overrides as a JSON file (see 'reviewtui plan')")
-    parser.add_argument("--max-tool-rounds", type=int, default=8, metavar="N",
-                        help="tool rounds the agent may use per answer (default 8)")
-
-
-def workspace(args: argparse.Namespace, selector: ChangeSelector) -> Workspace:
-    from reviewtui.cli_plan import overrides_from_args, print_planner_report
-    from reviewtui.conversation.workspace import Workspace
+def workspace(args: argparse.Namespace) -> Workspace:
+    from reviewtui.agent.workspace import Workspace
+    from reviewtui.cli.plan import overrides_from_args, print_planner_report
     from reviewtui.pipeline import load_change
 
+    if args.max_tool_rounds < 0:
+        raise UsageError("--max-tool-rounds must be 0 or more")
     overrides = overrides_from_args(args)
-    loaded = load_change(args.path, selector, use_cache=not args.no_cache)
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     return Workspace(loaded, plan)
@@ -57,13 +51,13 @@ def _tool_line(run: ToolRun, err: TextIO) -> None:
     err.flush()
 
 
-def run_review(args: argparse.Namespace, selector: ChangeSelector, out: TextIO,
+def run_review(args: argparse.Namespace, out: TextIO,
                err: TextIO) -> int:
-    from reviewtui.cli_plan import selected
-    from reviewtui.conversation.report import render
-    from reviewtui.conversation.review import DEFAULT_PROMPT, Reviewer
+    from reviewtui.agent.report import render
+    from reviewtui.agent.review import DEFAULT_PROMPT, Reviewer
+    from reviewtui.cli.plan import selected
 
-    ws = workspace(args, selector)
+    ws = workspace(args)
     client, counter = _client_for(ws)
     units = selected(ws.plan, args.unit) if args.unit else None
     reviewer = Reviewer(ws, client, counter, max_tool_rounds=args.max_tool_rounds)
@@ -89,12 +83,12 @@ def run_review(args: argparse.Namespace, selector: ChangeSelector, out: TextIO,
     return 0
 
 
-def run_ask(args: argparse.Namespace, selector: ChangeSelector, out: TextIO,
+def run_ask(args: argparse.Namespace, out: TextIO,
             err: TextIO) -> int:
     from reviewtui.conversation.engine import ChatSession
-    from reviewtui.conversation.store import SessionStore
+    from reviewtui.sessions.store import SessionStore
 
-    ws = workspace(args, selector)
+    ws = workspace(args)
     client, counter = _client_for(ws)
     with SessionStore() as store:
         chat = ChatSession.open(ws, store, client, counter, session_id=args.session,
@@ -121,9 +115,9 @@ def run_ask(args: argparse.Namespace, selector: ChangeSelector, out: TextIO,
 
 
 def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
-    from reviewtui.conversation.store import SessionStore
     from reviewtui.errors import NotARepositoryError
     from reviewtui.git import open_repository
+    from reviewtui.sessions.store import SessionStore
 
     repo_key: str | None = None
     if not args.all:

@@ -19,14 +19,6 @@ from types import ModuleType
 import pytest
 
 from reviewtui.config import LLMSettings, Settings
-from reviewtui.conversation.records import MessageRecord, RoundRecord, ToolResultRecord
-from reviewtui.conversation.store import (
-    SCHEMA_VERSION,
-    SessionStore,
-    default_store_path,
-    redact_secrets,
-    review_status,
-)
 from reviewtui.errors import StoreError
 from reviewtui.models import (
     CallersRequest,
@@ -36,6 +28,14 @@ from reviewtui.models import (
     SymbolSearchRequest,
 )
 from reviewtui.plan.schema import OverrideSet, UnitOverride
+from reviewtui.sessions.records import MessageRecord, RoundRecord, ToolResultRecord
+from reviewtui.sessions.store import (
+    SCHEMA_VERSION,
+    SessionStore,
+    default_store_path,
+    redact_secrets,
+    review_status,
+)
 
 WRITER = Path(__file__).resolve().parents[2] / "data" / "store_kill_writer.py"
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2

@@ -10,19 +10,44 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from reviewtui.cli.parser import selector_from_args
+from reviewtui.errors import UsageError
 from reviewtui.models import ContextBundle
 from reviewtui.plan import FusedPlan, OverrideSet, PlannerReport, load_overrides
 
 
-def add_plan_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-llm", action="store_true",
-                        help="plan on the rules alone, without asking the model")
-    parser.add_argument("--overrides", metavar="FILE",
-                        help="a JSON file of the person's overrides: {UNIT_ID: {\"level\": ..., "
-                             "\"skip\": ..., \"add_requests\": [...], \"remove_requests\": [...]}}")
+def run_plan(args: argparse.Namespace) -> int:
+    from reviewtui.pipeline import load_change
+
+    overrides = overrides_from_args(args)
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
+    print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_plan(plan, args.json, sys.stdout)
+    return 0
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    from reviewtui.pipeline import load_change
+
+    for name in ("budget", "review_budget"):
+        value = getattr(args, name)
+        if value is not None and value < 100:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 100 tokens")
+    overrides = overrides_from_args(args)
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
+    print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    units = selected(plan, args.unit)
+    bundles = loaded.bundles(plan, units, unit_budget=args.budget,
+                             review_budget=args.review_budget)
+    fmt = "json" if args.json else "markdown" if args.markdown else "table"
+    print_bundles(bundles, fmt, sys.stdout)
+    return 0
 
 
 def overrides_from_args(args: argparse.Namespace) -> OverrideSet | None:
@@ -82,8 +107,6 @@ def print_plan(plan: FusedPlan, as_json: bool, out: TextIO) -> None:
 
 def selected(plan: FusedPlan, unit_ids: Sequence[str]) -> list[str]:
     """Unit ids to bundle: the named ones (prefixes allowed), else every kept unit."""
-    from reviewtui.errors import UsageError
-
     if not unit_ids:
         return [item.unit_id for item in plan.plan if not item.skip_review]
     chosen: list[str] = []

@@ -13,15 +13,15 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from reviewtui.context.search_refs import (
+from reviewtui.code.languages import language_for_path
+from reviewtui.context.search.references import (
     RefKind,
     SourceFile,
     boundary_columns,
     classify_node,
     classify_text,
 )
-from reviewtui.context.search_side import valid_text
-from reviewtui.languages import language_for_path
+from reviewtui.context.search.side import valid_text
 
 NON_CODE_LANGUAGES = frozenset({
     "markdown", "rst", "text", "yaml", "toml", "json", "ini", "xml", "properties", "css",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from reviewtui.agent.memory import ToolMemory
+from reviewtui.agent.tools import ToolBox, ToolContext
 from reviewtui.context import ProjectSearch
-from reviewtui.conversation.memory import ToolMemory
-from reviewtui.conversation.tools import ToolBox, ToolContext
 from reviewtui.git import ChangeSet
 from reviewtui.models import ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
 from reviewtui.pipeline import LoadedChange

@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from tree_sitter import Node, Tree
 
-from reviewtui.code.languages import Grammar, grammar, parser
+from reviewtui.code.grammars import Grammar, grammar, parser
 
 
 class RefKind(StrEnum):

@@ -14,17 +14,15 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from reviewtui.agent.tool_context import ToolContext
+from reviewtui.agent.tool_deps import is_manifest, render_manifest
+from reviewtui.agent.tool_paths import ToolError, glob_regex, repo_path, worktree_target
 from reviewtui.context.render import render_bundle_markdown
-from reviewtui.context.search_side import DEFAULT_MAX_FILE_BYTES, AfterSide, valid_text
-from reviewtui.context.search_snippets import split_lines
-from reviewtui.conversation.tool_deps import is_manifest, render_manifest
-from reviewtui.conversation.tool_paths import ToolError, glob_regex, repo_path, worktree_target
+from reviewtui.context.search.side import DEFAULT_MAX_FILE_BYTES, AfterSide, valid_text
+from reviewtui.context.search.snippets import split_lines
 from reviewtui.git.model import ChangeStatus, EntryKind, FileChange, Side, SideKind
-
-if TYPE_CHECKING:
-    from reviewtui.conversation.tools import ToolContext
 
 __all__ = ["MAX_FILES_LISTED", "MAX_SPAN", "Reply", "ToolImpl", "side_label"]
 

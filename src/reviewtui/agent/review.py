@@ -13,11 +13,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from reviewtui.agent.findings import ReviewResult, check_findings, findings_schema
+from reviewtui.agent.loop import AgentLoop, AgentTurn, ToolRun
+from reviewtui.agent.memory import ToolMemory
+from reviewtui.agent.workspace import Workspace
 from reviewtui.context import render_bundle_markdown
-from reviewtui.conversation.agent import AgentLoop, AgentTurn, ToolRun
-from reviewtui.conversation.findings import ReviewResult, check_findings, findings_schema
-from reviewtui.conversation.memory import ToolMemory
-from reviewtui.conversation.workspace import Workspace
 from reviewtui.errors import ReviewError
 from reviewtui.llm import LLMClient, TokenCounter
 from reviewtui.models import ContextBundle

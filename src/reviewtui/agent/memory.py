@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from reviewtui.conversation.records import ToolResultRecord
+from reviewtui.sessions.records import ToolResultRecord
 
 __all__ = ["ToolMemory", "compress", "omission_marker"]
 

@@ -17,14 +17,14 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from reviewtui.context.search_refs import (
+from reviewtui.context.search.references import (
     IDENTIFIER_TYPES,
     SourceFile,
     ancestors,
     boundary_columns,
     in_field,
 )
-from reviewtui.context.search_side import GrepLine
+from reviewtui.context.search.side import GrepLine
 
 _HERITAGE = frozenset({
     "superclass", "super_interfaces", "extends_interfaces",  # Java (superclass: Ruby too)

@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
+from reviewtui.code.languages import language_for_path
 from reviewtui.config import ContextSettings
-from reviewtui.context.search import ProjectSearch, split_symbol
-from reviewtui.context.search_refs import SourceFile, classify
-from reviewtui.context.search_side import parse_grep_z
+from reviewtui.context.search import ProjectSearch
+from reviewtui.context.search.project import split_symbol
+from reviewtui.context.search.references import SourceFile, classify
+from reviewtui.context.search.side import parse_grep_z
 from reviewtui.git import ChangeSelector, ContentReader, SelectorMode
 from reviewtui.git.model import ChangeSet, Side, SideKind
-from reviewtui.languages import language_for_path
 from reviewtui.models import CodeSnippet
 from reviewtui.pipeline import load_change
 from tests.conftest import GitRepoBuilder

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
 from typing import TextIO
 
+from reviewtui.cli.parser import selector_from_args
 from reviewtui.errors import NotARepositoryError, UsageError
 from reviewtui.git import ChangeSelector, open_repository
 from reviewtui.rules import RulePack, check_pack_file, load_rule_pack
@@ -22,6 +25,13 @@ def _summary(pack: RulePack) -> str:
         parts.append("language rules: " + ", ".join(languages))
     parts.append(f"{len(pack.learned)} learned rules")
     return "; ".join(parts)
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    if args.action == "check":
+        return run_check(args.file, args.repo, sys.stdout)
+    return run_explain(args.unit_id, args.path, selector_from_args(args), sys.stdout,
+                       use_cache=not args.no_cache)
 
 
 def run_check(file: str | None, repo: str | None, out: TextIO) -> int:

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
+from reviewtui.agent.tool_deps import is_manifest, parse_manifest, render_manifest
+from reviewtui.agent.tool_paths import ToolError, glob_regex, repo_path
+from reviewtui.agent.tools import TOOL_NAMES, ToolBox, ToolContext, ToolOutcome
 from reviewtui.context.search import ProjectSearch
-from reviewtui.conversation.tool_deps import is_manifest, parse_manifest, render_manifest
-from reviewtui.conversation.tool_paths import ToolError, glob_regex, repo_path
-from reviewtui.conversation.tools import TOOL_NAMES, ToolBox, ToolContext, ToolOutcome
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.models import ContextBundle, ScannerFinding
 from reviewtui.pipeline import LoadedChange, load_change

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from reviewtui import __version__
-from reviewtui.conversation.findings import SARIF_LEVEL, SEVERITY_NAMES, ReviewResult
+from reviewtui.agent.findings import SARIF_LEVEL, SEVERITY_NAMES, ReviewResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}

@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewtui.conversation.memory import ToolMemory, compress
-from reviewtui.conversation.tools import ToolBox, ToolOutcome
+from reviewtui.agent.memory import ToolMemory, compress
+from reviewtui.agent.tools import ToolBox, ToolOutcome
 from reviewtui.llm import ChatResult, LLMClient, ToolCall
 
 CAP_MESSAGE = ("You have used all tool calls for this answer. Answer now with what you know; "

@@ -18,16 +18,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-from reviewtui.context.search import ProjectSearch
-from reviewtui.conversation.tool_impl import MAX_FILES_LISTED, MAX_SPAN, Reply, ToolImpl
-from reviewtui.conversation.tool_paths import ToolError
-from reviewtui.git.contents import ContentReader
-from reviewtui.git.model import ChangeSet
-from reviewtui.git.runner import GitRepo
-from reviewtui.models import ContextBundle, ScannerFinding
+from reviewtui.agent.tool_context import ToolContext
+from reviewtui.agent.tool_impl import MAX_FILES_LISTED, MAX_SPAN, Reply, ToolImpl
+from reviewtui.agent.tool_paths import ToolError
 
 __all__ = ["TOOL_NAMES", "ToolBox", "ToolContext", "ToolError", "ToolOutcome"]
 
@@ -35,21 +30,6 @@ _log = logging.getLogger(__name__)
 
 MIN_OUTPUT_CHARS = 200
 _MARKER_ROOM = 100
-
-
-@dataclass(frozen=True)
-class ToolContext:
-    """Everything the tools may look at; the callables are the caller's (lazy) views."""
-
-    root: Path  # resolved repository root
-    repo: GitRepo | None
-    change_set: ChangeSet
-    reader: ContentReader
-    search: ProjectSearch | None
-    unit: Callable[[str], dict[str, Any] | None]  # unit id or prefix -> IndexUnit JSON
-    bundle: Callable[[str], ContextBundle | None]  # unit id or prefix -> its bundle
-    scanner_issues: Callable[[str], list[ScannerFinding] | None]  # path -> findings; None: none ran
-    tool_result: Callable[[str], str | None]  # tool-memory ref id -> the full stored result
 
 
 @dataclass(frozen=True)

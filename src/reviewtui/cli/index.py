@@ -1,12 +1,36 @@
-"""Plain-text and JSON renderings of the review index for the headless commands."""
+"""``reviewtui index``: the review index as a table, the review_index JSON or the planner_index.
+
+Scanner results (``--scan``) are summarised on stderr so that JSON on stdout stays clean. The
+pipeline and the models are imported only after ``load_change`` has started git (see there).
+"""
 
 from __future__ import annotations
 
-from typing import TextIO
+import argparse
+import sys
+from typing import TYPE_CHECKING, TextIO
 
-from reviewtui.models import ReviewIndex
-from reviewtui.rules.scanners import ScanReport
-from reviewtui.units.index import planner_index
+from reviewtui.cli.parser import selector_from_args
+
+if TYPE_CHECKING:
+    from reviewtui.models import ReviewIndex
+    from reviewtui.rules.scanners import ScanReport
+
+
+def run_index(args: argparse.Namespace) -> int:
+    from reviewtui.pipeline import load_change
+
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    scan = None
+    if args.scan or args.scan_tools:
+        tools = [t.strip() for t in args.scan_tools.split(",") if t.strip()] if (
+            args.scan_tools) else None
+        scan = loaded.scan(tools)
+        print_scan_summary(scan, sys.stderr)
+    index = loaded.review_index(scan)
+    fmt = "planner" if args.planner else "json" if args.json else "table"
+    print_index(index, fmt, sys.stdout)
+    return 0
 
 
 def _table(index: ReviewIndex) -> str:
@@ -39,6 +63,8 @@ def _table(index: ReviewIndex) -> str:
 
 def print_index(index: ReviewIndex, fmt: str, out: TextIO) -> None:
     """Write the index as ``table``, ``json`` (review_index) or ``planner`` (planner_index)."""
+    from reviewtui.units.index import planner_index
+
     if fmt == "json":
         out.write(index.model_dump_json(indent=2) + "\n")
     elif fmt == "planner":

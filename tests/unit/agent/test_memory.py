@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from reviewtui.conversation.memory import ToolMemory, compress
-from reviewtui.conversation.records import ToolResultRecord
+from reviewtui.agent.memory import ToolMemory, compress
+from reviewtui.sessions.records import ToolResultRecord
 
 REF = re.compile(r"^tm_[0-9a-f]{8}$")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from reviewtui.conversation.findings import ReviewResult, check_findings
-from reviewtui.conversation.report import render
+from reviewtui.agent.findings import ReviewResult, check_findings
+from reviewtui.agent.report import render
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
 from reviewtui.units.model import ReviewUnit

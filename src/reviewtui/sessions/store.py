@@ -40,19 +40,19 @@ from typing import TYPE_CHECKING, Literal, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from reviewtui.conversation.records import (
+from reviewtui.errors import StoreError
+from reviewtui.sessions.records import (
     MessageRecord,
     RoundRecord,
     SessionInfo,
     ToolResultRecord,
 )
-from reviewtui.conversation.store_schema import (
+from reviewtui.sessions.schema import (
     SCHEMA_VERSION,
     default_store_path,
     describe_error,
     open_connection,
 )
-from reviewtui.errors import StoreError
 
 if TYPE_CHECKING:  # imported when used: ``reviewtui.plan`` pulls in the LLM client (slow)
     from reviewtui.plan.schema import OverrideSet

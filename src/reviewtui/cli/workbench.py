@@ -1,0 +1,21 @@
+"""``reviewtui`` in a terminal: load the change, then hand it to the Textual workbench."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+
+from reviewtui.cli.parser import selector_from_args
+
+
+def run_workbench(args: argparse.Namespace) -> int:
+    from reviewtui.pipeline import load_change
+    from reviewtui.tui.app import ReviewApp
+
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    # The workbench runs for long: collect garbage cycles again, but leave the loaded change
+    # (hundreds of thousands of objects that live as long as the app) out of every scan.
+    gc.freeze()
+    gc.enable()
+    ReviewApp(loaded).run()
+    return 0

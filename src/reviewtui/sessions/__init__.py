@@ -1,0 +1,14 @@
+"""The session store: everything a person's review of a change keeps, in one SQLite file.
+
+Entry point: ``SessionStore`` (``store``): sessions keyed by repository and change, their
+rounds, messages and tool results (``records``), the person's overrides and "reviewed" marks.
+``schema`` says where the file lives and migrates it. WAL and one transaction per write: a
+killed process loses at most the message in flight. No LLM, no Textual: the conversation, the
+agent and the workbench all persist through here.
+"""
+
+from __future__ import annotations
+
+from reviewtui.sessions.store import SessionStore, default_store_path
+
+__all__ = ["SessionStore", "default_store_path"]
