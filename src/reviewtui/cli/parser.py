@@ -129,7 +129,7 @@ def _parse_rules(argv: Sequence[str]) -> argparse.Namespace:
     (argparse cannot intermix options with positionals across subparsers)."""
     if argv and argv[0] in RULES_ACTIONS:
         action = argv[0]
-        summary, description, arguments = RULES_ACTIONS[action]
+        _summary, description, arguments = RULES_ACTIONS[action]
         parser = argparse.ArgumentParser(prog=f"reviewtui rules {action}",
                                          description=description)
         arguments(parser)
