@@ -71,6 +71,7 @@ class Rule:
     requests: tuple[str, ...]
     unless: frozenset[str]
     language_specific: bool
+    decisive: bool = False  # a pattern that alone decides level and risk when it matches
 
 
 class FastRegex:
@@ -184,7 +185,8 @@ def _rule(stage: Stage, rule_id: str, body: RuleBody, language_specific: bool) -
     return Rule(stage=stage, rule_id=rule_id, label=body.notes or rule_id,
                 risk=RiskLevel(body.risk), level=normalise_level(body.context_level),
                 requests=tuple(body.extra_requests), unless=frozenset(body.unless_tags),
-                language_specific=language_specific)
+                language_specific=language_specific,
+                decisive=isinstance(body, ChangePattern) and body.decisive)
 
 
 def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:

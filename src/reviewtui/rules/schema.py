@@ -77,6 +77,9 @@ class ChangePattern(RuleBody):
     description: str = ""
     tags: list[str] = Field(default_factory=list)
     indicators: list[str] = Field(default_factory=list)
+    decisive: bool = Field(default=False, description=(
+        "when it matches, it alone decides the level and the risk (e.g. a mode-only change: "
+        "nothing else in the file changed, so path and keyword rules say nothing about it)"))
 
 
 class BaseRules(_Strict):

@@ -5,6 +5,7 @@ level), never below the size signal; risk is the seed's risk score, never below 
 rule declares (capped at ``high``: only the score -- security plus size -- says ``critical``).
 Confidence is exactly ``match_certainty * 0.6 + risk_bonus + 0.15``; with no match the unit
 falls back to ``function`` with a confidence inside the seed's default range [0.30, 0.45].
+A ``decisive`` pattern (a mode-only change) alone decides level and risk when it matches.
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def _notes(risk: RiskLevel, level: ContextLevel, decided_by: str,
 
 def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
           learned: LearnedRule | None = None) -> RuleSuggestion:
+    decisive = [m for m in matches if m.rule.decisive]
+    if decisive:
+        matches = decisive
     language_matches = {m.rule.rule_id for m in matches if m.rule.language_specific}
     bonus = min(0.1, 0.05 * len(language_matches))
     factors = ConfidenceFactors(
@@ -98,6 +102,8 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
     formula_risk = risk_factors.level()
     declared = max((RISK_RANK[m.rule.risk] for m in matches), default=0)
     risk = _RISK_BY_RANK[max(RISK_RANK[formula_risk], min(declared, RISK_RANK[RiskLevel.HIGH]))]
+    if decisive:
+        risk = _RISK_BY_RANK[declared]
     ordered = sorted(matches, key=_strength, reverse=True)
     if ordered:
         level, decided_by = ordered[0].rule.level, ordered[0].rule.label

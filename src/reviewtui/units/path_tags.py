@@ -1,8 +1,10 @@
 """Tags that follow from a file's path and its change record alone.
 
 doc_file, test_file, config_file, routing_file, migration_file, generated_or_vendored, lockfile,
-security_sensitive (by path), binary, new_file, deleted_file, renamed, mode_change, symlink,
-submodule, non_utf8, too_large. Computed once per file and shared by all its units.
+security_sensitive (by path), binary, new_file, deleted_file, renamed, mode_change (with
+mode_only when the content is unchanged, made_executable when it gains the executable bit, and
+sensitive_executable when that happens where hooks or CI run files), symlink, submodule,
+non_utf8, too_large. Computed once per file and shared by all its units.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import PurePosixPath
 from reviewtui.git.model import ChangeStatus, EntryKind, FileChange
 from reviewtui.units.vocabulary import Vocabulary
 
+EXECUTABLE = "100755"
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -86,6 +89,13 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
         tags.add("copied")
     if change.mode_changed:
         tags.add("mode_change")
+        if not change.hunks and change.status is ChangeStatus.MODIFY:
+            tags.add("mode_only")
+        if change.new_mode == EXECUTABLE and change.old_mode != EXECUTABLE:
+            tags.add("made_executable")
+            if _has_dir(dirs, path, pack.executable_sensitive_dirs) or (
+                    name in pack.executable_sensitive_names):
+                tags.add("sensitive_executable")
     if change.kind is EntryKind.SYMLINK:
         tags.add("symlink")
     elif change.kind is EntryKind.SUBMODULE:
