@@ -18,7 +18,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from reviewtui.errors import LLMAuthError, LLMError, LLMModelNotFoundError, LLMNotConfiguredError
+from reviewtui.errors import (
+    LLMAuthError,
+    LLMConnectionError,
+    LLMError,
+    LLMModelNotFoundError,
+    LLMNotConfiguredError,
+    LLMTimeoutError,
+)
 from reviewtui.llm import ChatResult, LLMClient
 from reviewtui.models import PlannerIndex, PlannerUnit
 from reviewtui.plan.extract import PlanParseError, extract_plan_items
@@ -35,7 +42,9 @@ from reviewtui.plan.requests import parse_level, planner_request
 from reviewtui.plan.schema import LLMPlanItem, PlannerReport, RawPlanItem
 
 _log = logging.getLogger(__name__)
-_FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError)
+# Errors of the endpoint itself: every other batch (and any later call) would fail the same way.
+_FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError, LLMTimeoutError,
+          LLMConnectionError)
 _MARGIN = 300  # tokens kept free for message framing
 
 
@@ -45,7 +54,7 @@ class _BatchResult:
     planned: set[str] = field(default_factory=set)
     messages: list[str] = field(default_factory=list)
     failed: str | None = None
-    fatal: bool = False
+    fatal: str | None = None  # the endpoint's own failure (see _FATAL), as one line
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -134,7 +143,7 @@ class Planner:
             return result
         except LLMError as error:
             result.failed = f"{label}: {error}"
-            result.fatal = isinstance(error, _FATAL)
+            result.fatal = str(error) if isinstance(error, _FATAL) else None
             return result
         if extracted.note:
             result.messages.append(f"{label}: {extracted.note}")
@@ -187,7 +196,7 @@ class Planner:
             "ok" if not failed else "failed" if failed == total else "partial")
         report = PlannerReport(
             status=status, model=model, batches=total, failed_batches=failed,
-            messages=messages,
+            messages=messages, endpoint_error=next((r.fatal for r in results if r.fatal), None),
             prompt_tokens=sum(r.prompt_tokens for r in results),
             completion_tokens=sum(r.completion_tokens for r in results))
         return PlannerOutcome(items, frozenset(planned), report)
