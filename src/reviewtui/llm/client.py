@@ -1,11 +1,12 @@
 """A small, blocking chat client for any OpenAI-compatible endpoint.
 
 It wraps the official ``openai`` SDK (with the SDK's own retries off) and adds what the rest of
-reviewtui needs: one retry policy with backoff that honours ``Retry-After`` and can be tested
-without waiting (``sleep`` and ``clock`` are injected) and that never waits longer in all than
-``timeout × (max_retries + 1)``, streaming with cancellation between chunks, tool calls
-assembled from streamed fragments, JSON output that degrades from ``json_schema`` to
-``json_object`` to plain text on servers that do not support it (remembered per client), and
+reviewtui needs: one retry policy with backoff that honours ``Retry-After``, can be tested
+without waiting (``sleep`` and ``clock`` are injected) and never waits longer in all than
+``timeout × (max_retries + 1)``; streaming that a cancel event stops at once (``transport``);
+a stream cut off before its first word asked once more, one cut mid-answer marked ``cut_off``;
+tool calls assembled from streamed fragments; JSON output that degrades from ``json_schema`` to
+``json_object`` to plain text on servers that do not support it (remembered per client); and
 errors that are one readable line. It is meant to be called from worker threads; a TUI never
 blocks its event loop on it.
 """
@@ -21,7 +22,7 @@ from typing import Any
 import openai
 
 from reviewtui.errors import LLMCancelledError, LLMError, LLMNotConfiguredError
-from reviewtui.llm import failures
+from reviewtui.llm import failures, transport
 from reviewtui.llm.assemble import StreamAssembler, read_completion
 from reviewtui.llm.compat import FORMAT_CHAINS, Compat, Sent, degrade, response_format
 from reviewtui.llm.settings import NOT_CONFIGURED_HINT, LLMConfig
@@ -218,8 +219,10 @@ class LLMClient:
 
     def _complete(self, params: dict[str, Any], cancel: threading.Event | None,
                   timeout: float) -> ChatResult:
-        create: Callable[..., Any] = self._sdk.chat.completions.create
-        response = create(**params, timeout=timeout)
+        if cancel is not None and transport.can_run_cancellable():
+            response = transport.complete_cancellable(self.config, params, timeout, cancel)
+        else:
+            response = transport.complete(self._sdk, params, timeout)
         _check(cancel)
         result = read_completion(response, self.config.model or "")
         if result is None:
@@ -229,18 +232,19 @@ class LLMClient:
     def _stream(self, params: dict[str, Any], on_delta: Callable[[str], None],
                 cancel: threading.Event | None, emitted: list[bool],
                 timeout: float) -> ChatResult:
-        create: Callable[..., Any] = self._sdk.chat.completions.create
-        stream = create(**params, timeout=timeout)
         assembler = StreamAssembler(fallback_model=self.config.model or "")
-        try:
-            for chunk in stream:
-                _check(cancel)
-                text = assembler.feed(chunk)
-                if text:
-                    emitted[0] = True
-                    on_delta(text)
-        finally:
-            stream.close()
+
+        def feed(chunk: Any) -> None:
+            _check(cancel)
+            text = assembler.feed(chunk)
+            if text:
+                emitted[0] = True
+                on_delta(text)
+
+        if cancel is not None and transport.can_run_cancellable():
+            transport.stream_cancellable(self.config, params, timeout, cancel, feed)
+        else:
+            transport.stream(self._sdk, params, timeout, feed)
         _check(cancel)
         if assembler.finish_reason is None:  # no finish reason: the stream was cut off
             if not emitted[0]:

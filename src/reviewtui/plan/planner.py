@@ -11,6 +11,7 @@ leaves its units to the rules, and the report says why. Errors that would repeat
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from pydantic import ValidationError
 
 from reviewtui.errors import (
     LLMAuthError,
+    LLMCancelledError,
     LLMConnectionError,
     LLMError,
     LLMModelNotFoundError,
@@ -109,13 +111,15 @@ class Planner:
     """Plans a change with one LLM client; safe to call from a worker thread."""
 
     def __init__(self, client: LLMClient, count: Callable[[str], int], *,
-                 max_workers: int = 4) -> None:
+                 max_workers: int = 4, cancel: threading.Event | None = None) -> None:
         self.client = client
         self.count = count
         self.max_workers = max_workers
+        self.cancel = cancel  # set: every request stops at once, ``plan`` raises
 
     def _chat(self, messages: list[dict[str, str]], result: _BatchResult) -> ChatResult:
-        reply = self.client.chat(messages, json_schema=plan_schema(), schema_name="llm_plan")
+        reply = self.client.chat(messages, json_schema=plan_schema(), schema_name="llm_plan",
+                                 cancel=self.cancel)
         if reply.usage is not None:
             result.prompt_tokens += reply.usage.prompt_tokens
             result.completion_tokens += reply.usage.completion_tokens
@@ -141,6 +145,8 @@ class Planner:
         except PlanParseError as problem:
             result.failed = f"{label}: no usable plan after one repair attempt ({problem})"
             return result
+        except LLMCancelledError:
+            raise  # the person stopped planning: no plan, not a failed batch
         except LLMError as error:
             result.failed = f"{label}: {error}"
             result.fatal = str(error) if isinstance(error, _FATAL) else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -10,6 +11,7 @@ from reviewtui.config import LLMSettings
 from reviewtui.errors import (
     LLMAuthError,
     LLMBadRequestError,
+    LLMCancelledError,
     LLMConnectionError,
     LLMError,
     LLMModelNotFoundError,
@@ -249,3 +251,33 @@ def test_script_exhausted_is_a_server_error(fake_llm: ScriptedOpenAIServer,
                                             make_client: MakeClient) -> None:
     with pytest.raises(LLMServerError, match="script exhausted"):
         make_client(max_retries=0).chat(USER)
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_cancel_event_stops_a_request_the_server_never_answers(
+        fake_llm: ScriptedOpenAIServer, make_client: MakeClient, streaming: bool) -> None:
+    """The workbench's Escape: the call returns at once, not when the timeout runs out."""
+    fake_llm.script(Reply.delay(8.0))
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    with pytest.raises(LLMCancelledError):
+        make_client(timeout=30.0).chat(USER, cancel=cancel,
+                                       on_delta=(lambda _: None) if streaming else None)
+    assert time.monotonic() - started < 3.0  # far from the 8 s delay and the 30 s timeout
+
+
+def test_a_cancel_event_stops_a_stream_between_words(fake_llm: ScriptedOpenAIServer,
+                                                     make_client: MakeClient) -> None:
+    fake_llm.script(Reply.text("one two three four", chunks=["one ", "two ", "three ", "four"],
+                               chunk_delay=2.0))
+    cancel = threading.Event()
+    deltas: list[str] = []
+
+    def take(text: str) -> None:
+        deltas.append(text)
+        cancel.set()
+
+    with pytest.raises(LLMCancelledError):
+        make_client().chat(USER, cancel=cancel, on_delta=take)
+    assert deltas == ["one "]
