@@ -240,3 +240,21 @@ async def test_ctrl_c_stops_the_planner(repo: GitRepoBuilder, tmp_path: Path,
         assert app.triage.plan.planner.status == "skipped"  # the rules' plan stays
         assert "cancelled: planner" in _status(app)
         assert not any("planner failed" in str(n.title) for n in app._notifications)
+
+
+async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_path: Path,
+                                                    fake_llm: ScriptedOpenAIServer) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text("It now checks active users because",
+                               chunks=["It now checks ", "active users ", "because"],
+                               cut_after=2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        answer = app.query(".chat-answer").last()
+        assert answer.source == "It now checks active users "  # type: ignore[attr-defined]
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert any("cut off" in n for n in notices)
