@@ -43,6 +43,12 @@ class TaggingPack(BaseModel):
     lockfile_names: list[str]
     executable_sensitive_dirs: list[str] = Field(default_factory=list)
     executable_sensitive_names: list[str] = Field(default_factory=list)
+    package_manifest_names: list[str] = Field(default_factory=list)
+    translation_suffixes: list[str] = Field(default_factory=list)
+    translation_dirs: list[str] = Field(default_factory=list)
+    asset_suffixes: list[str] = Field(default_factory=list)
+    generated_names: list[str] = Field(default_factory=list)
+    generated_dir_suffixes: list[str] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
