@@ -150,7 +150,7 @@ def line_facts(
     scopes: dict[tuple[str, str], Scope] = {}
     structural = (new is not None or not plus) and (old is not None or not minus)
     if structural:
-        _structure_tags(plus, minus, old, new, tags, symbols, scopes)
+        _structure_tags(plus, minus, old, new, tags, symbols, scopes, language)
         _enclosing_tags(plus_code, minus_code, old, new, tags, functions, scopes)
         quiet = tags & {"only_comments", "only_logging", "only_whitespace", "only_imports"}
         if scan_security and "security_sensitive" not in tags and not quiet and any(
@@ -169,6 +169,39 @@ def _add_scope(scopes: dict[tuple[str, str], Scope], definition: Definition, rol
                             definition.decorators, definition.signature)
 
 
+def strip_annotations(signature: str) -> str:
+    """A Python ``def`` header without its type annotations and layout: two headers that differ
+    only in annotations (``t.Iterable`` -> ``t.Iterable[t.Any]``, ``-> Self``) call alike."""
+    out: list[str] = []
+    depth = 0
+    skipping = False
+    quote = ""
+    for char in signature:
+        if quote:
+            if char == quote:
+                quote = ""
+            if not skipping:
+                out.append(char)
+            continue
+        if char in "\"'":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:  # the parameter list is closed: the rest is the return annotation
+                out.append(char)
+                break
+        elif depth == 1 and char == ":":
+            skipping = True
+            continue
+        elif depth == 1 and char in ",=":
+            skipping = False
+        if not skipping:
+            out.append(char)
+    return _TRAILING_COMMA.sub("", "".join("".join(out).split()))
+
+
 def _structure_tags(
     plus: list[tuple[int, str]],
     minus: list[tuple[int, str]],
@@ -177,7 +210,11 @@ def _structure_tags(
     tags: set[str],
     symbols: list[str],
     scopes: dict[tuple[str, str], Scope],
+    language: str | None = None,
 ) -> None:
+    headers: dict[str, dict[str, str]] = {"new": {}, "old": {}}
+    header_lines: dict[str, dict[str, range]] = {"new": {}, "old": {}}
+    changed_lines = {"new": frozenset(n for n, _ in plus), "old": frozenset(n for n, _ in minus)}
     for side, changed in ((new, plus), (old, minus)):
         if side is None or not changed:
             continue
@@ -197,7 +234,22 @@ def _structure_tags(
             symbols.append(definition.qualified_name)
             _add_scope(scopes, definition, "defines")
             if definition.kind in FUNCTION_KINDS and not whole:
-                tags.add("signature_change")
+                key = "new" if side is new else "old"
+                headers[key][definition.qualified_name] = definition.signature
+                header_lines[key][definition.qualified_name] = header
+    typed_only: set[str] = set()
+    for name in headers["new"].keys() | headers["old"].keys():
+        before, after = headers["old"].get(name), headers["new"].get(name)
+        if (language == "python" and before is not None and after is not None
+                and strip_annotations(before) == strip_annotations(after)):
+            typed_only.add(name)  # the call is unchanged: only its types
+        else:
+            tags.add("signature_change")
+    if typed_only and "signature_change" not in tags and all(
+            changed_lines[key] <= {n for name in typed_only
+                                   for n in header_lines[key].get(name, ())}
+            for key in ("new", "old")):
+        tags.add("annotations_only")  # nothing but annotations changed in this unit
 
 
 def _enclosing_tags(

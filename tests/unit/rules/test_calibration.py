@@ -183,3 +183,29 @@ def test_the_security_fix_comes_first_in_a_release(repo: GitRepoBuilder) -> None
     index = loaded.review_index()
     assert index.summary.risk_distribution is not None
     assert sum(index.summary.risk_distribution.values()) == len(loaded.units)
+
+
+def test_a_python_signature_that_changes_only_its_annotations_is_low(
+        repo: GitRepoBuilder) -> None:
+    before = "import typing as t\n\n\ndef join(value: t.Iterable, sep: str = ',') -> str:\n" \
+             "    items = list(value)\n    items.sort()\n    return sep.join(items)\n"
+    typed = before.replace("value: t.Iterable,", "value: t.Iterable[t.Any],").replace(
+        "-> str:", "-> t.Optional[str]:")
+    renamed = before.replace("sep: str = ','", "separator: str = ','").replace(
+        "sep.join", "separator.join")
+    repo.write("lib/text.py", before)
+    repo.write("lib/other.py", before)
+    repo.write("lib/stubs.pyi", "def join(value: t.Iterable) -> str: ...\n")
+    repo.commit("base")
+    repo.write("lib/text.py", typed)
+    repo.write("lib/other.py", renamed)
+    repo.write("lib/stubs.pyi", "def join(value: t.Iterable[t.Any]) -> str: ...\n")
+    loaded = _load(repo)
+    units = {u.file_path: u for u in loaded.units}
+    assert "annotations_only" in units["lib/text.py"].tags
+    assert "signature_change" not in units["lib/text.py"].tags
+    assert loaded.suggestions[units["lib/text.py"].unit_id].risk.value == "low"
+    assert "signature_change" in units["lib/other.py"].tags  # a parameter's name: callers break
+    assert loaded.suggestions[units["lib/other.py"].unit_id].risk.value in ("high", "critical")
+    stub = loaded.suggestions[units["lib/stubs.pyi"].unit_id]
+    assert (stub.role, stub.risk.value) == ("types", "low")
