@@ -14,12 +14,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from reviewtui.errors import LLMAuthError, LLMError, LLMModelNotFoundError, LLMNotConfiguredError
-from reviewtui.llm import ChatResult, LLMClient
+from reviewtui.llm import ChatResult
 from reviewtui.models import PlannerIndex, PlannerUnit
 from reviewtui.plan.extract import PlanParseError, extract_plan_items
 from reviewtui.plan.prompt import (
@@ -33,6 +33,9 @@ from reviewtui.plan.prompt import (
 )
 from reviewtui.plan.requests import parse_level, planner_request
 from reviewtui.plan.schema import LLMPlanItem, PlannerReport, RawPlanItem
+
+if TYPE_CHECKING:  # the client imports the openai SDK (~0.5 s): rules-only plans never need it
+    from reviewtui.llm import LLMClient
 
 _log = logging.getLogger(__name__)
 _FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError)
