@@ -60,7 +60,7 @@ class Workspace:
     def bundles(self, unit_ids: Sequence[str]) -> list[ContextBundle]:
         missing = [u for u in unit_ids if u not in self._bundles]
         if missing:
-            for bundle in self.loaded.bundles(self.plan, missing, scan=self.scan):
+            for bundle in self.loaded.bundles(self.plan, missing, scan=self.scan).bundles:
                 self._bundles[bundle.unit_id] = bundle
         return [self._bundles[u] for u in unit_ids if u in self._bundles]
 
