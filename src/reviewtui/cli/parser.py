@@ -181,6 +181,9 @@ def build_review_parser() -> argparse.ArgumentParser:
                         help="only this unit (id or unique prefix; repeatable)")
     parser.add_argument("--prompt", metavar="TEXT",
                         help="what to look for (default: correctness, security, maintainability)")
+    parser.add_argument("--all-batches", action="store_true",
+                        help="also review the units deferred by the review budget, in later "
+                             "batches (default: context.review_batches review budgets)")
     _add_agent_options(parser)
     add_selectors(parser)
     return parser
