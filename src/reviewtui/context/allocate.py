@@ -119,8 +119,10 @@ class BundleStream:
             for candidate in chosen:
                 if candidate.need > remaining:  # an earlier one took more than estimated
                     continue
-                bundle = candidate.bundle or self._scheduler.build_one(
-                    candidate.request, candidate.estimate, self.limit)
+                bundle = candidate.bundle
+                if bundle is None:
+                    bundle = self._scheduler.build_one(candidate.request, candidate.estimate,
+                                                       self.limit)
                 candidate.bundle = None
                 used = bundle.budget.used
                 if used > remaining:  # bigger than its estimate: wait, whole
