@@ -74,6 +74,8 @@ class TuiSettings(_Section):
 
     theme: str = Field(default="reviewtui-dark", min_length=1, description="a theme's name")
     keys: dict[str, str] = Field(default_factory=dict, description="action -> keys overrides")
+    plan_on_open: bool = Field(default=False, description=(
+        "run the LLM planner when the workbench opens (when a model is configured)"))
 
 
 class Settings(_Section):

@@ -111,6 +111,8 @@ class IndexUnit(_Model):
     rule_extra_requests: list[ExtraRequest] | None = None
     agent_decision: AgentDecision | None = None
     scanner_issues: list[ScannerFinding] | None = None
+    role: str | None = None  # code, test, docs, translation, generated... (the pack's [roles])
+    priority_score: float | None = None  # the review order, higher first (rules explain: parts)
 
 
 class ReviewMetadata(_Model):
@@ -132,6 +134,7 @@ class Summary(_Model):
     changes_by_type: dict[str, int]
     total_lines: TotalLines
     files_changed: list[str]
+    risk_distribution: dict[str, int] | None = None  # units per risk class, once scored
 
 
 class ReviewIndex(_Model):

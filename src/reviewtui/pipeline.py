@@ -183,9 +183,12 @@ class LoadedChange:
 
 
 def make_planner(settings: Settings, *, use_llm: bool = True,
-                 env: Mapping[str, str] | None = None,
+                 env: Mapping[str, str] | None = None, cancel: threading.Event | None = None,
                  ) -> tuple[Planner | None, PlannerReport | None]:
-    """A planner for the configured model, or None and a report saying why there is none."""
+    """A planner for the configured model, or None and a report saying why there is none.
+
+    Setting ``cancel`` stops its requests at once (the planner then raises
+    ``LLMCancelledError``)."""
     from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
     from reviewtui.plan import Planner, PlannerReport
 
@@ -198,7 +201,7 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
                                    messages=[f"{NOT_CONFIGURED_HINT}; the rules decide"])
     from reviewtui.llm import LLMClient  # the openai SDK: only when a model will be asked
 
-    return Planner(LLMClient(config), token_counter(config.model).count), None
+    return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
 
 
 class _Collecting:

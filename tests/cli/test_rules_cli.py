@@ -62,6 +62,10 @@ def test_rules_explain_shows_rules_risk_and_formula(repo: GitRepoBuilder,
 def test_rules_explain_unknown_unit(repo: GitRepoBuilder, cli: CliRunner) -> None:
     _change(repo)
     _assert_clean_error(cli("rules", "explain", "u_000000000000", repo.root), "no unit")
+    units = cli("index", "--json", repo.root).json()["units"]
+    assert len(units) > 1
+    _assert_clean_error(cli("rules", "explain", "u_", repo.root),
+                        f"{len(units)} units start with 'u_'")
 
 
 def test_rules_check_default_and_file(repo: GitRepoBuilder, cli: CliRunner,

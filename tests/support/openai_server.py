@@ -47,14 +47,19 @@ class Reply:
     content_type: str = "application/json"
     seconds: float = 0.0
     then: Reply | None = None
+    cut_after: int | None = None  # streamed: close the connection after this many text chunks
 
     @classmethod
     def text(cls, content: str, *, usage: Usage | None = None, finish_reason: str = "stop",
-             chunks: Sequence[str] | None = None, chunk_delay: float = 0.0) -> Reply:
+             chunks: Sequence[str] | None = None, chunk_delay: float = 0.0,
+             cut_after: int | None = None) -> Reply:
+        """``cut_after=N``: streamed, the server hangs up after N text chunks, with no finish
+        reason and no ``[DONE]`` (a proxy timing out, a crashed model server)."""
         if chunks is not None and "".join(chunks) != content:
             raise ValueError("chunks must join to the content")
         return cls("message", content=content, usage=usage, finish_reason=finish_reason,
-                   chunks=tuple(chunks) if chunks is not None else None, chunk_delay=chunk_delay)
+                   chunks=tuple(chunks) if chunks is not None else None, chunk_delay=chunk_delay,
+                   cut_after=cut_after)
 
     @classmethod
     def json(cls, obj: Any, *, usage: Usage | None = None) -> Reply:
@@ -261,6 +266,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         for number, data in enumerate(self._chunks(reply, request)):
+            if reply.cut_after is not None and number > reply.cut_after:
+                return  # hang up: no finish reason, no [DONE]
             if number and reply.chunk_delay:
                 time.sleep(reply.chunk_delay)
             self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")

@@ -1,11 +1,13 @@
-"""Snapshots of the workbench: triage, the extra-request modal, a streamed chat answer, and a
-narrow terminal. Plain ``def`` tests: ``snap_compare`` runs its own event loop."""
+"""Snapshots of the workbench: triage at the common terminal sizes, the extra-request modal,
+and a streamed chat answer (wide, and at 80×24). Plain ``def`` tests: ``snap_compare`` runs its
+own event loop."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from reviewtui.git import ChangeSelector, SelectorMode
@@ -36,12 +38,17 @@ def test_extra_request_modal(repo: GitRepoBuilder, tmp_path: Path, snap_compare:
     assert snap_compare(_app(repo, tmp_path), terminal_size=(140, 34), press=["e"])
 
 
-def test_narrow_terminal(repo: GitRepoBuilder, tmp_path: Path, snap_compare: Snap) -> None:
-    assert snap_compare(_app(repo, tmp_path), terminal_size=(80, 30))
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 45)],
+                         ids=["80x24", "100x30", "160x45"])
+def test_terminal_sizes(repo: GitRepoBuilder, tmp_path: Path, snap_compare: Snap,
+                        size: tuple[int, int]) -> None:
+    assert snap_compare(_app(repo, tmp_path), terminal_size=size)
 
 
+@pytest.mark.parametrize("size", [(140, 34), (80, 24)], ids=["140x34", "80x24"])
 def test_chat_with_a_streamed_answer(repo: GitRepoBuilder, tmp_path: Path,
-                                     fake_llm: ScriptedOpenAIServer, snap_compare: Snap) -> None:
+                                     fake_llm: ScriptedOpenAIServer, snap_compare: Snap,
+                                     size: tuple[int, int]) -> None:
     app = _app(repo, tmp_path)
     fake_llm.script(Reply.text("`login` now also requires **active** users (app/auth.py:2).",
                                chunks=["`login` now also ", "requires **active** users ",
@@ -53,4 +60,4 @@ def test_chat_with_a_streamed_answer(repo: GitRepoBuilder, tmp_path: Path,
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=(140, 34), run_before=ask)
+    assert snap_compare(app, terminal_size=size, run_before=ask)

@@ -43,6 +43,7 @@ class AgentTurn:
     cached_tokens: int = 0
     tool_rounds: int = 0
     capped: bool = False
+    cut_off: bool = False  # the server closed the stream mid-answer: ``answer`` is partial
 
     @property
     def files(self) -> list[str]:
@@ -115,8 +116,10 @@ class AgentLoop:
             offer = tools if tools and turn.tool_rounds < self.max_tool_rounds else None
             reply = self.client.chat(history, tools=offer, on_delta=on_delta, cancel=cancel)
             self._account(turn, reply)
-            if not reply.tool_calls or offer is None:
+            if reply.cut_off or not reply.tool_calls or offer is None:
+                # A cut-off reply's tool calls may be half-written: never run them.
                 turn.answer = reply.content
+                turn.cut_off = reply.cut_off
                 final = {"role": "assistant", "content": reply.content}
                 turn.messages.append(final)
                 return turn

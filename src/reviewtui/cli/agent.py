@@ -13,12 +13,15 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.parser import selector_from_args
-from reviewtui.errors import UsageError
+from reviewtui.errors import LLMError, LLMResponseError, UsageError
 
 if TYPE_CHECKING:
     from reviewtui.agent.loop import ToolRun
     from reviewtui.agent.workspace import Workspace
     from reviewtui.llm import LLMClient, TokenCounter
+
+
+CUT_OFF_MARK = "[answer cut off: the server closed the stream before it finished]"
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
@@ -31,6 +34,10 @@ def workspace(args: argparse.Namespace) -> Workspace:
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides)
+    if plan.planner.endpoint_error:
+        # The agent would wait on the same silent or refusing endpoint all over again.
+        raise LLMError(plan.planner.endpoint_error,
+                       hint="the planner could not use the model; --rules-plan skips it")
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     return Workspace(loaded, plan)
 
@@ -107,6 +114,9 @@ def run_ask(args: argparse.Namespace, out: TextIO,
         result = chat.ask(args.question, on_delta=delta, on_tool=lambda r: _tool_line(r, err))
         if not result.answer.endswith("\n"):
             out.write("\n")
+        if result.round.cut_off:
+            out.write(CUT_OFF_MARK + "\n")
+            out.flush()
         record = result.round
         inherited = ", ".join(f.path for f in result.context.inherited) or "none"
         stats = chat.rounds.cache_stats().get("inheritance")
@@ -116,6 +126,11 @@ def run_ask(args: argparse.Namespace, out: TextIO,
                   f"({record.cached_tokens} cached); packed {result.packed.tokens}/"
                   f"{result.packed.budget}; inherited: {inherited}; "
                   f"inheritance cache hit rate {hit_rate}\n")
+    if result.round.cut_off:
+        raise LLMResponseError(
+            "the answer was cut off: the server closed the stream before it finished",
+            hint=f"the partial answer is kept in session {chat.session.session_id}, marked cut "
+                 "off; ask again to get the rest")
     return 0
 
 

@@ -94,22 +94,49 @@ def build_index_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _rules_check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", metavar="FILE", help="a .toml, .json or .yaml pack")
+    parser.add_argument("--repo", metavar="PATH", help="repository (default: current directory)")
+
+
+def _rules_explain_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("unit_id", metavar="UNIT_ID", help="a unit id (or a unique prefix)")
+    add_selectors(parser)
+
+
+# action -> (one-line help, description, the arguments it takes)
+RULES_ACTIONS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
+    "check": ("validate a rule pack (default: every pack in use)",
+              "Validate FILE, or without FILE the shipped packs plus the repository's "
+              ".reviewtui/rules.* and learned_rules.*.", _rules_check_arguments),
+    "explain": ("show how a unit was scored",
+                "Show every matched rule, the risk score and the confidence formula for one "
+                "unit of the change.", _rules_explain_arguments),
+}
+
+
 def build_rules_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reviewtui rules",
                                      description="Inspect the rule packs and the rule scores.")
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    check = sub.add_parser("check", help="validate a rule pack (default: every pack in use)",
-                           description="Validate FILE, or without FILE the shipped packs plus "
-                                       "the repository's .reviewtui/rules.* and "
-                                       "learned_rules.*.")
-    check.add_argument("file", nargs="?", metavar="FILE", help="a .toml, .json or .yaml pack")
-    check.add_argument("--repo", metavar="PATH", help="repository (default: current directory)")
-    explain = sub.add_parser("explain", help="show how a unit was scored",
-                             description="Show every matched rule, the risk score and the "
-                                         "confidence formula for one unit of the change.")
-    explain.add_argument("unit_id", metavar="UNIT_ID", help="a unit id (or a unique prefix)")
-    add_selectors(explain)
+    for action, (summary, description, arguments) in RULES_ACTIONS.items():
+        arguments(sub.add_parser(action, help=summary, description=description))
     return parser
+
+
+def _parse_rules(argv: Sequence[str]) -> argparse.Namespace:
+    """``rules ACTION ...``: each action is parsed on its own, so its options may come anywhere
+    (argparse cannot intermix options with positionals across subparsers)."""
+    if argv and argv[0] in RULES_ACTIONS:
+        action = argv[0]
+        _summary, description, arguments = RULES_ACTIONS[action]
+        parser = argparse.ArgumentParser(prog=f"reviewtui rules {action}",
+                                         description=description)
+        arguments(parser)
+        args = parser.parse_intermixed_args(argv[1:])
+        args.action = action
+        return args
+    return build_rules_parser().parse_args(argv)  # --help, or a clear error for a bad ACTION
 
 
 def _add_plan_options(parser: argparse.ArgumentParser) -> None:
@@ -227,5 +254,10 @@ PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
 
 
 def parse(command: str, argv: Sequence[str]) -> argparse.Namespace:
-    """Parse ``argv`` (the words after the subcommand) for ``command`` ("" = the workbench)."""
-    return PARSERS[command]().parse_args(argv)
+    """Parse ``argv`` (the words after the subcommand) for ``command`` ("" = the workbench).
+
+    Options may come anywhere, also between positionals (``ask "why?" --new PATH``).
+    """
+    if command == "rules":
+        return _parse_rules(argv)
+    return PARSERS[command]().parse_intermixed_args(argv)

@@ -62,6 +62,11 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
     loaded = load_change(path, selector, use_cache=use_cache)
     unit = loaded.unit(unit_id)
     if unit is None:
+        matching = [u.unit_id for u in loaded.units if u.unit_id.startswith(unit_id)]
+        if len(matching) > 1:
+            raise UsageError(f"{len(matching)} units start with {unit_id!r} "
+                             f"({', '.join(matching[:5])}{', ...' if len(matching) > 5 else ''});"
+                             " give more of the id")
         close = [u.unit_id for u in loaded.units if u.unit_id.startswith(unit_id[:4])][:5]
         hint = f" (similar: {', '.join(close)})" if close else ""
         raise UsageError(f"no unit {unit_id!r} in this change ({len(loaded.units)} units; "

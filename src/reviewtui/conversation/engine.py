@@ -135,7 +135,8 @@ class ChatSession:
             self._persist_turn(record.index, turn)
             done = self.rounds.end_round(
                 turn.answer, files_used=turn.files,
-                usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens))
+                usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens),
+                cut_off=turn.cut_off)
             self.store.end_round(sid, done)
             self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)

@@ -207,9 +207,11 @@ class RoundManager:
 
     def end_round(self, answer: str, *, files_used: Collection[str] = (),
                   units: Collection[str] = (),
-                  usage: tuple[int, int, int] = (0, 0, 0)) -> RoundRecord:
+                  usage: tuple[int, int, int] = (0, 0, 0),
+                  cut_off: bool = False) -> RoundRecord:
         """Complete the round in flight: the answer, the files the tools read and the files the
-        answer mentions, units, token usage (prompt, completion, cached) and ``ended_at``."""
+        answer mentions, units, token usage (prompt, completion, cached), ``ended_at``, and
+        whether the answer was ``cut_off`` by the server."""
         if self._current is None:
             raise RuntimeError("no round in flight: call start_round first")
         record = self._rounds[self._current]
@@ -218,7 +220,7 @@ class RoundManager:
         done = record.model_copy(update={
             "answer": answer, "files": files, "units": _merge(record.units, units),
             "prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached,
-            "ended_at": iso_time(self._now()),
+            "ended_at": iso_time(self._now()), "cut_off": cut_off,
         })
         self._rounds[self._current] = done
         self._current = None

@@ -124,7 +124,8 @@ class StreamAssembler:
         if arguments:
             call.arguments.append(arguments)
 
-    def result(self) -> ChatResult:
+    def result(self, *, cut_off: bool = False) -> ChatResult:
+        """The answer so far; ``cut_off``: the stream ended before a finish reason."""
         calls = tuple(
             ToolCall(id=call.id or f"call_{index}", name=call.name,
                      arguments="".join(call.arguments))
@@ -132,4 +133,4 @@ class StreamAssembler:
         )
         return ChatResult(content="".join(self.parts), tool_calls=calls,
                           finish_reason=self.finish_reason, usage=self.usage,
-                          model=self.model or self.fallback_model)
+                          model=self.model or self.fallback_model, cut_off=cut_off)

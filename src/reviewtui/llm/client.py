@@ -1,10 +1,12 @@
 """A small, blocking chat client for any OpenAI-compatible endpoint.
 
 It wraps the official ``openai`` SDK (with the SDK's own retries off) and adds what the rest of
-reviewtui needs: one retry policy with backoff that honours ``Retry-After`` and can be tested
-without waiting (``sleep`` is injected), streaming with cancellation between chunks, tool calls
-assembled from streamed fragments, JSON output that degrades from ``json_schema`` to
-``json_object`` to plain text on servers that do not support it (remembered per client), and
+reviewtui needs: one retry policy with backoff that honours ``Retry-After``, can be tested
+without waiting (``sleep`` and ``clock`` are injected) and never waits longer in all than
+``timeout × (max_retries + 1)``; streaming that a cancel event stops at once (``transport``);
+a stream cut off before its first word asked once more, one cut mid-answer marked ``cut_off``;
+tool calls assembled from streamed fragments; JSON output that degrades from ``json_schema`` to
+``json_object`` to plain text on servers that do not support it (remembered per client); and
 errors that are one readable line. It is meant to be called from worker threads; a TUI never
 blocks its event loop on it.
 """
@@ -20,11 +22,18 @@ from typing import Any
 import openai
 
 from reviewtui.errors import LLMCancelledError, LLMError, LLMNotConfiguredError
-from reviewtui.llm import failures
+from reviewtui.llm import failures, transport
 from reviewtui.llm.assemble import StreamAssembler, read_completion
 from reviewtui.llm.compat import FORMAT_CHAINS, Compat, Sent, degrade, response_format
 from reviewtui.llm.settings import NOT_CONFIGURED_HINT, LLMConfig
 from reviewtui.llm.types import ChatResult
+
+MIN_ATTEMPT_SHARE = 0.25  # a retry with less than this share of ``timeout`` left is not sent
+
+
+class _CutOff(Exception):
+    """The server closed a stream before its first text: nothing was shown, so asking again
+    is safe (once)."""
 
 
 class _Rejected(Exception):
@@ -51,11 +60,13 @@ class LLMClient:
     """``chat()`` sends one request (with retries) and returns a ``ChatResult``."""
 
     def __init__(self, config: LLMConfig, *,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         if not config.configured:
             raise LLMNotConfiguredError(NOT_CONFIGURED_HINT)
         self.config = config
         self._sleep = sleep
+        self._clock = clock
         self._lock = threading.Lock()
         self._compat = Compat()
         self._sdk = openai.OpenAI(base_url=config.endpoint, api_key=config.sdk_api_key,
@@ -142,25 +153,37 @@ class LLMClient:
 
     def _send(self, params: dict[str, Any], on_delta: Callable[[str], None] | None,
               cancel: threading.Event | None) -> ChatResult:
-        """One logical request: the attempts, with backoff between them."""
+        """One logical request: the attempts, with backoff between them, all within
+        ``timeout × (max_retries + 1)`` seconds (a silent server is not waited on longer)."""
         config = self.config
+        started = self._clock()
+        deadline = started + config.timeout * (config.max_retries + 1)
         attempt = 0
         while True:
             _check(cancel)
             emitted: list[bool] = [False]
+            timeout = max(self._min_attempt, min(config.timeout, deadline - self._clock()))
             try:
                 if on_delta is None:
-                    return self._complete(params, cancel)
-                return self._stream(params, on_delta, cancel, emitted)
+                    return self._complete(params, cancel, timeout)
+                return self._stream(params, on_delta, cancel, emitted, timeout)
             except openai.APIStatusError as exc:
                 status = exc.status_code
+                spent = self._clock() - started
                 if status in (400, 422):
                     raise _Rejected(failures.server_message(exc),
-                                    failures.status_error(exc, config, attempt + 1)) from exc
+                                    failures.status_error(exc, config, attempt + 1,
+                                                          spent)) from exc
                 can_retry = failures.is_retryable(status) and not failures.is_quota_exhausted(exc)
-                if not can_retry or attempt >= config.max_retries or emitted[0]:
-                    raise failures.status_error(exc, config, attempt + 1) from exc
                 delay = failures.retry_delay(attempt, exc.response.headers)
+                if (not can_retry or attempt >= config.max_retries or emitted[0]
+                        or not self._time_left(deadline, delay)):
+                    raise failures.status_error(exc, config, attempt + 1, spent) from exc
+            except _CutOff as cut:
+                # The server closed the stream before any text: ask once more, if time allows.
+                delay = failures.retry_delay(0)
+                if attempt >= 1 or not self._time_left(deadline, delay):
+                    raise failures.response_error(str(cut), config) from None
             except (LLMError, _Rejected):
                 raise
             except Exception as exc:
@@ -169,13 +192,23 @@ class LLMClient:
                     if isinstance(exc, (openai.APIError, json.JSONDecodeError)):
                         raise failures.response_error(str(exc), config) from exc
                     raise
-                if attempt >= config.max_retries or emitted[0]:
-                    if kind == "timeout":
-                        raise failures.timeout_error(config, attempt + 1) from exc
-                    raise failures.connection_error(exc, config) from exc
                 delay = failures.retry_delay(attempt)
+                if (attempt >= config.max_retries or emitted[0]
+                        or not self._time_left(deadline, delay)):
+                    spent = self._clock() - started
+                    if kind == "timeout":
+                        raise failures.timeout_error(config, attempt + 1, spent) from exc
+                    raise failures.connection_error(exc, config, attempt + 1, spent) from exc
             self._wait(delay, cancel)
             attempt += 1
+
+    @property
+    def _min_attempt(self) -> float:
+        return max(0.1, self.config.timeout * MIN_ATTEMPT_SHARE)
+
+    def _time_left(self, deadline: float, delay: float) -> bool:
+        """Is there room for a useful attempt after waiting ``delay`` seconds?"""
+        return deadline - self._clock() - delay >= self._min_attempt
 
     def _wait(self, seconds: float, cancel: threading.Event | None) -> None:
         if cancel is not None and self._sleep is time.sleep:
@@ -184,9 +217,12 @@ class LLMClient:
             self._sleep(seconds)
         _check(cancel)
 
-    def _complete(self, params: dict[str, Any], cancel: threading.Event | None) -> ChatResult:
-        create: Callable[..., Any] = self._sdk.chat.completions.create
-        response = create(**params)
+    def _complete(self, params: dict[str, Any], cancel: threading.Event | None,
+                  timeout: float) -> ChatResult:
+        if cancel is not None and transport.can_run_cancellable():
+            response = transport.complete_cancellable(self.config, params, timeout, cancel)
+        else:
+            response = transport.complete(self._sdk, params, timeout)
         _check(cancel)
         result = read_completion(response, self.config.model or "")
         if result is None:
@@ -194,22 +230,26 @@ class LLMClient:
         return result
 
     def _stream(self, params: dict[str, Any], on_delta: Callable[[str], None],
-                cancel: threading.Event | None, emitted: list[bool]) -> ChatResult:
-        create: Callable[..., Any] = self._sdk.chat.completions.create
-        stream = create(**params)
+                cancel: threading.Event | None, emitted: list[bool],
+                timeout: float) -> ChatResult:
         assembler = StreamAssembler(fallback_model=self.config.model or "")
-        try:
-            for chunk in stream:
-                _check(cancel)
-                text = assembler.feed(chunk)
-                if text:
-                    emitted[0] = True
-                    on_delta(text)
-        finally:
-            stream.close()
+
+        def feed(chunk: Any) -> None:
+            _check(cancel)
+            text = assembler.feed(chunk)
+            if text:
+                emitted[0] = True
+                on_delta(text)
+
+        if cancel is not None and transport.can_run_cancellable():
+            transport.stream_cancellable(self.config, params, timeout, cancel, feed)
+        else:
+            transport.stream(self._sdk, params, timeout, feed)
         _check(cancel)
-        if not assembler.choices:
-            raise failures.response_error("the stream ended without an answer", self.config)
+        if assembler.finish_reason is None:  # no finish reason: the stream was cut off
+            if not emitted[0]:
+                raise _CutOff("the server closed the stream before the answer began")
+            return assembler.result(cut_off=True)
         return assembler.result()
 
 

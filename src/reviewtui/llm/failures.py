@@ -103,11 +103,13 @@ def retry_delay(attempt: int, headers: Mapping[str, str] | None = None) -> float
     return float(min(BACKOFF_BASE * 2**attempt, BACKOFF_CAP))
 
 
-def _attempts(count: int) -> str:
-    return "1 attempt" if count == 1 else f"{count} attempts"
+def _attempts(count: int, spent: float | None = None) -> str:
+    tried = "1 attempt" if count == 1 else f"{count} attempts"
+    return tried if spent is None else f"{tried}, {spent:.1f} s in all"
 
 
-def status_error(exc: openai.APIStatusError, config: LLMConfig, attempts: int) -> LLMError:
+def status_error(exc: openai.APIStatusError, config: LLMConfig, attempts: int,
+                 spent: float | None = None) -> LLMError:
     status = exc.status_code
     url = config.endpoint
     said = one_line(scrub(server_message(exc), config))
@@ -127,20 +129,22 @@ def status_error(exc: openai.APIStatusError, config: LLMConfig, attempts: int) -
             return LLMRateLimitError(f"the LLM endpoint {url} reports an exhausted quota "
                                      f"(HTTP 429): {said}", status=status)
         return LLMRateLimitError(f"the LLM endpoint {url} is rate-limiting requests (HTTP 429, "
-                                 f"{_attempts(attempts)}); try again later", status=status)
+                                 f"{_attempts(attempts, spent)}); try again later",
+                                 status=status)
     if status >= 500:
         return LLMServerError(f"the LLM endpoint {url} failed with HTTP {status} "
-                              f"({_attempts(attempts)}): {said}", status=status)
+                              f"({_attempts(attempts, spent)}): {said}", status=status)
     if status == 408:
-        return timeout_error(config, attempts)
+        return timeout_error(config, attempts, spent)
     return LLMBadRequestError(f"the LLM endpoint {url} rejected the request (HTTP {status}): "
                               f"{said}", status=status)
 
 
-def timeout_error(config: LLMConfig, attempts: int) -> LLMTimeoutError:
+def timeout_error(config: LLMConfig, attempts: int,
+                  spent: float | None = None) -> LLMTimeoutError:
     return LLMTimeoutError(
         f"the LLM endpoint {config.endpoint} did not answer within {config.timeout:g} s "
-        f"({_attempts(attempts)}); raise [llm] timeout if the model is slow")
+        f"({_attempts(attempts, spent)}); raise [llm] timeout if the model is slow")
 
 
 def _root_cause(exc: BaseException) -> str:
@@ -155,11 +159,13 @@ def _root_cause(exc: BaseException) -> str:
     return text
 
 
-def connection_error(exc: BaseException, config: LLMConfig) -> LLMConnectionError:
+def connection_error(exc: BaseException, config: LLMConfig, attempts: int = 1,
+                     spent: float | None = None) -> LLMConnectionError:
     reason = one_line(scrub(_root_cause(exc), config), 120)
     reason = re.sub(r"^\[Errno -?\d+\]\s*", "", reason)
     suffix = f": {reason}" if reason and reason != "Connection error." else ""
-    return LLMConnectionError(f"cannot connect to {config.endpoint}{suffix}")
+    tried = f" ({_attempts(attempts, spent)})" if spent is not None else ""
+    return LLMConnectionError(f"cannot connect to {config.endpoint}{tried}{suffix}")
 
 
 def response_error(detail: str, config: LLMConfig) -> LLMResponseError:

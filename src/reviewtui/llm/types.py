@@ -36,3 +36,4 @@ class ChatResult:
     finish_reason: str | None
     usage: Usage | None
     model: str
+    cut_off: bool = False  # the server closed the stream mid-answer (no finish reason)

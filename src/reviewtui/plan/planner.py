@@ -11,6 +11,7 @@ leaves its units to the rules, and the report says why. Errors that would repeat
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,7 +19,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
-from reviewtui.errors import LLMAuthError, LLMError, LLMModelNotFoundError, LLMNotConfiguredError
+from reviewtui.errors import (
+    LLMAuthError,
+    LLMCancelledError,
+    LLMConnectionError,
+    LLMError,
+    LLMModelNotFoundError,
+    LLMNotConfiguredError,
+    LLMTimeoutError,
+)
 from reviewtui.llm import ChatResult
 from reviewtui.models import PlannerIndex, PlannerUnit
 from reviewtui.plan.extract import PlanParseError, extract_plan_items
@@ -38,7 +47,9 @@ if TYPE_CHECKING:  # the client imports the openai SDK (~0.5 s): rules-only plan
     from reviewtui.llm import LLMClient
 
 _log = logging.getLogger(__name__)
-_FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError)
+# Errors of the endpoint itself: every other batch (and any later call) would fail the same way.
+_FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError, LLMTimeoutError,
+          LLMConnectionError)
 _MARGIN = 300  # tokens kept free for message framing
 
 
@@ -48,7 +59,7 @@ class _BatchResult:
     planned: set[str] = field(default_factory=set)
     messages: list[str] = field(default_factory=list)
     failed: str | None = None
-    fatal: bool = False
+    fatal: str | None = None  # the endpoint's own failure (see _FATAL), as one line
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -103,13 +114,15 @@ class Planner:
     """Plans a change with one LLM client; safe to call from a worker thread."""
 
     def __init__(self, client: LLMClient, count: Callable[[str], int], *,
-                 max_workers: int = 4) -> None:
+                 max_workers: int = 4, cancel: threading.Event | None = None) -> None:
         self.client = client
         self.count = count
         self.max_workers = max_workers
+        self.cancel = cancel  # set: every request stops at once, ``plan`` raises
 
     def _chat(self, messages: list[dict[str, str]], result: _BatchResult) -> ChatResult:
-        reply = self.client.chat(messages, json_schema=plan_schema(), schema_name="llm_plan")
+        reply = self.client.chat(messages, json_schema=plan_schema(), schema_name="llm_plan",
+                                 cancel=self.cancel)
         if reply.usage is not None:
             result.prompt_tokens += reply.usage.prompt_tokens
             result.completion_tokens += reply.usage.completion_tokens
@@ -135,9 +148,11 @@ class Planner:
         except PlanParseError as problem:
             result.failed = f"{label}: no usable plan after one repair attempt ({problem})"
             return result
+        except LLMCancelledError:
+            raise  # the person stopped planning: no plan, not a failed batch
         except LLMError as error:
             result.failed = f"{label}: {error}"
-            result.fatal = isinstance(error, _FATAL)
+            result.fatal = str(error) if isinstance(error, _FATAL) else None
             return result
         if extracted.note:
             result.messages.append(f"{label}: {extracted.note}")
@@ -190,7 +205,7 @@ class Planner:
             "ok" if not failed else "failed" if failed == total else "partial")
         report = PlannerReport(
             status=status, model=model, batches=total, failed_batches=failed,
-            messages=messages,
+            messages=messages, endpoint_error=next((r.fatal for r in results if r.fatal), None),
             prompt_tokens=sum(r.prompt_tokens for r in results),
             completion_tokens=sum(r.completion_tokens for r in results))
         return PlannerOutcome(items, frozenset(planned), report)

@@ -73,6 +73,9 @@ class PlannerReport(_Model):
     messages: list[str] = Field(default_factory=list)  # dropped items and why, failures
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # The endpoint itself failed (unreachable, timed out, rejected the key, unknown model):
+    # whatever asks the same model next would fail the same way.
+    endpoint_error: str | None = None
 
 
 class FusedPlan(_Model):

@@ -71,6 +71,14 @@ class Rule:
     requests: tuple[str, ...]
     unless: frozenset[str]
     language_specific: bool
+    decisive: bool = False  # a pattern that alone decides level and risk when it matches
+    requires: frozenset[str] = frozenset()  # only units with all of these tags
+    beyond_role_cap: bool = False
+    on: str = "changed"  # the changed lines a text rule reads: changed | added | removed
+    level_floor: bool = False  # its level is a floor whatever its risk (as size is)
+
+    def applies(self, tags: frozenset[str]) -> bool:
+        return not (self.unless & tags) and self.requires <= tags
 
 
 class FastRegex:
@@ -184,7 +192,10 @@ def _rule(stage: Stage, rule_id: str, body: RuleBody, language_specific: bool) -
     return Rule(stage=stage, rule_id=rule_id, label=body.notes or rule_id,
                 risk=RiskLevel(body.risk), level=normalise_level(body.context_level),
                 requests=tuple(body.extra_requests), unless=frozenset(body.unless_tags),
-                language_specific=language_specific)
+                language_specific=language_specific,
+                decisive=isinstance(body, ChangePattern) and body.decisive,
+                requires=frozenset(body.requires_tags), beyond_role_cap=body.beyond_role_cap,
+                on=body.on, level_floor=body.level_floor)
 
 
 def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:

@@ -14,6 +14,7 @@ from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import CompiledPack, compile_pack
 from reviewtui.rules.handlers import RuleContext, RuleHandler
 from reviewtui.rules.packs import learned_rules
+from reviewtui.rules.priority import role_of
 from reviewtui.rules.registry import make_handler
 from reviewtui.rules.schema import LearnedRule, RulePack
 from reviewtui.rules.scoring import score
@@ -54,7 +55,8 @@ class RuleEngine:
         handler = self.handler(unit.language)
         symbols = handler.symbols(unit)
         matches = handler.matches(unit, context or RuleContext(), symbols)
-        return score(unit, matches, symbols, self.learned_for(unit))
+        return score(unit, matches, symbols, self.learned_for(unit),
+                     role_of(frozenset(unit.tags), self._pack.roles))
 
     def evaluate_all(self, units: Iterable[ReviewUnit],
                      context: RuleContext | None = None) -> dict[str, RuleSuggestion]:

@@ -60,6 +60,13 @@ class UnitText:
     changed: str
     annotations: str
     names: tuple[tuple[str, str], ...]  # (name, kind) of defined/enclosing definitions
+    added: str = ""
+    removed: str = ""
+
+    def lines(self, on: str) -> str:
+        """The changed lines a rule reads (``Rule.on``)."""
+        return self.added if on == "added" else self.removed if on == "removed" else (
+            self.changed)
 
 
 def clip(text: str) -> str:
@@ -107,9 +114,12 @@ class RuleHandler:
 
     # -- matching -----------------------------------------------------------------------
     def unit_text(self, unit: ReviewUnit) -> UnitText:
-        changed = "\n".join(unit.changed_lines())
+        lines = [ln for hunk in unit.hunks for ln in hunk.lines if ln.kind != " "]
+        changed = "\n".join(ln.text for ln in lines)
         names = tuple((s.name, s.kind) for s in unit.scopes if s.role != "outer")
-        return UnitText(changed, "\n".join(self.annotation_lines(unit)), names)
+        return UnitText(changed, "\n".join(self.annotation_lines(unit)), names,
+                        added="\n".join(ln.text for ln in lines if ln.kind == "+"),
+                        removed="\n".join(ln.text for ln in lines if ln.kind == "-"))
 
     def symbols(self, unit: ReviewUnit) -> SymbolFacts:
         return analyse_symbols(unit, self)
@@ -130,7 +140,7 @@ class RuleHandler:
         for rules in sets:
             found += _regex_matches(rules.decorators, text.annotations, tags)
             found += [RuleMatch(m.rule, precision, entry) for m in rules.paths
-                      if not (m.rule.unless & tags)
+                      if m.rule.applies(tags)
                       for entry, precision in [m.match(unit.file_path) or ("", -1.0)]
                       if precision >= 0]
             found += _symbol_matches(rules.symbols, text.names, tags)
@@ -142,13 +152,14 @@ class RuleHandler:
         for keyword_rules in [*(s.keywords for s in sets), self.base_keywords]:
             found += _keyword_matches(keyword_rules, text, tags)
         for pattern in self.compiled.patterns:
-            if pattern.rule.unless & tags:
+            if not pattern.rule.applies(tags):
                 continue
             hit = pattern.tags & tags
+            lines = text.lines(pattern.rule.on)
             if hit:
                 found.append(RuleMatch(pattern.rule, 1.0, "tag:" + sorted(hit)[0]))
-            elif pattern.indicators is not None and text.changed:
-                indicator = pattern.indicators.search(text.changed)
+            elif pattern.indicators is not None and lines:
+                indicator = pattern.indicators.search(lines)
                 if indicator:
                     found.append(RuleMatch(pattern.rule, 0.5, clip(indicator.group(0))))
         found += self.extra_matches(unit, text, context)
@@ -161,7 +172,7 @@ def _regex_matches(rules: tuple[RegexRule, ...], text: str,
         return []
     out = []
     for item in rules:
-        if item.rule.unless & tags:
+        if not item.rule.applies(tags):
             continue
         hit = item.regex.search(text)
         if hit:
@@ -173,7 +184,7 @@ def _symbol_matches(rules: tuple[RegexRule, ...], names: tuple[tuple[str, str], 
                     tags: frozenset[str]) -> list[RuleMatch]:
     out = []
     for item in rules:
-        if item.rule.unless & tags:
+        if not item.rule.applies(tags):
             continue
         for name, kind in names:
             if (not item.kinds or kind in item.kinds) and item.regex.search(name):
@@ -185,7 +196,7 @@ def _symbol_matches(rules: tuple[RegexRule, ...], names: tuple[tuple[str, str], 
 def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit) -> list[RuleMatch]:
     size = unit.added_lines + unit.removed_lines
     for item in sorted(rules, key=lambda r: -r.min_lines):
-        if size >= item.min_lines and not (item.rule.unless & frozenset(unit.tags)):
+        if size >= item.min_lines and item.rule.applies(frozenset(unit.tags)):
             return [RuleMatch(item.rule, 0.5, f"{size} lines >= {item.min_lines}")]
     return []
 
@@ -211,14 +222,15 @@ def _keyword_matches(rules: tuple[RegexRule | WordRule, ...], text: UnitText,
                      tags: frozenset[str]) -> list[RuleMatch]:
     out = []
     for item in rules:
-        if item.rule.unless & tags:
+        if not item.rule.applies(tags):
             continue
+        lines = text.lines(item.rule.on)
         if isinstance(item, WordRule):
-            common = _words_in(item, text.changed)
+            common = _words_in(item, lines)
             if common:
                 out.append(RuleMatch(item.rule, 0.5, ",".join(sorted(common)[:3])))
-        elif text.changed:
-            hit = item.regex.search(text.changed)
+        elif lines:
+            hit = item.regex.search(lines)
             if hit:
                 out.append(RuleMatch(item.rule, 0.5, clip(hit.group(0))))
     return out

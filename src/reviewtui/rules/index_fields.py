@@ -31,6 +31,8 @@ def rule_fields(suggestion: RuleSuggestion) -> dict[str, object]:
             [r.as_dict() for r in suggestion.extra_requests]),
         "agent_decision": AgentDecision(context_level=suggestion.context_level,
                                         priority=suggestion.priority),
+        "role": suggestion.role,
+        "priority_score": suggestion.priority_score,
     }
 
 
@@ -48,4 +50,8 @@ def fill_rule_fields(
         if findings is not None:
             update["scanner_issues"] = list(findings.get(unit.unit_id, ()))
         units.append(unit.model_copy(update=update))
-    return index.model_copy(update={"units": units})
+    distribution = {risk: 0 for risk in ("critical", "high", "medium", "low")}
+    for suggestion in suggestions.values():
+        distribution[suggestion.risk.value] += 1
+    summary = index.summary.model_copy(update={"risk_distribution": distribution})
+    return index.model_copy(update={"units": units, "summary": summary})

@@ -37,6 +37,14 @@ class RuleBody(_Strict):
     framework: str | None = None
     extra_requests: list[RequestType] = Field(default_factory=list)
     unless_tags: list[str] = Field(default_factory=list, description="never match these units")
+    requires_tags: list[str] = Field(default_factory=list,
+                                     description="match only units with all of these tags")
+    beyond_role_cap: bool = Field(default=False, description=(
+        "its risk is not capped by the file's role (a test that disables a security check)"))
+    level_floor: bool = Field(default=False, description=(
+        "its level is a floor for the unit whatever its risk (like the size signal)"))
+    on: Literal["changed", "added", "removed"] = Field(default="changed", description=(
+        "which changed lines a text rule reads: all of them, the added or the removed ones"))
 
 
 class DecoratorRule(RuleBody):
@@ -77,6 +85,9 @@ class ChangePattern(RuleBody):
     description: str = ""
     tags: list[str] = Field(default_factory=list)
     indicators: list[str] = Field(default_factory=list)
+    decisive: bool = Field(default=False, description=(
+        "when it matches, it alone decides the level and the risk (e.g. a mode-only change: "
+        "nothing else in the file changed, so path and keyword rules say nothing about it)"))
 
 
 class BaseRules(_Strict):
@@ -107,6 +118,16 @@ class LanguageRules(_Strict):
     keywords: dict[str, KeywordRule] = Field(default_factory=dict)
 
 
+class RoleRule(_Strict):
+    """A file's role (tests, docs, translations, generated code...) caps how risky a change in
+    it can be rated, whatever matched (``beyond_role_cap`` rules aside), and weighs its
+    priority. The first role (in pack order) whose tags the unit has applies; else ``code``."""
+
+    tags: list[str] = Field(min_length=1)
+    max_risk: Risk = "high"
+    priority: float = Field(default=0.0, ge=-50, le=50, description="added to the priority")
+
+
 class LearnedRule(_Strict):
     """Learned from rule/LLM/person disagreements: a tag set maps to a level."""
 
@@ -129,6 +150,7 @@ class RulePack(_Strict):
     patterns: dict[str, ChangePattern] = Field(default_factory=dict)
     general: LanguageRules = LanguageRules()
     languages: dict[str, LanguageRules] = Field(default_factory=dict)
+    roles: dict[str, RoleRule] = Field(default_factory=dict)
     learned: list[LearnedRule] = Field(default_factory=list)
     learning: LearningSettings = LearningSettings()
     # language -> tool -> settings, merged over the scanners' own defaults

@@ -5,6 +5,10 @@ level), never below the size signal; risk is the seed's risk score, never below 
 rule declares (capped at ``high``: only the score -- security plus size -- says ``critical``).
 Confidence is exactly ``match_certainty * 0.6 + risk_bonus + 0.15``; with no match the unit
 falls back to ``function`` with a confidence inside the seed's default range [0.30, 0.45].
+A ``decisive`` pattern (a mode-only change) alone decides level and risk when it matches.
+The file's role (tests, docs, translations, generated code) then caps the risk, unless a
+matched rule goes beyond the cap; the priority score is made of the final risk, the role, the
+behaviour signals, the confidence and the size (``reviewtui.rules.priority``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,13 @@ from reviewtui.rules.confidence import (
     RiskFactors,
     RiskLevel,
     final_confidence,
+)
+from reviewtui.rules.priority import (
+    CODE,
+    Role,
+    behaviour_signals,
+    cap_risk,
+    priority_parts,
 )
 from reviewtui.rules.schema import LearnedRule
 from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
@@ -62,8 +73,10 @@ def _requests(ordered: Sequence[RuleMatch], symbols: SymbolFacts) -> tuple[Reque
 
 
 def _notes(risk: RiskLevel, level: ContextLevel, decided_by: str,
-           matches: Sequence[RuleMatch], learned: str | None) -> str:
+           matches: Sequence[RuleMatch], learned: str | None, capped: str | None) -> str:
     parts = [f"risk={risk.value}", f"level={level.value} by {decided_by}"]
+    if capped:
+        parts.append(capped)
     if matches:
         parts.append("matched: " + ", ".join(f"{m.rule.label}({m.evidence})" for m in matches))
     else:
@@ -74,7 +87,10 @@ def _notes(risk: RiskLevel, level: ContextLevel, decided_by: str,
 
 
 def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
-          learned: LearnedRule | None = None) -> RuleSuggestion:
+          learned: LearnedRule | None = None, role: Role = CODE) -> RuleSuggestion:
+    decisive = [m for m in matches if m.rule.decisive]
+    if decisive:
+        matches = decisive
     language_matches = {m.rule.rule_id for m in matches if m.rule.language_specific}
     bonus = min(0.1, 0.05 * len(language_matches))
     factors = ConfidenceFactors(
@@ -98,10 +114,13 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
     formula_risk = risk_factors.level()
     declared = max((RISK_RANK[m.rule.risk] for m in matches), default=0)
     risk = _RISK_BY_RANK[max(RISK_RANK[formula_risk], min(declared, RISK_RANK[RiskLevel.HIGH]))]
+    if decisive:
+        risk = _RISK_BY_RANK[declared]
+    risk, capped = cap_risk(risk, role, list(matches))
     ordered = sorted(matches, key=_strength, reverse=True)
     if ordered:
         level, decided_by = ordered[0].rule.level, ordered[0].rule.label
-        sizes = [m for m in matches if m.rule.stage is Stage.METRIC]
+        sizes = [m for m in matches if m.rule.stage is Stage.METRIC or m.rule.level_floor]
         for size in sizes:
             if size.rule.level.rank > level.rank:
                 level, decided_by = size.rule.level, size.rule.label
@@ -122,9 +141,12 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
             confidence = round(max(confidence, learned.confidence), 2)
             learned_note = (f"learned {'+'.join(learned.tags)} -> {learned_level.value} "
                             f"(confidence {learned.confidence:.2f}, {learned.samples} samples)")
+    signals = behaviour_signals(matches)
     return RuleSuggestion(
         context_level=level, confidence=confidence, risk=risk,
-        notes=_notes(risk, level, decided_by, matches, learned_note),
+        notes=_notes(risk, level, decided_by, matches, learned_note, capped),
         extra_requests=_requests(ordered, symbols), matches=tuple(matches), factors=factors,
         risk_factors=risk_factors, formula_risk=formula_risk, decided_by=decided_by,
-        learned=learned_note)
+        learned=learned_note, role=role.name,
+        priority_parts=priority_parts(risk, role, len(signals), confidence,
+                                      unit.added_lines + unit.removed_lines))

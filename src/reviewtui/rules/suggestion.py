@@ -43,7 +43,15 @@ class RuleSuggestion:
     decided_by: str
     learned: str | None = None
     scanner_notes: tuple[str, ...] = field(default_factory=tuple)
+    role: str = "code"
+    # (part, points) of the priority score (``reviewtui.rules.priority``); reach when counted
+    priority_parts: tuple[tuple[str, float], ...] = ()
 
     @property
     def priority(self) -> str:
+        """The seed's ``agent_decision.priority``: the risk class."""
         return self.risk.value
+
+    @property
+    def priority_score(self) -> float:
+        return round(sum(points for _, points in self.priority_parts), 1)

@@ -59,6 +59,7 @@ class RoundRecord(_Record):
     cached_tokens: int = 0
     started_at: str = ""
     ended_at: str | None = None  # None while the round is in flight
+    cut_off: bool = False  # the server closed the stream before the answer was finished
 
 
 class ToolResultRecord(_Record):

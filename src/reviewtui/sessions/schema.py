@@ -97,6 +97,10 @@ MIGRATIONS: list[tuple[str, ...]] = [
             PRIMARY KEY (repo_key, unit_key)
         )""",
     ),
+    # v2: a round whose answer the server cut off mid-stream says so.
+    (
+        "ALTER TABLE rounds ADD COLUMN cut_off INTEGER NOT NULL DEFAULT 0",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

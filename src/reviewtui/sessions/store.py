@@ -82,8 +82,9 @@ _SESSION_COLUMNS = (
 )
 _ROUND_COLUMNS = (
     "idx, user_message, answer, files, units, inherited_files, keywords, summary, prompt_tokens, "
-    "completion_tokens, cached_tokens, started_at, ended_at"
+    "completion_tokens, cached_tokens, started_at, ended_at, cut_off"
 )
+_ROUND_SLOTS = ", ".join("?" * (_ROUND_COLUMNS.count(",") + 2))  # session_id + the columns
 _LIST_FIELDS = ("files", "units", "inherited_files", "keywords")
 _R = TypeVar("_R", bound=BaseModel)
 
@@ -299,7 +300,7 @@ class SessionStore:
             now = self._now()
             values = _round_values(record, started_at=record.started_at or now, ended_at=None)
             conn.execute(f"INSERT OR REPLACE INTO rounds (session_id, {_ROUND_COLUMNS}) "
-                         f"VALUES ({', '.join('?' * 14)})", (session_id, *values))
+                         f"VALUES ({_ROUND_SLOTS})", (session_id, *values))
             self._touch(conn, session_id, now)
 
     def end_round(self, session_id: str, record: RoundRecord) -> None:
@@ -314,13 +315,14 @@ class SessionStore:
                                    ended_at=record.ended_at or now)
             conn.execute(
                 f"INSERT INTO rounds (session_id, {_ROUND_COLUMNS}) "
-                f"VALUES ({', '.join('?' * 14)}) ON CONFLICT (session_id, idx) DO UPDATE SET "
+                f"VALUES ({_ROUND_SLOTS}) ON CONFLICT (session_id, idx) DO UPDATE SET "
                 "answer = excluded.answer, files = excluded.files, units = excluded.units, "
                 "inherited_files = excluded.inherited_files, keywords = excluded.keywords, "
                 "summary = coalesce(excluded.summary, rounds.summary), "
                 "prompt_tokens = excluded.prompt_tokens, "
                 "completion_tokens = excluded.completion_tokens, "
-                "cached_tokens = excluded.cached_tokens, ended_at = excluded.ended_at",
+                "cached_tokens = excluded.cached_tokens, ended_at = excluded.ended_at, "
+                "cut_off = excluded.cut_off",
                 (session_id, *values))
             self._touch(conn, session_id, now)
 
@@ -444,12 +446,14 @@ def _round_values(record: RoundRecord, *, started_at: str,
     return (record.index, _text(record.user_message), _text(record.answer),
             *(_json(getattr(record, name)) for name in _LIST_FIELDS),
             _opt_text(record.summary), int(record.prompt_tokens), int(record.completion_tokens),
-            int(record.cached_tokens), _text(started_at), _opt_text(ended_at))
+            int(record.cached_tokens), _text(started_at), _opt_text(ended_at),
+            int(record.cut_off))
 
 
 def _round_record(row: sqlite3.Row) -> RoundRecord:
     data = dict(row)
     data["index"] = data.pop("idx")
+    data["cut_off"] = bool(data["cut_off"])
     for name in _LIST_FIELDS:
         data[name] = json.loads(data[name])
     return RoundRecord.model_validate(data)

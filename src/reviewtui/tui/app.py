@@ -26,6 +26,8 @@ from reviewtui.errors import ReviewTuiError
 from reviewtui.models import Allocation, ContextBundle, ContextLevel, ExtraRequest
 from reviewtui.pipeline import LoadedChange, make_planner
 from reviewtui.plan import FusedPlan, plan_change
+from reviewtui.tui import status
+from reviewtui.tui.jobs import LLMJobs
 from reviewtui.tui.keys import ACTIONS, resolve_keys
 from reviewtui.tui.screens.help import HelpScreen
 from reviewtui.tui.screens.requests_modal import RequestsModal
@@ -43,13 +45,18 @@ FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
                  "level_3": "level", "level_4": "level", "lower_level": "±level",
                  "raise_level": "±level"}
 FOOTER_LABELS = {"run_scanners": "scan", "toggle_reviewed": "done", "edit_requests": "reqs",
-                 "build_bundles": "bundle"}
+                 "build_bundles": "bundle", "zoom": "zoom"}
+# The footer's order: what a newcomer needs first (a narrow terminal cuts the end; ? lists all).
+FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_bundles", "filter",
+                "toggle_reviewed", "toggle_skip", "edit_requests", "zoom", "sort", "run_scanners")
 
 
 class ReviewApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # noqa: RUF012
+    ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer, #statusbar"
 
     def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None) -> None:
         super().__init__()
@@ -63,7 +70,8 @@ class ReviewApp(App[None]):
         self.rows: list[Row] = []
         self.bundles: dict[str, ContextBundle] = {}
         self.allocation: Allocation | None = None  # of the last build (b)
-        self.cancel = threading.Event()
+        self.jobs = LLMJobs()
+        self._message = ""  # the last event the status line reports
         settings = loaded.settings.tui
         self._keys = resolve_keys(settings.keys)
         self._bind_keys()
@@ -76,9 +84,11 @@ class ReviewApp(App[None]):
     def _bind_keys(self) -> None:
         """Every action in the footer: its first key shown (related keys grouped, e.g.
         ``1234 level``), the other keys bound but not repeated."""
-        # Single keys first, grouped ones last (a group followed by a single key loses the
-        # space between them in Textual's compact footer).
-        ordered = sorted(self._keys.items(), key=lambda pair: pair[0] in FOOTER_GROUPS)
+        # Single keys first in FOOTER_ORDER, grouped ones last (a group followed by a single
+        # key loses the space between them in Textual's compact footer).
+        rank = {action: n for n, action in enumerate(FOOTER_ORDER)}
+        ordered = sorted(self._keys.items(), key=lambda pair: (
+            pair[0] in FOOTER_GROUPS, rank.get(pair[0], len(rank))))
         for action, keys in ordered:
             group = FOOTER_GROUPS.get(action)
             for n, key in enumerate(keys.split(",")):
@@ -114,8 +124,10 @@ class ReviewApp(App[None]):
                           f"{meta.new_side.describe()}")
         self.refresh_rows()
         self.query_one(UnitTable).focus()
-        self.set_status(self.triage.plan.planner.messages[0] if
-                        self.triage.plan.planner.messages else "")
+        if self.loaded.settings.tui.plan_on_open and self.session.model_configured():
+            self.action_run_planner()
+        else:
+            self.set_status("")
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every workbench action in the command palette (ctrl+p), with its keys."""
@@ -126,10 +138,14 @@ class ReviewApp(App[None]):
                                 getattr(self, f"action_{action}"))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self._show_busy()
+
+    def _show_busy(self) -> None:
         """The progress indicator shows while any long task (planner, scanners, bundles,
-        review, chat) runs."""
-        running = any(w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                      for w in self.workers)
+        review, chat) runs; a cancelled LLM call stops showing at once."""
+        running = self.jobs.running() or any(
+            w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for w in self.workers if w.group not in ("planner", "review", "chat"))
         self.query_one("#busy", ProgressBar).set_class(running, "running")
 
     # --- helpers --------------------------------------------------------------------------
@@ -141,11 +157,14 @@ class ReviewApp(App[None]):
     def current(self) -> str | None:
         return self.table.current_unit
 
-    def set_status(self, text: str) -> None:
-        kept = sum(1 for r in self.rows if not r.item.skip_review)
-        reviewed = sum(1 for r in self.rows if r.status == "reviewed")
-        counts = f"{len(self.rows)} units · {kept} kept · {reviewed} reviewed"
-        self.query_one("#status", Static).update(f"{counts}   {text}".rstrip())
+    def set_status(self, text: str | None = None) -> None:
+        """Counts · where the plan came from · ``text`` (the last event; None keeps it)."""
+        if text is not None:
+            self._message = text
+        source = status.plan_source(self.session.config, self.triage.plan,
+                                    planning=self.jobs.running("planner"))
+        parts = [status.counts(self.rows), source, self._message]
+        self.query_one("#status", Static).update(" · ".join(p for p in parts if p))
 
     def refresh_rows(self) -> None:
         self.rows = self.triage.rows(self.filter)
@@ -157,7 +176,7 @@ class ReviewApp(App[None]):
         self.rows = [row if r.unit.unit_id == unit_id else r for r in self.rows]
         self.table.update_unit_row(row)
         self.show_detail()
-        self.set_status("")
+        self.set_status()
 
     def show_detail(self) -> None:
         unit_id = self.current()
@@ -297,26 +316,64 @@ class ReviewApp(App[None]):
         self.table.focus()
 
     def key_escape(self) -> None:
+        """Escape: leave the filter; else stop a running LLM call; else leave the chat input;
+        else restore a zoomed pane."""
         box = self.query_one("#filter", Input)
-        if isinstance(self.focused, ChatInput):  # leave the chat input, keep the chat open
-            self.table.focus()
-        elif box.has_focus:
+        if box.has_focus:
             box.value = ""
             if self._filter_timer is not None:
                 self._filter_timer.stop()
             self._apply_filter("")
             box.remove_class("visible")
             self.table.focus()
+        elif self.jobs.running():
+            self.action_cancel_llm()
+        elif isinstance(self.focused, ChatInput):  # leave the chat input, keep the chat open
+            self.table.focus()
+        elif self.screen.maximized is not None:
+            self.screen.minimize()
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: stop a running LLM call; with none running, Textual's hint on quitting."""
+        if self.jobs.running():
+            self.action_cancel_llm()
         else:
-            self.cancel.set()
+            super().action_help_quit()
+
+    def action_cancel_llm(self) -> None:
+        names = self.jobs.cancel()
+        if not names:
+            return
+        if "chat" in names:
+            self.query_one(ChatPane).mark_cancelled()
+        self._show_busy()
+        self.set_status(f"cancelled: {', '.join(names)}")
+
+    def action_zoom(self) -> None:
+        """Give the focused pane (table, detail or chat) the whole screen, and back."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+            return
+        focused = self.focused
+        chain = [focused, *focused.ancestors] if focused is not None else []
+        pane = next((w for w in chain if isinstance(w, (UnitTable, DetailPane, ChatPane))), None)
+        if pane is not None:
+            self.screen.maximize(pane, container=False)
 
     def action_help(self) -> None:
         keys = [(keys, ACTIONS[action][1]) for action, keys in self._keys.items()]
         self.push_screen(HelpScreen(keys))
 
+    def _open_chat(self, visible: bool) -> None:
+        """Open or close the chat; open, it takes the room the detail pane had (see .tcss)."""
+        self.query_one(ChatPane).set_class(visible, "visible")
+        self.screen.set_class(visible, "-chat")
+
     def action_toggle_chat(self) -> None:
         chat = self.query_one(ChatPane)
-        chat.toggle_class("visible")
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        self._open_chat(not chat.has_class("visible"))
         if chat.has_class("visible"):
             self.screen.set_focus(self.query_one(ChatInput))
             if not self.session.model_configured():
@@ -330,27 +387,36 @@ class ReviewApp(App[None]):
         if not self.session.model_configured():
             self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
             return
-        self.set_status("planner running…")
-        self._plan_worker()
+        cancel = self.jobs.start("planner")
+        self.set_status("")
+        self._show_busy()
+        self._plan_worker(cancel)
 
     @work(thread=True, exclusive=True, group="planner")
-    def _plan_worker(self) -> None:
-        planner, why = make_planner(self.loaded.settings)
+    def _plan_worker(self, cancel: threading.Event) -> None:
+        planner, why = make_planner(self.loaded.settings, cancel=cancel)
         try:
             plan = plan_change(self.loaded.review_index(), planner,
                                conflict_log=self.loaded.conflict_log(), without_planner=why)
         except ReviewTuiError as error:
-            self.call_from_thread(self.notify, str(error), severity="error")
+            self.call_from_thread(self._plan_failed, cancel, str(error))
             return
-        self.call_from_thread(self._plan_done, plan)
+        self.call_from_thread(self._plan_done, cancel, plan)
 
-    def _plan_done(self, plan: FusedPlan) -> None:
+    def _plan_failed(self, cancel: threading.Event, error: str) -> None:
+        if self.jobs.finish("planner", cancel):
+            self.notify(error, title="planner failed", severity="error")
+            self.set_status("")
+        self._show_busy()
+
+    def _plan_done(self, cancel: threading.Event, plan: FusedPlan) -> None:
+        if not self.jobs.finish("planner", cancel):
+            return  # cancelled: keep the plan the table shows
         self.triage.set_plan(plan)
         self.bundles.clear()
         self.refresh_rows()
-        report = plan.planner
-        self.set_status(f"planner {report.status}: {report.batches} batches, "
-                        f"{len(report.messages)} notes, {plan.conflicts} disagreements")
+        self._show_busy()
+        self.set_status("")
 
     def action_run_scanners(self) -> None:
         self.set_status("scanners running…")
@@ -403,27 +469,38 @@ class ReviewApp(App[None]):
             return
         kept = [r.unit.unit_id for r in self.rows if not r.item.skip_review]
         self.set_status(f"reviewing {len(kept)} units…")
-        chat = self.query_one(ChatPane)
-        chat.add_class("visible")
-        self._review_worker(kept)
+        self._open_chat(True)
+        cancel = self.jobs.start("review")
+        self._show_busy()
+        self._review_worker(kept, cancel)
 
     @work(thread=True, exclusive=True, group="review")
-    def _review_worker(self, unit_ids: list[str]) -> None:
+    def _review_worker(self, unit_ids: list[str], cancel: threading.Event) -> None:
         from reviewtui.agent.report import render_markdown
 
         try:
-            result = self.session.review(self.fused_with_overrides(), unit_ids)
+            result = self.session.review(self.fused_with_overrides(), unit_ids, cancel=cancel)
         except ReviewTuiError as error:
-            self.call_from_thread(self.notify, str(error), title="review failed",
-                                  severity="error")
+            self.call_from_thread(self._review_failed, cancel, str(error))
             return
         counts: dict[str, int] = {}
         for finding in result.findings:
             if finding.unit_id:
                 counts[finding.unit_id] = counts.get(finding.unit_id, 0) + 1
-        self.call_from_thread(self._review_done, render_markdown(result), counts)
+        self.call_from_thread(self._review_done, cancel, render_markdown(result), counts)
 
-    def _review_done(self, markdown: str, counts: dict[str, int]) -> None:
+    def _review_failed(self, cancel: threading.Event, error: str) -> None:
+        if self.jobs.finish("review", cancel):
+            self.notify(error, title="review failed", severity="error")
+            self.set_status("review failed")
+        self._show_busy()
+
+    def _review_done(self, cancel: threading.Event, markdown: str,
+                     counts: dict[str, int]) -> None:
+        counted = self.jobs.finish("review", cancel)
+        self._show_busy()
+        if not counted:
+            return
         self.triage.findings = {**self.triage.findings, **counts}
         self.refresh_rows()
         self.query_one(ChatPane).start_exchange("review", markdown)
@@ -438,27 +515,49 @@ class ReviewApp(App[None]):
             chat.show_notice(self.session.not_configured_hint())
             return
         answer = chat.start_exchange(event.text)
-        self.cancel.clear()
-        self._chat_worker(event.text, answer)
+        cancel = self.jobs.start("chat")
+        self._show_busy()
+        self._chat_worker(event.text, answer, cancel)
 
     @work(thread=True, exclusive=True, group="chat")
-    def _chat_worker(self, question: str, answer: Markdown) -> None:
+    def _chat_worker(self, question: str, answer: Markdown, cancel: threading.Event) -> None:
         parts: list[str] = []
+        pane = self.query_one(ChatPane)
 
         def delta(text: str) -> None:
             parts.append(text)
-            self.call_from_thread(answer.update, "".join(parts))
+            if not cancel.is_set():
+                self.call_from_thread(pane.update_answer, answer, "".join(parts))
 
         def tool(run: Any) -> None:
-            self.call_from_thread(self.query_one(ChatPane).add_tool,
-                                  f"tool {run.call.name}({run.call.arguments[:60]})",
-                                  run.outcome.content[:4000])
+            if not cancel.is_set():
+                self.call_from_thread(pane.add_tool,
+                                      f"tool {run.call.name}({run.call.arguments[:60]})",
+                                      run.outcome.content[:4000])
 
         try:
             result = self.session.ask(self.fused_with_overrides(), question, on_delta=delta,
-                                      on_tool=tool, cancel=self.cancel)
+                                      on_tool=tool, cancel=cancel)
         except ReviewTuiError as error:
-            self.call_from_thread(self.query_one(ChatPane).show_notice, str(error))
+            self.call_from_thread(self._chat_failed, cancel, str(error))
             return
-        self.call_from_thread(answer.update, result.answer)
-        self.call_from_thread(self.query_one(ChatPane).set_rounds, self.session.rounds_text())
+        self.call_from_thread(self._chat_done, cancel, answer, result.answer,
+                              result.round.cut_off)
+
+    def _chat_failed(self, cancel: threading.Event, error: str) -> None:
+        if self.jobs.finish("chat", cancel):
+            self.query_one(ChatPane).show_notice(error)
+        self._show_busy()
+
+    def _chat_done(self, cancel: threading.Event, answer: Markdown, text: str,
+                   cut_off: bool) -> None:
+        counted = self.jobs.finish("chat", cancel)
+        self._show_busy()
+        if not counted:
+            return
+        pane = self.query_one(ChatPane)
+        pane.update_answer(answer, text)
+        if cut_off:
+            pane.show_notice("the answer was cut off: the server closed the stream before it "
+                             "finished (kept in the session, marked cut off)")
+        pane.set_rounds(self.session.rounds_text())

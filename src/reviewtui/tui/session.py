@@ -99,12 +99,13 @@ class TuiSession:
     def not_configured_hint() -> str:
         return NOT_CONFIGURED_HINT
 
-    def review(self, plan: FusedPlan, unit_ids: Sequence[str]) -> ReviewResult:
+    def review(self, plan: FusedPlan, unit_ids: Sequence[str], *,
+               cancel: threading.Event | None = None) -> ReviewResult:
         from reviewtui.agent.review import Reviewer
 
         client = LLMClient(self.config)
         reviewer = Reviewer(Workspace(self.loaded, plan), client, token_counter(self.config.model))
-        return reviewer.review(unit_ids)
+        return reviewer.review(unit_ids, cancel=cancel)
 
     def ask(self, plan: FusedPlan, question: str, *, on_delta: Callable[[str], None],
             on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:

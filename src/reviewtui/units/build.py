@@ -16,9 +16,9 @@ from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
 from reviewtui.units.grouping import group_hunks
-from reviewtui.units.line_tags import line_facts
+from reviewtui.units.line_tags import line_facts, security_in_lines
 from reviewtui.units.model import ReviewUnit
-from reviewtui.units.path_tags import path_tags
+from reviewtui.units.path_tags import identifier_tokens, path_tags
 from reviewtui.units.structures import analyze_file, structure_language
 from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
 
@@ -31,7 +31,8 @@ _CHANGE_TYPE = {
 }
 _MARKER_LINES = 10
 # Prose, tests, lock files and generated code mention "password" without being security code.
-_NO_CONTENT_SECURITY = frozenset({"doc_file", "test_file", "lockfile", "generated_or_vendored"})
+_NO_CONTENT_SECURITY = frozenset({"doc_file", "test_file", "lockfile", "generated_or_vendored",
+                                  "translation_file", "asset_file"})
 
 
 def compact_ranges(numbers: Iterable[int]) -> str:
@@ -125,6 +126,10 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
                            new_structure if added else None, vocab,
                            scan_security=not (base_tags & _NO_CONTENT_SECURITY))
         tags = base_tags | facts.tags
+        if "test_file" in tags and (
+                vocab.security_path_tokens.intersection(identifier_tokens(path))
+                or security_in_lines([(0, ln.text) for ln in lines if ln.kind != " "], vocab)):
+            tags.add("security_test")  # a test of security code: weakening it matters
         units.append(ReviewUnit(
             unit_id=unit_id_for(change, hunks),
             file_path=path,

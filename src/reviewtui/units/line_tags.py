@@ -81,7 +81,8 @@ def _all(lines: Sequence[tuple[int, str]], lines_set: frozenset[int] | None,
     return True
 
 
-def _security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary) -> bool:
+def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary) -> bool:
+    """Does any line use a security word or construct (``password``, ``eval(``...)?"""
     for _, text in lines:
         if vocab.security_code.search(text):
             return True
@@ -126,7 +127,7 @@ def line_facts(
             tags.add("only_imports")
         if all(_LOGGING.match(t) for _, t in plus_code + minus_code):
             tags.add("only_logging")
-    if scan_security and _security_in_lines(plus_code + minus_code, vocab) and not (
+    if scan_security and security_in_lines(plus_code + minus_code, vocab) and not (
         tags & {"only_comments", "only_logging", "only_whitespace"}
     ):
         tags.add("security_sensitive")
@@ -138,6 +139,12 @@ def line_facts(
     if structural:
         _structure_tags(plus, minus, old, new, tags, symbols, scopes)
         _enclosing_tags(plus_code, minus_code, old, new, tags, functions, scopes)
+        quiet = tags & {"only_comments", "only_logging", "only_whitespace", "only_imports"}
+        if scan_security and "security_sensitive" not in tags and not quiet and any(
+                vocab.security_code_tokens.intersection(identifier_tokens(scope.name))
+                for scope in scopes.values() if scope.role != "outer"
+                and scope.kind in FUNCTION_KINDS):
+            tags.add("security_sensitive")  # the change sits in `login`, `check_password`...
     return LineFacts(frozenset(tags), tuple(dict.fromkeys(symbols)),
                      tuple(dict.fromkeys(functions)), tuple(scopes.values()), structural)
 

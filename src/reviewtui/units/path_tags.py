@@ -1,8 +1,12 @@
 """Tags that follow from a file's path and its change record alone.
 
 doc_file, test_file, config_file, routing_file, migration_file, generated_or_vendored, lockfile,
-security_sensitive (by path), binary, new_file, deleted_file, renamed, mode_change, symlink,
-submodule, non_utf8, too_large. Computed once per file and shared by all its units.
+translation_file, asset_file, package_manifest, security_area (a security word in the path:
+the place, not yet what the change does — ``security_sensitive`` comes from the changed code),
+binary, new_file, deleted_file, renamed, mode_change (with mode_only when the content is unchanged,
+made_executable when it gains the executable bit, and sensitive_executable when that happens
+where hooks or CI run files), symlink, submodule, non_utf8, too_large. Computed once per file
+and shared by all its units.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import PurePosixPath
 from reviewtui.git.model import ChangeStatus, EntryKind, FileChange
 from reviewtui.units.vocabulary import Vocabulary
 
+EXECUTABLE = "100755"
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -68,11 +73,22 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
         tags.add("routing_file")
     if _has_dir(dirs, path, pack.migration_dirs) or vocab.migration_names.search(name):
         tags.add("migration_file")
-    if _has_dir(dirs, path, pack.generated_dirs) or vocab.generated_names.search(name):
+    if (_has_dir(dirs, path, pack.generated_dirs) or vocab.generated_names.search(name)
+            or name in pack.generated_names
+            or any(d.endswith(tuple(pack.generated_dir_suffixes)) for d in dirs)):
         tags.add("generated_or_vendored")
-    quiet = {"test_file", "doc_file"} & tags
+    if name in pack.package_manifest_names or name.endswith(".gemspec"):
+        tags.add("package_manifest")
+    if suffix in pack.translation_suffixes or (
+            _has_dir(dirs, path, pack.translation_dirs) and "config_file" in tags):
+        tags.add("translation_file")
+        tags.discard("config_file")
+    elif suffix in pack.asset_suffixes:
+        tags.add("asset_file")
+    quiet = {"test_file", "doc_file", "translation_file", "asset_file",
+             "generated_or_vendored"} & tags
     if not quiet and vocab.security_path_tokens.intersection(identifier_tokens(path)):
-        tags.add("security_sensitive")
+        tags.add("security_area")
 
     if change.is_binary:
         tags.add("binary")
@@ -86,6 +102,13 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
         tags.add("copied")
     if change.mode_changed:
         tags.add("mode_change")
+        if not change.hunks and change.status is ChangeStatus.MODIFY:
+            tags.add("mode_only")
+        if change.new_mode == EXECUTABLE and change.old_mode != EXECUTABLE:
+            tags.add("made_executable")
+            if _has_dir(dirs, path, pack.executable_sensitive_dirs) or (
+                    name in pack.executable_sensitive_names):
+                tags.add("sensitive_executable")
     if change.kind is EntryKind.SYMLINK:
         tags.add("symlink")
     elif change.kind is EntryKind.SUBMODULE:

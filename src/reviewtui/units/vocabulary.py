@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui.config import data_dir
 from reviewtui.errors import ConfigError
@@ -41,6 +41,14 @@ class TaggingPack(BaseModel):
     generated_name_patterns: list[str]
     generated_markers: list[str]
     lockfile_names: list[str]
+    executable_sensitive_dirs: list[str] = Field(default_factory=list)
+    executable_sensitive_names: list[str] = Field(default_factory=list)
+    package_manifest_names: list[str] = Field(default_factory=list)
+    translation_suffixes: list[str] = Field(default_factory=list)
+    translation_dirs: list[str] = Field(default_factory=list)
+    asset_suffixes: list[str] = Field(default_factory=list)
+    generated_names: list[str] = Field(default_factory=list)
+    generated_dir_suffixes: list[str] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -10,6 +11,7 @@ from reviewtui.config import LLMSettings
 from reviewtui.errors import (
     LLMAuthError,
     LLMBadRequestError,
+    LLMCancelledError,
     LLMConnectionError,
     LLMError,
     LLMModelNotFoundError,
@@ -47,8 +49,18 @@ def test_429_retry_after_is_capped(fake_llm: ScriptedOpenAIServer, make_client: 
                                    sleeps: list[float]) -> None:
     fake_llm.script(Reply.error(429, "slow down", headers={"Retry-After": "3600"}),
                     Reply.text("done"))
-    make_client().chat(USER)
+    make_client(timeout=60.0).chat(USER)
     assert sleeps == [60.0]
+
+
+def test_a_retry_after_beyond_the_time_budget_gives_up_at_once(
+        fake_llm: ScriptedOpenAIServer, make_client: MakeClient, sleeps: list[float]) -> None:
+    # timeout 5 s, 2 retries: 15 s in all; waiting 60 s would break that promise.
+    fake_llm.script(Reply.error(429, "slow down", headers={"Retry-After": "60"}))
+    with pytest.raises(LLMRateLimitError) as caught:
+        make_client().chat(USER)
+    assert sleeps == []
+    assert "1 attempt, " in _one_line(caught.value) and " s in all" in _one_line(caught.value)
 
 
 def test_429_exhausted(fake_llm: ScriptedOpenAIServer, make_client: MakeClient,
@@ -96,14 +108,29 @@ def test_backoff_is_capped() -> None:
 
 def test_timeout_is_retried_then_reported(fake_llm: ScriptedOpenAIServer,
                                           make_client: MakeClient, sleeps: list[float]) -> None:
-    fake_llm.script(Reply.delay(2.0), Reply.delay(2.0))
+    fake_llm.script(Reply.delay(3.0), Reply.delay(3.0))
     started = time.monotonic()
     with pytest.raises(LLMTimeoutError) as caught:
-        make_client(timeout=0.5, max_retries=1).chat(USER)
-    assert time.monotonic() - started < 1.9
+        make_client(timeout=1.0, max_retries=1).chat(USER)
+    assert time.monotonic() - started < 2.8
     assert len(fake_llm.requests) == 2
     assert sleeps == [0.5]
-    assert "0.5 s" in _one_line(caught.value)
+    message = _one_line(caught.value)
+    assert "within 1 s (2 attempts, " in message and " s in all)" in message
+
+
+def test_a_silent_server_is_given_up_on_within_the_time_budget(
+        fake_llm: ScriptedOpenAIServer) -> None:
+    """``timeout × (max_retries + 1)`` in all, real backoff included: not three full attempts
+    plus the waits between them."""
+    fake_llm.script(*[Reply.delay(5.0)] * 4)
+    client = LLMClient(resolve_llm(LLMSettings(timeout=0.6, max_retries=3)))
+    started = time.monotonic()
+    with pytest.raises(LLMTimeoutError) as caught:
+        client.chat(USER, on_delta=lambda _: None)
+    spent = time.monotonic() - started
+    assert spent < 0.6 * 4 + 0.4
+    assert " s in all)" in _one_line(caught.value)
 
 
 def test_401_names_the_endpoint_and_never_the_key(fake_llm: ScriptedOpenAIServer,
@@ -169,16 +196,45 @@ def test_malformed_or_empty_answers(fake_llm: ScriptedOpenAIServer, make_client:
     assert len(fake_llm.requests) == 1  # not retried
 
 
-@pytest.mark.parametrize("reply", [
-    Reply.raw(b"data: {not json}\n\n", content_type="text/event-stream"),
-    Reply.raw(b"data: [DONE]\n\n", content_type="text/event-stream"),
-    Reply.raw(b"", content_type="text/event-stream"),
-], ids=["bad-chunk", "no-chunks", "empty-body"])
-def test_malformed_or_empty_streams(fake_llm: ScriptedOpenAIServer, make_client: MakeClient,
-                                    reply: Reply) -> None:
-    fake_llm.script(reply)
+def test_a_malformed_stream_is_an_error(fake_llm: ScriptedOpenAIServer,
+                                        make_client: MakeClient) -> None:
+    fake_llm.script(Reply.raw(b"data: {not json}\n\n", content_type="text/event-stream"))
     with pytest.raises(LLMResponseError):
         make_client().chat(USER, on_delta=lambda _: None)
+
+
+@pytest.mark.parametrize("reply", [
+    Reply.raw(b"data: [DONE]\n\n", content_type="text/event-stream"),
+    Reply.raw(b"", content_type="text/event-stream"),
+    Reply.text("never shown", cut_after=0),
+], ids=["no-chunks", "empty-body", "hung-up-before-text"])
+def test_a_stream_that_ends_before_any_text_is_asked_once_more(
+        fake_llm: ScriptedOpenAIServer, make_client: MakeClient, reply: Reply) -> None:
+    fake_llm.script(reply, Reply.text("the whole answer"))
+    deltas: list[str] = []
+    result = make_client().chat(USER, on_delta=deltas.append)
+    assert (result.content, result.cut_off) == ("the whole answer", False)
+    assert "".join(deltas) == "the whole answer"
+    assert len(fake_llm.requests) == 2
+
+
+def test_a_stream_that_ends_before_any_text_twice_is_an_error(
+        fake_llm: ScriptedOpenAIServer, make_client: MakeClient) -> None:
+    fake_llm.script(Reply.text("x", cut_after=0), Reply.text("y", cut_after=0))
+    with pytest.raises(LLMResponseError) as caught:
+        make_client().chat(USER, on_delta=lambda _: None)
+    assert "closed the stream before the answer began" in _one_line(caught.value)
+    assert len(fake_llm.requests) == 2
+
+
+def test_a_stream_cut_mid_answer_is_returned_marked_cut_off(
+        fake_llm: ScriptedOpenAIServer, make_client: MakeClient) -> None:
+    fake_llm.script(Reply.text("one two three", chunks=["one ", "two ", "three"], cut_after=2))
+    deltas: list[str] = []
+    result = make_client().chat(USER, on_delta=deltas.append)
+    assert (result.content, result.cut_off, result.finish_reason) == ("one two ", True, None)
+    assert deltas == ["one ", "two "]
+    assert len(fake_llm.requests) == 1  # text was shown: not asked again
 
 
 @pytest.mark.parametrize("streaming", [False, True])
@@ -195,3 +251,33 @@ def test_script_exhausted_is_a_server_error(fake_llm: ScriptedOpenAIServer,
                                             make_client: MakeClient) -> None:
     with pytest.raises(LLMServerError, match="script exhausted"):
         make_client(max_retries=0).chat(USER)
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_cancel_event_stops_a_request_the_server_never_answers(
+        fake_llm: ScriptedOpenAIServer, make_client: MakeClient, streaming: bool) -> None:
+    """The workbench's Escape: the call returns at once, not when the timeout runs out."""
+    fake_llm.script(Reply.delay(8.0))
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    with pytest.raises(LLMCancelledError):
+        make_client(timeout=30.0).chat(USER, cancel=cancel,
+                                       on_delta=(lambda _: None) if streaming else None)
+    assert time.monotonic() - started < 3.0  # far from the 8 s delay and the 30 s timeout
+
+
+def test_a_cancel_event_stops_a_stream_between_words(fake_llm: ScriptedOpenAIServer,
+                                                     make_client: MakeClient) -> None:
+    fake_llm.script(Reply.text("one two three four", chunks=["one ", "two ", "three ", "four"],
+                               chunk_delay=2.0))
+    cancel = threading.Event()
+    deltas: list[str] = []
+
+    def take(text: str) -> None:
+        deltas.append(text)
+        cancel.set()
+
+    with pytest.raises(LLMCancelledError):
+        make_client().chat(USER, cancel=cancel, on_delta=take)
+    assert deltas == ["one "]

@@ -115,6 +115,31 @@ def test_schema_version_wal_and_reopen(store_path: Path) -> None:
         assert info is not None and info.title == "t"
 
 
+def test_a_version_1_store_is_upgraded_in_place(store_path: Path) -> None:
+    """A store written before rounds could be cut off keeps its rounds, which read as whole."""
+    from reviewtui.sessions.schema import APPLICATION_ID, MIGRATIONS
+
+    store_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(store_path)
+    for statement in MIGRATIONS[0]:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO sessions VALUES ('s_00000001', '/r', 'c', 't', '2024-01-01', "
+                 "'2024-01-01', NULL)")
+    conn.execute("INSERT INTO rounds (session_id, idx, user_message, answer, started_at, "
+                 "ended_at) VALUES ('s_00000001', 0, 'why?', 'because', '2024-01-01', "
+                 "'2024-01-01')")
+    conn.commit()
+    conn.close()
+    with SessionStore(store_path) as upgraded:
+        [record] = upgraded.rounds("s_00000001")
+        assert (record.answer, record.cut_off) == ("because", False)
+        done = record.model_copy(update={"index": 1, "answer": "partial", "cut_off": True})
+        upgraded.end_round("s_00000001", done)
+        assert [r.cut_off for r in upgraded.rounds("s_00000001")] == [False, True]
+
+
 def test_an_empty_file_becomes_a_store(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
     store_path.write_bytes(b"")

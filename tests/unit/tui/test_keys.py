@@ -16,7 +16,7 @@ BRIEF_DEFAULTS = {
     "level_1": "1", "level_2": "2", "level_3": "3", "level_4": "4",
     "lower_level": "[", "raise_level": "]", "edit_requests": "e", "toggle_skip": "s",
     "toggle_reviewed": "space", "filter": "slash", "sort": "o", "build_bundles": "b",
-    "run_scanners": "S", "run_planner": "P", "review": "R", "toggle_chat": "c",
+    "run_scanners": "S", "run_planner": "P", "review": "R", "toggle_chat": "c", "zoom": "z,ctrl+o",
     "help": "question_mark", "quit": "q",
 }
 

@@ -41,7 +41,7 @@ from textual.widgets.text_area import Selection
 
 from reviewtui.tui import text_cursor as tc
 
-PLACEHOLDER = "Ask about the change — Enter to send, Ctrl+J for a newline"
+PLACEHOLDER = "Ask about the change — Enter sends, Ctrl+J newline, Ctrl+O zoom, Esc leaves"
 MAX_LINES = 8
 """Rows of text the input grows to before it scrolls (the CSS max-height adds the border)."""
 HISTORY_LIMIT = 1000

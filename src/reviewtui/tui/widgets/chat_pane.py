@@ -2,7 +2,9 @@
 
 The conversation itself is ``reviewtui.conversation.ChatSession`` (the same engine as
 ``reviewtui ask``); this widget only shows it. Answers stream into a Markdown widget; each tool
-call is a collapsed line that expands to its (compressed) output.
+call is a collapsed line that expands to its (compressed) output. The transcript is anchored to
+its end: it follows the newest text while an answer streams, until the person scrolls up to
+read something earlier (scrolling back to the end follows again).
 """
 
 from __future__ import annotations
@@ -17,29 +19,45 @@ from reviewtui.tui.widgets.chat_input import ChatInput
 class ChatPane(Vertical):
     """Messages, the rounds list and the input."""
 
+    ALLOW_MAXIMIZE = True  # zoom (z) from the input or the transcript takes the whole pane
+
     def compose(self) -> ComposeResult:
         yield Static("chat — no messages yet", id="chat-rounds")
         yield VerticalScroll(id="chat-log")
         yield ChatInput(id="chat-input")
 
+    def on_mount(self) -> None:
+        self.log_view.anchor()
+
+    @property
+    def log_view(self) -> VerticalScroll:
+        return self.query_one("#chat-log", VerticalScroll)
+
     def show_notice(self, text: str) -> None:
-        log = self.query_one("#chat-log", VerticalScroll)
-        log.mount(Static(text, classes="chat-notice", markup=False))
+        self.log_view.mount(Static(text, classes="chat-notice", markup=False))
 
     def start_exchange(self, question: str, answer_text: str = "") -> Markdown:
         """A question and its answer (empty until it streams in, or ``answer_text``)."""
-        log = self.query_one("#chat-log", VerticalScroll)
+        log = self.log_view
         log.mount(Static(f"> {question}", classes="chat-question", markup=False))
         answer = Markdown(answer_text, classes="chat-answer")
         log.mount(answer)
-        log.scroll_end(animate=False)
         return answer
 
+    def update_answer(self, answer: Markdown, text: str) -> None:
+        """The answer so far (streaming)."""
+        answer.update(text)
+
+    def mark_cancelled(self) -> None:
+        """The answer being streamed was stopped by the person."""
+        answers = self.log_view.query(".chat-answer")
+        if answers:
+            answers.last().add_class("-cancelled")
+        self.show_notice("cancelled")
+
     def add_tool(self, title: str, body: str) -> None:
-        log = self.query_one("#chat-log", VerticalScroll)
-        log.mount(Collapsible(Static(body, markup=False), title=title, collapsed=True,
-                              classes="chat-tool"))
-        log.scroll_end(animate=False)
+        self.log_view.mount(Collapsible(Static(body, markup=False), title=title, collapsed=True,
+                                        classes="chat-tool"))
 
     def set_rounds(self, text: str) -> None:
         self.query_one("#chat-rounds", Static).update(text)

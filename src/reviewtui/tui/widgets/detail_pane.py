@@ -105,6 +105,8 @@ def _preview(bundle: ContextBundle) -> RenderableType:
 class DetailPane(VerticalScroll):
     """Decision, bundle account and diff of the unit under the cursor."""
 
+    ALLOW_MAXIMIZE = True  # zoom (z)
+
     def compose(self) -> ComposeResult:
         yield Static(id="decision")
         yield Static(id="account")

@@ -2,13 +2,20 @@
 
 A ``DataTable`` (``ListView`` does not scale past a few thousand rows); a decision refreshes one
 row's cells rather than rebuilding the table, so keys stay instant on very large changes.
+
+The columns fit the table's width: the status, the location, the final level and the risk
+always show (the location narrows first, keeping its end: the file name and the lines); the
+others are added in order of use while they fit — findings, confidence, who decided, the rule's
+level, the LLM's level, the tags. A resize that changes the set rebuilds the columns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from rich.text import Text
+from textual.events import Resize
 from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable
@@ -19,28 +26,68 @@ from reviewtui.tui.triage import Row
 STATUS_GLYPHS = {"new": ("●", "bold"), "reviewed": ("✓", "green"), "skipped": ("–", "dim"),
                  "changed": ("↻", "yellow")}
 RISK_STYLES = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "dim"}
+# Every column in display order, and its width (the location's is the most it may take).
 COLUMNS = ("st", "location", "tags", "conf", "rule", "llm", "final", "by", "risk", "find")
-WIDTHS = {"st": 2, "location": 36, "tags": 22, "conf": 4, "rule": 12, "llm": 12, "final": 12,
+WIDTHS = {"st": 2, "location": 60, "tags": 22, "conf": 4, "rule": 12, "llm": 12, "final": 12,
           "by": 4, "risk": 8, "find": 4}
+ALWAYS = ("st", "location", "final", "risk")
+OPTIONAL = ("find", "conf", "by", "rule", "llm", "tags")  # the first is the last to go
+LOCATION_MIN = 28  # the location shrinks to this before an optional column is kept
+LOCATION_FLOOR = 12  # ...and below that only when nothing else fits
+CELL_PADDING = 2  # DataTable pads each cell by one column on each side
+SCROLLBAR = 2
 
 
-def _cells(row: Row) -> list[Text | str]:
+@dataclass(frozen=True)
+class ColumnFit:
+    """Which columns show, and how wide the location is."""
+
+    columns: tuple[str, ...]
+    location_width: int
+
+
+def fit_columns(width: int, longest_location: int) -> ColumnFit:
+    """The columns for a table ``width`` cells wide, in display order."""
+    wanted = max(LOCATION_FLOOR, min(longest_location, WIDTHS["location"]))
+    fixed = sum(WIDTHS[c] + CELL_PADDING for c in ALWAYS if c != "location")
+    room = width - SCROLLBAR - fixed - CELL_PADDING  # the location and the optional columns
+    location = min(wanted, LOCATION_MIN)
+    room -= location
+    shown = set(ALWAYS)
+    for name in OPTIONAL:
+        cost = WIDTHS[name] + CELL_PADDING
+        if cost > room:
+            break
+        shown.add(name)
+        room -= cost
+    location = max(LOCATION_FLOOR, min(wanted, location + room))
+    return ColumnFit(tuple(c for c in COLUMNS if c in shown), location)
+
+
+def fit_location(text: str, width: int) -> str:
+    """``text`` in ``width`` cells, keeping its end (the file name and the lines)."""
+    return text if len(text) <= width else "…" + text[len(text) - width + 1:]
+
+
+def _cells(row: Row, fit: ColumnFit) -> list[Text | str]:
     glyph, style = STATUS_GLYPHS[row.status]
     item, unit = row.item, row.unit
     risk = item.risk or "-"
-    return [
-        Text(glyph, style=style),
-        Text(unit.location, style="dim" if row.status == "skipped" else ""),
-        ",".join(unit.tags)[:40] or "-",
-        f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-",
-        item.rule_context_level.value if item.rule_context_level else "-",
-        item.llm_context_level.value if item.llm_context_level else "-",
-        Text(item.final_context_level.value,
-             style="bold" if item.provenance.level == "user" else ""),
-        item.provenance.level,
-        Text(risk, style=RISK_STYLES.get(risk, "")),
-        str(row.findings) if row.findings else "",
-    ]
+    cells: dict[str, Text | str] = {
+        "st": Text(glyph, style=style),
+        "location": Text(fit_location(unit.location, fit.location_width),
+                         style="dim" if row.status == "skipped" else ""),
+        "tags": ",".join(unit.tags)[:40] or "-",
+        "conf": f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-",
+        "rule": item.rule_context_level.value if item.rule_context_level else "-",
+        "llm": item.llm_context_level.value if item.llm_context_level else "-",
+        "final": Text(item.final_context_level.value,
+                      style="bold" if item.provenance.level == "user" else ""),
+        "by": item.provenance.level,
+        "risk": Text(risk, style=RISK_STYLES.get(risk, "")),
+        "find": str(row.findings) if row.findings else "",
+    }
+    return [cells[name] for name in fit.columns]
 
 
 class UnitTable(DataTable[Text | str]):
@@ -55,12 +102,26 @@ class UnitTable(DataTable[Text | str]):
 
     def __init__(self, *, id: str | None = None, location_width: int = 36) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.location_width = max(12, min(location_width, 60))
+        self.longest_location = location_width
+        self.fit = fit_columns(120, location_width)
+        self._rows: Sequence[Row] = ()
 
     def on_mount(self) -> None:
-        for name in COLUMNS:
-            width = self.location_width if name == "location" else WIDTHS[name]
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        for name in self.fit.columns:
+            width = self.fit.location_width if name == "location" else WIDTHS[name]
             self.add_column(name, key=name, width=width)
+
+    def on_resize(self, event: Resize) -> None:
+        fit = fit_columns(event.size.width, self.longest_location)
+        if fit != self.fit:
+            self.fit = fit
+            keep = self.current_unit
+            self.clear(columns=True)
+            self._add_columns()
+            self.show(self._rows, keep=keep)
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """Every column has a fixed width and no row a label or auto height, so skip
@@ -76,9 +137,10 @@ class UnitTable(DataTable[Text | str]):
 
     def show(self, rows: Sequence[Row], keep: str | None = None) -> None:
         """Replace every row; keep the cursor on ``keep`` if it is still shown."""
+        self._rows = rows
         self.clear()
         for row in rows:
-            self.add_row(*_cells(row), key=row.unit.unit_id)
+            self.add_row(*_cells(row, self.fit), key=row.unit.unit_id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))
 
@@ -86,7 +148,8 @@ class UnitTable(DataTable[Text | str]):
         key = row.unit.unit_id
         if key not in self.rows:
             return
-        for column, value in zip(COLUMNS, _cells(row), strict=True):
+        self._rows = [row if r.unit.unit_id == key else r for r in self._rows]
+        for column, value in zip(self.fit.columns, _cells(row, self.fit), strict=True):
             self.update_cell(key, column, value)
 
     @property

@@ -1,0 +1,43 @@
+"""What the status line says: the counts, where the plan came from, and the last event.
+
+Kept apart from the app (and free of Textual) so that every wording is a plain function with a
+test: the status line must say what is true — which model is configured, that the plan is the
+rules' until the planner runs, and what the planner did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reviewtui.llm.settings import LLMConfig
+from reviewtui.plan import FusedPlan
+from reviewtui.tui.triage import Row
+
+
+def counts(rows: Sequence[Row]) -> str:
+    kept = sum(1 for r in rows if not r.item.skip_review)
+    reviewed = sum(1 for r in rows if r.status == "reviewed")
+    return f"{len(rows)} units · {kept} kept · {reviewed} reviewed"
+
+
+def plan_source(config: LLMConfig, plan: FusedPlan, *, planning: bool = False) -> str:
+    """Where the levels come from: the rules (and why), the planner running, or its result."""
+    if not config.configured:
+        return "rules' plan · no model configured (REVIEWTUI_MODEL)"
+    model = config.model or "?"
+    if planning:
+        return f"planner running on {model}…"
+    report = plan.planner
+    if report.status in ("skipped", "not_configured"):
+        return f"rules' plan · P asks {model}"
+    by_llm = sum(1 for item in plan.plan if item.provenance.level == "llm")
+    skipped = sum(1 for item in plan.plan if item.skip_review and item.provenance.skip == "llm")
+    result = f"{by_llm} levels, {skipped} skips by the model"
+    if report.status == "failed":
+        why = report.endpoint_error or (report.messages[-1] if report.messages else "")
+        return f"planner failed ({model}): {why}" if why else f"planner failed ({model})"
+    if report.status == "partial":
+        return (f"planner partial ({model}, {report.failed_batches}/{report.batches} batches "
+                f"failed): {result}")
+    disagreements = f" · {plan.conflicts} disagreements" if plan.conflicts else ""
+    return f"planned by {model}: {result}{disagreements}"

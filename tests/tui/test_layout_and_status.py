@@ -1,0 +1,260 @@
+"""The workbench as people run it: 80×24 terminals, zoom, a chat that shows its answer, an honest
+status line, and LLM calls that Escape or ctrl+c stop at once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.containers import VerticalScroll
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.widgets.chat_pane import ChatPane
+from reviewtui.tui.widgets.detail_pane import DetailPane
+from reviewtui.tui.widgets.unit_table import UnitTable
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+LONG_ANSWER = "\n\n".join(f"Point {n}: `login` now checks the account state, part {n}."
+                          for n in range(1, 16)) + "\n\nThe last line of the answer."
+
+
+def _one_unit(repo: GitRepoBuilder) -> None:
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+
+
+def _many_units(repo: GitRepoBuilder, count: int = 30) -> None:
+    for n in range(count):
+        repo.write(f"app/module_with_a_long_name_{n:02}.py", f"def f{n}():\n    return {n}\n")
+    repo.commit("base")
+    for n in range(count):
+        repo.write(f"app/module_with_a_long_name_{n:02}.py", f"def f{n}():\n    return {n + 1}\n")
+
+
+def _app(repo: GitRepoBuilder, tmp_path: Path) -> ReviewApp:
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    return ReviewApp(loaded, store_path=tmp_path / "s.sqlite3")
+
+
+def _status(app: ReviewApp) -> str:
+    return str(app.query_one("#status").render())
+
+
+async def test_columns_drop_in_priority_order_and_come_back(repo: GitRepoBuilder,
+                                                            tmp_path: Path) -> None:
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        narrow = [str(c.label) for c in table.columns.values()]
+        assert {"st", "location", "final", "risk"} <= set(narrow)
+        assert "tags" not in narrow and "llm" not in narrow
+        assert sum(c.get_render_width(table) for c in table.columns.values()) <= 80
+        location = str(table.get_row_at(0)[narrow.index("location")])
+        assert location.endswith(".py:L2")  # cut at the start: the file name stays
+        await pilot.resize_terminal(220, 50)
+        await pilot.pause()
+        wide = [str(c.label) for c in table.columns.values()]
+        assert {"tags", "llm", "rule", "conf", "by", "find"} <= set(wide)
+        assert app.current() == app.rows[0].unit.unit_id  # the cursor kept its unit
+
+
+async def test_the_table_is_as_tall_as_its_rows_on_a_small_change(repo: GitRepoBuilder,
+                                                                  tmp_path: Path) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.query_one(UnitTable).size.height == 2  # the header and the one unit
+        assert app.query_one(DetailPane).size.height >= 15
+
+
+async def test_at_80x24_the_chat_shows_the_whole_answer_as_it_streams(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    pieces = [part + "\n\n" for part in LONG_ANSWER.split("\n\n")]
+    pieces[-1] = pieces[-1].rstrip("\n")
+    fake_llm.script(Reply.text(LONG_ANSWER, chunks=pieces, chunk_delay=0.02))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"what changed?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        chat = app.query_one(ChatPane)
+        log = chat.query_one("#chat-log", VerticalScroll)
+        assert not app.query_one(DetailPane).display  # the chat took the detail's room
+        assert log.size.height >= 8
+        assert app.query_one(UnitTable).size.height <= 7
+        assert log.scroll_y == log.max_scroll_y > 0  # it followed the newest text
+        last = chat.query(".chat-answer").last().query("MarkdownParagraph").last()
+        assert "last line" in str(last.render())
+        assert log.region.y <= last.region.y and last.region.bottom <= log.region.bottom
+
+
+async def test_the_transcript_stays_where_the_person_scrolled(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text(LONG_ANSWER))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"first", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        log = app.query_one("#chat-log", VerticalScroll)
+        log.focus()
+        await pilot.press("home")  # the person goes back to the top to read
+        await pilot.pause()
+        assert log.scroll_y == 0
+        fake_llm.script(Reply.text(LONG_ANSWER))
+        app.query_one("#chat-input").focus()
+        await pilot.press(*"second", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert log.scroll_y == 0 < log.max_scroll_y  # not pulled down
+        log.focus()
+        await pilot.press("end")  # back at the end: it follows again
+        await pilot.pause()
+        fake_llm.script(Reply.text(LONG_ANSWER))
+        app.query_one("#chat-input").focus()
+        await pilot.press(*"third", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        assert log.scroll_y == log.max_scroll_y
+
+
+async def test_zoom_gives_the_focused_pane_the_screen_and_back(repo: GitRepoBuilder,
+                                                               tmp_path: Path) -> None:
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        before = table.size.height
+        await pilot.press("z")
+        assert app.screen.maximized is table
+        await pilot.pause()
+        assert table.size.height > before and table.size.height >= 18
+        assert "units" in _status(app)  # the status line stays
+        await pilot.press("z")
+        assert app.screen.maximized is None
+        await pilot.press("tab", "z")  # the detail pane
+        assert isinstance(app.screen.maximized, DetailPane)
+        await pilot.press("escape")
+        assert app.screen.maximized is None
+        await pilot.press("c", "z")  # in the chat input, z is a letter...
+        assert app.screen.maximized is None
+        await pilot.press("ctrl+o")  # ...and ctrl+o zooms the chat
+        assert isinstance(app.screen.maximized, ChatPane)
+        await pilot.pause()
+        assert app.query_one(ChatPane).size.height >= 18
+        await pilot.press("ctrl+o")
+        assert app.screen.maximized is None
+
+
+async def test_status_says_which_model_and_where_the_plan_came_from(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    [unit] = [u.unit_id for u in app.loaded.units]
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert "rules' plan · P asks test-model" in _status(app)
+        assert "turned off" not in _status(app)
+        fake_llm.script(Reply.json({"plan": [{"unit_id": unit,
+                                              "llm_context_level": "full_file"}]}))
+        await pilot.press("P")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "planned by test-model: 1 levels, 0 skips by the model" in _status(app)
+
+
+async def test_without_a_model_the_status_says_so(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert "rules' plan · no model configured (REVIEWTUI_MODEL)" in _status(app)
+
+
+async def test_plan_on_open_runs_the_planner_at_once(repo: GitRepoBuilder, tmp_path: Path,
+                                                     fake_llm: ScriptedOpenAIServer) -> None:
+    _one_unit(repo)
+    repo.write(".reviewtui.toml", "[tui]\nplan_on_open = true\n")
+    app = _app(repo, tmp_path)
+    [unit] = [u.unit_id for u in app.loaded.units if u.file_path == "app/auth.py"]
+    fake_llm.script(Reply.json({"plan": [{"unit_id": u.unit_id, "llm_context_level": "file"}
+                                         for u in app.loaded.units]}))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.triage.plan.planner.status == "ok"
+        assert app.triage.item(unit).llm_context_level is not None
+        assert "planned by test-model" in _status(app)
+
+
+async def test_escape_stops_a_chat_answer_the_server_never_sends(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.delay(20.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        await pilot.pause(0.3)
+        assert app.jobs.running("chat")
+        assert app.query_one("#busy").has_class("running")
+        started = time.monotonic()
+        await pilot.press("escape")
+        assert not app.jobs.running()
+        assert not app.query_one("#busy").has_class("running")
+        await app.workers.wait_for_complete()  # the call really ends, not after 20 s
+        assert time.monotonic() - started < 5
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert "cancelled" in notices
+        assert "cancelled: chat" in _status(app)
+
+
+async def test_ctrl_c_stops_the_planner(repo: GitRepoBuilder, tmp_path: Path,
+                                        fake_llm: ScriptedOpenAIServer) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.delay(20.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("P")
+        await pilot.pause(0.3)
+        assert "planner running on test-model" in _status(app)
+        started = time.monotonic()
+        await pilot.press("ctrl+c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert time.monotonic() - started < 5
+        assert app.triage.plan.planner.status == "skipped"  # the rules' plan stays
+        assert "cancelled: planner" in _status(app)
+        assert not any("planner failed" in str(n.title) for n in app._notifications)
+
+
+async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_path: Path,
+                                                    fake_llm: ScriptedOpenAIServer) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text("It now checks active users because",
+                               chunks=["It now checks ", "active users ", "because"],
+                               cut_after=2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        answer = app.query(".chat-answer").last()
+        assert answer.source == "It now checks active users "  # type: ignore[attr-defined]
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert any("cut off" in n for n in notices)
