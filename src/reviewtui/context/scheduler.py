@@ -119,8 +119,9 @@ class ContextScheduler:
                                     if (u := self._units[r.unit_id]).file_path in self._changes)
 
     def prefetch(self, work: Sequence[tuple[BundleRequest, UnitEstimate]], limit: int) -> None:
-        """Read the files and batch the name searches of units about to be built, limited to
-        the requests their estimates say will fit ``limit``."""
+        """Read the files and batch the name searches of units about to be built: every
+        request that may still find room under ``limit`` (searches are estimated generously:
+        most find little), so that building rarely needs a ``git grep`` of its own."""
         new: list[FileChange] = []
         old: list[FileChange] = []
         for request, _ in work:
@@ -140,7 +141,7 @@ class ContextScheduler:
             used = estimate.diff + estimate.level + estimate.previous_version
             fitting: list[ExtraRequest] = []
             for extra, tokens in zip(request.extra_requests, estimate.requests, strict=True):
-                if tokens and used + tokens <= limit:
+                if tokens and used < limit:
                     fitting.append(extra)
                     used += tokens
             planned.append((self._units[request.unit_id], fitting))
