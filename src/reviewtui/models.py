@@ -155,6 +155,8 @@ class PlannerUnit(_Model):
     rule_confidence: float | None
     line_numbers: LineNumbers
     rule_extra_requests: list[ExtraRequest] | None
+    risk: str | None = None  # the rules' risk class
+    priority: float | None = None  # the rules' review order (higher first)
 
 
 class PlannerIndex(_Model):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,6 +76,29 @@ class LoadedChange:
         findings = findings_by_unit(self.units, scan.issues)
         return fill_rule_fields(index, apply_findings(self.suggestions, findings), findings)
 
+    def with_reach(self) -> LoadedChange:
+        """This change with every unit's priority counting its reach: the files that use a
+        changed public definition (one project-wide search, kept per tree in .git/reviewtui)."""
+        from reviewtui.context.search.reach import ReachCounter
+        from reviewtui.rules.priority import with_reach
+
+        if self.repo is None or any(s.reach_counted for s in self.suggestions.values()):
+            return self
+        names = {u.unit_id: [s.name for s in u.scopes if s.role != "outer"]
+                 + list(u.symbols) for u in self.units}
+        cache = self.repo.common_dir / "reviewtui" / "reach"
+        files = ReachCounter(self.repo, self.change_set, cache).counts(
+            n for group in names.values() for n in group)
+        suggestions = dict(self.suggestions)
+        for unit in self.units:
+            suggestion = suggestions.get(unit.unit_id)
+            if suggestion is None:
+                continue
+            users = {f for n in names[unit.unit_id]
+                     for f in files.get(n.rsplit(".", 1)[-1], ())} - {unit.file_path}
+            suggestions[unit.unit_id] = with_reach(suggestion, len(users))
+        return replace(self, suggestions=suggestions)
+
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""
         from reviewtui.rules.scanners import ScanTarget
@@ -123,7 +146,9 @@ class LoadedChange:
         from reviewtui.plan import plan_change
 
         planner, why_not = make_planner(self.settings, use_llm=use_llm)
-        return plan_change(self.review_index(scan), planner, overrides=overrides,
+        # The planner batches by priority: count reach then (the model call costs far more).
+        source = self.with_reach() if planner is not None else self
+        return plan_change(source.review_index(scan), planner, overrides=overrides,
                            conflict_log=self.conflict_log(), without_planner=why_not)
 
     def bundle_stream(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,

@@ -223,7 +223,7 @@ def test_planner_index_is_slim(repo: GitRepoBuilder, cli: CliRunner) -> None:
     unit = data["units"][0]
     assert set(unit) == {"unit_id", "file_path", "patch_type", "tags", "metrics",
                          "rule_context_level", "rule_confidence", "line_numbers",
-                         "rule_extra_requests"}
+                         "rule_extra_requests", "risk", "priority"}
     assert set(data) == {"review_metadata", "summary", "units"}
     assert data["summary"]["changes_by_type"]["modify"] == 1
     assert data["summary"]["total_lines"] == {"added": 1, "removed": 1}

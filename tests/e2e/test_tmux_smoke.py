@@ -52,7 +52,7 @@ def test_index_in_a_terminal(changed_repo: GitRepoBuilder) -> None:
     assert "1 files, 1 units, +1 -1" in out
     header = next(line for line in out.splitlines() if line.startswith("UNIT"))
     assert header.split() == ["UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "CONF",
-                              "RISK", "TAGS"]
+                              "RISK", "PRIO", "TAGS"]
     assert re.search(r"^u_[0-9a-f]{12}\s+app/payments\.py:L2\s+python\s+modify\s+\+1/-1",
                      out, re.MULTILINE), out
 

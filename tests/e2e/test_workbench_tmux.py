@@ -29,7 +29,7 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
     with TmuxSession(reviewtui_command(), cwd=repo.root, env=env, width=140,
                      height=32) as term:
         term.wait_for("app/auth.py:L2", timeout=30)
-        assert "2 units · 2 kept · 0 reviewed" in term.screen()
+        assert "2 units (50% high) · 2 kept · 0 reviewed" in term.screen()
         term.send_keys("j")  # to app/util.py
         term.wait_for("unit     u_", timeout=10)
         term.send_keys("4")
@@ -39,7 +39,7 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
         term.send_keys("/")
         term.type_text("risk:high")  # typed at once: every key must reach the filter
         term.send_keys("Enter")
-        term.wait_for("1 units · 1 kept", timeout=10)
+        term.wait_for("1 units (100% high) · 1 kept", timeout=10)
         _escape(term)
         term.send_keys("?")
         term.wait_for("reviewtui keys", timeout=10)

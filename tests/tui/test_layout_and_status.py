@@ -57,10 +57,10 @@ async def test_columns_drop_in_priority_order_and_come_back(repo: GitRepoBuilder
         assert sum(c.get_render_width(table) for c in table.columns.values()) <= 80
         location = str(table.get_row_at(0)[narrow.index("location")])
         assert location.endswith(".py:L2")  # cut at the start: the file name stays
-        await pilot.resize_terminal(220, 50)
+        await pilot.resize_terminal(240, 50)
         await pilot.pause()
         wide = [str(c.label) for c in table.columns.values()]
-        assert {"tags", "llm", "rule", "conf", "by", "find"} <= set(wide)
+        assert {"tags", "llm", "rule", "conf", "by", "find", "prio"} <= set(wide)
         assert app.current() == app.rows[0].unit.unit_id  # the cursor kept its unit
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 from reviewtui.cli.parser import selector_from_args
 
 if TYPE_CHECKING:
-    from reviewtui.models import ReviewIndex
+    from reviewtui.models import IndexUnit, ReviewIndex
     from reviewtui.rules.scanners import ScanReport
 
 
@@ -27,10 +27,40 @@ def run_index(args: argparse.Namespace) -> int:
             args.scan_tools) else None
         scan = loaded.scan(tools)
         print_scan_summary(scan, sys.stderr)
-    index = loaded.review_index(scan)
+    if args.sort == "priority":
+        loaded = loaded.with_reach()
+    index = sort_units(loaded.review_index(scan), args.sort)
     fmt = "planner" if args.planner else "json" if args.json else "table"
     print_index(index, fmt, sys.stdout)
     return 0
+
+
+_RISK_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+def sort_units(index: ReviewIndex, order: str) -> ReviewIndex:
+    """The index with its units by file (as built), by priority or by risk (then priority)."""
+    if order == "file":
+        return index
+
+    def key(unit: IndexUnit) -> tuple[float, ...]:
+        score = -(unit.priority_score or 0.0)
+        if order == "priority":
+            return (score,)
+        risk = unit.agent_decision.priority if unit.agent_decision else None
+        return (_RISK_ORDER.get(risk or "", 4), score)
+
+    return index.model_copy(update={"units": sorted(index.units, key=key)})
+
+
+def risk_summary(index: ReviewIndex) -> str:
+    """``risk: 3 critical, 12 high (9.4%), 40 medium, 105 low`` once the rules have scored."""
+    counts = index.summary.risk_distribution
+    if not counts or not index.units:
+        return ""
+    share = 100 * (counts["critical"] + counts["high"]) / len(index.units)
+    return (f"risk: {counts['critical']} critical, {counts['high']} high ({share:.1f}% high or "
+            f"critical), {counts['medium']} medium, {counts['low']} low")
 
 
 def _table(index: ReviewIndex) -> str:
@@ -38,9 +68,12 @@ def _table(index: ReviewIndex) -> str:
     total = index.summary.total_lines
     header = (f"{meta.mode}: {meta.old} -> {meta.new} | {meta.total_files} files, "
               f"{meta.total_changes} units, +{total.added} -{total.removed}")
+    risks = risk_summary(index)
+    if risks:
+        header += "\n" + risks
     if not index.units:
         return header + "\nno changes to review\n"
-    rows = [("UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "CONF", "RISK", "TAGS")]
+    rows = [("UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "CONF", "RISK", "PRIO", "TAGS")]
     for unit in index.units:
         rows.append((
             unit.unit_id,
@@ -51,6 +84,7 @@ def _table(index: ReviewIndex) -> str:
             unit.rule_context_level.value if unit.rule_context_level else "-",
             f"{unit.rule_confidence:.2f}" if unit.rule_confidence is not None else "-",
             (unit.agent_decision.priority if unit.agent_decision else None) or "-",
+            f"{unit.priority_score:.0f}" if unit.priority_score is not None else "-",
             ",".join(unit.tags) or "-",
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]

@@ -90,6 +90,9 @@ def build_index_parser() -> argparse.ArgumentParser:
                              "files; error findings raise a unit's level")
     parser.add_argument("--scan-tools", metavar="TOOLS",
                         help="comma-separated scanners to run (implies --scan)")
+    parser.add_argument("--sort", choices=("file", "priority", "risk"), default="file",
+                        help="unit order: by file (default), by priority (what to review "
+                             "first; counts each changed definition's reach), or by risk")
     add_selectors(parser)
     return parser
 

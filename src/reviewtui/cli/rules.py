@@ -59,7 +59,7 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
                 use_cache: bool = True) -> int:
     from reviewtui.pipeline import load_change
 
-    loaded = load_change(path, selector, use_cache=use_cache)
+    loaded = load_change(path, selector, use_cache=use_cache).with_reach()
     unit = loaded.unit(unit_id)
     if unit is None:
         matching = [u.unit_id for u in loaded.units if u.unit_id.startswith(unit_id)]

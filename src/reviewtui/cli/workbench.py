@@ -12,7 +12,9 @@ def run_workbench(args: argparse.Namespace) -> int:
     from reviewtui.pipeline import load_change
     from reviewtui.tui.app import ReviewApp
 
-    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    # The table opens in priority order, which counts each changed definition's reach.
+    loaded = load_change(args.path, selector_from_args(args),
+                         use_cache=not args.no_cache).with_reach()
     # The workbench runs for long: collect garbage cycles again, but leave the loaded change
     # (hundreds of thousands of objects that live as long as the app) out of every scan.
     gc.freeze()

@@ -118,6 +118,7 @@ def fuse_unit(unit: IndexUnit, llm: LLMPlanItem | None, planned: bool) -> FusedI
         rule_confidence=unit.rule_confidence, llm_context_level=llm_level,
         final_context_level=final, extra_requests=requests, skip_review=skip, reason=reason,
         provenance=Provenance(level=level_source, skip=skip_source, extra_requests=sources),
+        priority=unit.priority_score,
     )
 
 

@@ -61,6 +61,7 @@ class FusedItem(_Model):
     skip_review: bool
     reason: str
     provenance: Provenance
+    priority: float | None = None  # the rules' review order (higher first)
 
 
 class PlannerReport(_Model):

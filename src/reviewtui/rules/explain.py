@@ -27,9 +27,22 @@ def _risk_lines(suggestion: RuleSuggestion) -> list[str]:
                f"symbol risk {rf.symbol_risk} +{points.get(rf.symbol_risk, 0)} "
                f"= {rf.score()} (>=6 critical, >=4 high, >=2 medium)")
     lines = [f"  risk score: {why} -> {suggestion.formula_risk.value}"]
-    if suggestion.risk is not suggestion.formula_risk:
-        lines.append(f"  raised to {suggestion.risk.value} by the strongest matched rule "
-                     "(declared risk, capped at high)")
+    capped = next((p for p in suggestion.notes.split("; ") if " caps risk at " in p), None)
+    if capped:
+        lines.append(f"  {capped}")
+    elif suggestion.risk is not suggestion.formula_risk:
+        lines.append(f"  {suggestion.risk.value} by the strongest matched rule "
+                     "(declared risk, capped at high) or a decisive pattern")
+    return lines
+
+
+def _priority_lines(suggestion: RuleSuggestion) -> list[str]:
+    parts = " + ".join(f"{name} {points:g}" for name, points in suggestion.priority_parts)
+    lines = [f"  role: {suggestion.role}", f"  {parts} = {suggestion.priority_score:g}"]
+    if suggestion.reach is not None:
+        lines.append(f"  reach: {suggestion.reach} other files use its definitions")
+    else:
+        lines.append("  reach: not counted")
     return lines
 
 
@@ -80,6 +93,7 @@ def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion) ->
             f"{f.language_bonus:g} = {mc:.2f}",
             _confidence_line(mc, suggestion),
             "", f"level: {suggestion.context_level.value} (decided by {suggestion.decided_by})"]
+    out += ["", "priority (the review order, higher first):", *_priority_lines(suggestion)]
     if suggestion.learned:
         out.append(f"  {suggestion.learned}")
     out += [f"  {note}" for note in suggestion.scanner_notes]

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reviewtui.rules.compiled import RISK_RANK, Stage
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.schema import RoleRule
-from reviewtui.rules.suggestion import RuleMatch
+from reviewtui.rules.suggestion import RuleMatch, RuleSuggestion
 
 RISK_POINTS = {RiskLevel.CRITICAL: 40.0, RiskLevel.HIGH: 30.0, RiskLevel.MEDIUM: 15.0,
                RiskLevel.LOW: 0.0}
@@ -73,7 +73,9 @@ def cap_risk(risk: RiskLevel, role: Role, matches: Sequence[RuleMatch]
 
 def behaviour_signals(matches: Sequence[RuleMatch]) -> list[str]:
     """Rules that found high-risk behaviour in the changed lines (not paths, names or size)."""
-    labels = {m.rule.label for m in matches if m.rule.stage in _BEHAVIOUR_STAGES
+    labels = {m.rule.label for m in matches
+              if (m.rule.stage in _BEHAVIOUR_STAGES
+                  or (m.rule.stage is Stage.SYMBOL and m.rule.language_specific))
               and RISK_RANK[m.rule.risk] >= RISK_RANK[RiskLevel.HIGH]}
     return sorted(labels)
 
@@ -88,9 +90,20 @@ def priority_parts(risk: RiskLevel, role: Role, signals: int, confidence: float,
         ("size", round(min(MAX_SIZE_POINTS, 1.2 * math.log2(1 + changed_lines)), 1)),
     ]
     if reach is not None:
-        parts.append(("reach", round(min(MAX_REACH_POINTS, 3.0 * math.log2(1 + reach)), 1)))
+        parts.append(("reach", reach_points(reach)))
     return tuple(parts)
 
 
 def total(parts: tuple[tuple[str, float], ...]) -> float:
     return round(sum(points for _, points in parts), 1)
+
+
+def reach_points(reach: int) -> float:
+    return round(min(MAX_REACH_POINTS, 3.0 * math.log2(1 + reach)), 1)
+
+
+def with_reach(suggestion: RuleSuggestion, reach: int) -> RuleSuggestion:
+    """``suggestion`` whose priority also counts ``reach`` (files using its definitions)."""
+    parts = tuple(p for p in suggestion.priority_parts if p[0] != "reach")
+    return replace(suggestion, priority_parts=(*parts, ("reach", reach_points(reach))),
+                   reach=reach)

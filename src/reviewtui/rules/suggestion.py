@@ -46,6 +46,11 @@ class RuleSuggestion:
     role: str = "code"
     # (part, points) of the priority score (``reviewtui.rules.priority``); reach when counted
     priority_parts: tuple[tuple[str, float], ...] = ()
+    reach: int | None = None  # files that use the unit's definitions, once counted
+
+    @property
+    def reach_counted(self) -> bool:
+        return self.reach is not None
 
     @property
     def priority(self) -> str:

@@ -279,7 +279,7 @@ class ReviewApp(App[None]):
         self.push_screen(RequestsModal(item.location, item.extra_requests), done)
 
     def action_sort(self) -> None:
-        self.triage.sort_key = "risk" if self.triage.sort_key == "file" else "file"
+        self.triage.next_sort()
         self.refresh_rows()
         self.set_status(f"sorted by {self.triage.sort_key}")
 

@@ -15,9 +15,13 @@ from reviewtui.tui.triage import Row
 
 
 def counts(rows: Sequence[Row]) -> str:
+    """``120 units (8% high) · 90 kept · 3 reviewed``: the share of high or critical risk says
+    whether "high" still singles something out."""
     kept = sum(1 for r in rows if not r.item.skip_review)
     reviewed = sum(1 for r in rows if r.status == "reviewed")
-    return f"{len(rows)} units · {kept} kept · {reviewed} reviewed"
+    high = sum(1 for r in rows if r.item.risk in ("high", "critical"))
+    share = f" ({100 * high / len(rows):.0f}% high)" if rows else ""
+    return f"{len(rows)} units{share} · {kept} kept · {reviewed} reviewed"
 
 
 def plan_source(config: LLMConfig, plan: FusedPlan, *, planning: bool = False) -> str:

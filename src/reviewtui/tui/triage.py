@@ -93,7 +93,7 @@ class Triage:
         self.overrides = overrides or OverrideSet()
         self.marks = dict(marks or {})
         self.findings = dict(findings or {})
-        self.sort_key = "file"
+        self.sort_key = "priority"  # priority | risk | file
 
     def set_plan(self, plan: FusedPlan) -> None:
         self.plan = plan
@@ -120,8 +120,17 @@ class Triage:
         if flt is not None and not flt.empty:
             rows = [r for r in rows if flt.matches(r)]
         if self.sort_key == "risk":
-            rows.sort(key=lambda r: (RISK_ORDER.get(r.item.risk or "", 9), r.unit.file_path))
+            rows.sort(key=lambda r: (RISK_ORDER.get(r.item.risk or "", 9),
+                                     -(r.item.priority or 0.0), r.unit.file_path))
+        elif self.sort_key == "priority":
+            rows.sort(key=lambda r: (-(r.item.priority or 0.0), r.unit.file_path))
         return rows
+
+    def next_sort(self) -> str:
+        """Cycle the order: priority -> risk -> file -> priority."""
+        order = ("priority", "risk", "file")
+        self.sort_key = order[(order.index(self.sort_key) + 1) % len(order)]
+        return self.sort_key
 
     # --- the person's decisions ------------------------------------------------------------
 

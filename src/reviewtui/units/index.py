@@ -65,6 +65,10 @@ def build_review_index(change_set: ChangeSet, units: list[ReviewUnit]) -> Review
 
 
 def planner_index(index: ReviewIndex) -> PlannerIndex:
+    """The slim index for the LLM planner, highest priority first: when the change needs
+    several batches, the units that matter most are planned first (and survive a failed
+    later batch)."""
+    ordered = sorted(index.units, key=lambda u: -(u.priority_score or 0.0))
     return PlannerIndex(
         review_metadata=index.review_metadata,
         summary=index.summary,
@@ -74,7 +78,9 @@ def planner_index(index: ReviewIndex) -> PlannerIndex:
                 metrics=u.metrics, rule_context_level=u.rule_context_level,
                 rule_confidence=u.rule_confidence, line_numbers=u.line_numbers,
                 rule_extra_requests=u.rule_extra_requests,
+                risk=u.agent_decision.priority if u.agent_decision else None,
+                priority=u.priority_score,
             )
-            for u in index.units
+            for u in ordered
         ],
     )

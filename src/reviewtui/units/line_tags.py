@@ -1,6 +1,7 @@
 """Tags that follow from a unit's changed lines and the code structure around them.
 
-only_comments, only_imports, only_logging, only_whitespace, security_sensitive (by content),
+only_comments, only_imports, only_logging, only_whitespace (layout only), only_data (numeric
+tables), security_sensitive (by content),
 in_single_function, complete_function, complete_class, signature_change -- plus the symbols the
 unit defines or sits in. Changed "+" lines are judged against the new file's structure, "-"
 lines against the old file's; without a parser (unsupported language, unreadable content) the
@@ -98,6 +99,18 @@ def _complete(defs: Sequence[Definition], changed: frozenset[int], kinds: frozen
     )
 
 
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+# A line of numeric literals and punctuation: ``(0x1F600, 0x1F64F),`` or ``12, 34, 56,``.
+_NUMERIC_DATA = re.compile(
+    r"^[\s,:;()\[\]{}]*((0[xXoObB][0-9a-fA-F_]+|\d[\d_]*(\.\d+)?([eE][+-]?\d+)?[lLuU]*)"
+    r"[\s,:;()\[\]{}+\-]*)+(#.*|//.*)?$")
+
+
+def _layout_free(lines: list[tuple[int, str]]) -> str:
+    """The lines with all layout removed: whitespace, and commas before a closing bracket."""
+    return _TRAILING_COMMA.sub("", "".join("".join(text.split()) for _, text in lines))
+
+
 def line_facts(
     lines: Sequence[DiffLine],
     language: str | None,
@@ -114,10 +127,8 @@ def line_facts(
         return LineFacts(frozenset(), (), ())
     plus_code = [(n, t) for n, t in plus if t.strip()]
     minus_code = [(n, t) for n, t in minus if t.strip()]
-    if "".join("".join(t.split()) for _, t in plus) == "".join(
-        "".join(t.split()) for _, t in minus
-    ):
-        tags.add("only_whitespace")
+    if _layout_free(plus) == _layout_free(minus):
+        tags.add("only_whitespace")  # layout only: spaces, line breaks, trailing commas
     elif plus_code or minus_code:
         both = (plus_code, new), (minus_code, old)
         if all(_all(c, s.comment_lines if s else None, None, language, True) for c, s in both):
@@ -127,6 +138,8 @@ def line_facts(
             tags.add("only_imports")
         if all(_LOGGING.match(t) for _, t in plus_code + minus_code):
             tags.add("only_logging")
+        if all(_NUMERIC_DATA.match(t) for _, t in plus_code + minus_code):
+            tags.add("only_data")  # tables of numbers (code points, offsets): nothing to run
     if scan_security and security_in_lines(plus_code + minus_code, vocab) and not (
         tags & {"only_comments", "only_logging", "only_whitespace"}
     ):

@@ -1,12 +1,12 @@
 """Tags that follow from a file's path and its change record alone.
 
 doc_file, test_file, config_file, routing_file, migration_file, generated_or_vendored, lockfile,
-translation_file, asset_file, package_manifest, security_area (a security word in the path:
-the place, not yet what the change does — ``security_sensitive`` comes from the changed code),
-binary, new_file, deleted_file, renamed, mode_change (with mode_only when the content is unchanged,
-made_executable when it gains the executable bit, and sensitive_executable when that happens
-where hooks or CI run files), symlink, submodule, non_utf8, too_large. Computed once per file
-and shared by all its units.
+translation_file, asset_file, package_manifest, tooling_file, security_area (a security word in
+the path: the place, not yet what the change does — ``security_sensitive`` comes from the
+changed code), binary, new_file, deleted_file, renamed, mode_change (with mode_only when the
+content is unchanged, made_executable when it gains the executable bit, and
+sensitive_executable when that happens where hooks or CI run files), symlink, submodule,
+non_utf8, too_large. Computed once per file and shared by all its units.
 """
 
 from __future__ import annotations
@@ -61,12 +61,12 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
         dirs, path, pack.config_dirs
     ) or name.startswith(".env"):
         tags.add("config_file")
-    if "config_file" not in tags and "lockfile" not in tags and (
-        suffix in pack.doc_suffixes
-        or pure.stem.upper() in pack.doc_names
-        or _has_dir(dirs, path, pack.doc_dirs)
-    ):
-        tags.add("doc_file")
+    plain = "config_file" not in tags and "lockfile" not in tags
+    if _has_dir(dirs, path, pack.doc_dirs) or (plain and (
+            suffix in pack.doc_suffixes or pure.stem.upper() in pack.doc_names)):
+        tags.add("doc_file")  # under docs/ even a build config (docs/conf.py) is documentation
+    if _has_dir(dirs, path, pack.tooling_dirs):
+        tags.add("tooling_file")
     if _has_dir(dirs, path, pack.test_dirs) or vocab.test_names.search(name):
         tags.add("test_file")
     if name in pack.routing_names or _has_dir(dirs, path, pack.routing_dirs):

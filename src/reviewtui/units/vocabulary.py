@@ -44,6 +44,7 @@ class TaggingPack(BaseModel):
     executable_sensitive_dirs: list[str] = Field(default_factory=list)
     executable_sensitive_names: list[str] = Field(default_factory=list)
     package_manifest_names: list[str] = Field(default_factory=list)
+    tooling_dirs: list[str] = Field(default_factory=list)
     translation_suffixes: list[str] = Field(default_factory=list)
     translation_dirs: list[str] = Field(default_factory=list)
     asset_suffixes: list[str] = Field(default_factory=list)

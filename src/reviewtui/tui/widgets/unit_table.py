@@ -5,8 +5,8 @@ row's cells rather than rebuilding the table, so keys stay instant on very large
 
 The columns fit the table's width: the status, the location, the final level and the risk
 always show (the location narrows first, keeping its end: the file name and the lines); the
-others are added in order of use while they fit — findings, confidence, who decided, the rule's
-level, the LLM's level, the tags. A resize that changes the set rebuilds the columns.
+others are added in order of use while they fit — priority, findings, confidence, who decided,
+the rule's level, the LLM's level, the tags. A resize that changes the set rebuilds the columns.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ STATUS_GLYPHS = {"new": ("●", "bold"), "reviewed": ("✓", "green"), "skipped"
                  "changed": ("↻", "yellow")}
 RISK_STYLES = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "dim"}
 # Every column in display order, and its width (the location's is the most it may take).
-COLUMNS = ("st", "location", "tags", "conf", "rule", "llm", "final", "by", "risk", "find")
+COLUMNS = ("st", "location", "tags", "conf", "rule", "llm", "final", "by", "risk", "prio", "find")
 WIDTHS = {"st": 2, "location": 60, "tags": 22, "conf": 4, "rule": 12, "llm": 12, "final": 12,
-          "by": 4, "risk": 8, "find": 4}
+          "by": 4, "risk": 8, "prio": 4, "find": 4}
 ALWAYS = ("st", "location", "final", "risk")
-OPTIONAL = ("find", "conf", "by", "rule", "llm", "tags")  # the first is the last to go
+OPTIONAL = ("prio", "find", "conf", "by", "rule", "llm", "tags")  # the first is the last to go
 LOCATION_MIN = 28  # the location shrinks to this before an optional column is kept
 LOCATION_FLOOR = 12  # ...and below that only when nothing else fits
 CELL_PADDING = 2  # DataTable pads each cell by one column on each side
@@ -85,6 +85,7 @@ def _cells(row: Row, fit: ColumnFit) -> list[Text | str]:
                       style="bold" if item.provenance.level == "user" else ""),
         "by": item.provenance.level,
         "risk": Text(risk, style=RISK_STYLES.get(risk, "")),
+        "prio": f"{item.priority:.0f}" if item.priority is not None else "-",
         "find": str(row.findings) if row.findings else "",
     }
     return [cells[name] for name in fit.columns]

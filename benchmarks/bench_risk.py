@@ -1,0 +1,158 @@
+"""Does the risk ranking put real security fixes first? Measured on real security releases.
+
+For every release pair in ``security_fixes.toml`` (two adjacent releases of a public package from
+PyPI, committed as two commits by ``make_large_diff.py``), this runs the real command,
+``reviewtui index --json --sort priority --range old..new``, and reports for each CVE fix the rank
+of the first unit that holds one of the fix's lines (the order a reviewer would read), the risk
+class that unit got, and the share of units rated high or critical. The goal: every fix within
+the top 5 units or the top 10 % of them, whichever is larger.
+
+    python benchmarks/bench_risk.py              # builds missing datasets (PyPI), then ranks
+    python benchmarks/bench_risk.py --markdown   # the table for benchmarks/README.md
+    python benchmarks/bench_risk.py --large      # also the risk distribution on Django 5.0.6 -> 5.1
+
+Standard library only; run it with the project's virtualenv active.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from make_large_diff import DATA_DIR, DEFAULT_REPO
+
+BENCH_DIR = Path(__file__).resolve().parent
+FIXES = BENCH_DIR / "security_fixes.toml"
+SECURITY_DATA = DATA_DIR / "security"
+_RANGE = re.compile(r"L(\d+)(?:-(\d+))?")
+
+
+@dataclass(frozen=True)
+class FixRank:
+    package: str
+    versions: str
+    cve: str
+    summary: str
+    rank: int | None  # 1-based; None: no unit holds the fix's lines
+    risk: str | None
+    goal: int
+    units: int
+
+    @property
+    def ok(self) -> bool:
+        return self.rank is not None and self.rank <= self.goal
+
+
+def _lines(compact: str) -> set[int]:
+    out: set[int] = set()
+    for match in _RANGE.finditer(compact or ""):
+        start = int(match.group(1))
+        out.update(range(start, int(match.group(2) or start) + 1))
+    return out
+
+
+def _command() -> list[str]:
+    exe = shutil.which("reviewtui")
+    return [exe] if exe else [sys.executable, "-m", "reviewtui"]
+
+
+def build(release: dict[str, str]) -> Path:
+    repo = SECURITY_DATA / f"{release['package']}-{release['old']}-{release['new']}"
+    if not repo.is_dir():
+        subprocess.run([sys.executable, str(BENCH_DIR / "make_large_diff.py"), "--package",
+                        release["package"], "--old", release["old"], "--new", release["new"],
+                        "--out", str(repo)], check=True, stdout=subprocess.DEVNULL)
+    return repo
+
+
+def index(repo: Path) -> dict[str, object]:
+    proc = subprocess.run([*_command(), "index", "--json", "--sort", "priority", "--range",
+                           "old..new", str(repo)], capture_output=True, text=True, check=True)
+    data: dict[str, object] = json.loads(proc.stdout)
+    return data
+
+
+def rank_fixes(release: dict[str, object], data: dict[str, object]) -> list[FixRank]:
+    units = data["units"]
+    assert isinstance(units, list)
+    goal = max(5, math.ceil(len(units) * 0.10))
+    out: list[FixRank] = []
+    for fix in release.get("fix", []):  # type: ignore[attr-defined]
+        rank = risk = None
+        for position, unit in enumerate(units, start=1):
+            new_lines = _lines(unit["line_numbers"]["new_compact"])
+            if any(unit["file_path"] == loc["path"] and new_lines & set(loc["lines"])
+                   for loc in fix["locations"]):
+                rank, risk = position, unit["agent_decision"]["priority"]
+                break
+        out.append(FixRank(str(release["package"]), f"{release['old']} → {release['new']}",
+                           fix["cve"], fix.get("summary", ""), rank, risk, goal, len(units)))
+    return out
+
+
+def share(data: dict[str, object]) -> float:
+    summary = data["summary"]
+    assert isinstance(summary, dict)
+    counts = summary["risk_distribution"]
+    total = sum(counts.values())
+    return 100 * (counts["high"] + counts["critical"]) / total if total else 0.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fixes", type=Path, default=FIXES)
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--large", action="store_true",
+                        help="also the distribution on the large Django dataset")
+    args = parser.parse_args()
+    releases = tomllib.loads(args.fixes.read_text(encoding="utf-8"))["release"]
+    ranks: list[FixRank] = []
+    shares: list[tuple[str, int, float]] = []
+    for release in releases:
+        data = index(build(release))
+        ranks += rank_fixes(release, data)
+        units = data["units"]
+        assert isinstance(units, list)
+        shares.append((f"{release['package']} {release['old']} → {release['new']}",
+                       len(units), share(data)))
+    if args.markdown:
+        print("| package | release | CVE | fix | units | rank | goal | risk | ok |")
+        print("| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |")
+        for r in ranks:
+            print(f"| {r.package} | {r.versions} | {r.cve} | {r.summary} | {r.units} | "
+                  f"{r.rank or '-'} | ≤ {r.goal} | {r.risk or '-'} | "
+                  f"{'yes' if r.ok else '**no**'} |")
+        print()
+        print("| release | units | high + critical |")
+        print("| --- | ---: | ---: |")
+        for name, count, pct in shares:
+            print(f"| {name} | {count} | {pct:.1f} % |")
+    else:
+        for r in ranks:
+            print(f"{r.package:10} {r.versions:18} {r.cve:16} rank {r.rank or '-':>3} of "
+                  f"{r.units:<4} goal <= {r.goal:<3} {r.risk or '-':8} "
+                  f"{'ok' if r.ok else 'MISSED'}")
+        for name, count, pct in shares:
+            print(f"{name}: {count} units, {pct:.1f}% high or critical")
+    passed = sum(r.ok for r in ranks)
+    print(f"\n{passed} of {len(ranks)} fixes within the goal; "
+          f"{len({r.package for r in ranks})} projects")
+    if args.large and DEFAULT_REPO.is_dir():
+        data = index(DEFAULT_REPO)
+        units = data["units"]
+        assert isinstance(units, list)
+        print(f"Django 5.0.6 → 5.1: {len(units)} units, {share(data):.1f}% high or critical "
+              f"({data['summary']['risk_distribution']})")  # type: ignore[index]
+    return 0 if passed == len(ranks) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

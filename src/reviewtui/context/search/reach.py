@@ -1,0 +1,128 @@
+"""Reach: how many files use a changed public definition — one part of a unit's priority.
+
+A change to a function a hundred modules call deserves attention before one to a helper nobody
+else uses. Counting call sites exactly (``ProjectSearch.callers``) parses every hit; for an order
+the number of *files* that mention the name as a whole word is enough, and one ``git grep -o``
+over the whole tree answers it for hundreds of names at once (about 0.5 s on Django's 2,700
+files). The count is taken at the commit the change ends in (for changes in the index or the
+working tree: ``HEAD``, which is what the rest of the code looks like), and kept per tree in
+``.git/reviewtui/reach/`` — a second look at the same change costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from reviewtui.errors import GitCommandError
+from reviewtui.git.model import ChangeSet, SideKind
+from reviewtui.git.runner import GitRepo
+
+_log = logging.getLogger(__name__)
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_NAMES_PER_GREP = 300
+_KEEP_TREES = 16  # cache files kept, the most recently written first
+_TIMEOUT = 60.0
+# Names so common that a count of their uses says nothing about one definition.
+_TOO_COMMON = frozenset({
+    "get", "set", "run", "main", "init", "call", "update", "save", "load", "read", "write",
+    "open", "close", "start", "stop", "test", "name", "value", "data", "type", "info", "index",
+    "items", "keys", "values", "copy", "clear", "add", "remove", "delete", "create", "list",
+    "dict", "str", "int", "len", "new", "setup", "teardown", "render", "handle", "process",
+    "apply", "parse", "format", "check", "clean", "validate", "reset", "execute",
+})
+
+
+def reach_names(names: Iterable[str]) -> list[str]:
+    """The names worth counting: public identifiers, not one of the everyday ones."""
+    out: dict[str, None] = {}
+    for qualified in names:
+        name = qualified.rsplit(".", 1)[-1]
+        if (_IDENTIFIER.fullmatch(name) and not name.startswith("_")
+                and name.lower() not in _TOO_COMMON):
+            out[name] = None
+    return list(out)
+
+
+class ReachCounter:
+    """Files using each name at the change's "after" commit, cached per tree."""
+
+    def __init__(self, repo: GitRepo, change_set: ChangeSet, cache_dir: Path | None) -> None:
+        self._repo = repo
+        side = change_set.new_side
+        self._rev = side.rev if side.kind is SideKind.COMMIT and side.rev else "HEAD"
+        self._cache_dir = cache_dir
+
+    def _tree(self) -> str | None:
+        try:
+            return self._repo.run("rev-parse", "--verify", "-q", f"{self._rev}^{{tree}}",
+                                  timeout=_TIMEOUT).decode().strip() or None
+        except GitCommandError:
+            return None  # no commit yet: nothing to count in
+
+    def counts(self, names: Iterable[str]) -> dict[str, set[str]]:
+        """name -> the files that mention it as a whole word (names without any: absent)."""
+        wanted = reach_names(names)
+        tree = self._tree() if wanted else None
+        if tree is None:
+            return {}
+        cached = self._read(tree)
+        missing = [n for n in wanted if n not in cached]
+        if missing:
+            found = self._grep(tree, missing)
+            cached.update({n: sorted(found.get(n, ())) for n in missing})
+            self._write(tree, cached)
+        return {n: set(cached[n]) for n in wanted if cached.get(n)}
+
+    def _grep(self, tree: str, names: list[str]) -> dict[str, set[str]]:
+        files: dict[str, set[str]] = {}
+        prefix = tree + ":"
+        for start in range(0, len(names), _NAMES_PER_GREP):
+            chunk = names[start:start + _NAMES_PER_GREP]
+            pattern = r"\b(?:" + "|".join(re.escape(n) for n in chunk) + r")\b"
+            try:
+                out = self._repo.run("grep", "-z", "-o", "-I", "-P", "--no-color", "-e",
+                                     pattern, tree, "--", check=False, timeout=_TIMEOUT)
+            except GitCommandError as exc:
+                _log.warning("counting reach failed: %s", exc)
+                return files
+            for record in out.split(b"\n"):
+                path, _, match = record.partition(b"\0")
+                if not match:
+                    continue
+                name = match.decode("utf-8", "replace")
+                files.setdefault(name, set()).add(
+                    path.decode("utf-8", "replace").removeprefix(prefix))
+        return files
+
+    def _path(self, tree: str) -> Path | None:
+        return self._cache_dir / f"{tree}.json" if self._cache_dir is not None else None
+
+    def _read(self, tree: str) -> dict[str, list[str]]:
+        path = self._path(tree)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")) if path else {}
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write(self, tree: str, data: Mapping[str, list[str]]) -> None:
+        path = self._path(tree)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(data), encoding="utf-8")
+            temporary.replace(path)
+            kept = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime,
+                          reverse=True)
+            for old in kept[_KEEP_TREES:]:
+                old.unlink(missing_ok=True)
+        except OSError as exc:  # a read-only .git: count again next time
+            _log.info("reach cache not written: %s", exc)
