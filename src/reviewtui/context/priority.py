@@ -2,10 +2,11 @@
 
 When the kept units want more than the review budget, the budget goes to whole units in this
 order (issue 16): noise last; then risk, high to low; then the units the person marked (raised
-their level, kept them against the plan, or added requests); then rule confidence, high to
-low; then size, small first (more units reviewed for the same tokens). A unit that does not fit
-is deferred whole rather than shredded. ``allocation_key`` is the one sort key; a later
-per-unit score (issue 18) becomes a field of ``UnitPriority`` and one element of the key.
+their level, kept them against the plan, or added requests); then the rules' priority score
+(``rules.priority``: role, behaviour signals, confidence, size, reach -- so a test or a
+translation comes after code of the same risk); then rule confidence, high to low; then size,
+small first (more units reviewed for the same tokens). A unit that does not fit is deferred
+whole rather than shredded. ``allocation_key`` is the one sort key.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class UnitPriority:
     marked: bool = False  # the person raised, kept or added requests to this unit
     confidence: float = 0.0  # the rules' confidence
     noise: bool = False
+    score: float = 0.0  # the rules' priority score (FusedItem.priority), higher first
 
 
 def risk_class(risk: str | None) -> str:
@@ -62,10 +64,12 @@ def unit_priority(item: FusedItem, tags: Iterable[str]) -> UnitPriority:
     marked = person_marked(item)
     return UnitPriority(risk=risk_class(item.risk), marked=marked,
                         confidence=item.rule_confidence or 0.0,
-                        noise=is_noise(tags) and not marked)
+                        noise=is_noise(tags) and not marked, score=item.priority or 0.0)
 
 
-def allocation_key(priority: UnitPriority, tokens: int) -> tuple[bool, int, bool, float, int]:
-    """Sort key, first gets the budget first: noise, risk, marks, confidence, then size."""
+def allocation_key(priority: UnitPriority,
+                   tokens: int) -> tuple[bool, int, bool, float, float, int]:
+    """Sort key, first gets the budget first: noise, risk, marks, the priority score,
+    confidence, then size."""
     return (priority.noise, _RISK_RANK[risk_class(priority.risk)], not priority.marked,
-            -priority.confidence, tokens)
+            -priority.score, -priority.confidence, tokens)

@@ -1,5 +1,5 @@
-"""The allocation order, decided in one key: noise last, risk, the person's marks, confidence,
-then size -- and what counts as the person's mark."""
+"""The allocation order, decided in one key: noise last, risk, the person's marks, the rules'
+priority score, confidence, then size -- and what counts as the person's mark."""
 
 from __future__ import annotations
 
@@ -32,13 +32,15 @@ def test_the_order_of_the_review_budget() -> None:
         "high small": (UnitPriority(risk="high", confidence=0.9), 100),
         "high unsure": (UnitPriority(risk="high", confidence=0.4), 50),
         "high marked": (UnitPriority(risk="high", marked=True, confidence=0.1), 4000),
+        "high test": (UnitPriority(risk="high", confidence=1.0, score=31.0), 10),
+        "high code": (UnitPriority(risk="high", confidence=0.2, score=52.5), 5000),
         "low": (UnitPriority(risk="low", confidence=1.0), 1),
         "unknown": (UnitPriority(risk="unknown"), 1),
         "medium": (UnitPriority(risk="medium"), 1),
     }
     order = sorted(units, key=lambda name: allocation_key(*units[name]))
-    assert order == ["critical", "high marked", "high small", "high big", "high unsure",
-                     "medium", "low", "unknown", "docs"]
+    assert order == ["critical", "high marked", "high code", "high test", "high small",
+                     "high big", "high unsure", "medium", "low", "unknown", "docs"]
 
 
 def test_what_the_person_marked() -> None:
@@ -65,3 +67,4 @@ def test_noise_tags_and_a_marked_unit_is_never_noise() -> None:
     assert unit_priority(raised, ["doc_file"]) == UnitPriority(risk="medium", marked=True,
                                                                confidence=0.6, noise=False)
     assert unit_priority(_item(risk=None, rule_confidence=None), []).risk == "unknown"
+    assert unit_priority(_item(priority=47.5), []).score == 47.5
