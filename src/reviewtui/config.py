@@ -54,6 +54,8 @@ class ContextSettings(_Section):
 
     unit_budget: int = Field(default=6_000, ge=200, description="tokens per unit bundle")
     review_budget: int = Field(default=120_000, ge=1_000, description="tokens for all bundles")
+    review_batches: int = Field(default=1, ge=1, le=1_000, description=(
+        "review budgets 'review' may send: units deferred by the first go in later batches"))
     file_context_lines: int = Field(default=40, ge=0, description="lines around the changes")
     window_lines: int = Field(default=15, ge=0, description="function fallback window")
     full_file_max_lines: int = Field(default=600, ge=50, description="beyond: head/middle/tail")

@@ -189,9 +189,11 @@ class BudgetPiece(_Model):
     """One piece of a bundle and what the token budget did with it."""
 
     name: str  # diff, function_context, file_context, full_file, previous_version, callers[0]...
-    status: Literal["included", "clipped", "dropped", "empty"]
+    # not_fetched: over the unit's budget before it was fetched (no search, parse or count);
+    # then the name is the request (``search_callers 'f'``) and the tokens an estimate.
+    status: Literal["included", "clipped", "dropped", "empty", "not_fetched"]
     tokens: int = Field(ge=0)  # tokens in the bundle
-    original_tokens: int = Field(ge=0)  # tokens before clipping
+    original_tokens: int = Field(ge=0)  # tokens before clipping (not_fetched: estimated)
     note: str | None = None
 
 
@@ -219,3 +221,74 @@ class ContextBundle(_Model):
     scanner_issues: list[ScannerFinding] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)  # requests that found nothing, and why
     budget: BudgetAccount
+
+
+class AllocatedUnit(_Model):
+    """A unit whose bundle was built: ``batch`` 1 is the first review budget, 2... later ones."""
+
+    unit_id: str
+    risk: str  # critical, high, medium, low or unknown
+    tokens: int = Field(ge=0)
+    complete: bool  # nothing clipped, dropped or left unfetched
+    batch: int = Field(ge=1)
+
+
+class DeferredUnit(_Model):
+    """A unit left out whole because the review budget ran out before its turn."""
+
+    unit_id: str
+    file_path: str
+    location: str
+    risk: str
+    final_context_level: ContextLevel
+    tokens: int = Field(ge=0)  # what its bundle would need (at most the unit budget)
+    measured: bool  # True: built and counted; False: estimated from the diff and structure
+    reason: str
+
+
+class RiskAllocation(_Model):
+    """Included and deferred units of one risk class, and their tokens."""
+
+    risk: str
+    included_units: int = 0
+    included_tokens: int = 0
+    complete_units: int = 0
+    deferred_units: int = 0
+    deferred_tokens: int = 0
+
+
+class Allocation(_Model):
+    """How the review budget was shared: by priority (``context.priority``), whole units."""
+
+    review_budget: int
+    unit_budget: int
+    batches: int  # review budgets allocated (``review_batches``; 1 for ``bundle``)
+    counter: str
+    used: int
+    included: list[AllocatedUnit] = Field(default_factory=list)  # in the order built
+    deferred: list[DeferredUnit] = Field(default_factory=list)  # in priority order
+    by_risk: list[RiskAllocation] = Field(default_factory=list)  # critical first
+
+
+class BundleSet(_Model):
+    """``reviewtui bundle --json``: the included units' bundles, then the allocation."""
+
+    bundles: list[ContextBundle]
+    allocation: Allocation
+
+
+class BundleRecord(_Model):
+    """A line of ``reviewtui bundle --jsonl``: one bundle, as soon as it is built."""
+
+    record: Literal["bundle"] = "bundle"
+    bundle: ContextBundle
+
+
+class AllocationRecord(_Model):
+    """The last line of ``reviewtui bundle --jsonl``."""
+
+    record: Literal["allocation"] = "allocation"
+    allocation: Allocation
+
+
+BundleLine = Annotated[BundleRecord | AllocationRecord, Field(discriminator="record")]

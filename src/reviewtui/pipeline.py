@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     # Settings and the rule and unit stages are imported while git computes the diff (see
     # load_change); the LLM stack (openai, tiktoken) loads only when planning.
     from reviewtui.config import Settings
-    from reviewtui.models import ContextBundle, ReviewIndex, ScannerFinding
+    from reviewtui.context import BundleStream
+    from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
     from reviewtui.rules.scanners import ScanReport, ScanTarget
@@ -150,21 +151,31 @@ class LoadedChange:
         return plan_change(source.review_index(scan), planner, overrides=overrides,
                            conflict_log=self.conflict_log(), without_planner=why_not)
 
-    def bundles(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
-                unit_budget: int | None = None, review_budget: int | None = None,
-                scan: ScanReport | None = None) -> list[ContextBundle]:
-        """Context bundles for ``unit_ids`` (default: every unit the plan keeps)."""
-        from reviewtui.context import BundleRequest, ContextScheduler, ProjectSearch, RequestRunner
+    def bundle_stream(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
+                      unit_budget: int | None = None, review_budget: int | None = None,
+                      batches: int | None = 1, scan: ScanReport | None = None) -> BundleStream:
+        """Context bundles for ``unit_ids`` (default: every unit the plan keeps), built lazily
+        in priority order as the stream is iterated; ``batches`` review budgets are filled
+        (None: all), the rest deferred (see ``context.allocate``)."""
+        from reviewtui.context import (
+            BundleRequest,
+            BundleStream,
+            ContextScheduler,
+            ProjectSearch,
+            RequestRunner,
+            unit_priority,
+        )
         from reviewtui.llm import resolve_llm, token_counter
         from reviewtui.rules.scan_mapping import findings_by_unit
 
         items = {item.unit_id: item for item in plan.plan}
+        by_id = {unit.unit_id: unit for unit in self.units}
         wanted = list(unit_ids) if unit_ids is not None else [
             item.unit_id for item in plan.plan if not item.skip_review]
         requests = [BundleRequest(uid, items[uid].final_context_level,
-                                  tuple(items[uid].extra_requests))
-                    for uid in wanted if uid in items]
-        by_id = {unit.unit_id: unit for unit in self.units}
+                                  tuple(items[uid].extra_requests),
+                                  unit_priority(items[uid], by_id[uid].tags))
+                    for uid in dict.fromkeys(wanted) if uid in items and uid in by_id]
         asking = {by_id[r.unit_id].file_path for r in requests
                   if any(x.type == "scanner_issues" for x in r.extra_requests)}
         findings = None
@@ -184,7 +195,16 @@ class LoadedChange:
         scheduler = ContextScheduler(self.units, self.change_set, self.reader,
                                      self.settings.context, runner, count=counter.count,
                                      counter_name=counter.name)
-        return scheduler.build(requests, unit_budget=unit_budget, review_budget=review_budget)
+        return BundleStream(scheduler, requests, unit_budget=unit_budget,
+                            review_budget=review_budget, batches=batches)
+
+    def bundles(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
+                unit_budget: int | None = None, review_budget: int | None = None,
+                batches: int | None = 1, scan: ScanReport | None = None) -> BundleSet:
+        """``bundle_stream`` collected: every included bundle and the allocation."""
+        return self.bundle_stream(plan, unit_ids, unit_budget=unit_budget,
+                                  review_budget=review_budget, batches=batches,
+                                  scan=scan).collect()
 
 
 def make_planner(settings: Settings, *, use_llm: bool = True,
@@ -194,7 +214,7 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
 
     Setting ``cancel`` stops its requests at once (the planner then raises
     ``LLMCancelledError``)."""
-    from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
+    from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
     from reviewtui.plan import Planner, PlannerReport
 
     if not use_llm:
@@ -204,6 +224,8 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
     if not config.configured:
         return None, PlannerReport(status="not_configured",
                                    messages=[f"{NOT_CONFIGURED_HINT}; the rules decide"])
+    from reviewtui.llm import LLMClient  # the openai SDK: only when a model will be asked
+
     return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
 
 

@@ -44,7 +44,7 @@ def test_bundle_options_around_the_path(repo: GitRepoBuilder, cli: CliRunner) ->
     _repo(repo)
     result = cli("bundle", "--no-llm", repo.root, "--json", "--budget", "500")
     assert result.code == 0, result.err
-    [bundle] = json.loads(result.out)
+    [bundle] = json.loads(result.out)["bundles"]
     assert bundle["budget"]["limit"] == 500
 
 

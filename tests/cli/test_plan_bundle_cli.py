@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from reviewtui.models import ContextBundle
+from reviewtui.models import BundleSet
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
@@ -80,7 +80,9 @@ def test_bundle_json_markdown_and_table(repo: GitRepoBuilder, cli: CliRunner,
     result = cli("bundle", "--json", "--no-llm", "--overrides", overrides, "--unit", unit[:8],
                  repo.root)
     assert result.code == 0, result.err
-    (bundle,) = [ContextBundle.model_validate(b) for b in json.loads(result.out)]
+    built = BundleSet.model_validate_json(result.out)
+    (bundle,) = built.bundles
+    assert [u.unit_id for u in built.allocation.included] == [unit]
     assert bundle.final_context_level.value == "full_file"
     assert bundle.full_file is not None and "amount * 3" in bundle.full_file
     assert [c.file_path for c in bundle.callers] == ["app/views.py"]
@@ -88,7 +90,13 @@ def test_bundle_json_markdown_and_table(repo: GitRepoBuilder, cli: CliRunner,
     markdown = cli("bundle", "--markdown", "--no-llm", "--overrides", overrides, repo.root).out
     assert "### Diff" in markdown and "### Callers" in markdown and "```json" in markdown
     table = cli("bundle", "--no-llm", repo.root).out
-    assert "TOKENS" in table and "bundles," in table
+    assert "TOKENS" in table and "allocation: " in table
+    lines = cli("bundle", "--jsonl", "--no-llm", "--overrides", overrides, repo.root).out
+    records = [json.loads(line) for line in lines.splitlines()]
+    assert {r["record"] for r in records[:-1]} == {"bundle"}
+    assert records[-1]["record"] == "allocation"
+    assert [r["bundle"]["unit_id"] for r in records[:-1]] == [
+        u["unit_id"] for u in records[-1]["allocation"]["included"]]
 
 
 def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
@@ -96,7 +104,7 @@ def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
     _repo(repo)
     small = cli("bundle", "--json", "--no-llm", "--budget", "120", repo.root)
     assert small.code == 0
-    assert all(b["budget"]["used"] <= 120 for b in json.loads(small.out))
+    assert all(b["budget"]["used"] <= 120 for b in json.loads(small.out)["bundles"])
     too_small = cli("bundle", "--budget", "5", repo.root)
     assert too_small.code == 2 and "at least 100 tokens" in too_small.err
     unknown = cli("bundle", "--no-llm", "--unit", "u_nope", repo.root)

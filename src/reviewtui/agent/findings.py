@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from reviewtui.models import DeferredUnit
 from reviewtui.units.model import ReviewUnit
 
 Severity = Literal["P0", "P1", "P2", "P3"]
@@ -61,6 +62,7 @@ class ReviewResult(BaseModel):
     model: str | None = None
     units_reviewed: int = 0
     dropped: list[str] = Field(default_factory=list)  # findings left out, and why
+    not_reviewed: list[DeferredUnit] = Field(default_factory=list)  # over the review budget
     prompt_tokens: int = 0
     completion_tokens: int = 0
 

@@ -2,7 +2,9 @@
 
 SARIF results carry the finding's severity as ``level`` (P0/P1 error, P2 warning, P3 note), the
 P-level and confidence as properties, and a ``partialFingerprints`` entry that survives line
-moves, so code-scanning UIs keep a finding's identity (and its dismissal) across pushes.
+moves, so code-scanning UIs keep a finding's identity (and its dismissal) across pushes. Units
+the review budget left out are said in every format: a Markdown section, the JSON field
+``not_reviewed``, and in SARIF the run's ``notReviewed`` property and tool notifications.
 """
 
 from __future__ import annotations
@@ -35,9 +37,31 @@ def render_markdown(result: ReviewResult) -> str:
     if result.dropped:
         lines += ["---", "", f"{len(result.dropped)} findings left out:", ""]
         lines += [f"- {reason}" for reason in result.dropped]
+    lines += _not_reviewed_markdown(result)
     lines += ["", f"_{result.units_reviewed} units reviewed by {result.model or 'the model'}; "
               f"{result.prompt_tokens} prompt + {result.completion_tokens} completion tokens._"]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def not_reviewed_summary(result: ReviewResult) -> str:
+    """One sentence: how many units were left out, by risk class, and how to include them."""
+    counts: dict[str, int] = {}
+    for unit in result.not_reviewed:
+        counts[unit.risk] = counts.get(unit.risk, 0) + 1
+    by_risk = ", ".join(f"{n} {risk}" for risk, n in counts.items())
+    total = len(result.not_reviewed)
+    return (f"{total} unit{'s' if total != 1 else ''} not reviewed ({by_risk} risk): over the "
+            "review budget ([context] review_budget and review_batches); review them with "
+            "--all-batches")
+
+
+def _not_reviewed_markdown(result: ReviewResult) -> list[str]:
+    if not result.not_reviewed:
+        return []
+    lines = ["", "## Not reviewed", "", not_reviewed_summary(result) + ".", ""]
+    lines += [f"- `{u.unit_id}` {u.location} ({u.risk} risk, {u.final_context_level.value}): "
+              f"{u.reason}" for u in result.not_reviewed]
+    return lines
 
 
 def render_json(result: ReviewResult) -> str:
@@ -81,10 +105,34 @@ def render_sarif(result: ReviewResult) -> str:
                                 "informationUri": "https://pypi.org/project/reviewtui/",
                                 "rules": list(rules.values())}},
             "results": results,
-            "properties": {"verdict": result.verdict, "summary": result.summary},
+            "invocations": [{
+                "executionSuccessful": True,
+                "toolExecutionNotifications": _not_reviewed_notifications(result),
+            }],
+            "properties": {
+                "verdict": result.verdict, "summary": result.summary,
+                "unitsReviewed": result.units_reviewed,
+                "notReviewed": [{"unitId": u.unit_id, "location": u.location, "risk": u.risk,
+                                 "tokens": u.tokens, "reason": u.reason}
+                                for u in result.not_reviewed],
+            },
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _not_reviewed_notifications(result: ReviewResult) -> list[dict[str, Any]]:
+    """A warning for the run, then a note per unit left out, at its file."""
+    if not result.not_reviewed:
+        return []
+    notes: list[dict[str, Any]] = [{"level": "warning", "descriptor": {"id": "not-reviewed"},
+                                    "message": {"text": not_reviewed_summary(result)}}]
+    notes += [{"level": "note", "descriptor": {"id": "not-reviewed"},
+               "message": {"text": f"unit {u.unit_id} ({u.risk} risk) not reviewed: {u.reason}"},
+               "locations": [{"physicalLocation": {
+                   "artifactLocation": {"uri": u.file_path, "uriBaseId": "%SRCROOT%"}}}]}
+              for u in result.not_reviewed]
+    return notes
 
 
 def render(result: ReviewResult, fmt: str) -> str:

@@ -1,8 +1,10 @@
 """``reviewtui review``: the review agent over the kept units' bundles (seed 001 §5).
 
 Input: the user's prompt, the review index as Markdown, the bundles (JSON+Markdown). The agent
-may call the read-only tools, then answers with JSON findings. Large changes are reviewed in
-batches of units whose bundles fit the model's context; findings are merged, checked against the
+may call the read-only tools, then answers with JSON findings. The units reviewed are those the
+review budget holds, by priority (``context.allocate``; more budgets with ``review_batches`` or
+``all_batches``), and the result names the others. They are sent in batches whose bundles fit
+the model's context; findings are merged, checked against the
 change (a finding must sit on a changed line) and sorted by severity. A reply without usable
 JSON is repaired once, like the planner's.
 """
@@ -110,11 +112,17 @@ class Reviewer:
     def review(self, unit_ids: Sequence[str] | None = None, *, prompt: str = DEFAULT_PROMPT,
                on_progress: Callable[[str], None] | None = None,
                on_tool: Callable[[ToolRun], None] | None = None,
-               cancel: threading.Event | None = None) -> ReviewResult:
+               cancel: threading.Event | None = None,
+               all_batches: bool = False) -> ReviewResult:
+        """Review the units (default: the kept ones) whose bundles fit the review budget, by
+        priority -- ``[context] review_batches`` budgets of them, or all with
+        ``all_batches`` -- and list the rest in ``not_reviewed``."""
         ws = self.workspace
         wanted = list(unit_ids) if unit_ids is not None else [
             i.unit_id for i in ws.plan.plan if not i.skip_review]
-        bundles = ws.bundles(wanted)
+        allocated = ws.allocate(
+            wanted, batches=None if all_batches else ws.loaded.settings.context.review_batches)
+        bundles = allocated.bundles
         config = self.client.config
         budget = max(1_000, config.context_window - config.max_output_tokens - _RESERVE
                      - self.counter.count(SYSTEM_PROMPT) - self.counter.count(prompt))
@@ -148,7 +156,8 @@ class Reviewer:
         return ReviewResult(
             verdict=_overall(verdicts, findings), summary=" ".join(s for s in summaries if s),
             findings=findings, model=config.model, units_reviewed=len(bundles),
-            dropped=dropped + left_out, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+            dropped=dropped + left_out, not_reviewed=allocated.allocation.deferred,
+            prompt_tokens=tokens[0], completion_tokens=tokens[1])
 
 
 def _overall(verdicts: Sequence[str], findings: Sequence[Any]) -> Any:

@@ -14,7 +14,7 @@ from reviewtui.agent.memory import ToolMemory
 from reviewtui.agent.tools import ToolBox, ToolContext
 from reviewtui.context import ProjectSearch
 from reviewtui.git import ChangeSet
-from reviewtui.models import ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
+from reviewtui.models import BundleSet, ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan
 from reviewtui.rules.scan_mapping import findings_by_unit
@@ -60,9 +60,17 @@ class Workspace:
     def bundles(self, unit_ids: Sequence[str]) -> list[ContextBundle]:
         missing = [u for u in unit_ids if u not in self._bundles]
         if missing:
-            for bundle in self.loaded.bundles(self.plan, missing, scan=self.scan):
+            for bundle in self.loaded.bundles(self.plan, missing, scan=self.scan).bundles:
                 self._bundles[bundle.unit_id] = bundle
         return [self._bundles[u] for u in unit_ids if u in self._bundles]
+
+    def allocate(self, unit_ids: Sequence[str], *, batches: int | None) -> BundleSet:
+        """The bundles of ``unit_ids`` that fit ``batches`` review budgets (None: all of
+        them), by priority; the allocation lists the units left out and why."""
+        found = self.loaded.bundles(self.plan, unit_ids, batches=batches, scan=self.scan)
+        for bundle in found.bundles:
+            self._bundles[bundle.unit_id] = bundle
+        return found
 
     def bundle(self, unit_id: str) -> ContextBundle | None:
         unit = self.index_unit(unit_id)

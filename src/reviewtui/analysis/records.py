@@ -61,7 +61,8 @@ def encode(change: FileChange, units: Sequence[ReviewUnit],
         values: list[object] = [getattr(unit, name) for name in _FIELDS]
         values[_HUNKS] = tuple(position.get(id(hunk), hunk) for hunk in unit.hunks)
         values[_SCOPES] = tuple((scope.kind, scope.name, scope.qualified_name, scope.role,
-                                 scope.decorators, scope.signature) for scope in unit.scopes)
+                                 scope.decorators, scope.signature, scope.start_line,
+                                 scope.end_line) for scope in unit.scopes)
         rows.append(tuple(values))
     return FileRecord(tuple(rows), tuple(_flat_suggestion(s) for s in suggestions))
 

@@ -74,7 +74,12 @@ def run_review(args: argparse.Namespace, out: TextIO,
         err.flush()
 
     result = reviewer.review(units, prompt=args.prompt or DEFAULT_PROMPT, on_progress=progress,
-                             on_tool=lambda run: _tool_line(run, err))
+                             on_tool=lambda run: _tool_line(run, err),
+                             all_batches=args.all_batches)
+    if result.not_reviewed:
+        from reviewtui.agent.report import not_reviewed_summary
+
+        err.write(f"review: {not_reviewed_summary(result)}\n")
     text = render(result, args.format)
     if args.output:
         from pathlib import Path

@@ -167,7 +167,11 @@ def build_bundle_parser() -> argparse.ArgumentParser:
         description="Print the context bundles of the planned units: the diff, the context of "
                     "each unit's final level and its extra requests, under a token budget.")
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="the ContextBundle JSON list")
+    output.add_argument("--json", action="store_true",
+                        help="one JSON document: {\"bundles\": [...], \"allocation\": {...}}")
+    output.add_argument("--jsonl", action="store_true",
+                        help="JSON Lines: a {\"record\": \"bundle\"} line per bundle as it is "
+                             "built, then the {\"record\": \"allocation\"} line")
     output.add_argument("--markdown", action="store_true",
                         help="the JSON+Markdown hybrid the review prompt uses")
     parser.add_argument("--unit", action="append", default=[], metavar="ID",
@@ -176,7 +180,8 @@ def build_bundle_parser() -> argparse.ArgumentParser:
     parser.add_argument("--budget", type=int, metavar="TOKENS",
                         help="tokens per unit bundle (default: context.unit_budget)")
     parser.add_argument("--review-budget", type=int, metavar="TOKENS",
-                        help="tokens for all bundles together (default: context.review_budget)")
+                        help="tokens for all bundles together (default: context.review_budget); "
+                             "units that do not fit are deferred whole, by priority")
     _add_plan_options(parser)
     add_selectors(parser)
     return parser
@@ -206,6 +211,9 @@ def build_review_parser() -> argparse.ArgumentParser:
                         help="only this unit (id or unique prefix; repeatable)")
     parser.add_argument("--prompt", metavar="TEXT",
                         help="what to look for (default: correctness, security, maintainability)")
+    parser.add_argument("--all-batches", action="store_true",
+                        help="also review the units deferred by the review budget, in later "
+                             "batches (default: context.review_batches review budgets)")
     _add_agent_options(parser)
     add_selectors(parser)
     return parser

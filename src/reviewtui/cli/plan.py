@@ -2,8 +2,9 @@
 
 Both run the same pipeline as the TUI: load the change, score it, plan it (the LLM planner when a
 model is configured, unless ``--no-llm``), apply the person's overrides, and for ``bundle``
-build every kept unit's context bundle. What the planner did (and why it did not) goes to stderr
-so that ``--json`` on stdout stays machine-readable.
+build the context bundles of the kept units that fit the review budget, by priority, writing
+each as it is built, then the allocation (who was deferred, and why). What the planner did (and
+why it did not) goes to stderr so that ``--json`` on stdout stays machine-readable.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.parser import selector_from_args
 from reviewtui.errors import UsageError
-from reviewtui.models import ContextBundle
 from reviewtui.plan import FusedPlan, OverrideSet, PlannerReport, load_overrides
+
+if TYPE_CHECKING:
+    from reviewtui.context.render import BundleSource
+    from reviewtui.models import BudgetAccount
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -43,10 +47,11 @@ def run_bundle(args: argparse.Namespace) -> int:
     plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     units = selected(plan, args.unit)
-    bundles = loaded.bundles(plan, units, unit_budget=args.budget,
-                             review_budget=args.review_budget)
-    fmt = "json" if args.json else "markdown" if args.markdown else "table"
-    print_bundles(bundles, fmt, sys.stdout)
+    stream = loaded.bundle_stream(plan, units, unit_budget=args.budget,
+                                  review_budget=args.review_budget)
+    fmt = ("json" if args.json else "jsonl" if args.jsonl else
+           "markdown" if args.markdown else "table")
+    print_bundles(stream, fmt, sys.stdout)
     return 0
 
 
@@ -122,34 +127,47 @@ def selected(plan: FusedPlan, unit_ids: Sequence[str]) -> list[str]:
     return chosen
 
 
-def bundle_table(bundles: Sequence[ContextBundle]) -> str:
-    if not bundles:
-        return "no units to bundle (every unit is skipped; name one with --unit)\n"
-    rows = [("UNIT", "LOCATION", "LEVEL", "REQUESTS", "TOKENS", "CLIPPED", "DROPPED")]
-    for bundle in bundles:
+def _names(account: BudgetAccount, status: str) -> str:
+    return ",".join(p.name for p in account.pieces if p.status == status) or "-"
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return ["  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
+            .rstrip() for row in rows]
+
+
+def bundle_table(source: BundleSource) -> str:
+    """One row per bundle as built (only the row is kept), the allocation, the deferred units."""
+    from reviewtui.context.render import allocation_summary
+
+    rows = [("UNIT", "LOCATION", "LEVEL", "REQUESTS", "TOKENS", "CLIPPED", "DROPPED",
+             "NOT FETCHED")]
+    for bundle in source:
         account = bundle.budget
-        clipped = [p.name for p in account.pieces if p.status == "clipped"]
-        dropped = [p.name for p in account.pieces if p.status == "dropped"]
         rows.append((bundle.unit_id, bundle.meta.location, bundle.final_context_level.value,
                      ",".join(r.type for r in bundle.extra_requests) or "-",
-                     f"{account.used}/{account.limit}", ",".join(clipped) or "-",
-                     ",".join(dropped) or "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    lines = ["  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
-             .rstrip() for row in rows]
-    total = sum(b.budget.used for b in bundles)
-    counter = bundles[0].budget.counter
-    lines += ["", f"{len(bundles)} bundles, {total} tokens ({counter})"]
-    return "\n".join(lines) + "\n"
+                     f"{account.used}/{account.limit}", _names(account, "clipped"),
+                     _names(account, "dropped"), _names(account, "not_fetched")))
+    allocation = source.allocation
+    if len(rows) == 1 and not allocation.deferred:
+        return "no units to bundle (every unit is skipped; name one with --unit)\n"
+    lines = _table(rows) if len(rows) > 1 else ["no unit fits the review budget"]
+    if allocation.deferred:
+        deferred = [("DEFERRED", "LOCATION", "RISK", "LEVEL", "NEEDS", "REASON")]
+        deferred += [(d.unit_id, d.location, d.risk, d.final_context_level.value,
+                      f"{'' if d.measured else '~'}{d.tokens}", d.reason)
+                     for d in allocation.deferred]
+        lines += ["", *_table(deferred)]
+    return "\n".join(lines) + "\n\n" + allocation_summary(allocation)
 
 
-def print_bundles(bundles: Sequence[ContextBundle], fmt: str, out: TextIO) -> None:
-    from reviewtui.context import bundles_json, render_bundles_markdown
+def print_bundles(source: BundleSource, fmt: str, out: TextIO) -> None:
+    """Bundles as they are built: ``json``, ``jsonl``, ``markdown`` or a ``table``."""
+    from reviewtui.context.render import write_bundles
 
-    if fmt == "json":
-        out.write(bundles_json(bundles) + "\n")
-    elif fmt == "markdown":
-        out.write(render_bundles_markdown(bundles).rstrip("\n") + "\n")
+    if fmt == "table":
+        out.write(bundle_table(source))
+        out.flush()
     else:
-        out.write(bundle_table(bundles))
-    out.flush()
+        write_bundles(source, fmt, out)

@@ -1,26 +1,38 @@
 """The context stage: each planned unit's ContextBundle under a token budget (seeds 000/001).
 
-Entry point: ``ContextScheduler(...).build(requests)`` -> ``ContextBundle``s; the pipeline's
-``LoadedChange.bundles`` wires it to the change, the fused plan, the project search and the
-scanners. ``render_bundle_markdown`` gives the JSON+Markdown hybrid for the review prompt.
-Underneath: ``levels`` (what each context level shows), ``requests`` (the extra requests, run
-through ``search/``, the project-wide search package), ``budget`` (pieces fitted to tokens) and
-``render``.
+Entry point: ``BundleStream(ContextScheduler(...), requests)``: iterate it for the bundles, built
+lazily in priority order, then read its ``allocation`` (who got the review budget, who was
+deferred and why). The pipeline's ``LoadedChange.bundle_stream`` wires it to the change, the
+fused plan, the project search and the scanners. ``render_bundle_markdown`` gives the
+JSON+Markdown hybrid for the review prompt. Underneath: ``priority`` (the allocation order, in
+one key), ``estimate`` (sizes before any work), ``allocate`` (whole units by priority),
+``scheduler`` (one unit's bundle, lazily), ``levels`` (what each context level shows),
+``requests`` (the extra requests, run through ``search/``), ``budget`` (pieces fitted to tokens)
+and ``render`` (JSON, JSON Lines and Markdown, streamed).
 """
 
 from __future__ import annotations
 
-from reviewtui.context.render import bundles_json, render_bundle_markdown, render_bundles_markdown
+from reviewtui.context.allocate import BundleStream
+from reviewtui.context.priority import UnitPriority, unit_priority
+from reviewtui.context.render import (
+    allocation_summary,
+    render_bundle_markdown,
+    write_bundles,
+)
 from reviewtui.context.requests import RequestRunner
 from reviewtui.context.scheduler import BundleRequest, ContextScheduler
 from reviewtui.context.search import ProjectSearch
 
 __all__ = [
     "BundleRequest",
+    "BundleStream",
     "ContextScheduler",
     "ProjectSearch",
     "RequestRunner",
-    "bundles_json",
+    "UnitPriority",
+    "allocation_summary",
     "render_bundle_markdown",
-    "render_bundles_markdown",
+    "unit_priority",
+    "write_bundles",
 ]

@@ -1,4 +1,4 @@
-"""Fit a unit's context pieces into its token budget, and share a review's budget among units.
+"""Fit one unit's context pieces into its token budget, keeping an account of every piece.
 
 A bundle is worth sending only if it fits the model's window, and a reviewer must know what was
 left out: so pieces go in by importance (diff first), long ones are clipped at line boundaries
@@ -15,7 +15,7 @@ from reviewtui.models import BudgetAccount, BudgetPiece
 
 Counter = Callable[[str], int]
 
-DIFF_FLOOR = 200  # tokens every unit keeps for its diff, however tight the review budget
+MIN_USEFUL = 48  # tokens: with less room left, fetching a piece to clip it is not worth it
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,76 +160,85 @@ def _kept_lines(text: str) -> int:
     return sum(1 for line in text.split("\n") if not line.startswith("… clipped: "))
 
 
+class Fitter:
+    """Takes one unit's pieces in rank order within ``limit`` tokens, one piece at a time.
+
+    Each piece is included whole, clipped at line boundaries, or dropped; a piece the caller
+    decided not to fetch (``worth`` said no) is recorded as ``not_fetched`` with its estimate.
+    ``used`` never exceeds ``limit``; a required piece (the diff) is cut inside its first line
+    rather than dropped.
+    """
+
+    def __init__(self, limit: int, count: Counter, counter_name: str) -> None:
+        self.limit = max(0, limit)
+        self.used = 0
+        self._count = count
+        self._counter_name = counter_name
+        self._records: list[BudgetPiece] = []
+
+    @property
+    def room(self) -> int:
+        return self.limit - self.used
+
+    def worth(self, estimate: int) -> bool:
+        """Is fetching a piece of about ``estimate`` tokens worth it: will some of it fit?"""
+        return self.room > 0 and self.room >= min(estimate, MIN_USEFUL)
+
+    def skip(self, name: str, estimate: int) -> None:
+        self._records.append(BudgetPiece(
+            name=name, status="not_fetched", tokens=0, original_tokens=max(0, estimate),
+            note=f"not fetched (over budget): ~{max(0, estimate)} tokens, {self.room} left"))
+
+    def add(self, name: str, text: str | None, *, required: bool = False,
+            clip: bool = True) -> str | None:
+        """The text of ``name`` as it goes into the bundle (None: empty or dropped)."""
+        if not text:
+            self._records.append(BudgetPiece(name=name, status="empty", tokens=0,
+                                             original_tokens=0))
+            return None
+        original = self._count(text)
+        room = self.room
+        if original <= room:
+            self.used += original
+            self._records.append(BudgetPiece(name=name, status="included", tokens=original,
+                                             original_tokens=original))
+            return text
+        clipped = (clip_text(text, room, self._count, required=required)
+                   if clip or required else None)
+        tokens = self._count(clipped) if clipped is not None else 0
+        if clipped is None or tokens > room:
+            self._records.append(BudgetPiece(name=name, status="dropped", tokens=0,
+                                             original_tokens=original,
+                                             note=f"needs {original} tokens, {room} left"))
+            return None
+        self.used += tokens
+        total = text.count("\n") + 1
+        self._records.append(BudgetPiece(name=name, status="clipped", tokens=tokens,
+                                         original_tokens=original,
+                                         note=f"kept {_kept_lines(clipped)} of {total} lines"))
+        return clipped
+
+    def account(self) -> BudgetAccount:
+        return BudgetAccount(limit=self.limit, used=self.used, counter=self._counter_name,
+                             pieces=list(self._records))
+
+
 def fit_pieces(pieces: Sequence[Piece], limit: int, count: Counter,
                counter_name: str) -> tuple[dict[str, str | None], BudgetAccount]:
     """Take pieces by rank within ``limit`` tokens: whole, clipped at lines, or dropped.
 
     Returns the text per piece name (None when dropped or empty) and the account, which lists
-    every piece in the given order; ``used`` never exceeds ``limit``. The diff (rank 0) is never
+    every piece in the given order. The diff (rank 0) is never
     dropped: when even a clipped diff does not fit, it is clipped down to the limit.
     """
-    limit = max(0, limit)
-    texts: dict[str, str | None] = {piece.name: None for piece in pieces}
-    records: dict[int, BudgetPiece] = {}
-    used = 0
-    for i in sorted(range(len(pieces)), key=lambda i: (pieces[i].rank, i)):
+    fitter = Fitter(limit, count, counter_name)
+    texts: dict[str, str | None] = {}
+    order = sorted(range(len(pieces)), key=lambda i: pieces[i].rank)  # stable for equal ranks
+    for i in order:
         piece = pieces[i]
-        if not piece.text:
-            records[i] = BudgetPiece(name=piece.name, status="empty", tokens=0,
-                                     original_tokens=0)
-            continue
-        original = count(piece.text)
-        room = limit - used
-        if original <= room:
-            texts[piece.name] = piece.text
-            used += original
-            records[i] = BudgetPiece(name=piece.name, status="included", tokens=original,
-                                     original_tokens=original)
-            continue
-        clipped = (clip_text(piece.text, room, count, required=piece.required)
-                   if piece.clip or piece.required else None)
-        tokens = count(clipped) if clipped is not None else 0
-        if clipped is None or tokens > room:
-            records[i] = BudgetPiece(name=piece.name, status="dropped", tokens=0,
-                                     original_tokens=original,
-                                     note=f"needs {original} tokens, {room} left")
-            continue
-        texts[piece.name] = clipped
-        used += tokens
-        total = piece.text.count("\n") + 1
-        records[i] = BudgetPiece(name=piece.name, status="clipped", tokens=tokens,
-                                 original_tokens=original,
-                                 note=f"kept {_kept_lines(clipped)} of {total} lines")
-    account = BudgetAccount(limit=limit, used=used, counter=counter_name,
-                            pieces=[records[i] for i in range(len(pieces))])
-    return texts, account
-
-
-def split_review_budget(units_wanted: Sequence[int], review_budget: int, unit_budget: int, *,
-                        floor: int = DIFF_FLOOR) -> list[int]:
-    """Each unit's budget: min(unit_budget, its need), shared max-min fairly when too much.
-
-    Small needs are met in full and the rest split evenly among the larger ones (water
-    filling). No unit gets less than ``min(floor, its need)``, so every diff stays readable,
-    even if those floors together exceed ``review_budget``.
-    """
-    wants = [max(0, min(unit_budget, need)) for need in units_wanted]
-    if sum(wants) <= review_budget:
-        return wants
-    floors = [min(floor, want) for want in wants]
-    if sum(floors) >= review_budget:
-        return floors
-
-    def share(level: int) -> list[int]:
-        return [min(want, max(low, level)) for want, low in zip(wants, floors, strict=True)]
-
-    level = _largest(0, max(wants), lambda lv: sum(share(lv)) <= review_budget) or 0
-    shares = share(level)
-    spare = review_budget - sum(shares)
-    for i, want in enumerate(wants):  # the rounding remainder, one token each
-        if spare <= 0:
-            break
-        if shares[i] < want:
-            shares[i] += 1
-            spare -= 1
-    return shares
+        texts[piece.name] = fitter.add(piece.name, piece.text, required=piece.required,
+                                       clip=piece.clip)
+    account = fitter.account()
+    position = {i: n for n, i in enumerate(order)}
+    pieces_in_order = [account.pieces[position[i]] for i in range(len(pieces))]
+    return texts, account.model_copy(update={"pieces": pieces_in_order})

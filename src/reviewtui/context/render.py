@@ -4,17 +4,20 @@ The metadata goes in a ```json block (machine-checkable), the code in Markdown f
 escaping, which models read badly). A fence is always longer than any backtick run inside the
 code, so a snippet that itself contains ``` cannot end the fence early. Empty sections are left
 out: a model should not wonder about a "Callers" heading with nothing under it.
+
+``write_bundles`` streams a whole bundle set (JSON, JSON Lines or Markdown) as it is built, the
+allocation last, so memory does not grow with the number of units.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, TextIO
 
 from reviewtui.code.languages import language_for_path
-from reviewtui.models import CodeSnippet, ContextBundle, ScannerFinding
+from reviewtui.models import Allocation, CodeSnippet, ContextBundle, ScannerFinding
 
 _BACKTICKS = re.compile(r"`+")
 
@@ -38,7 +41,7 @@ def _metadata(bundle: ContextBundle) -> dict[str, Any]:
     budget = bundle.budget
     summary: dict[str, Any] = {"limit": budget.limit, "used": budget.used,
                                "counter": budget.counter}
-    for status in ("clipped", "dropped"):
+    for status in ("clipped", "dropped", "not_fetched"):
         names = [p.name for p in budget.pieces if p.status == status]
         if names:
             summary[status] = names
@@ -97,20 +100,67 @@ def render_bundle_markdown(bundle: ContextBundle) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def render_bundles_markdown(bundles: Sequence[ContextBundle]) -> str:
-    """Every unit's bundle under a short header with the totals."""
-    if not bundles:
-        return "# Context bundles\n\nNo units to review.\n"
-    used = sum(b.budget.used for b in bundles)
-    limit = sum(b.budget.limit for b in bundles)
-    counters = sorted({b.budget.counter for b in bundles})
-    plural = "s" if len(bundles) != 1 else ""
-    head = (f"# Context bundles\n\n{len(bundles)} unit{plural}, {used} of {limit} tokens "
-            f"({', '.join(counters)}).\n")
-    return "\n---\n\n".join([head, *(render_bundle_markdown(b) for b in bundles)])
+class BundleSource(Protocol):
+    """Bundles to iterate (once), then the allocation that chose them (``BundleStream``)."""
+
+    def __iter__(self) -> Iterator[ContextBundle]: ...
+
+    @property
+    def allocation(self) -> Allocation: ...
 
 
-def bundles_json(bundles: Sequence[ContextBundle]) -> str:
-    """The bundles as a JSON array of ``ContextBundle.model_dump(mode="json")``."""
-    return json.dumps([b.model_dump(mode="json") for b in bundles], indent=2,
-                      ensure_ascii=False)
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+
+def allocation_summary(allocation: Allocation) -> str:
+    """The allocation in a few lines: totals, then included / deferred per risk class."""
+    included = len(allocation.included)
+    deferred = len(allocation.deferred)
+    budgets = (f"{allocation.batches} review budgets of {allocation.review_budget:,}"
+               if allocation.batches > 1 else f"the review budget of {allocation.review_budget:,}")
+    lines = [f"allocation: {_count(included, 'unit')} in {budgets} tokens "
+             f"({allocation.used:,} used, {allocation.counter}, at most "
+             f"{min(allocation.unit_budget, allocation.review_budget):,} per unit); "
+             f"{_count(deferred, 'unit')} deferred"]
+    rows = [("risk", "included", "tokens", "complete", "deferred", "would need")]
+    rows += [(r.risk, f"{r.included_units:,}", f"{r.included_tokens:,}", f"{r.complete_units:,}",
+              f"{r.deferred_units:,}", f"~{r.deferred_tokens:,}") for r in allocation.by_risk]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        cells = [row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:],
+                                                                          strict=True))]
+        lines.append("  " + "  ".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def _deferred_markdown(allocation: Allocation) -> str:
+    if not allocation.deferred:
+        return ""
+    rows = ["| unit | location | risk | level | needs | reason |", "|---|---|---|---|---|---|"]
+    rows += [f"| {d.unit_id} | {d.location} | {d.risk} | {d.final_context_level.value} | "
+             f"{'' if d.measured else '~'}{d.tokens} | {d.reason} |" for d in allocation.deferred]
+    return "\n\n## Deferred units\n\n" + "\n".join(rows)
+
+
+def write_bundles(source: BundleSource, fmt: str, out: TextIO) -> None:
+    """Write each bundle as soon as it is built, then the allocation: ``fmt`` is ``json`` (one
+    ``BundleSet`` document), ``jsonl`` (``BundleLine`` records) or ``markdown``."""
+    if fmt == "json":
+        out.write('{\n"bundles": [')
+        for n, bundle in enumerate(source):
+            out.write(("," if n else "") + "\n" + bundle.model_dump_json(indent=2))
+        out.write('\n],\n"allocation": ' + source.allocation.model_dump_json(indent=2) + "\n}\n")
+    elif fmt == "jsonl":
+        for bundle in source:
+            out.write('{"record":"bundle","bundle":' + bundle.model_dump_json() + "}\n")
+        out.write('{"record":"allocation","allocation":'
+                  + source.allocation.model_dump_json() + "}\n")
+    else:
+        out.write("# Context bundles\n")
+        for bundle in source:
+            out.write("\n---\n\n" + render_bundle_markdown(bundle))
+        allocation = source.allocation
+        out.write("\n---\n\n## Allocation\n\n" + fenced(allocation_summary(allocation))
+                  + _deferred_markdown(allocation) + "\n")
+    out.flush()

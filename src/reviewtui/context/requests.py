@@ -84,8 +84,18 @@ class RequestRunner:
         names = list(self.symbols_for(unit, request.type)) if self.symbols_for else []
         return names[:MAX_SYMBOLS] or default_symbols(unit, request.type)
 
+    def names(self, unit: ReviewUnit, request: ExtraRequest) -> list[str]:
+        """What a search request looks for: its keyword, or up to three symbol names."""
+        if request.type == "search":
+            keyword = getattr(request, "keyword", "")
+            return [keyword] if keyword else []
+        if request.type in ("previous_version", "scanner_issues"):
+            return []
+        return self._symbols(unit, request)
+
     def prefetch(self, work: Sequence[tuple[ReviewUnit, Sequence[ExtraRequest]]]) -> None:
-        """Search the names of every callers/model-usage request of a review in one batch."""
+        """Search the names of every callers/model-usage request of the given units in one
+        batch (the units about to be built, never the ones left out)."""
         if self.search is None:
             return
         names: list[str] = []
@@ -98,20 +108,24 @@ class RequestRunner:
     def run(self, unit: ReviewUnit, requests: Sequence[ExtraRequest]) -> RequestResults:
         results = RequestResults()
         for request in requests:
-            if request.type == "previous_version":
-                results.previous_version = True
-            elif request.type == "scanner_issues":
-                self._scanner(unit, results)
-            elif self.search is None:
-                results.notes.append(f"{request.type}: no repository to search (a patch file)")
-            elif request.type == "search":
-                keyword = getattr(request, "keyword", "")
-                self._add(results, "search", f"search {keyword!r}", self.search.text(keyword))
-            else:
-                self._symbol_request(unit, request, results)
+            self.run_one(unit, request, results)
         results.callers = _dedupe(results.callers)
         results.search_results = _dedupe(results.search_results)
         return results
+
+    def run_one(self, unit: ReviewUnit, request: ExtraRequest, results: RequestResults) -> None:
+        """Execute one request, adding what it found (or why not) to ``results``."""
+        if request.type == "previous_version":
+            results.previous_version = True
+        elif request.type == "scanner_issues":
+            self._scanner(unit, results)
+        elif self.search is None:
+            results.notes.append(f"{request.type}: no repository to search (a patch file)")
+        elif request.type == "search":
+            keyword = getattr(request, "keyword", "")
+            self._add(results, "search", f"search {keyword!r}", self.search.text(keyword))
+        else:
+            self._symbol_request(unit, request, results)
 
     def _symbol_request(self, unit: ReviewUnit, request: ExtraRequest,
                         results: RequestResults) -> None:

@@ -1,23 +1,27 @@
 """The context scheduler (seeds 000/001): one ``ContextBundle`` per planned unit, under budget.
 
-For each unit: the diff (always), the text of its final level, then its extra requests. The
-pieces are ranked (diff, level context, previous version, callers and search results, scanner
-issues), and the token budget -- per unit, shared fairly when the whole review would exceed its
-own budget -- includes, clips (at line boundaries) or drops them; the bundle keeps the account.
-File versions and their parse trees are read once per file for all units of that file.
+For each unit: the diff (always), the text of its final level, then its extra requests, in that
+rank (diff, level context, previous version, callers and search results, scanner issues). Work
+is lazy: every unit is first sized from cheap data (``estimate``), the review budget goes to
+whole units in priority order (``allocate``), and only then are the chosen units' files read,
+parsed and searched -- a piece that would not fit its unit's budget is never fetched at all, and
+its account says so. File versions are read once per change; parse trees are kept for the few
+files in use, so memory does not grow with the change.
 """
 
 from __future__ import annotations
 
-import functools
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reviewtui.code import FileStructure
 from reviewtui.config import ContextSettings
-from reviewtui.context.budget import Piece, fit_pieces, split_review_budget
+from reviewtui.context.budget import Fitter
+from reviewtui.context.estimate import Estimator, UnitEstimate
 from reviewtui.context.excerpt import parse_structure
 from reviewtui.context.levels import LEVEL_FIELDS, diff_excerpt, level_context, previous_version
+from reviewtui.context.priority import UnitPriority
 from reviewtui.context.requests import RequestResults, RequestRunner
 from reviewtui.git import ChangeSet, ContentReader, FileChange
 from reviewtui.models import (
@@ -32,24 +36,18 @@ from reviewtui.models import (
 from reviewtui.units.model import ReviewUnit
 
 Counter = Callable[[str], int]
+_TREES_KEPT = 32  # parse trees of the files in use (units come in priority, not file, order)
 
 
 @dataclass(frozen=True)
 class BundleRequest:
-    """What to build for one unit: its final level and extra requests (from the fused plan)."""
+    """What to build for one unit: its final level and extra requests (from the fused plan),
+    and what its place in the allocation order depends on."""
 
     unit_id: str
     level: ContextLevel
     extra_requests: tuple[ExtraRequest, ...] = ()
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    unit: ReviewUnit
-    request: BundleRequest
-    pieces: list[Piece]
-    results: RequestResults
-    notes: list[str]
+    priority: UnitPriority = field(default_factory=UnitPriority)
 
 
 def _snippet_text(snippet: CodeSnippet) -> str:
@@ -62,6 +60,29 @@ def _finding_text(finding: ScannerFinding) -> str:
             f"{finding.rule_id}: {finding.message}")
 
 
+def _removes_only(unit: ReviewUnit) -> bool:
+    return unit.change_type == "delete" or (unit.added_lines == 0 and unit.removed_lines > 0)
+
+
+class _Snippets:
+    """A bundle's callers or search results: named ``callers[0]``..., each place once."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.kept: list[CodeSnippet] = []
+        self.count = 0
+
+    def add(self, fit: Fitter, snippet: CodeSnippet, seen: set[tuple[str, int]]) -> None:
+        key = (snippet.file_path, snippet.line)
+        if key in seen:
+            return
+        seen.add(key)
+        text = fit.add(f"{self.prefix}[{self.count}]", _snippet_text(snippet))
+        self.count += 1
+        if text and "\n" in text:  # the first line is the location label
+            self.kept.append(snippet.model_copy(update={"snippet": text.split("\n", 1)[1]}))
+
+
 class ContextScheduler:
     def __init__(self, units: Sequence[ReviewUnit], change_set: ChangeSet, reader: ContentReader,
                  settings: ContextSettings, runner: RequestRunner, *, count: Counter,
@@ -69,101 +90,146 @@ class ContextScheduler:
         self._units = {unit.unit_id: unit for unit in units}
         self._changes = {change.path: change for change in change_set.files}
         self._reader = reader
-        self._settings = settings
+        self.settings = settings
         self._runner = runner
-        self._count = functools.lru_cache(maxsize=8192)(count)  # pieces are counted twice
-        self._counter_name = counter_name
-        self._texts: dict[tuple[str, str], bytes | None] = {}
-        self._trees: dict[tuple[str, str], FileStructure | None] = {}
+        self._count = count
+        self.counter_name = counter_name
+        self._trees: OrderedDict[tuple[str, str], FileStructure | None] = OrderedDict()
+        self._estimator = Estimator(settings, self._size_of, self._names_of, runner.findings)
+
+    # --- sizes, before any work -----------------------------------------------------------
+
+    def unit(self, unit_id: str) -> ReviewUnit | None:
+        return self._units.get(unit_id)
+
+    def _size_of(self, unit: ReviewUnit, side: str) -> int | None:
+        change = self._changes.get(unit.file_path)
+        return self._reader.size(change, side) if change is not None else None
+
+    def _names_of(self, unit: ReviewUnit, request: ExtraRequest) -> int:
+        return len(self._runner.names(unit, request))
+
+    def estimate(self, request: BundleRequest) -> UnitEstimate:
+        unit = self._units[request.unit_id]
+        return self._estimator.unit(unit, request.level, request.extra_requests)
+
+    def prefetch_sizes(self, requests: Sequence[BundleRequest]) -> None:
+        """File sizes for the estimates of ``requests``, in one git process."""
+        self._reader.prefetch_sizes(self._changes[u.file_path] for r in requests
+                                    if (u := self._units[r.unit_id]).file_path in self._changes)
+
+    def prefetch(self, work: Sequence[tuple[BundleRequest, UnitEstimate]], limit: int) -> None:
+        """Read the files and batch the name searches of units about to be built: every
+        request that may still find room under ``limit`` (searches are estimated generously:
+        most find little), so that building rarely needs a ``git grep`` of its own."""
+        new: list[FileChange] = []
+        old: list[FileChange] = []
+        for request, _ in work:
+            unit = self._units[request.unit_id]
+            change = self._changes.get(unit.file_path)
+            if change is None:
+                continue
+            if request.level is not ContextLevel.DIFF_ONLY:
+                new.append(change)
+            if _removes_only(unit) or any(r.type == "previous_version"
+                                          for r in request.extra_requests):
+                old.append(change)
+        self._reader.prefetch(new, old=False)
+        self._reader.prefetch(old, new=False)
+        planned: list[tuple[ReviewUnit, list[ExtraRequest]]] = []
+        for request, estimate in work:
+            used = estimate.diff + estimate.level + estimate.previous_version
+            fitting: list[ExtraRequest] = []
+            for extra, tokens in zip(request.extra_requests, estimate.requests, strict=True):
+                if tokens and used < limit:
+                    fitting.append(extra)
+                    used += tokens
+            planned.append((self._units[request.unit_id], fitting))
+        self._runner.prefetch(planned)
+
+    # --- building one bundle -------------------------------------------------------------
 
     def _version(self, change: FileChange | None, side: str) -> bytes | None:
-        if change is None:
+        if change is None or change.is_binary or change.kind.value != "file":
             return None
-        key = (change.path, side)
-        if key not in self._texts:
-            if change.is_binary or change.kind.value != "file":
-                self._texts[key] = None
-            else:
-                read = self._reader.new if side == "new" else self._reader.old
-                self._texts[key] = read(change)
-        return self._texts[key]
+        return self._reader.new(change) if side == "new" else self._reader.old(change)
 
     def _tree(self, unit: ReviewUnit, side: str, data: bytes | None) -> FileStructure | None:
+        if data is None:
+            return None
         key = (unit.file_path, side)
-        if key not in self._trees:
-            self._trees[key] = parse_structure(unit.language, data) if data is not None else None
-        return self._trees[key]
+        if key in self._trees:
+            self._trees.move_to_end(key)
+            return self._trees[key]
+        tree = parse_structure(unit.language, data)
+        self._trees[key] = tree
+        if len(self._trees) > _TREES_KEPT:
+            self._trees.popitem(last=False)
+        return tree
 
-    def _prepare(self, request: BundleRequest) -> _Prepared:
-        unit = self._units[request.unit_id]
-        change = self._changes.get(unit.file_path)
-        settings = self._settings
+    def _level_text(self, unit: ReviewUnit, change: FileChange | None,
+                    level: ContextLevel) -> str | None:
         new = self._version(change, "new")
         old = self._version(change, "old")
+        if level is ContextLevel.FULL_FILE:  # no structure needed
+            return level_context(level, unit, new, None, self.settings, old_text=old)
+        if _removes_only(unit):
+            return level_context(level, unit, new, None, self.settings, old_text=old,
+                                 old_structure=self._tree(unit, "old", old))
+        return level_context(level, unit, new, self._tree(unit, "new", new), self.settings,
+                             old_text=old)
+
+    def build_one(self, request: BundleRequest, estimate: UnitEstimate,
+                  limit: int) -> ContextBundle:
+        """The bundle of one unit within ``limit`` tokens; pieces that would not fit are not
+        fetched (no read, parse, search or count) and show as ``not_fetched``."""
+        unit = self._units[request.unit_id]
+        change = self._changes.get(unit.file_path)
+        fit = Fitter(limit, self._count, self.counter_name)
         notes: list[str] = []
         if change is not None and change.is_binary:
             notes.append("binary file: no content beyond the diff summary")
-        pieces = [Piece("diff", diff_excerpt(unit), 0)]
-        field = LEVEL_FIELDS.get(request.level)
-        if field is not None:
-            text = level_context(request.level, unit, new, self._tree(unit, "new", new),
-                                 settings, old_text=old,
-                                 old_structure=self._tree(unit, "old", old))
-            if text is None and change is not None and not change.is_binary:
-                notes.append(f"{request.level.value}: file content not available")
-            pieces.append(Piece(field, text, 1))
-        results = self._runner.run(unit, request.extra_requests)
-        if results.previous_version:
-            before = previous_version(unit, old, self._tree(unit, "old", old), settings)
-            if before is None:
-                notes.append("previous_version: no earlier version (a new file)"
-                             if unit.change_type == "add" else
-                             "previous_version: the earlier version is not available")
-            pieces.append(Piece("previous_version", before, 2))
-        pieces += [Piece(f"callers[{i}]", _snippet_text(s), 3)
-                   for i, s in enumerate(results.callers)]
-        pieces += [Piece(f"search_results[{i}]", _snippet_text(s), 3)
-                   for i, s in enumerate(results.search_results)]
-        pieces += [Piece(f"scanner_issues[{i}]", _finding_text(f), 4, clip=False)
-                   for i, f in enumerate(results.scanner_issues)]
-        return _Prepared(unit, request, pieces, results, notes + results.notes)
-
-    def _want(self, prepared: _Prepared) -> int:
-        return sum(self._count(p.text) for p in prepared.pieces if p.text)
-
-    def build(self, requests: Sequence[BundleRequest], *, unit_budget: int | None = None,
-              review_budget: int | None = None) -> list[ContextBundle]:
-        """Bundles for ``requests`` (unknown unit ids are skipped), in request order."""
-        unit_budget = unit_budget or self._settings.unit_budget
-        review_budget = review_budget or self._settings.review_budget
-        requests = [r for r in requests if r.unit_id in self._units]
-        units = [self._units[r.unit_id] for r in requests]
-        self._reader.prefetch(self._changes[u.file_path] for u in units
-                              if u.file_path in self._changes)
-        self._runner.prefetch([(u, r.extra_requests) for u, r in zip(units, requests,
-                                                                      strict=True)])
-        prepared = [self._prepare(r) for r in requests]
-        wants = [min(self._want(p), unit_budget) for p in prepared]
-        if sum(wants) <= review_budget:
-            limits = [unit_budget] * len(prepared)
-        else:  # share the review budget fairly; small bundles keep all they need
-            limits = split_review_budget(wants, review_budget, unit_budget)
-        return [self._bundle(p, limit) for p, limit in zip(prepared, limits, strict=True)]
-
-    def _bundle(self, prepared: _Prepared, limit: int) -> ContextBundle:
-        texts, account = fit_pieces(prepared.pieces, limit, self._count, self._counter_name)
-        unit, results = prepared.unit, prepared.results
-
-        def kept(prefix: str, items: Sequence[CodeSnippet]) -> list[CodeSnippet]:
-            out: list[CodeSnippet] = []
-            for i, item in enumerate(items):
-                text = texts.get(f"{prefix}[{i}]")
-                if text and "\n" in text:  # the first line is the location label
-                    out.append(item.model_copy(update={"snippet": text.split("\n", 1)[1]}))
-            return out
-
-        issues = [f for i, f in enumerate(results.scanner_issues)
-                  if texts.get(f"scanner_issues[{i}]")]
+        diff = fit.add("diff", diff_excerpt(unit), required=True) or ""
+        texts: dict[str, str | None] = {}
+        name = LEVEL_FIELDS.get(request.level)
+        if name is not None:
+            if fit.worth(estimate.level):
+                text = self._level_text(unit, change, request.level)
+                if text is None and change is not None and not change.is_binary:
+                    notes.append(f"{request.level.value}: file content not available")
+                texts[name] = fit.add(name, text)
+            else:
+                fit.skip(name, estimate.level)
+        extras = request.extra_requests
+        if any(r.type == "previous_version" for r in extras):
+            texts["previous_version"] = self._previous(unit, change, fit, estimate, notes)
+        callers, found = _Snippets("callers"), _Snippets("search_results")
+        seen: set[tuple[str, int]] = set()
+        findings: list[ScannerFinding] = []
+        for extra, tokens in zip(extras, estimate.requests, strict=True):
+            if extra.type in ("previous_version", "scanner_issues"):
+                continue
+            if not fit.worth(tokens):
+                names = self._runner.names(unit, extra)
+                label = " ".join([extra.type, *(repr(n) for n in names)])
+                fit.skip(label, tokens)
+                continue
+            part = RequestResults()
+            self._runner.run_one(unit, extra, part)
+            notes += part.notes
+            for snippet in part.callers:
+                callers.add(fit, snippet, seen)
+            for snippet in part.search_results:
+                found.add(fit, snippet, seen)
+        for extra in extras:
+            if extra.type == "scanner_issues":
+                part = RequestResults()
+                self._runner.run_one(unit, extra, part)
+                notes += part.notes
+                for finding in part.scanner_issues:
+                    i = len(findings)
+                    if fit.add(f"scanner_issues[{i}]", _finding_text(finding), clip=False):
+                        findings.append(finding)
         return ContextBundle(
             unit_id=unit.unit_id,
             meta=BundleMeta(file_path=unit.file_path, old_path=unit.old_path,
@@ -171,16 +237,29 @@ class ContextScheduler:
                             change_type=unit.change_type, tags=list(unit.tags),
                             line_numbers=LineNumbers(new_compact=unit.new_compact,
                                                      old_compact=unit.old_compact)),
-            final_context_level=prepared.request.level,
-            extra_requests=list(prepared.request.extra_requests),
-            diff=texts.get("diff") or "",
+            final_context_level=request.level,
+            extra_requests=list(extras),
+            diff=diff,
             function_context=texts.get("function_context"),
             file_context=texts.get("file_context"),
             full_file=texts.get("full_file"),
             previous_version=texts.get("previous_version"),
-            callers=kept("callers", results.callers),
-            search_results=kept("search_results", results.search_results),
-            scanner_issues=issues,
-            notes=prepared.notes,
-            budget=account,
+            callers=callers.kept,
+            search_results=found.kept,
+            scanner_issues=findings,
+            notes=notes,
+            budget=fit.account(),
         )
+
+    def _previous(self, unit: ReviewUnit, change: FileChange | None, fit: Fitter,
+                  estimate: UnitEstimate, notes: list[str]) -> str | None:
+        if not fit.worth(estimate.previous_version):
+            fit.skip("previous_version", estimate.previous_version)
+            return None
+        old = self._version(change, "old")
+        before = previous_version(unit, old, self._tree(unit, "old", old), self.settings)
+        if before is None:
+            notes.append("previous_version: no earlier version (a new file)"
+                         if unit.change_type == "add" else
+                         "previous_version: the earlier version is not available")
+        return fit.add("previous_version", before)

@@ -38,14 +38,17 @@ class ContentReader:
         self._set = change_set
         self._max = max_bytes
         self._blobs: dict[str, bytes | None] = {}
+        self._sizes: dict[str, int | None] = {}
 
-    def prefetch(self, changes: Iterable[FileChange]) -> None:
-        """Load every blob the given changes will need, in one git process."""
+    def prefetch(self, changes: Iterable[FileChange], *, old: bool = True,
+                 new: bool = True) -> None:
+        """Load every blob the given changes will need (both sides, or one), in one git
+        process."""
         wanted: list[str] = []
         for change in changes:
             if change.is_binary or change.kind.value != "file":
                 continue
-            for oid in (change.old_blob, change.new_blob):
+            for oid in (change.old_blob if old else None, change.new_blob if new else None):
                 if oid and oid not in self._blobs:
                     wanted.append(oid)
                     self._blobs[oid] = None
@@ -88,6 +91,49 @@ class ContentReader:
         if side is SideKind.WORKTREE:
             return self._read_worktree(path)
         return None
+
+    def prefetch_sizes(self, changes: Iterable[FileChange]) -> None:
+        """Learn the byte sizes of the given changes' blobs in one ``cat-file --batch-check``.
+
+        Cheap (no content is read): the context stage sizes a unit's bundle with it before
+        deciding whether to read, parse and search anything for that unit.
+        """
+        wanted = [oid for change in changes if not change.is_binary
+                  for oid in (change.old_blob, change.new_blob)
+                  if oid and oid not in self._sizes and oid not in self._blobs]
+        wanted = list(dict.fromkeys(wanted))
+        if not wanted or self._repo is None:
+            return
+        out = self._repo.run("cat-file", "--batch-check",
+                             stdin=("\n".join(wanted) + "\n").encode(), check=False)
+        lines = out.decode("ascii", "replace").split("\n")
+        for oid, line in zip(wanted, lines, strict=False):
+            parts = line.split(" ")
+            self._sizes[oid] = int(parts[2]) if len(parts) == 3 and parts[2].isdigit() else None
+
+    def size(self, change: FileChange, side: str) -> int | None:
+        """Bytes of the ``"old"`` or ``"new"`` version of ``change`` (None if unknown)."""
+        if change.is_binary or change.kind.value != "file":
+            return None
+        path = change.new_path if side == "new" else change.old_path
+        if path is None:
+            return None
+        oid = change.new_blob if side == "new" else change.old_blob
+        if oid:
+            data = self._blobs.get(oid)
+            if data is not None:
+                return len(data)
+            if oid not in self._sizes:
+                self.prefetch_sizes([change])
+            return self._sizes.get(oid)
+        kind = (self._set.new_side if side == "new" else self._set.old_side).kind
+        if kind is not SideKind.WORKTREE:
+            return None
+        target = path_within(self._set.repo_root, path)
+        try:
+            return target.stat().st_size if target is not None and target.is_file() else None
+        except OSError:
+            return None
 
     def prefetch_oids(self, oids: list[str]) -> None:
         missing = [oid for oid in oids if oid not in self._blobs]

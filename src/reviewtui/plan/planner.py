@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -28,7 +28,7 @@ from reviewtui.errors import (
     LLMNotConfiguredError,
     LLMTimeoutError,
 )
-from reviewtui.llm import ChatResult, LLMClient
+from reviewtui.llm import ChatResult
 from reviewtui.models import PlannerIndex, PlannerUnit
 from reviewtui.plan.extract import PlanParseError, extract_plan_items
 from reviewtui.plan.prompt import (
@@ -42,6 +42,9 @@ from reviewtui.plan.prompt import (
 )
 from reviewtui.plan.requests import parse_level, planner_request
 from reviewtui.plan.schema import LLMPlanItem, PlannerReport, RawPlanItem
+
+if TYPE_CHECKING:  # the client imports the openai SDK (~0.5 s): rules-only plans never need it
+    from reviewtui.llm import LLMClient
 
 _log = logging.getLogger(__name__)
 # Errors of the endpoint itself: every other batch (and any later call) would fail the same way.

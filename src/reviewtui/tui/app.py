@@ -23,7 +23,7 @@ from textual.widgets import Footer, Header, Input, Markdown, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.models import ContextBundle, ContextLevel, ExtraRequest
+from reviewtui.models import Allocation, ContextBundle, ContextLevel, ExtraRequest
 from reviewtui.pipeline import LoadedChange, make_planner
 from reviewtui.plan import FusedPlan, plan_change
 from reviewtui.tui import status
@@ -69,6 +69,7 @@ class ReviewApp(App[None]):
         self._filter_timer: Timer | None = None
         self.rows: list[Row] = []
         self.bundles: dict[str, ContextBundle] = {}
+        self.allocation: Allocation | None = None  # of the last build (b)
         self.jobs = LLMJobs()
         self._message = ""  # the last event the status line reports
         settings = loaded.settings.tui
@@ -180,7 +181,7 @@ class ReviewApp(App[None]):
     def show_detail(self) -> None:
         unit_id = self.current()
         row = self.triage.row(unit_id) if unit_id else None
-        self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""))
+        self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""), self.allocation)
 
     def fused_with_overrides(self) -> FusedPlan:
         items = [self.triage.item(i.unit_id) for i in self.triage.plan.plan]
@@ -448,18 +449,19 @@ class ReviewApp(App[None]):
     @work(thread=True, exclusive=True, group="bundles")
     def _bundle_worker(self, unit_ids: list[str]) -> None:
         plan = self.fused_with_overrides()
-        first = self.loaded.bundles(plan, unit_ids[:1])
-        self.call_from_thread(self._bundles_done, first, False)
-        rest = self.loaded.bundles(plan, unit_ids[1:]) if len(unit_ids) > 1 else []
-        self.call_from_thread(self._bundles_done, rest, True)
+        first = self.loaded.bundles(plan, unit_ids[:1])  # the unit under the cursor, at once
+        self.call_from_thread(self._bundles_done, first.bundles, None)
+        found = self.loaded.bundles(plan, unit_ids)  # the review budget, by priority
+        self.call_from_thread(self._bundles_done, found.bundles, found.allocation)
 
-    def _bundles_done(self, bundles: list[ContextBundle], finished: bool) -> None:
+    def _bundles_done(self, bundles: list[ContextBundle], allocation: Allocation | None) -> None:
         for bundle in bundles:
             self.bundles[bundle.unit_id] = bundle
+        if allocation is not None:
+            self.allocation = allocation
+            self.set_status(f"{len(allocation.included)} bundles, {allocation.used} tokens; "
+                            f"{len(allocation.deferred)} units deferred")
         self.show_detail()
-        if finished:
-            tokens = sum(b.budget.used for b in self.bundles.values())
-            self.set_status(f"{len(self.bundles)} bundles, {tokens} tokens")
 
     def action_review(self) -> None:
         if not self.session.model_configured():

@@ -166,7 +166,8 @@ def _add_scope(scopes: dict[tuple[str, str], Scope], definition: Definition, rol
     key = (definition.qualified_name, definition.kind)
     if key not in scopes:
         scopes[key] = Scope(definition.kind, definition.name, definition.qualified_name, role,
-                            definition.decorators, definition.signature)
+                            definition.decorators, definition.signature, definition.start_line,
+                            definition.end_line)
 
 
 def strip_annotations(signature: str) -> str:

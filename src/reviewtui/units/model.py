@@ -22,6 +22,8 @@ class Scope:
     role: str
     decorators: tuple[str, ...]
     signature: str
+    start_line: int = 0  # the definition's lines (decorators included) on the side it was
+    end_line: int = 0  # found on; 0 when unknown. The context stage sizes levels with them.
 
 
 @dataclass(frozen=True, slots=True)

@@ -416,7 +416,7 @@ def test_get_scanner_issues(project: GitRepoBuilder) -> None:
 def test_get_unit_and_get_bundle(project: GitRepoBuilder) -> None:
     loaded = load_change(project.root, ChangeSelector(SelectorMode.ALL))
     units = {u.unit_id: u.model_dump(mode="json") for u in loaded.review_index().units}
-    bundles = {b.unit_id: b for b in loaded.bundles(loaded.plan(use_llm=False))}
+    bundles = {b.unit_id: b for b in loaded.bundles(loaded.plan(use_llm=False)).bundles}
 
     def by_prefix(table: dict[str, Any]) -> Callable[[str], Any]:
         def get(key: str) -> Any:

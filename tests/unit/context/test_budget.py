@@ -8,11 +8,11 @@ from collections.abc import Callable
 import pytest
 
 from reviewtui.context.budget import (
+    Fitter,
     Piece,
     clip_marker,
     clip_text,
     fit_pieces,
-    split_review_budget,
 )
 from reviewtui.models import BudgetAccount
 
@@ -165,22 +165,18 @@ def test_random_pieces_never_exceed_the_limit() -> None:
                 assert text is not None
 
 
-def test_split_review_budget_gives_what_is_needed_when_it_fits() -> None:
-    assert split_review_budget([100, 500, 9000], 20_000, 6000) == [100, 500, 6000]
-    assert split_review_budget([], 1000, 6000) == []
-
-
-def test_split_review_budget_is_max_min_fair() -> None:
-    shares = split_review_budget([100, 5000, 5000, 800], 3000, 4000)
-    assert shares == [100, 1050, 1050, 800]
-    assert sum(shares) == 3000
-    shares = split_review_budget([5000, 5000, 5000], 10_001, 6000)
-    assert sum(shares) == 10_001 and max(shares) - min(shares) <= 1
-
-
-def test_split_review_budget_keeps_a_floor_for_every_diff() -> None:
-    assert split_review_budget([1000] * 20, 1000, 6000) == [200] * 20
-    assert split_review_budget([50, 1000, 1000], 300, 6000) == [50, 200, 200]
-    shares = split_review_budget([1000] * 5 + [50], 1500, 6000, floor=300)
-    assert shares[-1] == 50 and all(s >= 300 for s in shares[:-1])
-    assert sum(shares) <= 1550
+def test_a_piece_not_worth_fetching_is_accounted_as_not_fetched() -> None:
+    fitter = Fitter(100, words, "w")
+    assert fitter.add("diff", " ".join(["x"] * 90), required=True) is not None
+    assert not fitter.worth(400)  # 10 tokens left: fetching a 400-token piece is pointless
+    assert fitter.worth(5)  # but a small one fits whole
+    fitter.skip("search_callers 'f'", 400)
+    assert fitter.add("scanner_issues[0]", "a b c") == "a b c"
+    account = fitter.account()
+    assert [(p.name, p.status) for p in account.pieces] == [
+        ("diff", "included"), ("search_callers 'f'", "not_fetched"),
+        ("scanner_issues[0]", "included")]
+    skipped = account.pieces[1]
+    assert skipped.tokens == 0 and skipped.original_tokens == 400
+    assert skipped.note is not None and skipped.note.startswith("not fetched (over budget)")
+    assert account.used == 93 <= account.limit

@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+from collections.abc import Iterator
+
+from pydantic import TypeAdapter
 
 from reviewtui.context.render import (
-    bundles_json,
+    allocation_summary,
     fenced,
     render_bundle_markdown,
-    render_bundles_markdown,
+    write_bundles,
 )
 from reviewtui.models import (
+    AllocatedUnit,
+    Allocation,
     BudgetAccount,
     BudgetPiece,
+    BundleLine,
     BundleMeta,
+    BundleSet,
     CallersRequest,
     CodeSnippet,
     ContextBundle,
     ContextLevel,
+    DeferredUnit,
     LineNumbers,
     PreviousVersionRequest,
+    RiskAllocation,
     ScannerFinding,
 )
 
@@ -130,13 +140,79 @@ def test_language_tag_comes_from_meta() -> None:
     assert [info for info, _ in fenced_bodies(markdown)] == ["json", "diff", ""]
 
 
-def test_many_bundles_and_json() -> None:
-    first = bundle()
-    second = bundle(unit_id="u_second")
-    markdown = render_bundles_markdown([first, second])
-    assert markdown.startswith("# Context bundles\n\n2 units, 240 of 12000 tokens (o200k_base).")
+class _Built:
+    """What ``write_bundles`` reads: bundles once, then the allocation."""
+
+    def __init__(self, bundles: list[ContextBundle], allocation: Allocation) -> None:
+        self._bundles = bundles
+        self.allocation = allocation
+        self.iterated = 0
+
+    def __iter__(self) -> Iterator[ContextBundle]:
+        self.iterated += 1
+        return iter(self._bundles)
+
+
+def _allocation() -> Allocation:
+    return Allocation(
+        review_budget=1000, unit_budget=600, batches=1, counter="o200k_base", used=240,
+        included=[AllocatedUnit(unit_id="u_123456789abc", risk="high", tokens=120,
+                                complete=True, batch=1),
+                  AllocatedUnit(unit_id="u_second", risk="low", tokens=120, complete=True,
+                                batch=1)],
+        deferred=[DeferredUnit(unit_id="u_later", file_path="docs/é.md", location="docs/é.md:L3",
+                               risk="low", final_context_level=ContextLevel.DIFF_ONLY,
+                               tokens=900, measured=False,
+                               reason="over the review budget: needs ~900 tokens (estimated), "
+                                      "760 left")],
+        by_risk=[RiskAllocation(risk="high", included_units=1, included_tokens=120,
+                                complete_units=1),
+                 RiskAllocation(risk="low", included_units=1, included_tokens=120,
+                                complete_units=1, deferred_units=1, deferred_tokens=900)])
+
+
+def test_a_bundle_set_streams_as_one_json_document() -> None:
+    bundles = [bundle(), bundle(unit_id="u_second", notes=["café"])]
+    out = io.StringIO()
+    write_bundles(_Built(bundles, _allocation()), "json", out)
+    parsed = BundleSet.model_validate_json(out.getvalue())
+    assert parsed.bundles == bundles and parsed.allocation == _allocation()
+    assert "café" in out.getvalue() and "docs/é.md" in out.getvalue()  # not escaped
+    empty = io.StringIO()
+    write_bundles(_Built([], _allocation()), "json", empty)
+    assert BundleSet.model_validate_json(empty.getvalue()).bundles == []
+
+
+def test_json_lines_a_record_per_bundle_then_the_allocation() -> None:
+    bundles = [bundle(), bundle(unit_id="u_second")]
+    out = io.StringIO()
+    write_bundles(_Built(bundles, _allocation()), "jsonl", out)
+    lines = out.getvalue().splitlines()
+    records = [TypeAdapter(BundleLine).validate_json(line) for line in lines]
+    assert [r.record for r in records] == ["bundle", "bundle", "allocation"]
+    assert [r.bundle for r in records[:2]] == bundles  # type: ignore[union-attr]
+    assert records[2].allocation.deferred[0].unit_id == "u_later"  # type: ignore[union-attr]
+    assert all(json.loads(line) for line in lines)
+
+
+def test_markdown_bundles_then_the_allocation_and_the_deferred_units() -> None:
+    out = io.StringIO()
+    write_bundles(_Built([bundle(), bundle(unit_id="u_second")], _allocation()), "markdown",
+                  out)
+    markdown = out.getvalue()
+    assert markdown.startswith("# Context bundles\n")
     assert markdown.count("## Unit ") == 2
-    assert render_bundles_markdown([]).startswith("# Context bundles")
-    data = json.loads(bundles_json([first, second]))
-    assert [ContextBundle.model_validate(item) for item in data] == [first, second]
-    assert "é" in bundles_json([bundle(notes=["café"])])  # not escaped
+    tail = markdown.split("## Allocation", 1)[1]
+    assert "2 units in the review budget of 1,000 tokens" in tail
+    assert "| u_later | docs/é.md:L3 | low | diff_only | ~900 | over the review budget" in tail
+
+
+def test_the_allocation_summary_has_a_row_per_risk_class() -> None:
+    summary = allocation_summary(_allocation())
+    lines = summary.splitlines()
+    assert lines[0].startswith("allocation: 2 units in the review budget of 1,000 tokens "
+                               "(240 used, o200k_base, at most 600 per unit); 1 unit deferred")
+    assert lines[1].split() == ["risk", "included", "tokens", "complete", "deferred", "would",
+                                "need"]
+    assert lines[2].split() == ["high", "1", "120", "1", "0", "~0"]
+    assert lines[3].split() == ["low", "1", "120", "1", "1", "~900"]

@@ -23,7 +23,7 @@ def _bundle(loaded: LoadedChange, path: str, level: ContextLevel | None,
     unit = next(u for u in loaded.units if u.file_path == path)
     override = UnitOverride.model_validate({"level": level, "add_requests": requests})
     plan = loaded.plan(use_llm=False, overrides=OverrideSet(units={unit.unit_id: override}))
-    (bundle,) = loaded.bundles(plan, [unit.unit_id], **budget)
+    (bundle,) = loaded.bundles(plan, [unit.unit_id], **budget).bundles
     return bundle
 
 
@@ -125,7 +125,7 @@ def test_a_config_key_read_elsewhere(repo: GitRepoBuilder) -> None:
     assert ("search_config_usage", "payment_timeout") in [
         (r.type, getattr(r, "symbol", None)) for r in item.extra_requests]
     assert item.final_context_level is ContextLevel.FILE_CONTEXT
-    (bundle,) = loaded.bundles(plan, [unit.unit_id])
+    (bundle,) = loaded.bundles(plan, [unit.unit_id]).bundles
     usage = [s for s in bundle.search_results if s.kind == "config_usage"]
     assert usage and usage[0].file_path == "app/pay.py"
     assert bundle.file_context is not None and "retries: 2" in bundle.file_context
@@ -197,12 +197,15 @@ def test_a_tight_budget_clips_and_drops_and_accounts_for_it(repo: GitRepoBuilder
     assert statuses["full_file"] == "clipped"
     assert "clipped" in (bundle.full_file or "")
     assert all(p.tokens <= p.original_tokens for p in account.pieces)
-    dropped = [p for p in account.pieces if p.status == "dropped"]
-    assert dropped and all(p.name.startswith("callers[") for p in dropped)
-    assert len(bundle.callers) < len(account.pieces) - 2  # dropped callers are not in it
+    # The clipped file left no room: the callers were never searched, and the account says so.
+    left_out = [p for p in account.pieces if p.status == "not_fetched"]
+    assert [p.name for p in left_out] == ["search_callers 'big'"]
+    assert (left_out[0].note or "").startswith("not fetched (over budget)")
+    assert left_out[0].original_tokens > 0 and left_out[0].tokens == 0
+    assert bundle.callers == []
 
 
-def test_the_review_budget_is_shared(repo: GitRepoBuilder) -> None:
+def test_the_review_budget_goes_to_whole_units(repo: GitRepoBuilder) -> None:
     for n in range(4):
         repo.write(f"m{n}.py", "".join(f"v{i} = {i}\n" for i in range(300)))
     repo.commit("base")
@@ -212,10 +215,15 @@ def test_the_review_budget_is_shared(repo: GitRepoBuilder) -> None:
     overrides = OverrideSet(units={u.unit_id: UnitOverride(level=ContextLevel.FULL_FILE)
                                    for u in loaded.units})
     plan = loaded.plan(use_llm=False, overrides=overrides)
-    bundles = loaded.bundles(plan, unit_budget=3000, review_budget=2000)
-    assert len(bundles) == 4
-    assert sum(b.budget.used for b in bundles) <= 2000
-    assert all(b.budget.pieces[0].status == "included" for b in bundles)  # every diff
+    built = loaded.bundles(plan, unit_budget=3000, review_budget=4000)
+    allocation = built.allocation
+    assert 0 < len(built.bundles) < 4 and len(built.bundles) + len(allocation.deferred) == 4
+    assert allocation.used == sum(b.budget.used for b in built.bundles) <= 4000
+    for bundle in built.bundles:  # what is in is whole: nothing clipped to make room
+        assert all(p.status == "included" for p in bundle.budget.pieces)
+    for deferred in allocation.deferred:
+        assert deferred.tokens > 4000 - allocation.used
+        assert deferred.reason.startswith("over the review budget: needs ")
 
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is a test dependency")
@@ -278,8 +286,8 @@ def test_batched_name_search_finds_the_same_callers(repo: GitRepoBuilder) -> Non
     overrides = OverrideSet(units={u.unit_id: UnitOverride.model_validate(
         {"add_requests": requests}) for u in loaded.units})
     plan = loaded.plan(use_llm=False, overrides=overrides)
-    batched = loaded.bundles(plan)  # all names in one grep
-    one_by_one = [loaded.bundles(plan, [u.unit_id])[0] for u in loaded.units]
+    batched = loaded.bundles(plan).bundles  # all names in one grep
+    one_by_one = [loaded.bundles(plan, [u.unit_id]).bundles[0] for u in loaded.units]
     assert [[(c.file_path, c.line) for c in b.callers] for b in batched] == [
         [(c.file_path, c.line) for c in b.callers] for b in one_by_one]
     found = {c.line for b in batched for c in b.callers}

@@ -264,3 +264,12 @@ def test_deleted_and_unknown_language_files(repo: GitRepoBuilder) -> None:
     tags = _tags(repo, "legacy.cobol", "IDENTIFICATION DIVISION.\n", None)
     assert "deleted_file" in tags
     assert not tags & {"in_single_function", "complete_function"}
+
+
+def test_scopes_carry_the_lines_of_their_definitions(repo: GitRepoBuilder) -> None:
+    """The context stage sizes a unit's function context from these, before parsing again."""
+    after = PY_BEFORE.replace("        return 1", "        return 2")
+    (unit,) = _units(repo, "app/box.py", PY_BEFORE, after)
+    spans = {(s.qualified_name, s.role): (s.start_line, s.end_line) for s in unit.scopes}
+    assert spans[("Box.size", "encloses")] == (10, 11)
+    assert spans[("Box", "outer")] == (9, 11)

@@ -10,12 +10,14 @@ Every method returns ``CodeSnippet``s (the pydantic contract of the bundle), bes
 most ``settings.search_max_hits``; internally hits are frozen ``Hit``/``Snippet`` dataclasses.
 A search that cannot run (a foreign patch, no repository, invalid text, git failing or timing
 out) returns ``[]``; the caller records a note. Each query runs one ``git grep`` (Go interface
-implementations: up to three), each file is read and parsed at most once per instance.
+implementations: up to three), each file is read once per instance and parsed again only if it
+fell out of the cache of recently used trees.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from reviewtui.code.analyze import analyze_source
@@ -34,7 +36,12 @@ from reviewtui.context.search.implementations import (
     go_interface_methods,
     heritage_owner,
 )
-from reviewtui.context.search.references import RefKind, SourceFile, classify
+from reviewtui.context.search.references import (
+    RefKind,
+    SourceFile,
+    classify,
+    plainly_not_a_use,
+)
 from reviewtui.context.search.side import (
     DEFAULT_MAX_FILE_BYTES,
     AfterSide,
@@ -61,6 +68,7 @@ __all__ = ["ProjectSearch", "split_symbol"]
 _MAX_CANDIDATE_LINES = 3000
 _MAX_CANDIDATE_FILES = 400
 _MAX_SIGNATURE_LINES = 12
+_TREES_KEPT = 32  # files whose parse trees stay cached: a tree is ~100 bytes per source byte
 
 _CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "module", "type"})
 _SYMBOL_SPLIT = re.compile(r"\.|::|#|->|/")
@@ -84,6 +92,32 @@ def split_symbol(symbol: str) -> tuple[str, tuple[str, ...]] | None:
     return parts[-1], tuple(parts[:-1])
 
 
+class _Above:
+    """Are ``limit`` snippets certain to rank before everything not yet checked?
+
+    Hits in ``limit`` different files that rank below ``floor`` (the least rank any unchecked
+    hit can get) are ``limit`` windows no later hit can displace.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._files: set[str] = set()
+        self._pending: list[Hit] = []
+        self._taken = 0
+
+    def enough(self, hits: Sequence[Hit], floor: tuple[int, bool, int, str, int]) -> bool:
+        self._pending += hits[self._taken:]
+        self._taken = len(hits)
+        still: list[Hit] = []
+        for hit in self._pending:
+            if hit.sort_key() < floor:
+                self._files.add(hit.path)
+            else:
+                still.append(hit)
+        self._pending = still
+        return len(self._files) >= self._limit
+
+
 def _excluded(path: str, line: int, exclude: Sequence[tuple[str, int, int]]) -> bool:
     return any(p == path and min(a, b) <= line <= max(a, b) for p, a, b in exclude)
 
@@ -102,9 +136,11 @@ class ProjectSearch:
                                max_file_bytes=max_file_bytes)
         self._limit = settings.search_max_hits
         self._context = settings.search_context_lines
-        self._sources: dict[str, SourceFile | None] = {}
+        # Parse trees are big: keep those of the files in use, not of every file ever hit.
+        self._sources: OrderedDict[str, SourceFile | None] = OrderedDict()
         self._lines: dict[str, list[str] | None] = {}
-        self._structures: dict[str, FileStructure | None] = {}
+        self._kinds: dict[tuple[str, int, str], tuple[RefKind, ...]] = {}
+        self._structures: OrderedDict[str, FileStructure | None] = OrderedDict()
 
     @property
     def available(self) -> bool:
@@ -122,19 +158,29 @@ class ProjectSearch:
         if parsed is None:
             return []
         name, qualifier = parsed
-        hits: list[Hit] = []
+        # Rank what grep found before parsing anything: a hit's final rank is this floor, plus
+        # one if it is a mere reference rather than a call. Files are then checked in that
+        # order and the search stops once enough snippets are sure to rank above the rest.
+        candidates: list[tuple[tuple[int, bool, int, str, int], GrepLine]] = []
         for found in self._grep([name]):
             if _excluded(found.path, found.line, exclude) or not self._maybe_code(found.path):
                 continue
-            source = self._source(found.path)
-            kinds = [k for k in classify(source, found.line, found.text, name) if k in _CODE_REFS]
-            if not kinds:
-                continue
+            if plainly_not_a_use(language_for_path(found.path), found.text, name):
+                continue  # a comment or the definition itself: no need to parse the file
             # A file that never names the qualifier likely calls another ``name``: last.
-            qualified = self._qualifier_rank(qualifier, found, source)
-            secondary = 2 * qualified + (0 if RefKind.CALL in kinds else 1)
-            hits.append(Hit(found.path, found.line, found.text, symbol, int(qualified == 2),
-                            secondary))
+            qualified = self._qualifier_rank(qualifier, found, self._side.content(found.path))
+            candidates.append(((int(qualified == 2), is_test_path(found.path), 2 * qualified,
+                                found.path, found.line), found))
+        candidates.sort(key=lambda c: c[0])
+        hits: list[Hit] = []
+        above = _Above(self._limit)
+        for i, (floor, found) in enumerate(candidates):
+            if i and found.path != candidates[i - 1][1].path and above.enough(hits, floor):
+                break
+            kinds = [k for k in self._classify(found, name) if k in _CODE_REFS]
+            if kinds:
+                hits.append(Hit(found.path, found.line, found.text, symbol, floor[0],
+                                floor[2] + (0 if RefKind.CALL in kinds else 1)))
         return self._finish(hits, "callers")
 
     def text(self, keyword: str, *, limit: int | None = None) -> list[CodeSnippet]:
@@ -205,21 +251,32 @@ class ProjectSearch:
         if parsed is None:
             return []
         name = parsed[0]
-        defined_in: set[str] = set()
-        found_refs: list[tuple[GrepLine, int]] = []
-        for found in self._grep([name]):
+        # Files come in rank order (non-test, then by path); a file's hits are final once the
+        # whole file is seen (is it the model's own?), and the search stops once enough
+        # snippets are sure to rank above every file not yet seen.
+        hits: list[Hit] = []
+        above = _Above(self._limit)
+        found_all = self._grep([name])
+        refs: list[tuple[GrepLine, int]] = []
+        defines = False
+        for i, found in enumerate(found_all):
+            if i and found.path != found_all[i - 1].path:
+                hits += [Hit(g.path, g.line, g.text, symbol, int(defines), secondary)
+                         for g, secondary in refs]
+                refs, defines = [], False
+                if above.enough(hits, (0, is_test_path(found.path), 0, found.path, found.line)):
+                    break
             if not self._maybe_code(found.path):
                 continue
-            kinds = classify(self._source(found.path), found.line, found.text, name)
-            if RefKind.DEFINITION in kinds:
-                defined_in.add(found.path)
+            kinds = self._classify(found, name)
+            defines = defines or RefKind.DEFINITION in kinds
             if _excluded(found.path, found.line, exclude):
                 continue
             used = [k for k in kinds if k.is_code or k is RefKind.NAMED_STRING]
             if used:
-                found_refs.append((found, 1 if all(k is RefKind.IMPORT for k in used) else 0))
-        hits = [Hit(g.path, g.line, g.text, symbol, int(g.path in defined_in), secondary)
-                for g, secondary in found_refs]
+                refs.append((found, 1 if all(k is RefKind.IMPORT for k in used) else 0))
+        hits += [Hit(g.path, g.line, g.text, symbol, int(defines), secondary)
+                 for g, secondary in refs]
         return self._finish(hits, "model_usage")
 
     def class_methods(self, file_path: str, class_name: str) -> list[CodeSnippet]:
@@ -268,11 +325,24 @@ class ProjectSearch:
         return kept
 
     def _source(self, path: str) -> SourceFile | None:
-        if path not in self._sources:
-            data = self._side.content(path)
-            self._sources[path] = (SourceFile(path, language_for_path(path), data)
-                                   if data is not None else None)
-        return self._sources[path]
+        if path in self._sources:
+            self._sources.move_to_end(path)
+            return self._sources[path]
+        data = self._side.content(path)
+        source = SourceFile(path, language_for_path(path), data) if data is not None else None
+        self._sources[path] = source
+        if len(self._sources) > _TREES_KEPT:
+            self._sources.popitem(last=False)
+        return source
+
+    def _classify(self, found: GrepLine, name: str) -> tuple[RefKind, ...]:
+        """What ``name`` is on a grep line (remembered: several units ask for the same name)."""
+        key = (found.path, found.line, name)
+        kinds = self._kinds.get(key)
+        if kinds is None:
+            kinds = self._kinds[key] = tuple(classify(self._source(found.path), found.line,
+                                                      found.text, name))
+        return kinds
 
     def _file_lines(self, path: str) -> list[str] | None:
         if path not in self._lines:
@@ -281,12 +351,17 @@ class ProjectSearch:
         return self._lines[path]
 
     def _structure(self, path: str) -> FileStructure | None:
-        if path not in self._structures:
-            language = language_for_path(path)
-            data = self._side.content(path)
-            self._structures[path] = (analyze_source(language, data)
-                                      if language is not None and data is not None else None)
-        return self._structures[path]
+        if path in self._structures:
+            self._structures.move_to_end(path)
+            return self._structures[path]
+        language = language_for_path(path)
+        data = self._side.content(path)
+        structure = (analyze_source(language, data)
+                     if language is not None and data is not None else None)
+        self._structures[path] = structure
+        if len(self._structures) > _TREES_KEPT:
+            self._structures.popitem(last=False)
+        return structure
 
     @staticmethod
     def _maybe_code(path: str) -> bool:
@@ -294,14 +369,14 @@ class ProjectSearch:
 
     @staticmethod
     def _qualifier_rank(qualifier: tuple[str, ...], found: GrepLine,
-                        source: SourceFile | None) -> int:
+                        data: bytes | None) -> int:
         """0: the line names the qualifier (or there is none); 1: the file does; 2: neither."""
         if not qualifier:
             return 0
         owner = qualifier[-1]
         if owner.lower() in found.text.lower():
             return 0
-        if source is not None and owner.encode("utf-8") in source.data:
+        if data is not None and owner.encode("utf-8") in data:
             return 1
         return 2
 

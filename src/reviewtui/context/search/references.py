@@ -265,6 +265,36 @@ def _odd_quotes(text: str) -> bool:
     return any(cleaned.count(q) % 2 == 1 for q in ('"', "'", "`"))
 
 
+_PLAIN_DEFINITIONS = {
+    "python": re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)"),
+    "ruby": re.compile(r"^\s*(?:def\s+(?:self\.)?|class\s+|module\s+)(\w+)"),
+    "go": re.compile(r"^\s*func\s+(?:\([^)]*\)\s*)?(\w+)"),
+}
+for _language in ("javascript", "typescript", "tsx"):
+    _PLAIN_DEFINITIONS[_language] = re.compile(
+        r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class)\s+([\w$]+)")
+_LINE_COMMENTS = {"python": "#", "ruby": "#", "go": "//", "javascript": "//", "typescript": "//",
+                  "tsx": "//", "java": "//"}
+
+
+def plainly_not_a_use(language: str | None, text: str, name: str) -> bool:
+    """A hit line that certainly holds no call or reference of ``name``, seen without parsing:
+    a line comment (or comment-looking text inside a string: no use either), or the line that
+    defines ``name`` and names it nowhere else. A caller search skips parsing for those."""
+    stripped = text.lstrip()
+    marker = _LINE_COMMENTS.get(language or "")
+    if marker is not None and stripped.startswith(marker) and not stripped.startswith("#{"):
+        return True
+    pattern = _PLAIN_DEFINITIONS.get(language or "")
+    if pattern is None:
+        return False
+    found = pattern.match(text)
+    if found is None or found.group(1) != name:
+        return False
+    raw = text.encode("utf-8", "replace")
+    return sum(1 for _ in boundary_columns(raw, name.encode("utf-8"))) == 1
+
+
 def classify_text(line: str, column: int, name: str) -> RefKind:
     """Heuristic for languages without a grammar (``column`` is a character offset)."""
     stripped = line.lstrip()

@@ -117,6 +117,7 @@ class AfterSide:
         )
         self._contents: dict[str, bytes | None] = {}
         self._names: dict[str, list[GrepLine]] = {}  # identifier -> lines (batched greps)
+        self._greps: dict[tuple[tuple[str, ...], tuple[str, ...]], list[GrepLine]] = {}
 
     @property
     def searchable(self) -> bool:
@@ -155,6 +156,9 @@ class AfterSide:
         wanted = list(dict.fromkeys(p for p in patterns if valid_text(p)))
         if not wanted or not self.searchable or self._repo is None:
             return []
+        key = (tuple(wanted), tuple(pathspecs))
+        if key in self._greps:  # several units ask for the same config key or text
+            return list(self._greps[key])
         pattern_args: list[str] = []
         for pattern in wanted:
             pattern_args += ["-e", pattern]
@@ -164,7 +168,8 @@ class AfterSide:
         except GitCommandError as exc:  # timeout, git missing
             _log.warning("project search failed: %s", exc)
             return []
-        return parse_grep_z(out, prefix)
+        found = self._greps[key] = parse_grep_z(out, prefix)
+        return list(found)
 
     def files(self) -> list[str] | None:
         """Every file path of the after side, sorted; None if it cannot be listed.
@@ -247,7 +252,10 @@ class AfterSide:
     def prefetch(self, paths: Iterable[str]) -> None:
         """Read every not yet read path; index and commit blobs come in one git process."""
         from_git: list[str] = []
-        for path in dict.fromkeys(paths):
+        wanted = list(dict.fromkeys(p for p in paths if p not in self._contents))
+        self._reader.prefetch((c for p in wanted if (c := self._changed.get(p)) is not None),
+                              old=False)
+        for path in wanted:
             if path in self._contents:
                 continue
             change = self._changed.get(path)

@@ -1,7 +1,9 @@
 """The selected unit: its diff (syntax highlighted), the plan's decision, and the bundle preview.
 
-The bundle preview shows the token account piece by piece (included / clipped / dropped), so the
-person sees what a level or an extra request costs before sending anything to the model.
+The bundle preview shows the token account piece by piece (included / clipped / dropped / not
+fetched), so the person sees what a level or an extra request costs before sending anything to
+the model; after a build (``b``), the allocation: whether this unit is in the review budget or
+deferred (and why), and the included / deferred units and tokens per risk class.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from reviewtui.models import ContextBundle
+from reviewtui.models import Allocation, ContextBundle
 from reviewtui.tui.triage import Row
 
 
@@ -46,12 +48,36 @@ def _account(bundle: ContextBundle) -> RenderableType:
                         f"({bundle.budget.counter})", title_justify="left", expand=False)
     for name in ("piece", "status", "tokens", "of"):
         table.add_column(name)
-    styles = {"included": "green", "clipped": "yellow", "dropped": "red", "empty": "dim"}
+    styles = {"included": "green", "clipped": "yellow", "dropped": "red", "empty": "dim",
+              "not_fetched": "red"}
     for piece in bundle.budget.pieces:
         table.add_row(piece.name, Text(piece.status, style=styles[piece.status]),
                       str(piece.tokens), str(piece.original_tokens))
     notes = Text("\n".join(f"note: {n}" for n in bundle.notes), style="dim")
     return Group(table, notes) if bundle.notes else table
+
+
+def _allocation(allocation: Allocation, unit_id: str) -> RenderableType:
+    """The last build's allocation: this unit's place in it, then the totals per risk class."""
+    included = next((u for u in allocation.included if u.unit_id == unit_id), None)
+    deferred = next((u for u in allocation.deferred if u.unit_id == unit_id), None)
+    if included is not None:
+        place = Text(f"in the review: batch {included.batch}, {included.tokens} tokens"
+                     + ("" if included.complete else " (not complete)"), style="green")
+    elif deferred is not None:
+        place = Text(f"deferred: {deferred.reason}", style="yellow")
+    else:
+        place = Text("not in the last build", style="dim")
+    table = Table(title=f"allocation at the last build: {len(allocation.included)} in the "
+                        f"review ({allocation.used}/{allocation.review_budget} tokens), "
+                        f"{len(allocation.deferred)} deferred",
+                  title_justify="left", expand=False)
+    for name in ("risk", "included", "tokens", "complete", "deferred", "would need"):
+        table.add_column(name, justify="left" if name == "risk" else "right")
+    for r in allocation.by_risk:
+        table.add_row(r.risk, str(r.included_units), str(r.included_tokens),
+                      str(r.complete_units), str(r.deferred_units), f"~{r.deferred_tokens}")
+    return Group(place, table)
 
 
 PREVIEW_LINES = 200
@@ -87,7 +113,8 @@ class DetailPane(VerticalScroll):
         yield Static(id="diff")
         yield Static(id="preview")
 
-    def show(self, row: Row | None, bundle: ContextBundle | None = None) -> None:
+    def show(self, row: Row | None, bundle: ContextBundle | None = None,
+             allocation: Allocation | None = None) -> None:
         decision = self.query_one("#decision", Static)
         account = self.query_one("#account", Static)
         diff = self.query_one("#diff", Static)
@@ -99,7 +126,10 @@ class DetailPane(VerticalScroll):
             diff.update("")
             return
         decision.update(_decision(row))
-        account.update(_account(bundle) if bundle is not None else Text(
-            "bundle: press b to build it", style="dim"))
+        shown: RenderableType = _account(bundle) if bundle is not None else Text(
+            "bundle: press b to build it", style="dim")
+        if allocation is not None:
+            shown = Group(shown, _allocation(allocation, row.unit.unit_id))
+        account.update(shown)
         diff.update(Syntax(row.unit.diff_text(numbered=False) or "(no line changes)", "diff",
                            theme="ansi_dark", word_wrap=False, line_numbers=False))
