@@ -20,9 +20,12 @@ if TYPE_CHECKING:
 
 RISK_CLASSES = ("critical", "high", "medium", "low", "unknown")
 _RISK_RANK = {risk: rank for rank, risk in enumerate(RISK_CLASSES)}
-# Docs-only, lockfiles, generated code, comment- or whitespace-only changes, binaries.
+# Docs-only, lockfiles, generated code, comment- or layout-only changes, binaries; and what the
+# rules know to be as quiet: translations, stylesheets and images, tables of numbers, type
+# annotations alone, type stubs.
 NOISE_TAGS = frozenset({"doc_file", "lockfile", "generated_or_vendored", "only_comments",
-                        "only_whitespace", "binary"})
+                        "only_whitespace", "binary", "translation_file", "asset_file",
+                        "only_data", "annotations_only", "type_stub"})
 
 
 @dataclass(frozen=True, slots=True)
