@@ -74,10 +74,28 @@ def build(release: dict[str, str]) -> Path:
     return repo
 
 
-def index(repo: Path) -> dict[str, object]:
-    proc = subprocess.run([*_command(), "index", "--json", "--sort", "priority", "--range",
-                           "old..new", str(repo)], capture_output=True, text=True, check=True)
-    data: dict[str, object] = json.loads(proc.stdout)
+_RISK_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+def index(repo: Path, command: list[str] | None = None) -> dict[str, object]:
+    """The review index in priority order. A ``command`` from before the priority score (a
+    reviewtui without ``--sort``) is ranked by risk class, then rule confidence."""
+    if command is None:
+        proc = subprocess.run([*_command(), "index", "--json", "--sort", "priority", "--range",
+                               "old..new", str(repo)], capture_output=True, text=True,
+                              check=True)
+        data: dict[str, object] = json.loads(proc.stdout)
+        return data
+    proc = subprocess.run([*command, "index", "--json", "--range", "old..new", str(repo)],
+                          capture_output=True, text=True, check=True)
+    data = json.loads(proc.stdout)
+    data["units"] = sorted(data["units"], key=lambda u: (
+        _RISK_ORDER.get(u["agent_decision"]["priority"], 4), -(u["rule_confidence"] or 0)))
+    if not data["summary"].get("risk_distribution"):
+        counts = dict.fromkeys(_RISK_ORDER, 0)
+        for unit in data["units"]:
+            counts[unit["agent_decision"]["priority"]] += 1
+        data["summary"]["risk_distribution"] = counts
     return data
 
 
@@ -114,12 +132,16 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     parser.add_argument("--large", action="store_true",
                         help="also the distribution on the large Django dataset")
+    parser.add_argument("--command", help="another reviewtui to rank with, e.g. an older "
+                        "checkout: \"env PYTHONPATH=/tmp/old/src python -m reviewtui\" "
+                        "(ordered by risk, then confidence, if it has no priority score)")
     args = parser.parse_args()
     releases = tomllib.loads(args.fixes.read_text(encoding="utf-8"))["release"]
     ranks: list[FixRank] = []
     shares: list[tuple[str, int, float]] = []
+    command = args.command.split() if args.command else None
     for release in releases:
-        data = index(build(release))
+        data = index(build(release), command)
         ranks += rank_fixes(release, data)
         units = data["units"]
         assert isinstance(units, list)
@@ -130,7 +152,8 @@ def main() -> int:
         print("| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |")
         for r in ranks:
             held = " (held out)" if r.held_out else ""
-            print(f"| {r.package} | {r.versions}{held} | {r.cve} | {r.summary} | {r.units} | "
+            summary = r.summary.replace("|", "\\|")
+            print(f"| {r.package} | {r.versions}{held} | {r.cve} | {summary} | {r.units} | "
                   f"{r.rank or '-'} | ≤ {r.goal} | {r.risk or '-'} | "
                   f"{'yes' if r.ok else '**no**'} |")
         print()
@@ -150,7 +173,7 @@ def main() -> int:
     print(f"\n{passed} of {len(ranks)} fixes within the goal ({sum(r.ok for r in held)} of "
           f"{len(held)} held out); {len({r.package for r in ranks})} projects")
     if args.large and DEFAULT_REPO.is_dir():
-        data = index(DEFAULT_REPO)
+        data = index(DEFAULT_REPO, command)
         units = data["units"]
         assert isinstance(units, list)
         print(f"Django 5.0.6 → 5.1: {len(units)} units, {share(data):.1f}% high or critical "
