@@ -114,16 +114,23 @@ class Workspace:
 
     def line_text(self, path: str, line: int) -> str | None:
         """Line ``line`` of ``path`` on the after side (the before side for deleted files)."""
-        lines = self._after_lines.get(path)
+        return self.side_line(path, "new", line)
+
+    def side_line(self, path: str, side: str, line: int) -> str | None:
+        """Line ``line`` of ``path`` on the ``new`` (after) or ``old`` (before) side; the new
+        side of a deleted file is its old one."""
+        key = f"{side}\0{path}"
+        lines = self._after_lines.get(key)
         if lines is None:
             change = next((c for c in self.loaded.change_set.files
                            if path in (c.new_path, c.old_path)), None)
             data = None
             if change is not None:
-                data = self.loaded.reader.new(change) if change.new_path == path else (
+                use_new = side == "new" and change.new_path == path
+                data = self.loaded.reader.new(change) if use_new else (
                     self.loaded.reader.old(change))
             lines = data.decode("utf-8", "replace").split("\n") if data is not None else []
-            self._after_lines[path] = lines
+            self._after_lines[key] = lines
         return lines[line - 1] if 0 < line <= len(lines) else None
 
     def index_markdown(self, unit_ids: Sequence[str] | None = None) -> str:

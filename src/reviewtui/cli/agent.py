@@ -16,6 +16,7 @@ from reviewtui.cli.parser import selector_from_args
 from reviewtui.errors import LLMError, LLMResponseError, UsageError
 
 if TYPE_CHECKING:
+    from reviewtui.agent.findings import ReviewResult
     from reviewtui.agent.loop import ToolRun
     from reviewtui.agent.workspace import Workspace
     from reviewtui.llm import LLMClient, TokenCounter
@@ -80,11 +81,13 @@ def run_review(args: argparse.Namespace, out: TextIO,
         from reviewtui.agent.report import not_reviewed_summary
 
         err.write(f"review: {not_reviewed_summary(result)}\n")
+    wanted = units if units is not None else [
+        i.unit_id for i in ws.plan.plan if not i.skip_review]
+    left_out = {u.unit_id for u in result.not_reviewed}
+    _keep_findings(ws, result, [u for u in wanted if u not in left_out], err)
     text = render(result, args.format)
     if args.output:
-        from pathlib import Path
-
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_output(args.output, text)
         err.write(f"review: {len(result.findings)} findings written to {args.output}\n")
     else:
         out.write(text)
@@ -93,6 +96,40 @@ def run_review(args: argparse.Namespace, out: TextIO,
         err.write(f"review: findings at {args.fail_on} or worse\n")
         return 1
     return 0
+
+
+def _keep_findings(ws: Workspace, result: ReviewResult, reviewed: list[str],
+                   err: TextIO) -> None:
+    """Merge the findings into the change's session; a store problem is a warning: the review
+    itself is still printed."""
+    from reviewtui.agent.record import record_review
+    from reviewtui.errors import StoreError
+    from reviewtui.sessions import SessionStore
+
+    meta = ws.index.review_metadata
+    try:
+        with SessionStore() as store:
+            session = store.session_for_change(ws.repo_key, ws.change_key,
+                                               f"{meta.mode}: {meta.old} -> {meta.new}",
+                                               model=result.model)
+            merged = record_review(store, session.session_id, result, ws.loaded.units,
+                                   reviewed, ws.line_text)
+    except StoreError as error:
+        err.write(f"review: findings not kept: {error}\n")
+        return
+    err.write(f"review: findings kept in session {session.session_id}: {merged.new} new, "
+              f"{merged.seen_again} seen before, {merged.reopened} back, {merged.gone} gone\n")
+
+
+def write_output(path: str, text: str) -> None:
+    """Write a report to ``path``; a path that cannot be written is one line, not a
+    traceback."""
+    from pathlib import Path
+
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def run_ask(args: argparse.Namespace, out: TextIO,

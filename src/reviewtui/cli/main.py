@@ -31,6 +31,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from reviewtui.cli.rules import run_rules
 
         return run_rules(args)
+    if command == "export":
+        from reviewtui.cli.export import run_export
+
+        return run_export(args)
     from reviewtui.cli import agent
 
     gc.enable()  # a conversation can run for long: collect its garbage cycles as usual

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from reviewtui import __version__
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 
-SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions")
+SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", "export")
 
 
 def add_selectors(parser: argparse.ArgumentParser) -> None:
@@ -67,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Review a code change with an LLM, from the terminal.",
         epilog="subcommands: index (print the review index), plan (the fused rule + LLM "
                "plan), bundle (each unit's context bundle), review (the review agent's "
-               "findings), ask (chat about the change), sessions (stored chats), rules (check "
-               "a rule pack, explain a unit's score). "
+               "findings), ask (chat about the change), sessions (stored chats), export (the "
+               "person's review as Markdown, JSON or SARIF), rules (check a rule pack, explain "
+               "a unit's score). "
                "Run 'reviewtui SUBCOMMAND --help' for details.",
     )
     parser.add_argument("--version", action="version", version=f"reviewtui {__version__}")
@@ -244,6 +245,22 @@ def build_sessions_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_export_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reviewtui export",
+        description="Write the person's review of the change: the verdict, the reviewer's "
+                    "comments, the accepted (and untriaged) findings with their lines quoted, "
+                    "and how many units were reviewed, skipped or left.")
+    parser.add_argument("--format", choices=("markdown", "json", "sarif"), default="markdown",
+                        help="markdown (default; ready to paste as a pull-request review), "
+                             "json (the ExportedReview schema) or sarif (SARIF 2.1.0)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE, not stdout")
+    parser.add_argument("--all-findings", action="store_true",
+                        help="also dismissed, gone and fixed findings, with their state")
+    add_selectors(parser)
+    return parser
+
+
 PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "": build_parser,
     "index": build_index_parser,
@@ -253,6 +270,7 @@ PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "review": build_review_parser,
     "ask": build_ask_parser,
     "sessions": build_sessions_parser,
+    "export": build_export_parser,
 }
 
 

@@ -101,6 +101,32 @@ MIGRATIONS: list[tuple[str, ...]] = [
     (
         "ALTER TABLE rounds ADD COLUMN cut_off INTEGER NOT NULL DEFAULT 0",
     ),
+    # v3: the person's review of the change: the agent's findings (kept by fingerprint, with
+    # their state), the reviewer's own comments, and the verdict.
+    (
+        """CREATE TABLE findings (
+            session_id TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+            fingerprint TEXT NOT NULL,
+            data TEXT NOT NULL,
+            state TEXT NOT NULL,
+            first_seen TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, fingerprint)
+        )""",
+        """CREATE TABLE comments (
+            comment_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+            data TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX comments_by_session ON comments (session_id, comment_id)",
+        """CREATE TABLE verdicts (
+            session_id TEXT PRIMARY KEY REFERENCES sessions (session_id) ON DELETE CASCADE,
+            data TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -47,6 +47,7 @@ from reviewtui.sessions.records import (
     SessionInfo,
     ToolResultRecord,
 )
+from reviewtui.sessions.review_store import ReviewStore
 from reviewtui.sessions.schema import (
     SCHEMA_VERSION,
     default_store_path,
@@ -129,8 +130,11 @@ def _expect(value: object, kind: type[_R]) -> _R:
     return value
 
 
-class SessionStore:
-    """The session store at ``path`` (default: ``default_store_path()``), open until closed."""
+class SessionStore(ReviewStore):
+    """The session store at ``path`` (default: ``default_store_path()``), open until closed.
+
+    Conversations are here; the person's review records (findings, comments, the verdict) are
+    in ``ReviewStore`` (``review_store``)."""
 
     def __init__(self, path: Path | None = None, *, busy_timeout: float = _BUSY_TIMEOUT) -> None:
         self.path = (path if path is not None else default_store_path()).expanduser()
@@ -201,6 +205,10 @@ class SessionStore:
                     raise describe_error(self.path, exc) from None
                 raise
 
+    def _dump(self, record: BaseModel) -> str:
+        """A record as JSON for a row, with anything that looks like a key redacted."""
+        return _text(record.model_dump_json())
+
     def _require_session(self, conn: sqlite3.Connection, session_id: str) -> None:
         row = conn.execute("SELECT 1 FROM sessions WHERE session_id = ?",
                            (_text(session_id),)).fetchone()
@@ -262,6 +270,13 @@ class SessionStore:
                 "AND s.change_key = ? ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1",
                 (_text(repo_key), _text(change_key))).fetchone()
         return _session_info(row) if row is not None else None
+
+    def session_for_change(self, repo_key: str, change_key: str, title: str,
+                           model: str | None = None) -> SessionInfo:
+        """The session of this change (the latest), created when there is none yet."""
+        found = self.latest_session(repo_key, change_key)
+        return found if found is not None else self.create_session(repo_key, change_key, title,
+                                                                   model=model)
 
     def list_sessions(self, repo_key: str | None = None, limit: int = 50) -> list[SessionInfo]:
         """Sessions, most recently updated first, with their round counts; ``limit <= 0``: all."""

@@ -15,18 +15,11 @@ from dataclasses import dataclass
 from reviewtui.models import ContextLevel, ExtraRequest
 from reviewtui.plan import FusedItem, FusedPlan, OverrideSet, UnitOverride
 from reviewtui.plan.overrides import apply_override
-from reviewtui.units.model import ReviewUnit
+from reviewtui.units.model import ReviewUnit, unit_key
 
 LEVELS = list(ContextLevel)
 RISK_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 STATUSES = ("new", "reviewed", "skipped", "changed")
-
-
-def unit_key(unit: ReviewUnit) -> str:
-    """A unit's identity across edits (its content hash is the unit id): file and definition."""
-    anchor = unit.functions[0] if unit.functions else unit.symbols[0] if unit.symbols else (
-        f"L{unit.hunks[0].new_start}" if unit.hunks else "file")
-    return f"{unit.file_path}::{anchor}"
 
 
 @dataclass(frozen=True)

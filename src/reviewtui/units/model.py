@@ -70,3 +70,13 @@ class ReviewUnit:
             if hunk.new_missing_newline or hunk.old_missing_newline:
                 out.append("\\ No newline at end of file")
         return "\n".join(out)
+
+
+def unit_key(unit: ReviewUnit) -> str:
+    """A unit's identity across edits (its content hash is the unit id): file and definition.
+
+    "Reviewed" marks, the person's overrides and findings follow a unit by this key when the
+    code is edited and the change collected again."""
+    anchor = unit.functions[0] if unit.functions else unit.symbols[0] if unit.symbols else (
+        f"L{unit.hunks[0].new_start}" if unit.hunks else "file")
+    return f"{unit.file_path}::{anchor}"

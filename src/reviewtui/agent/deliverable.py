@@ -1,0 +1,79 @@
+"""What ``reviewtui export`` and the workbench's ``X`` hand over: this change's review, whole.
+
+Gathers the session's findings, comments and verdict, which units were reviewed, skipped or left
+(the "reviewed" marks follow a unit's content; the plan with the person's overrides says what is
+skipped), and the quoted lines, then renders them (``sessions.export``). The same function serves
+the command line and the workbench, so both export the same thing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewtui.agent.workspace import Workspace
+from reviewtui.errors import UsageError
+from reviewtui.sessions.export import (
+    ExportedReview,
+    ExportedUnit,
+    UnitStatus,
+    build_export,
+    render_export,
+)
+from reviewtui.sessions.store import SessionStore, review_status
+from reviewtui.units.model import unit_key
+
+FORMATS = ("markdown", "json", "sarif")
+
+
+def gather(ws: Workspace, store: SessionStore, session_id: str | None, *,
+           everything: bool = False) -> ExportedReview:
+    marks = store.review_marks(ws.repo_key)
+    items = {item.unit_id: item for item in ws.plan.plan}
+    units: list[ExportedUnit] = []
+    for unit in ws.loaded.units:
+        item = items.get(unit.unit_id)
+        mark = review_status(marks, unit_key(unit), unit.unit_id)
+        status: UnitStatus = (
+            "reviewed" if mark == "reviewed" else "changed" if mark == "changed"
+            else "skipped" if item is not None and item.skip_review else "left")
+        units.append(ExportedUnit(unit_id=unit.unit_id, location=unit.location,
+                                  file_path=unit.file_path, status=status,
+                                  risk=item.risk if item else None))
+
+    def quote(path: str, side: str, start: int, end: int) -> list[str]:
+        lines: list[str] = []
+        for number in range(start, end + 1):
+            text = ws.side_line(path, side, number)
+            if text is not None:
+                lines.append(f"{number:>5} | {text}")
+        return lines
+
+    meta = ws.index.review_metadata
+    return build_export(
+        f"{meta.mode}: {meta.old} -> {meta.new}", session_id,
+        store.verdict(session_id) if session_id else None,
+        store.findings(session_id) if session_id else [],
+        store.comments(session_id) if session_id else [], units, quote,
+        everything=everything)
+
+
+def export_review(ws: Workspace, store: SessionStore, fmt: str, *,
+                  everything: bool = False) -> tuple[str, ExportedReview]:
+    """The rendered review of the workspace's change (its latest session), and its data."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown export format {fmt!r}", hint="markdown, json or sarif")
+    session = store.latest_session(ws.repo_key, ws.change_key)
+    review = gather(ws, store, session.session_id if session else None, everything=everything)
+    return render_export(review, fmt), review
+
+
+def write_export(text: str, path: str | Path) -> Path:
+    """Write ``text`` to ``path`` (folders created); a path that cannot be written is a
+    ``UsageError`` naming it, and nothing else is touched."""
+    target = Path(path).expanduser()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return target

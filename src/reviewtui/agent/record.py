@@ -1,0 +1,92 @@
+"""Keep a review's findings in the change's session, and follow them when the code changes.
+
+``reviewtui review`` and the workbench's ``R`` both end here: the findings go into the session of
+this change (the one ``ask`` and the workbench continue), merged by fingerprint with what an
+earlier review found (see ``sessions.review_store``). Each finding remembers the text of its
+lines; when the change is collected again and that text differs, the finding is ``fixed`` —
+shown as "fixed?": its lines changed since, someone should look.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+
+from reviewtui.agent.findings import Finding, ReviewResult
+from reviewtui.sessions.review_records import MergeReport, StoredFinding
+from reviewtui.sessions.store import SessionStore
+from reviewtui.units.model import ReviewUnit, unit_key
+
+LineText = Callable[[str, int], str | None]
+MAX_HASHED_LINES = 20
+
+
+def line_hash(path: str, start: int, end: int, line_text: LineText) -> str:
+    """The flagged lines' text (spaces normalised), hashed; "" when none can be read."""
+    lines = [line_text(path, n) for n in range(start, min(end, start + MAX_HASHED_LINES) + 1)]
+    if all(line is None for line in lines):
+        return ""
+    text = "\n".join(" ".join((line or "").split()) for line in lines)
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def unit_at(units: Iterable[ReviewUnit], path: str, start: int, end: int) -> ReviewUnit | None:
+    """The unit whose after-side hunks cover any of the lines ``start``-``end`` of ``path``."""
+    for unit in units:
+        if unit.file_path != path:
+            continue
+        for hunk in unit.hunks:
+            if hunk.new_count and start <= hunk.new_start + hunk.new_count - 1 and (
+                    hunk.new_start <= end):
+                return unit
+    return None
+
+
+def stored(finding: Finding, units: Sequence[ReviewUnit], line_text: LineText,
+           model: str | None) -> StoredFinding:
+    owner = next((u for u in units if u.unit_id == finding.unit_id), None) or unit_at(
+        units, finding.file_path, finding.start_line, finding.end_line)
+    return StoredFinding(
+        fingerprint=finding.fingerprint, title=finding.title, body=finding.body,
+        severity=finding.severity, confidence=finding.confidence,
+        file_path=finding.file_path, start_line=finding.start_line, end_line=finding.end_line,
+        unit_id=owner.unit_id if owner else finding.unit_id,
+        unit_key=unit_key(owner) if owner else None, category=finding.category,
+        suggestion=finding.suggestion, model=model,
+        line_hash=line_hash(finding.file_path, finding.start_line, finding.end_line, line_text))
+
+
+def record_review(store: SessionStore, session_id: str, result: ReviewResult,
+                  units: Sequence[ReviewUnit], reviewed_unit_ids: Iterable[str],
+                  line_text: LineText) -> MergeReport:
+    """Merge ``result`` into the session; findings of the reviewed units it does not repeat
+    become ``gone``."""
+    reviewed = {u.unit_id for u in units if u.unit_id in set(reviewed_unit_ids)}
+    keys = {unit_key(u) for u in units if u.unit_id in reviewed}
+    incoming = [stored(f, units, line_text, result.model) for f in result.findings]
+
+    def covered(old: StoredFinding) -> bool:
+        return old.unit_id in reviewed or (old.unit_key is not None and old.unit_key in keys)
+
+    return store.merge_findings(session_id, incoming, covered)
+
+
+def follow_findings(findings: Sequence[StoredFinding], units: Sequence[ReviewUnit],
+                    line_text: LineText) -> list[StoredFinding]:
+    """Findings whose place changed after the change was collected again: new unit ids, and
+    open or accepted findings whose lines' text differs are ``fixed``. Only those that
+    changed are returned (to store)."""
+    changed: list[StoredFinding] = []
+    for finding in findings:
+        owner = unit_at(units, finding.file_path, finding.start_line, finding.end_line)
+        update: dict[str, object] = {}
+        if owner is not None and owner.unit_id != finding.unit_id:
+            update["unit_id"] = owner.unit_id
+            update["unit_key"] = unit_key(owner)
+        if finding.state in ("open", "accepted") and finding.line_hash:
+            now = line_hash(finding.file_path, finding.start_line, finding.end_line, line_text)
+            if now != finding.line_hash:
+                update["state"] = "fixed"
+        if update:
+            changed.append(finding.model_copy(update=update))
+    return changed

@@ -1,0 +1,38 @@
+"""``reviewtui export``: the person's review of the change, as Markdown, JSON or SARIF.
+
+The review is what the change's session keeps (findings and their states, the reviewer's
+comments, the verdict) over the change as it is now (which units were reviewed, skipped or
+left); the workbench's ``X`` writes the same thing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from reviewtui.cli.parser import selector_from_args
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from reviewtui.agent.deliverable import export_review, write_export
+    from reviewtui.agent.workspace import Workspace, change_key
+    from reviewtui.pipeline import load_change
+    from reviewtui.sessions import SessionStore
+
+    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    with SessionStore() as store:
+        session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
+        overrides = store.overrides(session.session_id) if session else None
+        ws = Workspace(loaded, loaded.plan(use_llm=False, overrides=overrides))
+        text, review = export_review(ws, store, args.format, everything=args.all_findings)
+    if session is None:
+        print("export: no review kept for this change yet (run 'reviewtui review' or the "
+              "workbench)", file=sys.stderr)
+    if args.output:
+        target = write_export(text, args.output)
+        print(f"export: {len(review.comments)} comments, {len(review.findings)} findings "
+              f"written to {target}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0

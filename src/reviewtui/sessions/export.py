@@ -1,0 +1,194 @@
+"""The person's review of a change as a deliverable: Markdown, JSON or SARIF.
+
+Markdown is ready to paste as a pull-request review: the verdict, how much was reviewed, then per
+file the reviewer's comments and the findings with the lines they are about quoted. JSON follows
+``ExportedReview`` (a documented pydantic schema); SARIF 2.1.0 carries the findings with the
+same fingerprints ``reviewtui review`` gives (a dismissed finding is a suppression with its
+reason) and the comments as notes. Accepted and untriaged findings are in; dismissed, gone
+and fixed ones only with ``everything`` (``--all``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewtui import __version__
+from reviewtui.sessions.review_records import (
+    STATE_LABELS,
+    ReviewComment,
+    ReviewVerdict,
+    StoredFinding,
+    VerdictKind,
+)
+
+Quote = Callable[[str, str, int, int], list[str]]  # path, side, start, end -> lines
+EXPORT_SCHEMA_VERSION: Literal[1] = 1
+MAX_QUOTED_LINES = 12
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
+_VERDICT_TITLES = {"approve": "Approve", "request_changes": "Request changes",
+                   "comment": "Comment"}
+_DEFAULT_STATES = frozenset({"accepted", "open"})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+UnitStatus = Literal["reviewed", "skipped", "left", "changed"]  # changed: reviewed, then edited
+
+
+class ExportedUnit(_Model):
+    unit_id: str
+    location: str
+    file_path: str
+    status: UnitStatus
+    risk: str | None = None
+
+
+class ExportSummary(_Model):
+    units: int
+    reviewed: int
+    skipped: int
+    left: int  # neither reviewed nor skipped (changed since its review included)
+
+
+class ExportedFinding(StoredFinding):
+    quote: list[str] = Field(default_factory=list)  # the flagged lines, numbered
+
+
+class ExportedComment(ReviewComment):
+    quote: list[str] = Field(default_factory=list)
+
+
+class ExportedReview(_Model):
+    """``reviewtui export --format json``: the review of one change."""
+
+    schema_version: Literal[1] = EXPORT_SCHEMA_VERSION
+    tool: str = f"reviewtui {__version__}"
+    change: str  # e.g. "range: 1a2b3c4d -> 5e6f7a8b"
+    session_id: str | None
+    verdict: VerdictKind | None
+    verdict_summary: str = ""
+    summary: ExportSummary
+    comments: list[ExportedComment]
+    findings: list[ExportedFinding]
+    units: list[ExportedUnit]
+
+
+def build_export(change: str, session_id: str | None, verdict: ReviewVerdict | None,
+                 findings: Sequence[StoredFinding], comments: Sequence[ReviewComment],
+                 units: Sequence[ExportedUnit], quote: Quote, *,
+                 everything: bool = False) -> ExportedReview:
+    shown = [f for f in findings if everything or f.state in _DEFAULT_STATES]
+    counts = {status: sum(1 for u in units if u.status == status)
+              for status in ("reviewed", "skipped")}
+    return ExportedReview(
+        change=change, session_id=session_id,
+        verdict=verdict.verdict if verdict else None,
+        verdict_summary=verdict.summary if verdict else "",
+        summary=ExportSummary(units=len(units), reviewed=counts["reviewed"],
+                              skipped=counts["skipped"],
+                              left=len(units) - counts["reviewed"] - counts["skipped"]),
+        comments=[ExportedComment(**c.model_dump(), quote=quote(
+            c.file_path, c.side, c.start_line, c.end_line)) for c in comments],
+        findings=[ExportedFinding(**f.model_dump(), quote=quote(
+            f.file_path, "new", f.start_line, f.end_line)) for f in shown],
+        units=list(units))
+
+
+def render_export(review: ExportedReview, fmt: str) -> str:
+    if fmt == "json":
+        return review.model_dump_json(indent=2) + "\n"
+    if fmt == "sarif":
+        return _sarif(review)
+    return _markdown(review)
+
+
+def _fence(lines: Sequence[str]) -> list[str]:
+    if not lines:
+        return []
+    shown = list(lines[:MAX_QUOTED_LINES])
+    if len(lines) > MAX_QUOTED_LINES:
+        shown.append(f"… {len(lines) - MAX_QUOTED_LINES} more lines")
+    return ["", "```", *shown, "```"]
+
+
+def _markdown(review: ExportedReview) -> str:
+    title = _VERDICT_TITLES[review.verdict] if review.verdict else "No verdict yet"
+    s = review.summary
+    out = [f"## Review: {title}", ""]
+    if review.verdict_summary:
+        out += [review.verdict_summary, ""]
+    out += [f"**{s.reviewed} of {s.units} units reviewed** · {s.skipped} skipped · "
+            f"{s.left} left · {len(review.comments)} comments · "
+            f"{len(review.findings)} findings  ", f"<sub>{review.change}</sub>", ""]
+    files = sorted({c.file_path for c in review.comments}
+                   | {f.file_path for f in review.findings})
+    for path in files:
+        out += [f"### `{path}`", ""]
+        for comment in (c for c in review.comments if c.file_path == path):
+            side = " (removed lines)" if comment.side == "old" else ""
+            out += [f"**{comment.lines}**{side} — {comment.body}", *_fence(comment.quote), ""]
+        for finding in (f for f in review.findings if f.file_path == path):
+            state = "" if finding.state == "accepted" else f", {STATE_LABELS[finding.state]}"
+            reason = f" (dismissed: {finding.reason})" if finding.reason else ""
+            out.append(f"- **{finding.severity} · {finding.title}** ({finding.lines}{state})"
+                       f"{reason}")
+            if finding.body:
+                out.append(f"  {finding.body}")
+            if finding.suggestion:
+                out.append(f"  Suggestion: {finding.suggestion}")
+            out += ["  " + line if line else line for line in _fence(finding.quote)]
+            out.append("")
+    if not files:
+        out += ["No comments or findings.", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _sarif(review: ExportedReview) -> str:
+    results: list[dict[str, Any]] = []
+    for finding in review.findings:
+        result: dict[str, Any] = {
+            "ruleId": f"reviewtui/{(finding.category or 'review').lower()}/"
+                      f"{finding.severity.lower()}",
+            "level": _SARIF_LEVEL[finding.severity],
+            "message": {"text": finding.title if not finding.body
+                        else f"{finding.title}\n\n{finding.body}"},
+            "locations": [_location(finding.file_path, finding.start_line, finding.end_line)],
+            "partialFingerprints": {"reviewtuiFinding/v1": finding.fingerprint},
+            "properties": {"severity": finding.severity, "confidence": finding.confidence,
+                           "state": finding.state, "unitId": finding.unit_id},
+        }
+        if finding.state == "dismissed":
+            result["suppressions"] = [{"kind": "external", "status": "accepted",
+                                       "justification": finding.reason or "dismissed"}]
+        results.append(result)
+    for comment in review.comments:
+        results.append({
+            "ruleId": "reviewtui/comment", "level": "note", "kind": "review",
+            "message": {"text": comment.body},
+            "locations": [_location(comment.file_path, comment.start_line, comment.end_line)],
+            "properties": {"side": comment.side, "commentId": comment.comment_id},
+        })
+    log = {
+        "$schema": SARIF_SCHEMA, "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "reviewtui", "version": __version__,
+                                "informationUri": "https://pypi.org/project/reviewtui/"}},
+            "results": results,
+            "properties": {"verdict": review.verdict, "summary": review.verdict_summary,
+                           "change": review.change,
+                           "units": review.summary.model_dump()},
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _location(path: str, start: int, end: int) -> dict[str, Any]:
+    return {"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+                                 "region": {"startLine": start, "endLine": end}}}

@@ -1,0 +1,92 @@
+"""What a person's review of a change keeps: findings with their state, comments, a verdict.
+
+Pydantic because these cross the SQLite boundary and are exported as JSON. A finding keeps the
+agent's fingerprint (file, normalised title, text of the flagged lines: stable when unrelated
+lines move), so a second review merges into the first instead of duplicating it, and the
+person's decision — accepted, dismissed with a reason — survives.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Severity = Literal["P0", "P1", "P2", "P3"]
+FindingState = Literal["open", "accepted", "dismissed", "fixed", "gone"]
+VerdictKind = Literal["approve", "request_changes", "comment"]
+
+#: How each state reads to a person: "fixed?" — the flagged lines changed since, look again.
+STATE_LABELS: dict[str, str] = {"open": "open", "accepted": "accepted",
+                                "dismissed": "dismissed", "fixed": "fixed?", "gone": "gone"}
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoredFinding(_Record):
+    """One finding of the review agent, as the person's review keeps it."""
+
+    fingerprint: str = Field(min_length=1)
+    title: str
+    body: str = ""
+    severity: Severity = "P2"
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    file_path: str
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    unit_id: str | None = None
+    unit_key: str | None = None  # the unit's identity across edits (file and definition)
+    category: str | None = None
+    suggestion: str | None = None
+    line_hash: str = ""  # the flagged lines' text when last found: a change means "fixed?"
+    state: FindingState = "open"
+    reason: str | None = None  # why it was dismissed
+    model: str | None = None
+    first_seen: str = ""
+    updated_at: str = ""
+
+    @property
+    def label(self) -> str:
+        return STATE_LABELS[self.state]
+
+    @property
+    def lines(self) -> str:
+        return (f"L{self.start_line}" if self.start_line == self.end_line
+                else f"L{self.start_line}-{self.end_line}")
+
+
+class ReviewComment(_Record):
+    """The reviewer's own comment on a line or a range of the change."""
+
+    comment_id: int | None = None  # given by the store
+    file_path: str
+    side: Literal["new", "old"] = "new"  # old: on removed lines
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    body: str = Field(min_length=1)
+    unit_key: str | None = None
+    finding: str | None = None  # the fingerprint it was promoted from
+    created_at: str = ""
+    updated_at: str = ""
+
+    @property
+    def lines(self) -> str:
+        return (f"L{self.start_line}" if self.start_line == self.end_line
+                else f"L{self.start_line}-{self.end_line}")
+
+
+class ReviewVerdict(_Record):
+    verdict: VerdictKind
+    summary: str = ""
+    updated_at: str = ""
+
+
+class MergeReport(_Record):
+    """What a review changed in the findings kept so far."""
+
+    new: int = 0
+    seen_again: int = 0
+    reopened: int = 0
+    gone: int = 0

@@ -1,0 +1,177 @@
+"""The session store's review records: findings by fingerprint, comments, the verdict.
+
+A mixin of ``SessionStore`` (same file, same transactions), kept in its own module so the store
+reads as conversations and this as a review. Merging a new review: a finding seen before keeps
+the person's decision (accepted, dismissed with its reason) and gets the new position; one that
+had gone or been fixed and is found again is open again; an open finding of a reviewed unit
+that the new review does not repeat is ``gone`` — kept, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Collection, Iterable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from reviewtui.errors import StoreError
+from reviewtui.sessions.review_records import (
+    FindingState,
+    MergeReport,
+    ReviewComment,
+    ReviewVerdict,
+    StoredFinding,
+)
+
+_DECIDED: frozenset[str] = frozenset({"accepted", "dismissed"})
+
+
+class ReviewStore:
+    """Findings, comments and the verdict of a session (a mixin of ``SessionStore``)."""
+
+    if TYPE_CHECKING:
+        def _writing(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def _reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def _now(self) -> str: ...
+        def _require_session(self, conn: sqlite3.Connection, session_id: str) -> None: ...
+        def _touch(self, conn: sqlite3.Connection, session_id: str, now: str) -> None: ...
+        def _dump(self, record: BaseModel) -> str: ...
+
+    # -- findings ---------------------------------------------------------------------------
+
+    def findings(self, session_id: str) -> list[StoredFinding]:
+        """Every finding kept for the session, most severe first."""
+        with self._reading() as conn:
+            rows = conn.execute("SELECT data FROM findings WHERE session_id = ?",
+                                (session_id,)).fetchall()
+            found = [StoredFinding.model_validate_json(row["data"]) for row in rows]
+        return sorted(found, key=lambda f: (f.severity, -f.confidence, f.file_path,
+                                            f.start_line))
+
+    def merge_findings(self, session_id: str, incoming: Iterable[StoredFinding],
+                       reviewed: Callable[[StoredFinding], bool]) -> MergeReport:
+        """Merge one review's findings; ``reviewed(old)`` says whether that review covered an
+        old finding's place (only then can it be ``gone``)."""
+        report = MergeReport()
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            kept = {row["fingerprint"]: StoredFinding.model_validate_json(row["data"])
+                    for row in conn.execute("SELECT fingerprint, data FROM findings "
+                                            "WHERE session_id = ?", (session_id,))}
+            seen: set[str] = set()
+            for finding in incoming:
+                seen.add(finding.fingerprint)
+                old = kept.get(finding.fingerprint)
+                if old is None:
+                    report.new += 1
+                    merged = finding.model_copy(update={"state": "open", "first_seen": now,
+                                                        "updated_at": now, "reason": None})
+                else:
+                    state: FindingState = old.state if old.state in _DECIDED else "open"
+                    if old.state in ("gone", "fixed"):
+                        report.reopened += 1
+                    else:
+                        report.seen_again += 1
+                    merged = finding.model_copy(update={"state": state, "reason": old.reason,
+                                                        "first_seen": old.first_seen,
+                                                        "updated_at": now})
+                self._put_finding(conn, session_id, merged)
+            for fingerprint, old in kept.items():
+                if fingerprint not in seen and old.state == "open" and reviewed(old):
+                    report.gone += 1
+                    self._put_finding(conn, session_id,
+                                      old.model_copy(update={"state": "gone",
+                                                             "updated_at": now}))
+            self._touch(conn, session_id, now)
+        return report
+
+    def set_finding_state(self, session_id: str, fingerprint: str, state: FindingState,
+                          reason: str | None = None) -> StoredFinding:
+        with self._writing() as conn:
+            row = conn.execute("SELECT data FROM findings WHERE session_id = ? AND "
+                               "fingerprint = ?", (session_id, fingerprint)).fetchone()
+            if row is None:
+                raise StoreError(f"no finding {fingerprint[:12]} in session {session_id}")
+            now = self._now()
+            updated = StoredFinding.model_validate_json(row["data"]).model_copy(
+                update={"state": state, "reason": reason if state == "dismissed" else None,
+                        "updated_at": now})
+            self._put_finding(conn, session_id, updated)
+            self._touch(conn, session_id, now)
+        return updated
+
+    def update_findings(self, session_id: str, findings: Collection[StoredFinding]) -> None:
+        """Store findings as they are now (positions after a refresh, ``fixed`` states)."""
+        if not findings:
+            return
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            for finding in findings:
+                self._put_finding(conn, session_id, finding.model_copy(
+                    update={"updated_at": now}))
+            self._touch(conn, session_id, now)
+
+    def _put_finding(self, conn: sqlite3.Connection, session_id: str,
+                     finding: StoredFinding) -> None:
+        conn.execute("INSERT OR REPLACE INTO findings (session_id, fingerprint, data, state, "
+                     "first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                     (session_id, finding.fingerprint, self._dump(finding), finding.state,
+                      finding.first_seen or finding.updated_at, finding.updated_at))
+
+    # -- comments ---------------------------------------------------------------------------
+
+    def comments(self, session_id: str) -> list[ReviewComment]:
+        with self._reading() as conn:
+            rows = conn.execute("SELECT comment_id, data FROM comments WHERE session_id = ? "
+                                "ORDER BY comment_id", (session_id,)).fetchall()
+            return [ReviewComment.model_validate_json(row["data"]).model_copy(
+                update={"comment_id": row["comment_id"]}) for row in rows]
+
+    def save_comment(self, session_id: str, comment: ReviewComment) -> ReviewComment:
+        """Add the comment (no ``comment_id``) or replace the one with its id."""
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            if comment.comment_id is None:
+                saved = comment.model_copy(update={"created_at": now, "updated_at": now})
+                cursor = conn.execute("INSERT INTO comments (session_id, data, created_at, "
+                                      "updated_at) VALUES (?, ?, ?, ?)",
+                                      (session_id, self._dump(saved), now, now))
+                saved = saved.model_copy(update={"comment_id": cursor.lastrowid})
+            else:
+                saved = comment.model_copy(update={"updated_at": now})
+                cursor = conn.execute("UPDATE comments SET data = ?, updated_at = ? WHERE "
+                                      "session_id = ? AND comment_id = ?",
+                                      (self._dump(saved), now, session_id, comment.comment_id))
+                if cursor.rowcount == 0:
+                    raise StoreError(f"no comment {comment.comment_id} in session {session_id}")
+            self._touch(conn, session_id, now)
+        return saved
+
+    def delete_comment(self, session_id: str, comment_id: int) -> bool:
+        with self._writing() as conn:
+            cursor = conn.execute("DELETE FROM comments WHERE session_id = ? AND comment_id = ?",
+                                  (session_id, comment_id))
+            return cursor.rowcount > 0
+
+    # -- verdict ----------------------------------------------------------------------------
+
+    def verdict(self, session_id: str) -> ReviewVerdict | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT data FROM verdicts WHERE session_id = ?",
+                               (session_id,)).fetchone()
+            return ReviewVerdict.model_validate_json(row["data"]) if row else None
+
+    def set_verdict(self, session_id: str, verdict: ReviewVerdict) -> ReviewVerdict:
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            saved = verdict.model_copy(update={"updated_at": now})
+            conn.execute("INSERT OR REPLACE INTO verdicts (session_id, data, updated_at) "
+                         "VALUES (?, ?, ?)", (session_id, self._dump(saved), now))
+            self._touch(conn, session_id, now)
+        return saved
