@@ -53,10 +53,29 @@ class LoadedChange:
     rule_pack: LoadedPack
     rules: RuleEngine
     suggestions: dict[str, RuleSuggestion] = field(default_factory=dict)
+    selector: ChangeSelector | None = None  # how it was collected (for ``refresh``)
+    use_cache: bool = True
 
     @property
     def root(self) -> Path:
         return self.change_set.repo_root
+
+    @property
+    def refreshable(self) -> bool:
+        """Can collecting again show something new? Not for a commit, a range or a patch."""
+        return self.selector is not None and self.repo is not None and self.selector.mode not in (
+            SelectorMode.COMMIT, SelectorMode.RANGE, SelectorMode.PATCH)
+
+    def refresh(self) -> LoadedChange:
+        """The same selector collected again: edits in the working tree or the index show up.
+
+        Unchanged files come from the per-file cache, so one edited file costs about what
+        collecting it alone costs. ``UsageError`` for a commit, a range or a patch."""
+        if not self.refreshable or self.selector is None:
+            from reviewtui.errors import UsageError
+
+            raise UsageError("a commit, a range or a patch does not change: nothing to refresh")
+        return load_change(self.root, self.selector, use_cache=self.use_cache)
 
     def unit(self, unit_id: str) -> ReviewUnit | None:
         """The unit with this id, or the only one starting with it."""
@@ -307,4 +326,4 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
                               cache=cache)
     return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,
-                        analysis.suggestions)
+                        analysis.suggestions, selector, use_cache)

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from reviewtui.errors import ConfigError
 from reviewtui.plan.requests import merge_requests, request_key
 from reviewtui.plan.schema import FusedItem, OverrideSet, Source, UnitOverride
+from reviewtui.units.model import ReviewUnit, unit_key
 
 
 def apply_override(item: FusedItem, override: UnitOverride | None) -> FusedItem:
@@ -76,3 +77,26 @@ def load_overrides(path: str | Path) -> OverrideSet:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"])
         raise ConfigError(f"{target}: {key}: {error['msg']}") from None
+
+
+def carry_overrides(overrides: OverrideSet, before: Sequence[ReviewUnit],
+                    after: Sequence[ReviewUnit]) -> OverrideSet:
+    """The person's overrides for the change collected again: a unit whose content changed
+    gets a new id, so each decision follows its unit's key (file and definition); decisions
+    whose unit is gone are kept as they are (the code may come back)."""
+    old_keys = {u.unit_id: unit_key(u) for u in before}
+    new_ids: dict[str, str] = {}
+    for unit in after:
+        new_ids.setdefault(unit_key(unit), unit.unit_id)
+    current = {u.unit_id for u in after}
+    units: dict[str, UnitOverride] = {}
+    for unit_id, override in overrides.units.items():
+        if unit_id in current:
+            units[unit_id] = override
+            continue
+        moved = new_ids.get(old_keys.get(unit_id, ""))
+        if moved is not None and moved not in overrides.units:
+            units[moved] = override
+        else:
+            units[unit_id] = override
+    return OverrideSet(units=units)

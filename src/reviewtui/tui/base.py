@@ -1,0 +1,154 @@
+"""The workbench's state and the helpers every group of keys uses (no keys of its own here).
+
+``ReviewApp`` is assembled from one mixin per group of keys (``triage_actions``,
+``view_actions``, ``model_actions``, ``review_actions``) over this base, so each file reads as
+one kind of work and the app module stays the layout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.app import App
+from textual.binding import Binding
+from textual.timer import Timer
+from textual.widgets import ProgressBar, Static
+from textual.worker import Worker, WorkerState
+
+from reviewtui.models import Allocation, ContextBundle
+from reviewtui.pipeline import LoadedChange
+from reviewtui.plan import FusedPlan
+from reviewtui.tui import status
+from reviewtui.tui.jobs import LLMJobs
+from reviewtui.tui.keys import ACTIONS, resolve_keys
+from reviewtui.tui.session import TuiSession
+from reviewtui.tui.themes import load_themes
+from reviewtui.tui.triage import Filter, Row, Triage
+from reviewtui.tui.widgets.chat_pane import ChatPane
+from reviewtui.tui.widgets.detail_pane import DetailPane
+from reviewtui.tui.widgets.unit_table import UnitTable
+
+FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
+                 "prev_file": "file", "level_1": "level", "level_2": "level",
+                 "level_3": "level", "level_4": "level", "lower_level": "±level",
+                 "raise_level": "±level"}
+FOOTER_LABELS = {"run_scanners": "scan", "toggle_reviewed": "done", "edit_requests": "reqs",
+                 "build_bundles": "bundle", "zoom": "zoom"}
+# The footer's order: what a newcomer needs first (a narrow terminal cuts the end; ? lists all).
+FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_bundles", "filter",
+                "toggle_reviewed", "toggle_skip", "edit_requests", "zoom", "sort", "run_scanners")
+
+
+class WorkbenchBase(App[None]):
+    def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None) -> None:
+        super().__init__()
+        self.loaded = loaded
+        self.session = TuiSession(loaded, store_path)
+        plan = loaded.plan(use_llm=False)
+        self.triage = Triage(loaded.units, plan, self.session.overrides(),
+                             self.session.marks())
+        self.filter = Filter()
+        self._filter_timer: Timer | None = None
+        self.rows: list[Row] = []
+        self.bundles: dict[str, ContextBundle] = {}
+        self.allocation: Allocation | None = None  # of the last build (b)
+        self.jobs = LLMJobs()
+        self._message = ""  # the last event the status line reports
+        settings = loaded.settings.tui
+        self._keys = resolve_keys(settings.keys)
+        self._bind_keys()
+        themes = load_themes()
+        for theme in themes.themes:
+            self.register_theme(theme)
+        self._theme_name, unknown = themes.choose(settings.theme)
+        self._theme_problems = [*themes.problems, *([unknown] if unknown else [])]
+
+    def _bind_keys(self) -> None:
+        """Every action in the footer: its first key shown (related keys grouped, e.g.
+        ``1234 level``), the other keys bound but not repeated."""
+        # Single keys first in FOOTER_ORDER, grouped ones last (a group followed by a single
+        # key loses the space between them in Textual's compact footer).
+        rank = {action: n for n, action in enumerate(FOOTER_ORDER)}
+        ordered = sorted(self._keys.items(), key=lambda pair: (
+            pair[0] in FOOTER_GROUPS, rank.get(pair[0], len(rank))))
+        for action, keys in ordered:
+            group = FOOTER_GROUPS.get(action)
+            for n, key in enumerate(keys.split(",")):
+                label = FOOTER_LABELS.get(action, ACTIONS[action][1])
+                binding = Binding(key, action, label, show=n == 0,
+                                  group=Binding.Group(group) if group else None)
+                self._bindings.key_to_bindings.setdefault(key, []).append(binding)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self._show_busy()
+
+    def _show_busy(self) -> None:
+        """The progress indicator shows while any long task (planner, scanners, bundles,
+        review, chat) runs; a cancelled LLM call stops showing at once."""
+        running = self.jobs.running() or any(
+            w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for w in self.workers if w.group not in ("planner", "review", "chat"))
+        self.query_one("#busy", ProgressBar).set_class(running, "running")
+
+    # --- helpers --------------------------------------------------------------------------
+
+    @property
+    def table(self) -> UnitTable:
+        return self.query_one(UnitTable)
+
+    def current(self) -> str | None:
+        return self.table.current_unit
+
+    def set_status(self, text: str | None = None) -> None:
+        """Counts · where the plan came from · ``text`` (the last event; None keeps it)."""
+        if text is not None:
+            self._message = text
+        source = status.plan_source(self.session.config, self.triage.plan,
+                                    planning=self.jobs.running("planner"))
+        parts = [status.counts(self.rows), source, self._message]
+        self.query_one("#status", Static).update(" · ".join(p for p in parts if p))
+
+    def refresh_rows(self) -> None:
+        self.rows = self.triage.rows(self.filter)
+        self.table.show(self.rows, keep=self.current())
+        self.show_detail()
+
+    def refresh_unit(self, unit_id: str) -> None:
+        row = self.triage.row(unit_id)
+        self.rows = [row if r.unit.unit_id == unit_id else r for r in self.rows]
+        self.table.update_unit_row(row)
+        self.show_detail()
+        self.set_status()
+
+    def show_detail(self) -> None:
+        unit_id = self.current()
+        row = self.triage.row(unit_id) if unit_id else None
+        self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""), self.allocation)
+
+    def fused_with_overrides(self) -> FusedPlan:
+        items = [self.triage.item(i.unit_id) for i in self.triage.plan.plan]
+        return self.triage.plan.model_copy(update={"plan": items})
+
+    def persist(self) -> None:
+        problem = self.session.save(self.triage.overrides, self.triage.marks)
+        if problem:
+            self.notify(problem, title="not saved", severity="error")
+
+    @on(UnitTable.UnitSelected)
+    def _selected(self, event: UnitTable.UnitSelected) -> None:
+        self.show_detail()
+
+    def _apply_filter(self, text: str) -> None:
+        self._filter_timer = None
+        flt = Filter.parse(text)
+        if flt == self.filter:
+            return
+        self.filter = flt
+        self.refresh_rows()
+        self.set_status(f"filter: {text}" if text else "")
+
+    def _open_chat(self, visible: bool) -> None:
+        """Open or close the chat; open, it takes the room the detail pane had (see .tcss)."""
+        self.query_one(ChatPane).set_class(visible, "visible")
+        self.screen.set_class(visible, "-chat")

@@ -1,0 +1,200 @@
+"""The long work, in thread workers that post back: planner (P), scanners (S), bundles (b),
+review (R) and the chat. LLM calls are registered in ``jobs`` so Escape can stop them."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from textual import on, work
+from textual.widgets import Markdown
+
+from reviewtui.errors import ReviewTuiError
+from reviewtui.models import Allocation, ContextBundle
+from reviewtui.pipeline import make_planner
+from reviewtui.plan import FusedPlan, plan_change
+from reviewtui.tui.base import WorkbenchBase
+from reviewtui.tui.widgets.chat_input import ChatInput
+from reviewtui.tui.widgets.chat_pane import ChatPane
+
+
+class ModelActions(WorkbenchBase):
+    def action_run_planner(self) -> None:
+        if not self.session.model_configured():
+            self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
+            return
+        cancel = self.jobs.start("planner")
+        self.set_status("")
+        self._show_busy()
+        self._plan_worker(cancel)
+
+    @work(thread=True, exclusive=True, group="planner")
+    def _plan_worker(self, cancel: threading.Event) -> None:
+        planner, why = make_planner(self.loaded.settings, cancel=cancel)
+        try:
+            plan = plan_change(self.loaded.review_index(), planner,
+                               conflict_log=self.loaded.conflict_log(), without_planner=why)
+        except ReviewTuiError as error:
+            self.call_from_thread(self._plan_failed, cancel, str(error))
+            return
+        self.call_from_thread(self._plan_done, cancel, plan)
+
+    def _plan_failed(self, cancel: threading.Event, error: str) -> None:
+        if self.jobs.finish("planner", cancel):
+            self.notify(error, title="planner failed", severity="error")
+            self.set_status("")
+        self._show_busy()
+
+    def _plan_done(self, cancel: threading.Event, plan: FusedPlan) -> None:
+        if not self.jobs.finish("planner", cancel):
+            return  # cancelled: keep the plan the table shows
+        self.triage.set_plan(plan)
+        self.bundles.clear()
+        self.refresh_rows()
+        self._show_busy()
+        self.set_status("")
+
+    def action_run_scanners(self) -> None:
+        self.set_status("scanners running…")
+        self._scan_worker()
+
+    @work(thread=True, exclusive=True, group="scanners")
+    def _scan_worker(self) -> None:
+        from reviewtui.rules.scan_mapping import findings_by_unit
+
+        report = self.loaded.scan()
+        found = findings_by_unit(self.loaded.units, report.issues)
+        counts = {unit_id: len(items) for unit_id, items in found.items()}
+        ran = ", ".join(report.ran) or "none installed"
+        self.call_from_thread(self._scan_done, counts, f"scanners: {ran}; "
+                                                       f"{len(report.issues)} findings")
+
+    def _scan_done(self, counts: dict[str, int], text: str) -> None:
+        self.triage.findings = counts
+        self.refresh_rows()
+        self.set_status(text)
+
+    def action_build_bundles(self) -> None:
+        unit_id = self.current()
+        wanted = [unit_id] if unit_id else []
+        wanted += [r.unit.unit_id for r in self.rows
+                   if not r.item.skip_review and r.unit.unit_id not in wanted]
+        self.set_status(f"building {len(wanted)} bundles…")
+        self._bundle_worker(wanted)
+
+    @work(thread=True, exclusive=True, group="bundles")
+    def _bundle_worker(self, unit_ids: list[str]) -> None:
+        plan = self.fused_with_overrides()
+        first = self.loaded.bundles(plan, unit_ids[:1])  # the unit under the cursor, at once
+        self.call_from_thread(self._bundles_done, first.bundles, None)
+        found = self.loaded.bundles(plan, unit_ids)  # the review budget, by priority
+        self.call_from_thread(self._bundles_done, found.bundles, found.allocation)
+
+    def _bundles_done(self, bundles: list[ContextBundle], allocation: Allocation | None) -> None:
+        for bundle in bundles:
+            self.bundles[bundle.unit_id] = bundle
+        if allocation is not None:
+            self.allocation = allocation
+            self.set_status(f"{len(allocation.included)} bundles, {allocation.used} tokens; "
+                            f"{len(allocation.deferred)} units deferred")
+        self.show_detail()
+
+    def action_review(self) -> None:
+        if not self.session.model_configured():
+            self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
+            return
+        kept = [r.unit.unit_id for r in self.rows if not r.item.skip_review]
+        self.set_status(f"reviewing {len(kept)} units…")
+        self._open_chat(True)
+        cancel = self.jobs.start("review")
+        self._show_busy()
+        self._review_worker(kept, cancel)
+
+    @work(thread=True, exclusive=True, group="review")
+    def _review_worker(self, unit_ids: list[str], cancel: threading.Event) -> None:
+        from reviewtui.agent.report import render_markdown
+
+        try:
+            result = self.session.review(self.fused_with_overrides(), unit_ids, cancel=cancel)
+        except ReviewTuiError as error:
+            self.call_from_thread(self._review_failed, cancel, str(error))
+            return
+        counts: dict[str, int] = {}
+        for finding in result.findings:
+            if finding.unit_id:
+                counts[finding.unit_id] = counts.get(finding.unit_id, 0) + 1
+        self.call_from_thread(self._review_done, cancel, render_markdown(result), counts)
+
+    def _review_failed(self, cancel: threading.Event, error: str) -> None:
+        if self.jobs.finish("review", cancel):
+            self.notify(error, title="review failed", severity="error")
+            self.set_status("review failed")
+        self._show_busy()
+
+    def _review_done(self, cancel: threading.Event, markdown: str,
+                     counts: dict[str, int]) -> None:
+        counted = self.jobs.finish("review", cancel)
+        self._show_busy()
+        if not counted:
+            return
+        self.triage.findings = {**self.triage.findings, **counts}
+        self.refresh_rows()
+        self.query_one(ChatPane).start_exchange("review", markdown)
+        self.set_status(f"review: {sum(counts.values())} findings")
+
+    # --- chat -----------------------------------------------------------------------------
+
+    @on(ChatInput.Submitted)
+    def _ask(self, event: ChatInput.Submitted) -> None:
+        chat = self.query_one(ChatPane)
+        if not self.session.model_configured():
+            chat.show_notice(self.session.not_configured_hint())
+            return
+        answer = chat.start_exchange(event.text)
+        cancel = self.jobs.start("chat")
+        self._show_busy()
+        self._chat_worker(event.text, answer, cancel)
+
+    @work(thread=True, exclusive=True, group="chat")
+    def _chat_worker(self, question: str, answer: Markdown, cancel: threading.Event) -> None:
+        parts: list[str] = []
+        pane = self.query_one(ChatPane)
+
+        def delta(text: str) -> None:
+            parts.append(text)
+            if not cancel.is_set():
+                self.call_from_thread(pane.update_answer, answer, "".join(parts))
+
+        def tool(run: Any) -> None:
+            if not cancel.is_set():
+                self.call_from_thread(pane.add_tool,
+                                      f"tool {run.call.name}({run.call.arguments[:60]})",
+                                      run.outcome.content[:4000])
+
+        try:
+            result = self.session.ask(self.fused_with_overrides(), question, on_delta=delta,
+                                      on_tool=tool, cancel=cancel)
+        except ReviewTuiError as error:
+            self.call_from_thread(self._chat_failed, cancel, str(error))
+            return
+        self.call_from_thread(self._chat_done, cancel, answer, result.answer,
+                              result.round.cut_off)
+
+    def _chat_failed(self, cancel: threading.Event, error: str) -> None:
+        if self.jobs.finish("chat", cancel):
+            self.query_one(ChatPane).show_notice(error)
+        self._show_busy()
+
+    def _chat_done(self, cancel: threading.Event, answer: Markdown, text: str,
+                   cut_off: bool) -> None:
+        counted = self.jobs.finish("chat", cancel)
+        self._show_busy()
+        if not counted:
+            return
+        pane = self.query_one(ChatPane)
+        pane.update_answer(answer, text)
+        if cut_off:
+            pane.show_notice("the answer was cut off: the server closed the stream before it "
+                             "finished (kept in the session, marked cut off)")
+        pane.set_rounds(self.session.rounds_text())
+
