@@ -52,7 +52,8 @@ def _dispatch(argv: list[str]) -> int:
         from reviewtui.cli.workbench import run_workbench
 
         return run_workbench(args)
-    return _run("index", parse("index", argv))  # a pipe, a script: the index table
+    # A pipe, a script: the index table (the workbench's own options mean nothing there).
+    return _run("index", parse("index", [a for a in argv if a != "--watch"]))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

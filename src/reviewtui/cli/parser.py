@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                "Run 'reviewtui SUBCOMMAND --help' for details.",
     )
     parser.add_argument("--version", action="version", version=f"reviewtui {__version__}")
+    parser.add_argument("--watch", action="store_true",
+                        help="the workbench collects the change again when files change")
     add_selectors(parser)
     return parser
 

@@ -19,5 +19,5 @@ def run_workbench(args: argparse.Namespace) -> int:
     # (hundreds of thousands of objects that live as long as the app) out of every scan.
     gc.freeze()
     gc.enable()
-    ReviewApp(loaded).run()
+    ReviewApp(loaded, watch=args.watch).run()
     return 0

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from reviewtui.tui.keys import ACTIONS
 from reviewtui.tui.model_actions import ModelActions
+from reviewtui.tui.review_actions import ReviewActions
 from reviewtui.tui.triage_actions import TriageActions
 from reviewtui.tui.view_actions import ViewActions
 from reviewtui.tui.widgets.chat_pane import ChatPane
@@ -27,7 +28,7 @@ from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 
-class ReviewApp(ModelActions, ViewActions, TriageActions):
+class ReviewApp(ReviewActions, ModelActions, ViewActions, TriageActions):
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
@@ -59,8 +60,10 @@ class ReviewApp(ModelActions, ViewActions, TriageActions):
         meta = self.loaded.change_set
         self.sub_title = (f"{meta.mode}: {meta.old_side.describe()} -> "
                           f"{meta.new_side.describe()}")
-        self.refresh_rows()
+        self.load_review()
         self.query_one(UnitTable).focus()
+        if self.watch_files:
+            self.start_watching(self.watch_stop)
         if self.loaded.settings.tui.plan_on_open and self.session.model_configured():
             self.action_run_planner()
         else:
@@ -74,3 +77,5 @@ class ReviewApp(ModelActions, ViewActions, TriageActions):
             yield SystemCommand(description.capitalize(), f"keys: {keys}",
                                 getattr(self, f"action_{action}"))
 
+    def on_unmount(self) -> None:
+        self.watch_stop.set()  # the watcher thread ends at its next wake-up

@@ -7,6 +7,7 @@ one kind of work and the app module stays the layout.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from textual import on
@@ -19,6 +20,7 @@ from textual.worker import Worker, WorkerState
 from reviewtui.models import Allocation, ContextBundle
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan
+from reviewtui.sessions.review_records import ReviewVerdict
 from reviewtui.tui import status
 from reviewtui.tui.jobs import LLMJobs
 from reviewtui.tui.keys import ACTIONS, resolve_keys
@@ -32,18 +34,26 @@ from reviewtui.tui.widgets.unit_table import UnitTable
 FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
                  "prev_file": "file", "level_1": "level", "level_2": "level",
                  "level_3": "level", "level_4": "level", "lower_level": "±level",
-                 "raise_level": "±level"}
+                 "raise_level": "±level", "next_finding": "finding", "prev_finding": "finding"}
 FOOTER_LABELS = {"run_scanners": "scan", "toggle_reviewed": "done", "edit_requests": "reqs",
-                 "build_bundles": "bundle", "zoom": "zoom"}
+                 "build_bundles": "bundle", "zoom": "zoom", "next_finding": "finding",
+                 "accept_finding": "accept", "dismiss_finding": "dismiss",
+                 "comment": "comment", "export_review": "export", "refresh": "refresh",
+                 "verdict": "verdict", "open_editor": "edit"}
 # The footer's order: what a newcomer needs first (a narrow terminal cuts the end; ? lists all).
 FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_bundles", "filter",
-                "toggle_reviewed", "toggle_skip", "edit_requests", "zoom", "sort", "run_scanners")
+                "toggle_reviewed", "toggle_skip", "edit_requests", "accept_finding",
+                "dismiss_finding", "comment", "export_review", "refresh", "zoom",
+                "sort", "run_scanners")
 
 
 class WorkbenchBase(App[None]):
-    def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None) -> None:
+    def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None,
+                 watch: bool = False) -> None:
         super().__init__()
         self.loaded = loaded
+        self.watch_files = watch  # refresh by itself when files change (--watch)
+        self.watch_stop = threading.Event()
         self.session = TuiSession(loaded, store_path)
         plan = loaded.plan(use_llm=False)
         self.triage = Triage(loaded.units, plan, self.session.overrides(),
@@ -54,6 +64,8 @@ class WorkbenchBase(App[None]):
         self.bundles: dict[str, ContextBundle] = {}
         self.allocation: Allocation | None = None  # of the last build (b)
         self.jobs = LLMJobs()
+        self.verdict: ReviewVerdict | None = None
+        self.current_finding: str | None = None  # the fingerprint f/F moved to
         self._message = ""  # the last event the status line reports
         settings = loaded.settings.tui
         self._keys = resolve_keys(settings.keys)
@@ -65,8 +77,9 @@ class WorkbenchBase(App[None]):
         self._theme_problems = [*themes.problems, *([unknown] if unknown else [])]
 
     def _bind_keys(self) -> None:
-        """Every action in the footer: its first key shown (related keys grouped, e.g.
-        ``1234 level``), the other keys bound but not repeated."""
+        """The footer shows the first key of the actions marked ``show`` and of the grouped
+        ones (``1234 level``); every other key is bound all the same, and ``?`` and the
+        command palette list them all."""
         # Single keys first in FOOTER_ORDER, grouped ones last (a group followed by a single
         # key loses the space between them in Textual's compact footer).
         rank = {action: n for n, action in enumerate(FOOTER_ORDER)}
@@ -76,7 +89,8 @@ class WorkbenchBase(App[None]):
             group = FOOTER_GROUPS.get(action)
             for n, key in enumerate(keys.split(",")):
                 label = FOOTER_LABELS.get(action, ACTIONS[action][1])
-                binding = Binding(key, action, label, show=n == 0,
+                shown = n == 0 and (ACTIONS[action].show or group is not None)
+                binding = Binding(key, action, label, show=shown,
                                   group=Binding.Group(group) if group else None)
                 self._bindings.key_to_bindings.setdefault(key, []).append(binding)
 
@@ -124,7 +138,15 @@ class WorkbenchBase(App[None]):
     def show_detail(self) -> None:
         unit_id = self.current()
         row = self.triage.row(unit_id) if unit_id else None
-        self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""), self.allocation)
+        self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""), self.allocation,
+                                        self.current_finding)
+
+    def load_review(self) -> None:
+        """Read the session's findings and comments into the table and the detail pane."""
+        findings, comments, verdict = self.session.review_records()
+        self.triage.set_review(findings, comments)
+        self.verdict = verdict
+        self.refresh_rows()
 
     def fused_with_overrides(self) -> FusedPlan:
         items = [self.triage.item(i.unit_id) for i in self.triage.plan.plan]

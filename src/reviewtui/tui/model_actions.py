@@ -115,15 +115,13 @@ class ModelActions(WorkbenchBase):
         from reviewtui.agent.report import render_markdown
 
         try:
-            result = self.session.review(self.fused_with_overrides(), unit_ids, cancel=cancel)
+            result, kept = self.session.review(self.fused_with_overrides(), unit_ids,
+                                               cancel=cancel)
         except ReviewTuiError as error:
             self.call_from_thread(self._review_failed, cancel, str(error))
             return
-        counts: dict[str, int] = {}
-        for finding in result.findings:
-            if finding.unit_id:
-                counts[finding.unit_id] = counts.get(finding.unit_id, 0) + 1
-        self.call_from_thread(self._review_done, cancel, render_markdown(result), counts)
+        self.call_from_thread(self._review_done, cancel, render_markdown(result),
+                              f"review: {len(result.findings)} findings ({kept})")
 
     def _review_failed(self, cancel: threading.Event, error: str) -> None:
         if self.jobs.finish("review", cancel):
@@ -131,16 +129,14 @@ class ModelActions(WorkbenchBase):
             self.set_status("review failed")
         self._show_busy()
 
-    def _review_done(self, cancel: threading.Event, markdown: str,
-                     counts: dict[str, int]) -> None:
+    def _review_done(self, cancel: threading.Event, markdown: str, summary: str) -> None:
         counted = self.jobs.finish("review", cancel)
         self._show_busy()
         if not counted:
             return
-        self.triage.findings = {**self.triage.findings, **counts}
-        self.refresh_rows()
+        self.load_review()
         self.query_one(ChatPane).start_exchange("review", markdown)
-        self.set_status(f"review: {sum(counts.values())} findings")
+        self.set_status(summary)
 
     # --- chat -----------------------------------------------------------------------------
 

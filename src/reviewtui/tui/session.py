@@ -19,6 +19,12 @@ from reviewtui.errors import ReviewTuiError, StoreError
 from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
+from reviewtui.sessions.review_records import (
+    FindingState,
+    ReviewComment,
+    ReviewVerdict,
+    StoredFinding,
+)
 from reviewtui.sessions.store import SessionStore
 
 
@@ -100,12 +106,108 @@ class TuiSession:
         return NOT_CONFIGURED_HINT
 
     def review(self, plan: FusedPlan, unit_ids: Sequence[str], *,
-               cancel: threading.Event | None = None) -> ReviewResult:
+               cancel: threading.Event | None = None) -> tuple[ReviewResult, str]:
+        """Run the review agent and keep its findings in this change's session; the second
+        value says what the merge did (or why the findings could not be kept)."""
+        from reviewtui.agent.record import record_review
         from reviewtui.agent.review import Reviewer
 
         client = LLMClient(self.config)
-        reviewer = Reviewer(Workspace(self.loaded, plan), client, token_counter(self.config.model))
-        return reviewer.review(unit_ids, cancel=cancel)
+        workspace = Workspace(self.loaded, plan)
+        reviewer = Reviewer(workspace, client, token_counter(self.config.model))
+        result = reviewer.review(unit_ids, cancel=cancel)
+        left_out = {u.unit_id for u in result.not_reviewed}
+        with self._lock:
+            store = self.store()
+            try:
+                sid = self._session(create=True) if store is not None else None
+                if store is None or sid is None:
+                    return result, f"findings not kept: {self._store_problem}"
+                merged = record_review(store, sid, result, self.loaded.units,
+                                       [u for u in unit_ids if u not in left_out],
+                                       workspace.line_text)
+            except StoreError as error:
+                return result, f"findings not kept: {error}"
+        return result, (f"{merged.new} new, {merged.seen_again} seen before, "
+                        f"{merged.reopened} back, {merged.gone} gone")
+
+    # --- the person's review: findings, comments, verdict ------------------------------------
+
+    def review_records(self) -> tuple[list[StoredFinding], list[ReviewComment],
+                                      ReviewVerdict | None]:
+        store = self.store()
+        sid = self._session(create=False)
+        if store is None or sid is None:
+            return [], [], None
+        try:
+            return store.findings(sid), store.comments(sid), store.verdict(sid)
+        except StoreError:
+            return [], [], None
+
+    def _write(self, write: Callable[[SessionStore, str], object]) -> str | None:
+        """Run one store write in this change's session; a problem comes back as one line."""
+        with self._lock:
+            store = self.store()
+            if store is None:
+                return self._store_problem or "the session store is unavailable"
+            try:
+                sid = self._session(create=True)
+                assert sid is not None
+                write(store, sid)
+            except StoreError as error:
+                return str(error)
+        return None
+
+    def set_finding_state(self, fingerprint: str, state: FindingState,
+                          reason: str | None = None) -> str | None:
+        return self._write(lambda s, sid: s.set_finding_state(sid, fingerprint, state, reason))
+
+    def save_comment(self, comment: ReviewComment) -> str | None:
+        return self._write(lambda s, sid: s.save_comment(sid, comment))
+
+    def delete_comment(self, comment_id: int) -> str | None:
+        return self._write(lambda s, sid: s.delete_comment(sid, comment_id))
+
+    def set_verdict(self, verdict: ReviewVerdict) -> str | None:
+        return self._write(lambda s, sid: s.set_verdict(sid, verdict))
+
+    def export(self, plan: FusedPlan, fmt: str, path: str, everything: bool) -> Path:
+        """Write the review (``reviewtui export``'s) to ``path``; ``ReviewTuiError`` says why
+        not."""
+        from reviewtui.agent.deliverable import export_review, write_export
+
+        store = self.store()
+        if store is None:
+            raise ReviewTuiError(self._store_problem or "the session store is unavailable")
+        with self._lock:
+            text, _ = export_review(Workspace(self.loaded, plan), store, fmt,
+                                    everything=everything)
+        target = Path(path).expanduser()
+        return write_export(text, target if target.is_absolute() else self.loaded.root / target)
+
+    def refresh(self, overrides: OverrideSet) -> tuple[LoadedChange, OverrideSet, list[str]]:
+        """Collect the change again (a worker thread may call this): the new change, the
+        person's overrides carried to the new unit ids, and what happened to the findings.
+        Nothing is switched over until ``adopt``."""
+        from reviewtui.agent.record import follow_findings
+        from reviewtui.plan.overrides import carry_overrides
+
+        fresh = self.loaded.refresh()
+        carried = carry_overrides(overrides, self.loaded.units, fresh.units)
+        notes: list[str] = []
+        findings, _, _ = self.review_records()
+        if findings:
+            workspace = Workspace(fresh, fresh.plan(use_llm=False))
+            moved = follow_findings(findings, fresh.units, workspace.line_text)
+            fixed = sum(1 for f in moved if f.state == "fixed")
+            problem = self._write(lambda s, sid: s.update_findings(sid, moved))
+            notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
+        return fresh, carried, notes
+
+    def adopt(self, fresh: LoadedChange) -> None:
+        """Work on ``fresh`` from now on (the chat reopens its session on the new change)."""
+        self.loaded = fresh
+        self._chat = None
 
     def ask(self, plan: FusedPlan, question: str, *, on_delta: Callable[[str], None],
             on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:

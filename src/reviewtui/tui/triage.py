@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from reviewtui.models import ContextLevel, ExtraRequest
 from reviewtui.plan import FusedItem, FusedPlan, OverrideSet, UnitOverride
 from reviewtui.plan.overrides import apply_override
+from reviewtui.sessions.review_records import ReviewComment, StoredFinding
 from reviewtui.units.model import ReviewUnit, unit_key
 
 LEVELS = list(ContextLevel)
@@ -27,36 +28,56 @@ class Row:
     unit: ReviewUnit
     item: FusedItem  # with the person's overrides applied
     status: str  # new | reviewed | skipped | changed
-    findings: int
+    findings: int  # open review findings + scanner findings: what the table's column counts
+    review: tuple[StoredFinding, ...] = ()  # the review agent's findings on this unit
+    comments: tuple[ReviewComment, ...] = ()  # the reviewer's own
+
+    @property
+    def open_findings(self) -> tuple[StoredFinding, ...]:
+        return tuple(f for f in self.review if f.state == "open")
+
+
+SEVERITY_WORDS = {"critical": "p0", "major": "p1", "minor": "p2", "nit": "p3"}
+FINDING_STATES = ("open", "accepted", "dismissed", "fixed", "gone")
 
 
 @dataclass(frozen=True)
 class Filter:
-    """``/`` filter: free words match path, location, tags; ``tag:x``, ``risk:x``, ``status:x``,
-    ``level:x`` narrow further (all terms must match)."""
+    """``/`` filter: free words match path, location, tags; ``tag:x``, ``risk:x``, ``level:x``,
+    ``status:x`` (a unit's status, or a state of its findings: ``status:open``,
+    ``status:dismissed``...) and ``sev:x`` (an open finding of that severity: ``sev:p1``,
+    ``sev:major``) narrow further; all terms must match."""
 
     words: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     risks: tuple[str, ...] = ()
     statuses: tuple[str, ...] = ()
     levels: tuple[str, ...] = ()
+    severities: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> Filter:
         words: list[str] = []
-        fields: dict[str, list[str]] = {"tag": [], "risk": [], "status": [], "level": []}
+        fields: dict[str, list[str]] = {"tag": [], "risk": [], "status": [], "level": [],
+                                        "sev": []}
         for term in text.split():
             key, _, value = term.partition(":")
             if value and key.lower() in fields:
-                fields[key.lower()].append(value.lower())
+                fields[key.lower()] += [v for v in value.lower().split(",") if v]
             else:
                 words.append(term.lower())
+        severities = tuple(SEVERITY_WORDS.get(s, s) for s in fields["sev"])
         return cls(tuple(words), tuple(fields["tag"]), tuple(fields["risk"]),
-                   tuple(fields["status"]), tuple(fields["level"]))
+                   tuple(fields["status"]), tuple(fields["level"]), severities)
 
     @property
     def empty(self) -> bool:
-        return not (self.words or self.tags or self.risks or self.statuses or self.levels)
+        return not (self.words or self.tags or self.risks or self.statuses or self.levels
+                    or self.severities)
+
+    def _status_matches(self, row: Row) -> bool:
+        states = {f.state for f in row.review}
+        return any(s == row.status or s in states for s in self.statuses)
 
     def matches(self, row: Row) -> bool:
         unit, item = row.unit, row.item
@@ -67,7 +88,10 @@ class Filter:
             return False
         if self.risks and (item.risk or "") not in self.risks:
             return False
-        if self.statuses and row.status not in self.statuses:
+        if self.statuses and not self._status_matches(row):
+            return False
+        if self.severities and not any(f.severity.lower() in self.severities
+                                       for f in row.open_findings):
             return False
         return not self.levels or any(item.final_context_level.value.startswith(lv)
                                       for lv in self.levels)
@@ -85,8 +109,39 @@ class Triage:
         self.fused = {item.unit_id: item for item in plan.plan}
         self.overrides = overrides or OverrideSet()
         self.marks = dict(marks or {})
-        self.findings = dict(findings or {})
+        self.findings = dict(findings or {})  # scanner findings per unit
+        self.review: dict[str, list[StoredFinding]] = {}  # the agent's, per unit
+        self.comments: dict[str, list[ReviewComment]] = {}
         self.sort_key = "priority"  # priority | risk | file
+
+    def set_review(self, findings: Sequence[StoredFinding],
+                   comments: Sequence[ReviewComment]) -> None:
+        """The session's findings and comments, each filed under the unit it sits in."""
+        self.review, self.comments = {}, {}
+        for finding in findings:
+            owner = self._unit_for(finding.file_path, finding.start_line, finding.end_line,
+                                   finding.unit_id, "new")
+            if owner is not None:
+                self.review.setdefault(owner, []).append(finding)
+        for comment in comments:
+            owner = self._unit_for(comment.file_path, comment.start_line, comment.end_line,
+                                   None, comment.side)
+            if owner is not None:
+                self.comments.setdefault(owner, []).append(comment)
+
+    def _unit_for(self, path: str, start: int, end: int, unit_id: str | None,
+                  side: str) -> str | None:
+        if unit_id in self.by_id:
+            return unit_id
+        for unit in self.units:
+            if unit.file_path != path and unit.old_path != path:
+                continue
+            for hunk in unit.hunks:
+                first, count = ((hunk.new_start, hunk.new_count) if side == "new"
+                                else (hunk.old_start, hunk.old_count))
+                if count and start <= first + count - 1 and first <= end:
+                    return unit.unit_id
+        return None
 
     def set_plan(self, plan: FusedPlan) -> None:
         self.plan = plan
@@ -106,7 +161,10 @@ class Triage:
 
     def row(self, unit_id: str) -> Row:
         unit = self.by_id[unit_id]
-        return Row(unit, self.item(unit_id), self.status(unit), self.findings.get(unit_id, 0))
+        review = tuple(self.review.get(unit_id, ()))
+        count = self.findings.get(unit_id, 0) + sum(1 for f in review if f.state == "open")
+        return Row(unit, self.item(unit_id), self.status(unit), count, review,
+                   tuple(self.comments.get(unit_id, ())))
 
     def rows(self, flt: Filter | None = None) -> list[Row]:
         rows = [self.row(u.unit_id) for u in self.units if u.unit_id in self.fused]

@@ -18,6 +18,9 @@ BRIEF_DEFAULTS = {
     "toggle_reviewed": "space", "filter": "slash", "sort": "o", "build_bundles": "b",
     "run_scanners": "S", "run_planner": "P", "review": "R", "toggle_chat": "c", "zoom": "z,ctrl+o",
     "help": "question_mark", "quit": "q",
+    "next_finding": "f", "prev_finding": "F", "accept_finding": "a", "accept_with_comment": "A",
+    "dismiss_finding": "x", "comment": "m", "verdict": "V", "export_review": "X",
+    "open_editor": "ctrl+e", "refresh": "r",
 }
 
 
@@ -40,9 +43,9 @@ def test_resolved_defaults_use_textual_names() -> None:
 
 
 def test_override_replaces_the_actions_keys() -> None:
-    keys = resolve_keys({"next_unit": "ctrl+n", "filter": "/,f"})
+    keys = resolve_keys({"next_unit": "ctrl+n", "filter": "/,g"})
     assert keys["next_unit"] == "ctrl+n"
-    assert keys["filter"] == "slash,f"
+    assert keys["filter"] == "slash,g"
     assert keys["prev_unit"] == "k,up"
 
 

@@ -1,4 +1,5 @@
-"""The selected unit: its diff (syntax highlighted), the plan's decision, and the bundle preview.
+"""The selected unit: its diff (syntax highlighted, finding lines marked), the plan's decision,
+its findings and comments, and the bundle preview.
 
 The bundle preview shows the token account piece by piece (included / clipped / dropped / not
 fetched), so the person sees what a level or an extra request costs before sending anything to
@@ -17,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from reviewtui.models import Allocation, ContextBundle
+from reviewtui.tui.render_review import finding_diff_lines, review_section
 from reviewtui.tui.triage import Row
 
 
@@ -109,27 +111,34 @@ class DetailPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(id="decision")
+        yield Static(id="review")
         yield Static(id="account")
         yield Static(id="diff")
         yield Static(id="preview")
 
     def show(self, row: Row | None, bundle: ContextBundle | None = None,
-             allocation: Allocation | None = None) -> None:
+             allocation: Allocation | None = None, current_finding: str | None = None) -> None:
         decision = self.query_one("#decision", Static)
+        review = self.query_one("#review", Static)
         account = self.query_one("#account", Static)
         diff = self.query_one("#diff", Static)
         preview = self.query_one("#preview", Static)
         preview.update(_preview(bundle) if bundle is not None else "")
         if row is None:
             decision.update("no unit selected")
+            review.update("")
+            review.display = False
             account.update("")
             diff.update("")
             return
         decision.update(_decision(row))
+        review.update(review_section(row.review, row.comments, current_finding))
+        review.display = bool(row.review or row.comments)  # no blank line when there is none
         shown: RenderableType = _account(bundle) if bundle is not None else Text(
             "bundle: press b to build it", style="dim")
         if allocation is not None:
             shown = Group(shown, _allocation(allocation, row.unit.unit_id))
         account.update(shown)
         diff.update(Syntax(row.unit.diff_text(numbered=False) or "(no line changes)", "diff",
-                           theme="ansi_dark", word_wrap=False, line_numbers=False))
+                           theme="ansi_dark", word_wrap=False, line_numbers=False,
+                           highlight_lines=finding_diff_lines(row.unit, row.review)))

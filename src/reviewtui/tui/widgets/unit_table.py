@@ -69,6 +69,14 @@ def fit_location(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[len(text) - width + 1:]
 
 
+def _find_cell(findings: int, comments: int) -> Text | str:
+    """Open findings, then ✎ and the reviewer's comments: ``2✎1``; at most the column's width."""
+    text = (str(findings) if findings else "") + (f"✎{comments}" if comments else "")
+    if len(text) > WIDTHS["find"]:
+        text = text[:WIDTHS["find"] - 1] + "+"
+    return Text(text, style="magenta") if comments and not findings else text
+
+
 def _cells(row: Row, fit: ColumnFit) -> list[Text | str]:
     glyph, style = STATUS_GLYPHS[row.status]
     item, unit = row.item, row.unit
@@ -86,7 +94,7 @@ def _cells(row: Row, fit: ColumnFit) -> list[Text | str]:
         "by": item.provenance.level,
         "risk": Text(risk, style=RISK_STYLES.get(risk, "")),
         "prio": f"{item.priority:.0f}" if item.priority is not None else "-",
-        "find": str(row.findings) if row.findings else "",
+        "find": _find_cell(row.findings, len(row.comments)),
     }
     return [cells[name] for name in fit.columns]
 

@@ -1,0 +1,72 @@
+"""The detail pane's review section, as Rich renderables: the unit's findings and comments.
+
+Findings show their severity in colour (P0 red to P3 dim), their state ("fixed?" when their
+lines changed since), their lines and title; the one ``f``/``F`` moved to is marked. The diff
+marks the lines a finding sits on (``finding_diff_lines``). No Textual here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from reviewtui.sessions.review_records import ReviewComment, StoredFinding
+from reviewtui.units.model import ReviewUnit
+
+SEVERITY_STYLES = {"P0": "bold red", "P1": "red", "P2": "yellow", "P3": "dim"}
+STATE_STYLES = {"open": "bold", "accepted": "green", "dismissed": "dim strike",
+                "fixed": "cyan", "gone": "dim"}
+
+
+def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewComment],
+                   current: str | None = None) -> RenderableType:
+    findings, comments = list(findings), list(comments)
+    if not findings and not comments:
+        return Text("")
+    parts: list[RenderableType] = []
+    if findings:
+        parts.append(Text(f"findings ({sum(1 for f in findings if f.state == 'open')} open)",
+                          style="bold"))
+    for finding in findings:
+        line = Text("▶ " if finding.fingerprint == current else "  ")
+        line.append(f"{finding.severity} ", style=SEVERITY_STYLES[finding.severity])
+        line.append(f"{finding.label:<9} ", style=STATE_STYLES[finding.state])
+        line.append(f"{finding.lines:<9} ")
+        line.append(finding.title, style="bold" if finding.state == "open" else "")
+        parts.append(line)
+        detail = finding.body or ""
+        if finding.reason:
+            detail = f"dismissed: {finding.reason}" + (f" — {detail}" if detail else "")
+        if detail and finding.fingerprint == current:
+            parts.append(Text("    " + detail, style="dim"))
+    if comments:
+        parts.append(Text(f"comments ({len(comments)})", style="bold"))
+    for comment in comments:
+        text = Text("  ")
+        text.append(f"{comment.lines:<9} ", style="magenta")
+        first, _, rest = comment.body.partition("\n")
+        text.append(first + (" …" if rest else ""))
+        parts.append(text)
+    return Group(*parts)
+
+
+def finding_diff_lines(unit: ReviewUnit, findings: Iterable[StoredFinding]) -> set[int]:
+    """The 1-based lines of ``unit.diff_text(numbered=False)`` that findings sit on."""
+    wanted = [(f.start_line, f.end_line) for f in findings
+              if f.state in ("open", "accepted", "fixed")]
+    if not wanted:
+        return set()
+    marked: set[int] = set()
+    row = 0
+    for hunk in unit.hunks:
+        row += 1  # the @@ header
+        for line in hunk.lines:
+            row += 1
+            number = line.new_no
+            if number is not None and any(lo <= number <= hi for lo, hi in wanted):
+                marked.add(row)
+        if hunk.new_missing_newline or hunk.old_missing_newline:
+            row += 1
+    return marked

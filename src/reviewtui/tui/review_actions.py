@@ -1,0 +1,314 @@
+"""Finishing a review: findings (f/F, a, A, x), comments (m), the verdict (V), export (X), the
+editor (ctrl+e) and refreshing the change (r, or by itself with ``--watch``).
+
+Every decision goes to the change's session at once (``TuiSession``); a store problem is one
+notification and the decision stays on screen. Refreshing collects the change again in a
+worker: the person's overrides follow their units, "reviewed" marks of changed units turn into
+↻, findings whose lines changed become "fixed?", and new units appear as new.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from pathlib import Path
+from typing import Literal
+
+from textual import work
+from textual.app import SuspendNotSupported
+
+from reviewtui.errors import ReviewTuiError
+from reviewtui.pipeline import LoadedChange
+from reviewtui.plan import OverrideSet
+from reviewtui.sessions.review_records import (
+    FindingState,
+    ReviewComment,
+    ReviewVerdict,
+    StoredFinding,
+)
+from reviewtui.tui.base import WorkbenchBase
+from reviewtui.tui.editor import editor_command
+from reviewtui.tui.screens.comment_modal import CommentEdit, CommentModal
+from reviewtui.tui.screens.dismiss_modal import DismissModal
+from reviewtui.tui.screens.export_modal import ExportChoice, ExportModal
+from reviewtui.tui.screens.verdict_modal import VerdictModal
+from reviewtui.tui.triage import Row, Triage
+from reviewtui.units.model import ReviewUnit
+
+WATCH_DEBOUNCE_MS = 400
+
+
+def unit_span(unit: ReviewUnit, side: str) -> tuple[int, int] | None:
+    """The first and last line the unit's hunks cover on ``side`` (None: no lines there)."""
+    ranges = [(h.new_start, h.new_end) if side == "new" else (h.old_start, h.old_end)
+              for h in unit.hunks if (h.new_count if side == "new" else h.old_count)]
+    return (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None
+
+
+class ReviewActions(WorkbenchBase):
+    # --- findings --------------------------------------------------------------------------
+
+    def _open_findings(self) -> list[tuple[int, StoredFinding]]:
+        """Every open finding of the rows shown, in table order (row index, finding)."""
+        return [(index, finding) for index, row in enumerate(self.rows)
+                for finding in sorted(row.open_findings, key=lambda f: f.start_line)]
+
+    def _jump_finding(self, step: int) -> None:
+        found = self._open_findings()
+        if not found:
+            self.set_status("no open findings (R reviews the kept units)")
+            return
+        here = self.table.cursor_row
+        position = next((n for n, (_, f) in enumerate(found)
+                         if f.fingerprint == self.current_finding), None)
+        if position is None:  # from the cursor: its row's first (or last, going back) and on
+            after = [n for n, (row, _) in enumerate(found)
+                     if (row >= here if step > 0 else row <= here)]
+            position = (after[0] if step > 0 else after[-1]) if after else (
+                0 if step > 0 else len(found) - 1)
+        else:
+            position = (position + step) % len(found)
+        row, finding = found[position]
+        self.current_finding = finding.fingerprint
+        self.table.move_cursor(row=row)
+        self.show_detail()
+        self.set_status(f"finding {position + 1} of {len(found)} open: {finding.severity} "
+                        f"{finding.title}")
+
+    def action_next_finding(self) -> None:
+        self._jump_finding(1)
+
+    def action_prev_finding(self) -> None:
+        self._jump_finding(-1)
+
+    def _current_row(self) -> Row | None:
+        unit_id = self.current()
+        return self.triage.row(unit_id) if unit_id else None
+
+    def _target_finding(self) -> StoredFinding | None:
+        """The finding f/F moved to, if it is on this unit; else the unit's first open one."""
+        row = self._current_row()
+        if row is None or not row.review:
+            self.set_status("no finding on this unit (f goes to the next one)")
+            return None
+        chosen = next((f for f in row.review if f.fingerprint == self.current_finding), None)
+        chosen = chosen or (row.open_findings[0] if row.open_findings else row.review[0])
+        self.current_finding = chosen.fingerprint
+        return chosen
+
+    def _set_state(self, finding: StoredFinding, state: FindingState,
+                   reason: str | None = None) -> None:
+        problem = self.session.set_finding_state(finding.fingerprint, state, reason)
+        if problem:
+            self.notify(problem, title="not saved", severity="error")
+            return
+        self.load_review()
+        self.set_status(f"{state}: {finding.title}")
+
+    def action_accept_finding(self) -> None:
+        finding = self._target_finding()
+        if finding is not None:  # a second a takes it back
+            self._set_state(finding, "open" if finding.state == "accepted" else "accepted")
+
+    def action_dismiss_finding(self) -> None:
+        finding = self._target_finding()
+        if finding is None:
+            return
+        if finding.state == "dismissed":
+            self._set_state(finding, "open")
+            return
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._set_state(finding, "dismissed", reason or None)
+
+        self.push_screen(DismissModal(finding.title), done)
+
+    def action_accept_with_comment(self) -> None:
+        """Accept the finding and turn it into a comment of the reviewer's own."""
+        finding = self._target_finding()
+        if finding is None:
+            return
+        if finding.state != "accepted":
+            self._set_state(finding, "accepted")
+        body = finding.title + (f"\n\n{finding.body}" if finding.body else "")
+        self._edit_comment(ReviewComment(
+            file_path=finding.file_path, start_line=finding.start_line,
+            end_line=finding.end_line, body=body, unit_key=finding.unit_key,
+            finding=finding.fingerprint))
+
+    # --- comments and the verdict ----------------------------------------------------------
+
+    def action_comment(self) -> None:
+        row = self._current_row()
+        if row is None:
+            return
+        unit = row.unit
+        added = [ln.new_no for h in unit.hunks for ln in h.lines
+                 if ln.kind == "+" and ln.new_no is not None]
+        removed = [ln.old_no for h in unit.hunks for ln in h.lines
+                   if ln.kind == "-" and ln.old_no is not None]
+        side: Literal["new", "old"] = "new" if added else "old"
+        first = added[0] if added else removed[0] if removed else 1
+        self._edit_comment(ReviewComment(
+            file_path=unit.file_path if side == "new" else (unit.old_path or unit.file_path),
+            side=side, start_line=first, end_line=first, body="x"), row)
+
+    def _edit_comment(self, draft: ReviewComment, row: Row | None = None) -> None:
+        row = row or self._current_row()
+        existing = row.comments if row is not None else ()
+        location = row.unit.location if row is not None else draft.file_path
+        blank = draft.model_copy(update={"body": ""}) if draft.body == "x" else draft
+
+        def done(edit: CommentEdit | None) -> None:
+            if edit is None:
+                return
+            if edit.action == "delete" and edit.comment.comment_id is not None:
+                problem = self.session.delete_comment(edit.comment.comment_id)
+                verb = "deleted"
+            else:
+                problem = self.session.save_comment(edit.comment)
+                verb = "saved"
+            if problem:
+                self.notify(problem, title="comment not saved", severity="error")
+                return
+            self.load_review()
+            self.set_status(f"comment {verb} on {edit.comment.file_path}:{edit.comment.lines}")
+
+        span = unit_span(row.unit, blank.side) if row is not None else None
+        self.push_screen(CommentModal(location, blank, existing, span), done)
+
+    def action_verdict(self) -> None:
+        def done(verdict: ReviewVerdict | None) -> None:
+            if verdict is None:
+                return
+            problem = self.session.set_verdict(verdict)
+            if problem:
+                self.notify(problem, title="verdict not saved", severity="error")
+                return
+            self.verdict = verdict
+            self.set_status(f"verdict: {verdict.verdict.replace('_', ' ')}")
+
+        self.push_screen(VerdictModal(self.verdict), done)
+
+    # --- export ----------------------------------------------------------------------------
+
+    def action_export_review(self) -> None:
+        def done(choice: ExportChoice | None) -> None:
+            if choice is None:
+                return
+            try:
+                target = self.session.export(self.fused_with_overrides(), choice.fmt,
+                                             choice.path, choice.everything)
+            except ReviewTuiError as error:
+                self.notify(str(error), title="export failed", severity="error")
+                return
+            self.notify(f"wrote {target}", title="review exported")
+            self.set_status(f"exported to {target}")
+
+        self.push_screen(ExportModal(), done)
+
+    # --- the editor and refreshing ---------------------------------------------------------
+
+    def action_open_editor(self) -> None:
+        row = self._current_row()
+        if row is None:
+            return
+        if not self.loaded.refreshable:
+            self.notify("this change is a commit, a range or a patch: its files are not the "
+                        "ones on disk (check the branch out to edit it)", title="no editor",
+                        severity="warning")
+            return
+        unit = row.unit
+        path = self.loaded.root / unit.file_path
+        line = next((ln.new_no for h in unit.hunks for ln in h.lines
+                     if ln.kind == "+" and ln.new_no is not None),
+                    unit.hunks[0].new_start if unit.hunks else 1)
+        if not path.is_file():
+            self.notify(f"{unit.file_path} is not on disk (deleted by the change?)",
+                        title="no editor", severity="warning")
+            return
+        try:
+            command = editor_command(path, line)
+        except ReviewTuiError as error:
+            self.notify(str(error), title="no editor", severity="warning")
+            return
+        code = self._run_editor(command)
+        if code is not None:
+            self.action_refresh()
+
+    def _run_editor(self, command: list[str]) -> int | None:
+        """Run the editor with the terminal handed over; its exit status, or None (and a
+        notification) when it could not run or failed."""
+        try:
+            try:
+                with self.suspend():
+                    proc = subprocess.run(command, check=False)
+            except SuspendNotSupported:  # no terminal to hand over (tests, the web)
+                proc = subprocess.run(command, check=False, stdin=subprocess.DEVNULL,
+                                      capture_output=True)
+        except OSError as exc:
+            self.notify(f"cannot run {command[0]}: {exc.strerror or exc}", title="editor",
+                        severity="error")
+            return None
+        if proc.returncode != 0:
+            self.notify(f"{Path(command[0]).name} exited with status {proc.returncode}",
+                        title="editor", severity="warning")
+            return None
+        return proc.returncode
+
+    def action_refresh(self) -> None:
+        if not self.loaded.refreshable:
+            self.set_status("a commit, a range or a patch does not change: nothing to refresh")
+            return
+        self.set_status("refreshing…")
+        self._refresh_worker(self.triage.overrides)
+
+    @work(thread=True, exclusive=True, group="refresh")
+    def _refresh_worker(self, overrides: OverrideSet) -> None:
+        try:
+            fresh, carried, notes = self.session.refresh(overrides)
+        except ReviewTuiError as error:
+            self.call_from_thread(self.notify, str(error), title="refresh failed",
+                                  severity="error")
+            self.call_from_thread(self.set_status, "refresh failed")
+            return
+        self.call_from_thread(self._refresh_done, fresh, carried, notes)
+
+    def _refresh_done(self, fresh: LoadedChange, carried: OverrideSet, notes: list[str]) -> None:
+        before = {u.unit_id for u in self.loaded.units}
+        old_plan = {item.unit_id: item for item in self.triage.plan.plan}
+        plan = fresh.plan(use_llm=False)
+        # The planner's decisions still hold for units whose content did not change.
+        items = [old_plan.get(i.unit_id, i) for i in plan.plan]
+        plan = plan.model_copy(update={"plan": items, "planner": self.triage.plan.planner})
+        self.session.adopt(fresh)
+        self.loaded = fresh
+        sort_key = self.triage.sort_key
+        scanner = {u: n for u, n in self.triage.findings.items() if u in before}
+        self.triage = Triage(fresh.units, plan, carried, self.session.marks(), scanner)
+        self.triage.sort_key = sort_key
+        self.bundles = {u: b for u, b in self.bundles.items() if u in before}
+        self.persist()
+        self.load_review()
+        new = sum(1 for u in fresh.units if u.unit_id not in before)
+        changed = sum(1 for r in self.rows if r.status == "changed")
+        self.set_status("; ".join([f"refreshed: {len(fresh.units)} units, {new} new or "
+                                   f"changed, {changed} ↻ since review", *notes]))
+
+    # --- watching --------------------------------------------------------------------------
+
+    def start_watching(self, stop: threading.Event) -> None:
+        if self.loaded.refreshable:
+            self._watch_worker(stop)
+
+    @work(thread=True, group="watch")
+    def _watch_worker(self, stop: threading.Event) -> None:
+        """Refresh when files change (``--watch``): watchfiles batches the events of a save."""
+        from watchfiles import DefaultFilter, watch
+
+        for _changes in watch(self.loaded.root, stop_event=stop, debounce=WATCH_DEBOUNCE_MS,
+                              watch_filter=DefaultFilter(), raise_interrupt=False):
+            if stop.is_set():
+                return
+            self.call_from_thread(self.action_refresh)

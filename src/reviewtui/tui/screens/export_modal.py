@@ -1,0 +1,72 @@
+"""``X``: export the review — format, file, and whether to include dismissed findings.
+
+Returns an ``ExportChoice`` or None when cancelled; the app writes the file and says where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Select
+
+SUFFIXES = {"markdown": ".md", "json": ".json", "sarif": ".sarif"}
+
+
+@dataclass(frozen=True)
+class ExportChoice:
+    fmt: str
+    path: str
+    everything: bool
+
+
+class ExportModal(ModalScreen[ExportChoice | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"),
+                                             Binding("ctrl+s", "save", "Export")]
+
+    def __init__(self, default_stem: str = "review") -> None:
+        super().__init__()
+        self.default_stem = default_stem
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-dialog", classes="dialog"):
+            yield Label("Export the review", classes="dialog-title")
+            yield Select([(name, name) for name in SUFFIXES], value="markdown",
+                         allow_blank=False, id="export-format")
+            yield Input(self.default_stem + SUFFIXES["markdown"], id="export-path",
+                        placeholder="file (relative to the repository)")
+            yield Checkbox("also dismissed, gone and fixed findings", id="export-all")
+            yield Label("", id="export-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Export", variant="primary", id="save")
+                yield Button("Cancel", id="cancel")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        box = self.query_one("#export-path", Input)
+        stem, dot, suffix = box.value.rpartition(".")
+        if dot and "." + suffix in SUFFIXES.values():
+            box.value = stem + SUFFIXES[str(event.value)]
+
+    def action_save(self) -> None:
+        path = self.query_one("#export-path", Input).value.strip()
+        if not path:
+            self.query_one("#export-error", Label).update("✗ a file name, please")
+            return
+        self.dismiss(ExportChoice(str(self.query_one("#export-format", Select).value), path,
+                                  self.query_one("#export-all", Checkbox).value))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_save()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.action_cancel()

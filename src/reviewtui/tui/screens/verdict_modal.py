@@ -1,0 +1,60 @@
+"""``V``: the verdict of the review — approve, request changes or comment — and a summary.
+
+Returns the ``ReviewVerdict`` to keep, or None when cancelled.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+
+from reviewtui.sessions.review_records import ReviewVerdict, VerdictKind
+
+CHOICES: tuple[tuple[VerdictKind, str], ...] = (
+    ("approve", "Approve"), ("request_changes", "Request changes"), ("comment", "Comment"))
+
+
+class VerdictModal(ModalScreen[ReviewVerdict | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"),
+                                             Binding("ctrl+s", "save", "Save")]
+
+    def __init__(self, current: ReviewVerdict | None) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        chosen = self.current.verdict if self.current else "comment"
+        with Vertical(id="verdict-dialog", classes="dialog"):
+            yield Label("Verdict of this review", classes="dialog-title")
+            with RadioSet(id="verdict-choice"):
+                for kind, label in CHOICES:
+                    yield RadioButton(label, value=kind == chosen, id=f"verdict-{kind}")
+            yield Input(self.current.summary if self.current else "",
+                        placeholder="summary for the export (optional)", id="verdict-summary")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save", variant="primary", id="save")
+                yield Button("Cancel", id="cancel")
+
+    def action_save(self) -> None:
+        pressed = self.query_one("#verdict-choice", RadioSet).pressed_button
+        kind: VerdictKind = next((k for k, _ in CHOICES if pressed is not None
+                                  and pressed.id == f"verdict-{k}"), "comment")
+        summary = self.query_one("#verdict-summary", Input).value.strip()
+        self.dismiss(ReviewVerdict(verdict=kind, summary=summary))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_save()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.action_cancel()

@@ -1,0 +1,344 @@
+"""Finishing a review in the workbench: findings (R, f/F, a, A, x), comments (m), the verdict
+(V), export (X), the editor (ctrl+e) and refreshing (r, --watch) — on a real repository, a
+real session store and the scripted model."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Label, Static
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.sessions.store import SessionStore
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.screens.comment_modal import CommentModal
+from reviewtui.tui.screens.dismiss_modal import DismissModal
+from reviewtui.tui.screens.export_modal import ExportModal
+from reviewtui.tui.screens.verdict_modal import VerdictModal
+from reviewtui.tui.widgets.chat_input import ChatInput
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+from tests.support.rendered import static_text
+
+BILLING = ("def charge(amount):\n    total = amount * 3\n    return total\n" + "\n" * 12 +
+           "def refund(amount):\n    return -amount\n")
+FINDINGS = {"verdict": "request_changes", "summary": "Two things.", "findings": [
+    {"title": "Charge rate tripled", "body": "pay() now charges 30.", "severity": "P1",
+     "confidence": 0.9, "file_path": "app/billing.py", "start_line": 2, "end_line": 2},
+    {"title": "Refund sign flipped", "body": "Refunds are negative.", "severity": "P3",
+     "confidence": 0.5, "file_path": "app/billing.py", "start_line": 17, "end_line": 17},
+]}
+
+
+def _repo(repo: GitRepoBuilder) -> GitRepoBuilder:
+    repo.write("app/billing.py", BILLING.replace("amount * 3", "amount * 2").replace(
+        "-amount", "amount"))
+    repo.write("app/util.py", "def tidy(text):\n    return text\n")
+    repo.commit("base")
+    repo.write("app/billing.py", BILLING)
+    repo.write("app/util.py", "def tidy(text):\n    return text.strip()\n")
+    return repo
+
+
+def _app(repo: GitRepoBuilder, store: Path, *, selector: ChangeSelector | None = None,
+         watch: bool = False) -> ReviewApp:
+    loaded = load_change(repo.root, selector or ChangeSelector(SelectorMode.AUTO))
+    return ReviewApp(loaded, store_path=store, watch=watch)
+
+
+async def _reviewed(app: ReviewApp, pilot: object, fake_llm: ScriptedOpenAIServer) -> None:
+    fake_llm.script(Reply.json(FINDINGS))
+    await pilot.press("R")  # type: ignore[attr-defined]
+    await app.workers.wait_for_complete()
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+def _findings(store: Path) -> dict[str, tuple[str, str | None]]:
+    with SessionStore(store) as opened:
+        [session] = opened.list_sessions()
+        return {f.title: (f.state, f.reason) for f in opened.findings(session.session_id)}
+
+
+async def test_review_keeps_findings_and_the_keys_triage_them(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    store = tmp_path / "s.sqlite3"
+    app = _app(repo, store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        assert "review: 2 findings (2 new" in str(app.query_one("#status").render())
+        billing = [r for r in app.rows if r.unit.file_path == "app/billing.py"]
+        assert sum(r.findings for r in billing) == 2  # the table counts open findings
+        # f / F: from finding to finding, across units.
+        await pilot.press("f")
+        first = app.current_finding
+        await pilot.press("f")
+        second = app.current_finding
+        assert {first, second} == {f.fingerprint for r in billing for f in r.review}
+        await pilot.press("F")
+        assert app.current_finding == first
+        shown = static_text(app.query_one("#review", Static))
+        assert "▶" in shown and "open" in shown
+        # a: accept (a again would reopen); x: dismiss, with a reason.
+        await pilot.press("a")
+        accepted_title = next(f.title for r in billing for f in r.review
+                              if f.fingerprint == first)
+        await pilot.press("f")  # the next open one
+        await pilot.press("x")
+        assert isinstance(app.screen, DismissModal)
+        await pilot.press(*"intended", "enter")
+        await pilot.pause()
+        states = _findings(store)
+        assert states[accepted_title] == ("accepted", None)
+        other = next(t for t in states if t != accepted_title)
+        assert states[other] == ("dismissed", "intended")
+        assert sum(r.findings for r in app.rows) == 0  # nothing open any more
+        await pilot.press("slash", *"status:dismissed", "enter")
+        await pilot.pause(0.3)
+        assert [r.unit.file_path for r in app.rows] == ["app/billing.py"]
+        await pilot.press("slash", "escape")
+
+
+async def test_sev_and_status_filters(repo: GitRepoBuilder, tmp_path: Path,
+                                      fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        await pilot.press("slash", *"sev:p1", "enter")
+        await pilot.pause(0.3)
+        assert len(app.rows) == 1 and app.rows[0].open_findings[0].severity == "P1"
+        await pilot.press("slash", "escape")
+        await pilot.press("slash", *"sev:nit", "enter")
+        await pilot.pause(0.3)
+        assert [r.open_findings[0].severity for r in app.rows] == ["P3"]
+        await pilot.press("slash", "escape")
+        await pilot.press("slash", *"status:open", "enter")
+        await pilot.pause(0.3)
+        assert all(r.open_findings for r in app.rows) and len(app.rows) == 2
+
+
+async def test_comments_new_edited_deleted_and_from_a_finding(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    store = tmp_path / "s.sqlite3"
+    app = _app(repo, store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        await pilot.press("f")  # to a finding's unit
+        await pilot.press("m")
+        assert isinstance(app.screen, CommentModal)
+        lines = app.screen.query_one("#comment-lines", Input)
+        assert lines.value == "2"  # the unit's first changed line
+        lines.value = "2-40"  # past the unit: refused, nothing typed is lost
+        body = app.screen.query_one("#comment-body", ChatInput)
+        body.focus()
+        await pilot.press(*"Needs a test", "ctrl+j", *"for 30.", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CommentModal)
+        assert "this unit covers lines 1-" in static_text(
+            app.screen.query_one("#comment-error", Label))
+        assert body.text == "Needs a test\nfor 30."
+        lines.value = "2-3"
+        await pilot.press("enter")
+        await pilot.pause()
+        with SessionStore(store) as opened:
+            [session] = opened.list_sessions()
+            [comment] = opened.comments(session.session_id)
+        assert (comment.body, comment.lines) == ("Needs a test\nfor 30.", "L2-3")
+        assert "Needs a test …" in static_text(app.query_one("#review", Static))
+        charge_id = app.current()
+        assert str(app.table.get_cell(charge_id, "find")) == "1✎1"  # open findings, comments
+        # Edit it: pick it in the modal, change the text.
+        await pilot.press("m")
+        modal = app.screen
+        modal.query_one("#comment-pick").value = str(comment.comment_id)  # type: ignore[attr-defined]
+        await pilot.pause()
+        modal.query_one("#comment-body", ChatInput).load_text("Needs a test for 30, please.")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        with SessionStore(store) as opened:
+            [edited] = opened.comments(session.session_id)
+        assert (edited.comment_id, edited.body) == (comment.comment_id,
+                                                     "Needs a test for 30, please.")
+        # Delete it.
+        await pilot.press("m")
+        modal = app.screen
+        modal.query_one("#comment-pick").value = str(comment.comment_id)  # type: ignore[attr-defined]
+        await pilot.pause()
+        await pilot.click("#delete")
+        await pilot.pause()
+        with SessionStore(store) as opened:
+            assert opened.comments(session.session_id) == []
+        # A: accept a finding and make it a comment of one's own.
+        await pilot.press("A")
+        assert isinstance(app.screen, CommentModal)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        with SessionStore(store) as opened:
+            [promoted] = opened.comments(session.session_id)
+            states = {f.fingerprint: f.state for f in opened.findings(session.session_id)}
+        assert promoted.finding is not None and states[promoted.finding] == "accepted"
+
+
+async def test_verdict_and_export(repo: GitRepoBuilder, tmp_path: Path,
+                                  fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    store = tmp_path / "s.sqlite3"
+    app = _app(repo, store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        await pilot.press("V")
+        assert isinstance(app.screen, VerdictModal)
+        await pilot.click("#verdict-request_changes")
+        app.screen.query_one("#verdict-summary").value = "Fix the rate."  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.verdict is not None and app.verdict.verdict == "request_changes"
+        await pilot.press("X")
+        assert isinstance(app.screen, ExportModal)
+        app.screen.query_one("#export-path").value = "out/review.md"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        written = repo.root / "out" / "review.md"
+        text = written.read_text()
+        assert text.startswith("## Review: Request changes\n\nFix the rate.")
+        assert "Charge rate tripled" in text
+        assert any(f"wrote {written}" in str(n.message) for n in app._notifications)
+        # A path that cannot be written: one notification, nothing lost.
+        (repo.root / "blocker").write_text("a file, not a folder")
+        await pilot.press("X")
+        app.screen.query_one("#export-path").value = "blocker/review.md"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert any("cannot write" in str(n.message) for n in app._notifications)
+        assert app.verdict.verdict == "request_changes"
+
+
+def _script_editor(tmp_path: Path, body: str, name: str = "editor.sh") -> Path:
+    script = tmp_path / "bin" / name
+    script.parent.mkdir(exist_ok=True)
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a shell script as the editor")
+async def test_ctrl_e_edits_the_file_then_r_refreshes_keeping_every_decision(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _repo(repo)
+    store = tmp_path / "s.sqlite3"
+    calls = tmp_path / "calls.txt"
+    # A "vim" that records how it was called and changes line 2 of the file (+LINE FILE form).
+    editor = _script_editor(tmp_path, f'printf "%s\\n" "$@" > {calls}\n'
+                                      'sed -i "s/amount \\* 3/amount * 4/" "$3"\n', "vim")
+    monkeypatch.setenv("EDITOR", f"{editor} -n")
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = _app(repo, store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        charge = next(r for r in app.rows if r.unit.file_path == "app/billing.py"
+                      and r.unit.hunks[0].new_start <= 2)
+        util = next(r for r in app.rows if r.unit.file_path == "app/util.py")
+        app.table.move_cursor(row=app.rows.index(util))
+        await pilot.press("4", "space")  # a level override and a reviewed mark on util
+        app.table.move_cursor(row=app.rows.index(charge))
+        await pilot.press("space")  # reviewed, then its file is edited
+        await pilot.press("ctrl+e")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert calls.read_text().split() == ["-n", "+2",
+                                             str(repo.root / "app/billing.py")]
+        status = str(app.query_one("#status").render())
+        assert "refreshed:" in status and "1 findings on changed lines (fixed?)" in status
+        rows = {r.unit.file_path + str(r.unit.hunks[0].new_start): r for r in app.rows}
+        new_charge = next(r for k, r in rows.items() if k.startswith("app/billing.py")
+                          and r.unit.hunks[0].new_start <= 2)
+        assert new_charge.unit.unit_id != charge.unit.unit_id
+        assert new_charge.status == "changed"  # ↻: reviewed before the edit
+        assert [f.label for f in new_charge.review] == ["fixed?"]
+        new_util = next(r for r in app.rows if r.unit.file_path == "app/util.py")
+        assert new_util.unit.unit_id == util.unit.unit_id
+        assert new_util.status == "reviewed" and new_util.item.final_context_level.value == (
+            "full_file")
+        # r with a new file: it appears as new, the rest stays.
+        repo.write("app/extra.py", "VALUE = 1\n")
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        extra = next(r for r in app.rows if r.unit.file_path == "app/extra.py")
+        assert extra.status == "new"
+        assert next(r for r in app.rows if r.unit.file_path == "app/util.py").status == (
+            "reviewed")
+        # A file deleted under the app: r shows the deletion, nothing breaks.
+        (repo.root / "app/extra.py").unlink()
+        (repo.root / "app/util.py").unlink()
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not any(r.unit.file_path == "app/extra.py" for r in app.rows)
+        assert any(r.unit.file_path == "app/util.py" and r.unit.change_type == "delete"
+                   for r in app.rows)
+    assert _findings(store)["Charge rate tripled"][0] == "fixed"
+
+
+async def test_the_editor_that_fails_is_one_notification(
+        repo: GitRepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        monkeypatch.delenv("VISUAL", raising=False)
+        monkeypatch.delenv("EDITOR", raising=False)
+        await pilot.press("ctrl+e")
+        monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor"))
+        await pilot.press("ctrl+e")
+        if os.name == "posix":
+            monkeypatch.setenv("EDITOR", str(_script_editor(tmp_path, "exit 3\n")))
+            await pilot.press("ctrl+e")
+        await pilot.pause()
+        messages = [str(n.message) for n in app._notifications]
+        assert any(m.startswith("no editor: set $VISUAL or $EDITOR") for m in messages)
+        assert any(m.startswith("cannot run") for m in messages)
+        if os.name == "posix":
+            assert any("exited with status 3" in m for m in messages)
+
+
+async def test_a_commit_cannot_be_edited_or_refreshed(repo: GitRepoBuilder,
+                                                      tmp_path: Path) -> None:
+    _repo(repo)
+    repo.commit("the change")
+    app = _app(repo, tmp_path / "s.sqlite3",
+               selector=ChangeSelector(SelectorMode.COMMIT, ref="HEAD"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+e")
+        await pilot.press("r")
+        await pilot.pause()
+        assert any("commit, a range or a patch" in str(n.message) for n in app._notifications)
+        assert "nothing to refresh" in str(app.query_one("#status").render())
+
+
+async def test_watch_refreshes_when_a_file_changes(repo: GitRepoBuilder,
+                                                   tmp_path: Path) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3", watch=True)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause(0.5)
+        repo.write("app/watched.py", "WATCHED = True\n")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not any(
+                r.unit.file_path == "app/watched.py" for r in app.rows):
+            await pilot.pause(0.2)
+        assert any(r.unit.file_path == "app/watched.py" for r in app.rows)
