@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     # load_change); the LLM stack (openai, tiktoken) loads only when planning.
     from reviewtui.config import Settings
     from reviewtui.context import BundleStream
+    from reviewtui.git.refresh import Recollected, WorktreeStamps
     from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
@@ -55,6 +57,8 @@ class LoadedChange:
     suggestions: dict[str, RuleSuggestion] = field(default_factory=dict)
     selector: ChangeSelector | None = None  # how it was collected (for ``refresh``)
     use_cache: bool = True
+    stamps: WorktreeStamps | None = None  # the working-tree files as read (for ``refresh``)
+    config_stamp: tuple[object, ...] = ()  # the settings and rule packs as read
 
     @property
     def root(self) -> Path:
@@ -75,7 +79,41 @@ class LoadedChange:
             from reviewtui.errors import UsageError
 
             raise UsageError("a commit, a range or a patch does not change: nothing to refresh")
-        return load_change(self.root, self.selector, use_cache=self.use_cache)
+        again = self._recollect()
+        if again is None:
+            return load_change(self.root, self.selector, use_cache=self.use_cache)
+        if not again.changed:
+            return replace(self, stamps=again.stamps)
+        from reviewtui.analysis import analyse_change, open_unit_cache
+        from reviewtui.units.vocabulary import vocabulary_for
+
+        assert self.repo is not None
+        kept: dict[str, list[tuple[ReviewUnit, RuleSuggestion]]] = {}
+        for unit in self.units:
+            if unit.file_path not in again.changed and unit.unit_id in self.suggestions:
+                kept.setdefault(unit.file_path, []).append(
+                    (unit, self.suggestions[unit.unit_id]))
+        reader = ContentReader(self.repo, again.change_set, self.settings.git.max_file_bytes)
+        cache = (open_unit_cache(self.repo.common_dir, self.settings, self.rule_pack.pack)
+                 if self.use_cache and self.settings.units.cache else None)
+        analysis = analyse_change(
+            again.change_set, reader, self.settings.units,
+            vocabulary_for(self.rule_pack.pack.tagging, self.rule_pack.sources), self.rules,
+            cache=cache, kept=kept)
+        return replace(self, change_set=again.change_set, reader=reader, units=analysis.units,
+                       suggestions=analysis.suggestions, stamps=again.stamps)
+
+    def _recollect(self) -> Recollected | None:
+        """Only the files that changed diffed again, when nothing else moved (``HEAD``, the
+        index for ``--working``, the settings, the rule packs); None: load it whole."""
+        from reviewtui.git.refresh import recollect
+
+        if (self.repo is None or self.selector is None or self.stamps is None
+                or _config_stamp(self.root, self.rule_pack) != self.config_stamp):
+            return None
+        return recollect(self.repo, self.change_set, self.stamps,
+                         include_untracked=self.selector.include_untracked,
+                         max_file_bytes=self.settings.git.max_file_bytes)
 
     def unit(self, unit_id: str) -> ReviewUnit | None:
         """The unit with this id, or the only one starting with it."""
@@ -169,6 +207,18 @@ class LoadedChange:
         source = self.with_reach() if planner is not None else self
         return plan_change(source.review_index(scan), planner, overrides=overrides,
                            conflict_log=self.conflict_log(), without_planner=why_not)
+
+    def replan(self, previous: FusedPlan) -> FusedPlan:
+        """``previous`` carried over to this change after a refresh: its items for the units
+        still here (a unit id pins the unit's content, so its decision still holds), the
+        rules' plan for the units that are new or changed."""
+        known = {item.unit_id: item for item in previous.plan}
+        new = [unit for unit in self.units if unit.unit_id not in known]
+        planned = ({item.unit_id: item for item in replace(self, units=new).plan(
+            use_llm=False).plan} if new else {})
+        items = [known.get(u.unit_id) or planned[u.unit_id] for u in self.units
+                 if u.unit_id in known or u.unit_id in planned]
+        return previous.model_copy(update={"plan": items})
 
     def bundle_stream(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
                       unit_budget: int | None = None, review_budget: int | None = None,
@@ -292,6 +342,15 @@ def _settings(root: Path) -> Settings:
     return load_settings(root)
 
 
+def _config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
+    """The files the settings and the rule packs were read from, as they are on disk now."""
+    from reviewtui.config import REPO_CONFIG_NAME, user_config_path
+    from reviewtui.git.refresh import stamp
+
+    paths = [user_config_path(), root / REPO_CONFIG_NAME, root / ".reviewtui", *pack.sources]
+    return tuple((str(p), stamp(p)) for p in paths)
+
+
 def load_change(path: str | Path | None, selector: ChangeSelector, *,
                 use_cache: bool = True) -> LoadedChange:
     """Open the repository at ``path``, cut the selected change into units and score them.
@@ -308,6 +367,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
         repo = None  # a patch can be reviewed outside a repository, without file contents
     root = repo.root if repo is not None else Path(path or ".").resolve()
     early = _settings(root) if selector.mode in _MODES_WITH_SETTINGS else None
+    taken_ns = time.time_ns()  # before git reads a file: a later edit shows in the stamps
     collecting = _Collecting(repo, selector, root, early)
     from reviewtui.analysis import analyse_change, open_unit_cache
     from reviewtui.rules import RuleEngine, load_rule_pack
@@ -325,5 +385,11 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
                               cache=cache)
+    stamps = None
+    if repo is not None and change_set.new_side.kind is SideKind.WORKTREE:
+        from reviewtui.git.refresh import stamp_change
+
+        stamps = stamp_change(repo, change_set, taken_ns)
     return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,
-                        analysis.suggestions, selector, use_cache)
+                        analysis.suggestions, selector, use_cache, stamps,
+                        _config_stamp(root, pack) if stamps is not None else ())

@@ -14,6 +14,7 @@ from reviewtui.agent.memory import ToolMemory
 from reviewtui.agent.tools import ToolBox, ToolContext
 from reviewtui.context import ProjectSearch
 from reviewtui.git import ChangeSet
+from reviewtui.git.contents import SideLines
 from reviewtui.models import BundleSet, ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan
@@ -40,7 +41,7 @@ class Workspace:
         self._units = {u.unit_id: u for u in self.index.units}
         self._bundles: dict[str, ContextBundle] = {}
         self._search: ProjectSearch | None = None
-        self._after_lines: dict[str, list[str]] = {}
+        self._lines = SideLines(loaded.change_set, loaded.reader)
 
     @property
     def repo_key(self) -> str:
@@ -119,19 +120,7 @@ class Workspace:
     def side_line(self, path: str, side: str, line: int) -> str | None:
         """Line ``line`` of ``path`` on the ``new`` (after) or ``old`` (before) side; the new
         side of a deleted file is its old one."""
-        key = f"{side}\0{path}"
-        lines = self._after_lines.get(key)
-        if lines is None:
-            change = next((c for c in self.loaded.change_set.files
-                           if path in (c.new_path, c.old_path)), None)
-            data = None
-            if change is not None:
-                use_new = side == "new" and change.new_path == path
-                data = self.loaded.reader.new(change) if use_new else (
-                    self.loaded.reader.old(change))
-            lines = data.decode("utf-8", "replace").split("\n") if data is not None else []
-            self._after_lines[key] = lines
-        return lines[line - 1] if 0 < line <= len(lines) else None
+        return self._lines.line(path, side, line)
 
     def index_markdown(self, unit_ids: Sequence[str] | None = None) -> str:
         """The review index as a Markdown table (kept units, or ``unit_ids``)."""

@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -39,7 +39,7 @@ _BATCHES_PER_WORKER = 8
 class Analysis:
     units: list[ReviewUnit]
     suggestions: dict[str, RuleSuggestion]
-    reused_files: int  # answered by the cache
+    reused_files: int  # answered by the cache, or kept from the collection before
     computed_files: int
     workers: int = 0  # processes the computed files were spread over (0: this one)
 
@@ -127,15 +127,23 @@ def _compute_all(work: _Work, indices: list[int],
 def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: UnitsSettings,
                    vocabulary: Vocabulary, engine: RuleEngine, *,
                    cache: UnitCache | None = None,
-                   parallel_min_bytes: int = PARALLEL_MIN_BYTES) -> Analysis:
-    """Every unit of the change, in path order, with its rule suggestion."""
+                   parallel_min_bytes: int = PARALLEL_MIN_BYTES,
+                   kept: Mapping[str, Sequence[tuple[ReviewUnit, RuleSuggestion]]] | None = None,
+                   ) -> Analysis:
+    """Every unit of the change, in path order, with its rule suggestion.
+
+    ``kept`` holds results already in hand (a refresh: the files that did not change since),
+    by the file's path; those files are neither looked up nor computed."""
     files = sorted(change_set.files, key=lambda c: c.path)
-    keys = [file_key(cache.fingerprint, change, reader) for change in files] if cache else []
-    known = cache.get_many(keys) if cache else {}
+    decoded: dict[int, list[tuple[ReviewUnit, RuleSuggestion]]] = {
+        index: list(kept[change.path]) for index, change in enumerate(files)
+        if kept and change.path in kept}
+    keys = [file_key(cache.fingerprint, change, reader) if index not in decoded else ""
+            for index, change in enumerate(files)] if cache else []
+    known = cache.get_many([key for key in keys if key]) if cache else {}
     reused: dict[int, FileRecord] = {}
-    decoded: dict[int, list[tuple[ReviewUnit, RuleSuggestion]]] = {}
     for index, key in enumerate(keys):
-        record = known.get(key)
+        record = known.get(key) if key else None
         if record is None:
             continue
         try:
@@ -161,5 +169,5 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
         for unit, suggestion in decoded[index]:
             units.append(unit)
             suggestions[unit.unit_id] = suggestion
-    return Analysis(units, suggestions, reused_files=len(reused), computed_files=len(computed),
-                    workers=workers)
+    return Analysis(units, suggestions, reused_files=len(files) - len(computed),
+                    computed_files=len(computed), workers=workers)

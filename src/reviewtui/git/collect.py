@@ -6,6 +6,7 @@ sides of the comparison recorded so contents can be read from the right version 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from reviewtui.errors import NoMergeBaseError, RefError, RepositoryError, UsageError
@@ -24,12 +25,16 @@ from reviewtui.git.untracked import untracked_changes
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 
 
-def _diff(repo: GitRepo, *revs: str, cached: bool = False) -> list[FileChange]:
+def diff_files(repo: GitRepo, *revs: str, cached: bool = False,
+               paths: Sequence[str] = ()) -> list[FileChange]:
+    """The parsed ``git diff`` between ``revs`` (none: the working tree against the index),
+    limited to the pathspecs ``paths`` when given."""
     args = ["diff", *DIFF_OPTIONS, "--raw", "-z", "-p", "--full-index", "--no-abbrev"]
     if cached:
         args.append("--cached")
     args.extend(revs)
     args.append("--")
+    args.extend(paths)
     return parse_raw_patch_stream(repo.stream(*args))
 
 
@@ -72,14 +77,14 @@ def _worktree_change(repo: GitRepo, selector: ChangeSelector, max_bytes: int,
                      mode: SelectorMode) -> ChangeSet:
     head = repo.head()
     if mode is SelectorMode.STAGED:
-        files = _diff(repo, head, cached=True)
+        files = diff_files(repo, head, cached=True)
         return ChangeSet(repo.root, "staged", Side(SideKind.COMMIT, head, "HEAD"),
                          Side(SideKind.INDEX), files=tuple(files))
     if mode is SelectorMode.WORKING:
-        files = _diff(repo)
+        files = diff_files(repo)
         old = Side(SideKind.INDEX)
     else:
-        files = _diff(repo, head)
+        files = diff_files(repo, head)
         old = Side(SideKind.COMMIT, head, "HEAD")
     if selector.include_untracked:
         files.extend(untracked_changes(repo, max_bytes))
@@ -89,7 +94,7 @@ def _worktree_change(repo: GitRepo, selector: ChangeSelector, max_bytes: int,
 
 def _between(repo: GitRepo, mode: str, old: Side, new: Side, base: str | None) -> ChangeSet:
     assert old.rev is not None and new.rev is not None
-    files = _diff(repo, old.rev, new.rev)
+    files = diff_files(repo, old.rev, new.rev)
     return ChangeSet(repo.root, mode, old, new, base_branch=base, files=tuple(files))
 
 

@@ -152,3 +152,35 @@ class ContentReader:
             return target.read_bytes()
         except OSError:
             return None
+
+
+class SideLines:
+    """Lines of the change's files on either side, read once per file and side.
+
+    ``line(path, "new", n)``: the after side (a deleted file's is its before side); ``"old"``:
+    the before side. None past the end, or for a file the change does not hold.
+    """
+
+    def __init__(self, change_set: ChangeSet, reader: ContentReader) -> None:
+        self._reader = reader
+        self._by_path: dict[str, FileChange] = {}
+        for change in change_set.files:
+            for path in (change.old_path, change.new_path):
+                if path:
+                    self._by_path.setdefault(path, change)
+        self._lines: dict[tuple[str, str], list[str]] = {}
+
+    def line(self, path: str, side: str, number: int) -> str | None:
+        lines = self._lines.get((side, path))
+        if lines is None:
+            change = self._by_path.get(path)
+            data = None
+            if change is not None:
+                use_new = side == "new" and change.new_path == path
+                data = self._reader.new(change) if use_new else self._reader.old(change)
+            lines = data.decode("utf-8", "replace").split("\n") if data is not None else []
+            self._lines[(side, path)] = lines
+        return lines[number - 1] if 0 < number <= len(lines) else None
+
+    def after(self, path: str, number: int) -> str | None:
+        return self.line(path, "new", number)

@@ -31,7 +31,7 @@ def addition_hunk(text: str) -> tuple[Hunk, ...]:
     return (Hunk(0, 0, 1, len(body), "", body, False, missing_newline),)
 
 
-def _untracked_change(repo: GitRepo, path: str, max_bytes: int) -> FileChange | None:
+def untracked_change(repo: GitRepo, path: str, max_bytes: int) -> FileChange | None:
     full = repo.root / path
     try:
         info = full.lstat()
@@ -66,7 +66,7 @@ def untracked_changes(repo: GitRepo, max_bytes: int) -> list[FileChange]:
     for raw in out.split(b"\0"):
         if not raw or raw.endswith(b"/"):
             continue
-        change = _untracked_change(repo, raw.decode("utf-8", "replace"), max_bytes)
+        change = untracked_change(repo, raw.decode("utf-8", "replace"), max_bytes)
         if change is not None:
             changes.append(change)
     return changes

@@ -18,8 +18,7 @@ from textual import work
 from textual.app import SuspendNotSupported
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.pipeline import LoadedChange
-from reviewtui.plan import OverrideSet
+from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.sessions.review_records import (
     FindingState,
     ReviewComment,
@@ -32,6 +31,7 @@ from reviewtui.tui.screens.comment_modal import CommentEdit, CommentModal
 from reviewtui.tui.screens.dismiss_modal import DismissModal
 from reviewtui.tui.screens.export_modal import ExportChoice, ExportModal
 from reviewtui.tui.screens.verdict_modal import VerdictModal
+from reviewtui.tui.session import Refreshed
 from reviewtui.tui.triage import Row, Triage
 from reviewtui.units.model import ReviewUnit
 
@@ -262,31 +262,28 @@ class ReviewActions(WorkbenchBase):
             self.set_status("a commit, a range or a patch does not change: nothing to refresh")
             return
         self.set_status("refreshing…")
-        self._refresh_worker(self.triage.overrides)
+        self._refresh_worker(self.triage.overrides, self.triage.plan)
 
     @work(thread=True, exclusive=True, group="refresh")
-    def _refresh_worker(self, overrides: OverrideSet) -> None:
+    def _refresh_worker(self, overrides: OverrideSet, plan: FusedPlan) -> None:
         try:
-            fresh, carried, notes = self.session.refresh(overrides)
+            refreshed = self.session.refresh(overrides, plan)
         except ReviewTuiError as error:
             self.call_from_thread(self.notify, str(error), title="refresh failed",
                                   severity="error")
             self.call_from_thread(self.set_status, "refresh failed")
             return
-        self.call_from_thread(self._refresh_done, fresh, carried, notes)
+        self.call_from_thread(self._refresh_done, refreshed)
 
-    def _refresh_done(self, fresh: LoadedChange, carried: OverrideSet, notes: list[str]) -> None:
+    def _refresh_done(self, refreshed: Refreshed) -> None:
+        fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
-        old_plan = {item.unit_id: item for item in self.triage.plan.plan}
-        plan = fresh.plan(use_llm=False)
-        # The planner's decisions still hold for units whose content did not change.
-        items = [old_plan.get(i.unit_id, i) for i in plan.plan]
-        plan = plan.model_copy(update={"plan": items, "planner": self.triage.plan.planner})
         self.session.adopt(fresh)
         self.loaded = fresh
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}
-        self.triage = Triage(fresh.units, plan, carried, self.session.marks(), scanner)
+        self.triage = Triage(fresh.units, refreshed.plan, refreshed.overrides,
+                             self.session.marks(), scanner)
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()
@@ -294,7 +291,7 @@ class ReviewActions(WorkbenchBase):
         new = sum(1 for u in fresh.units if u.unit_id not in before)
         changed = sum(1 for r in self.rows if r.status == "changed")
         self.set_status("; ".join([f"refreshed: {len(fresh.units)} units, {new} new or "
-                                   f"changed, {changed} ↻ since review", *notes]))
+                                   f"changed, {changed} ↻ since review", *refreshed.notes]))
 
     # --- watching --------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,16 @@ from reviewtui.sessions.review_records import (
     StoredFinding,
 )
 from reviewtui.sessions.store import SessionStore
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """The change collected again, with the plan and the overrides carried over to it."""
+
+    loaded: LoadedChange
+    plan: FusedPlan
+    overrides: OverrideSet
+    notes: list[str]
 
 
 class TuiSession:
@@ -185,11 +196,13 @@ class TuiSession:
         target = Path(path).expanduser()
         return write_export(text, target if target.is_absolute() else self.loaded.root / target)
 
-    def refresh(self, overrides: OverrideSet) -> tuple[LoadedChange, OverrideSet, list[str]]:
-        """Collect the change again (a worker thread may call this): the new change, the
-        person's overrides carried to the new unit ids, and what happened to the findings.
-        Nothing is switched over until ``adopt``."""
+    def refresh(self, overrides: OverrideSet, plan: FusedPlan) -> Refreshed:
+        """Collect the change again (a worker thread may call this): only the files edited
+        since are diffed and scored again; ``plan``'s decisions and the person's overrides
+        follow their units; findings whose lines changed become "fixed?". Nothing is switched
+        over until ``adopt``."""
         from reviewtui.agent.record import follow_findings
+        from reviewtui.git.contents import SideLines
         from reviewtui.plan.overrides import carry_overrides
 
         fresh = self.loaded.refresh()
@@ -197,12 +210,12 @@ class TuiSession:
         notes: list[str] = []
         findings, _, _ = self.review_records()
         if findings:
-            workspace = Workspace(fresh, fresh.plan(use_llm=False))
-            moved = follow_findings(findings, fresh.units, workspace.line_text)
+            lines = SideLines(fresh.change_set, fresh.reader)
+            moved = follow_findings(findings, fresh.units, lines.after)
             fixed = sum(1 for f in moved if f.state == "fixed")
             problem = self._write(lambda s, sid: s.update_findings(sid, moved))
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
-        return fresh, carried, notes
+        return Refreshed(fresh, fresh.replan(plan), carried, notes)
 
     def adopt(self, fresh: LoadedChange) -> None:
         """Work on ``fresh`` from now on (the chat reopens its session on the new change)."""
