@@ -58,6 +58,15 @@ async def _reviewed(app: ReviewApp, pilot: object, fake_llm: ScriptedOpenAIServe
     await pilot.pause()  # type: ignore[attr-defined]
 
 
+def _table_matches_rows(app: ReviewApp) -> None:
+    """The table shows exactly the app's rows, in order, each with its current cells."""
+    assert [r.key.value for r in app.table.ordered_rows] == [r.unit.unit_id for r in app.rows]
+    for row in app.rows:
+        shown = str(app.table.get_cell(row.unit.unit_id, "st"))
+        assert shown == {"new": "●", "reviewed": "✓", "skipped": "–", "changed": "↻"}[
+            row.status]
+
+
 def _findings(store: Path) -> dict[str, tuple[str, str | None]]:
     with SessionStore(store) as opened:
         [session] = opened.list_sessions()
@@ -272,6 +281,9 @@ async def test_ctrl_e_edits_the_file_then_r_refreshes_keeping_every_decision(
         assert new_util.unit.unit_id == util.unit.unit_id
         assert new_util.status == "reviewed" and new_util.item.final_context_level.value == (
             "full_file")
+        _table_matches_rows(app)  # changed in place: the edited unit replaced, ↻ shown
+        await pilot.press("o")  # another order: the same rows, sorted in place
+        _table_matches_rows(app)
         # r with a new file: it appears as new, the rest stays.
         repo.write("app/extra.py", "VALUE = 1\n")
         await pilot.press("r")
@@ -279,6 +291,7 @@ async def test_ctrl_e_edits_the_file_then_r_refreshes_keeping_every_decision(
         await pilot.pause()
         extra = next(r for r in app.rows if r.unit.file_path == "app/extra.py")
         assert extra.status == "new"
+        _table_matches_rows(app)
         assert next(r for r in app.rows if r.unit.file_path == "app/util.py").status == (
             "reviewed")
         # A file deleted under the app: r shows the deletion, nothing breaks.

@@ -36,6 +36,7 @@ LOCATION_MIN = 28  # the location shrinks to this before an optional column is k
 LOCATION_FLOOR = 12  # ...and below that only when nothing else fits
 CELL_PADDING = 2  # DataTable pads each cell by one column on each side
 SCROLLBAR = 2
+IN_PLACE_MAX = 64  # rows added plus removed up to which the table changes in place
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,14 @@ def fit_columns(width: int, longest_location: int) -> ColumnFit:
 def fit_location(text: str, width: int) -> str:
     """``text`` in ``width`` cells, keeping its end (the file name and the lines)."""
     return text if len(text) <= width else "…" + text[len(text) - width + 1:]
+
+
+def _same_display(old: Row, new: Row) -> bool:
+    """Would ``new`` show the same cells as ``old``? (Identity first: a refresh keeps the
+    unit and plan objects of everything it did not touch.)"""
+    return (old.unit is new.unit and (old.item is new.item or old.item == new.item)
+            and old.status == new.status
+            and old.findings == new.findings and len(old.comments) == len(new.comments))
 
 
 def _find_cell(findings: int, comments: int) -> Text | str:
@@ -145,13 +154,42 @@ class UnitTable(DataTable[Text | str]):
                                  self._total_row_height + header)
 
     def show(self, rows: Sequence[Row], keep: str | None = None) -> None:
-        """Replace every row; keep the cursor on ``keep`` if it is still shown."""
+        """Show ``rows`` in this order; keep the cursor on ``keep`` if it is still shown.
+
+        When only a few rows come or go (a refresh after an edit, a finding accepted), the
+        table is changed in place — rows removed and added, changed rows' cells updated, the
+        order set by one sort — instead of being rebuilt (0.1-0.2 s for 2,600 rows)."""
+        if not self._show_in_place(rows):
+            self.clear()
+            for row in rows:
+                self.add_row(*_cells(row, self.fit), key=row.unit.unit_id)
         self._rows = rows
-        self.clear()
-        for row in rows:
-            self.add_row(*_cells(row, self.fit), key=row.unit.unit_id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))
+
+    def _show_in_place(self, rows: Sequence[Row]) -> bool:
+        before = {row.unit.unit_id: row for row in self._rows}
+        wanted = [row.unit.unit_id for row in rows]
+        gone = before.keys() - set(wanted)
+        added = len(wanted) - (len(before) - len(gone))
+        if (not before or self.row_count != len(before) or len(set(wanted)) != len(wanted)
+                or len(gone) + added > IN_PLACE_MAX):
+            return False
+        for key in gone:
+            self.remove_row(key)
+        for row in rows:
+            key = row.unit.unit_id
+            old = before.get(key)
+            if old is None:
+                self.add_row(*_cells(row, self.fit), key=key)
+            elif not _same_display(old, row):
+                for column, value in zip(self.fit.columns, _cells(row, self.fit), strict=True):
+                    self.update_cell(key, column, value, update_width=False)
+        if [r.key.value for r in self.ordered_rows] != wanted:
+            # The status cell is a new object for every row shown: it names the row's place.
+            place = {id(self.get_cell(key, "st")): n for n, key in enumerate(wanted)}
+            self.sort("st", key=lambda cell: place[id(cell)])
+        return True
 
     def update_unit_row(self, row: Row) -> None:
         key = row.unit.unit_id
