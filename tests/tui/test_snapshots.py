@@ -61,3 +61,30 @@ def test_chat_with_a_streamed_answer(repo: GitRepoBuilder, tmp_path: Path,
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=ask)
+
+
+def test_detail_pane_with_findings_and_comments(repo: GitRepoBuilder, tmp_path: Path,
+                                                fake_llm: ScriptedOpenAIServer,
+                                                snap_compare: Snap) -> None:
+    """After R: one finding dismissed with a reason, one open (the f cursor on it), a comment of
+    the reviewer's own; the table counts them, the diff marks the flagged line."""
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "", "findings": [
+        {"title": "Inactive users were allowed before", "body": "Is this a behaviour change "
+         "callers rely on?", "severity": "P1", "confidence": 0.8, "file_path": "app/auth.py",
+         "start_line": 2, "end_line": 2},
+        {"title": "No test for inactive users", "body": "", "severity": "P3",
+         "confidence": 0.5, "file_path": "app/auth.py", "start_line": 2, "end_line": 2}]}))
+
+    async def finish(pilot: Pilot[None]) -> None:
+        await pilot.press("R")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("f", "x", *"covered elsewhere", "enter")
+        await pilot.press("f", "m")
+        pilot.app.screen.query_one(ChatInput).cursor_blink = False
+        await pilot.press(*"Please add a test with an inactive user.", "enter")
+        await pilot.press("c")  # the review's report opened the chat: close it
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(140, 34), run_before=finish)

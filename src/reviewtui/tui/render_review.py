@@ -36,11 +36,14 @@ def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewC
         line.append(f"{finding.lines:<9} ")
         line.append(finding.title, style="bold" if finding.state == "open" else "")
         parts.append(line)
-        detail = finding.body or ""
-        if finding.reason:
-            detail = f"dismissed: {finding.reason}" + (f" — {detail}" if detail else "")
-        if detail and finding.fingerprint == current:
-            parts.append(Text("    " + detail, style="dim"))
+        if finding.fingerprint == current:  # the one f/F moved to: its whole text
+            detail = finding.body or ""
+            if finding.reason:
+                detail = f"dismissed: {finding.reason}" + (f" — {detail}" if detail else "")
+            if detail:
+                parts.append(Text("    " + detail, style="dim"))
+        elif finding.reason:
+            parts.append(Text(f"    dismissed: {finding.reason}", style="dim"))
     if comments:
         parts.append(Text(f"comments ({len(comments)})", style="bold"))
     for comment in comments:
