@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 from tests.conftest import GitRepoBuilder
 from tests.e2e.test_tmux_smoke import reviewtui_command
@@ -88,3 +89,68 @@ def test_an_80x24_terminal_shows_the_chat_answer_and_escape_stops_a_silent_model
         _escape(term)  # leave the chat input
         term.send_keys("q")
         assert term.wait_for_exit(timeout=15) == 0
+
+
+def test_finish_a_review_in_a_real_terminal(repo: GitRepoBuilder, tmp_path: Path,
+                                            fake_llm: ScriptedOpenAIServer) -> None:
+    """Review with the scripted model, dismiss one finding and accept the other, comment on a
+    line, edit the file through $EDITOR (ctrl+e), refresh (r), export Markdown (X)."""
+    body = ("def charge(amount):\n    total = amount * 3\n    return total\n" + "\n" * 12 +
+            "def refund(amount):\n    return -amount\n")
+    repo.write("app/billing.py", body.replace("amount * 3", "amount * 2").replace(
+        "-amount", "amount"))
+    repo.commit("base")
+    repo.write("app/billing.py", body)
+    fake_llm.script(Reply.json({"verdict": "request_changes", "summary": "", "findings": [
+        {"title": "Charge rate tripled", "body": "pay() now charges 30.", "severity": "P1",
+         "confidence": 0.9, "file_path": "app/billing.py", "start_line": 2, "end_line": 2},
+        {"title": "Refund sign flipped", "body": "Refunds are negative.", "severity": "P3",
+         "confidence": 0.5, "file_path": "app/billing.py", "start_line": 17, "end_line": 17},
+    ]}))
+    editor = tmp_path / "bin" / "vim"  # takes +LINE FILE; changes line 2, as a person would
+    editor.parent.mkdir()
+    editor.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$0.args"\n'
+                      'sed -i "s/amount \\* 3/amount * 4/" "$2"\n')
+    editor.chmod(0o755)
+    env = isolated_env({"EDITOR": str(editor), "VISUAL": ""})
+    with TmuxSession(reviewtui_command(), cwd=repo.root, env=env, width=140,
+                     height=36) as term:
+        term.wait_for("app/billing.py:L", timeout=30)
+        term.send_keys("R")
+        term.wait_for("review: 2 findings (2 new", timeout=30)
+        term.send_keys("c")  # the report opened in the chat: close it
+        term.send_keys("f")
+        term.wait_for("finding 1 of 2 open", timeout=10)
+        if "Charge rate tripled" not in term.screen().splitlines()[-2]:
+            term.send_keys("f")
+            term.wait_for("open: P1 Charge rate tripled", timeout=10)
+        term.send_keys("x")
+        term.wait_for("Dismiss: Charge rate tripled", timeout=10)
+        term.type_text("intended: the new rate")
+        term.send_keys("Enter")
+        term.wait_for("dismissed: Charge rate tripled", timeout=10)
+        term.send_keys("f")
+        term.wait_for("finding 1 of 1 open: P3 Refund sign flipped", timeout=10)
+        term.send_keys("a")
+        term.wait_for("accepted: Refund sign flipped", timeout=10)
+        term.send_keys("m")
+        term.wait_for("Comment on app/billing.py", timeout=10)
+        term.type_text("Refunds need a test.")
+        term.send_keys("Enter")
+        term.wait_for("comment saved on app/billing.py", timeout=10)
+        term.send_keys("C-e")
+        term.wait_for("refreshed:", timeout=20)  # the editor ran, the app came back and r'd
+        term.send_keys("X")
+        term.wait_for("Export the review", timeout=10)
+        term.send_keys("C-s")
+        term.wait_for("exported to", timeout=10)
+        term.send_keys("q")
+        assert term.wait_for_exit(timeout=15) == 0
+    assert "amount * 4" in (repo.root / "app/billing.py").read_text()
+    args = (tmp_path / "bin" / "vim.args").read_text().split()
+    assert args[0].startswith("+") and args[1] == str(repo.root / "app/billing.py")
+    exported = (repo.root / "review.md").read_text()
+    assert exported.startswith("## Review:")
+    assert "Refunds need a test." in exported
+    assert "Refund sign flipped" in exported  # accepted
+    assert "Charge rate tripled" not in exported  # dismissed: only with --all-findings
