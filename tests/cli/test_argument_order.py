@@ -26,6 +26,24 @@ def test_workbench_command_line_takes_options_after_the_path(repo: GitRepoBuilde
     assert "app/service.py:L2" in result.out
 
 
+def test_watch_is_a_workbench_option_piped_output_ignores(repo: GitRepoBuilder,
+                                                         cli: CliRunner,
+                                                         installed: CliRunner) -> None:
+    _repo(repo)
+    result = cli(repo.root, "--watch")  # piped: the index table, --watch has nothing to do
+    assert result.code == 0, result.err
+    assert "app/service.py:L2" in result.out
+    refused = installed("index", "--watch", repo.root)  # not an index option
+    assert refused.code == 2 and "unrecognized arguments: --watch" in refused.err
+
+
+def test_export_options_after_the_path(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    _repo(repo)
+    result = cli("export", repo.root, "--format", "json", "--no-cache")
+    assert result.code == 0, result.err
+    assert result.json()["summary"]["units"] == 1
+
+
 def test_index_options_after_the_path(repo: GitRepoBuilder, cli: CliRunner) -> None:
     _repo(repo)
     result = cli("index", repo.root, "--json", "--no-cache")
