@@ -16,6 +16,7 @@ from typing import Literal
 
 from textual import work
 from textual.app import SuspendNotSupported
+from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
 from reviewtui.plan import FusedPlan, OverrideSet
@@ -266,6 +267,7 @@ class ReviewActions(WorkbenchBase):
 
     @work(thread=True, exclusive=True, group="refresh")
     def _refresh_worker(self, overrides: OverrideSet, plan: FusedPlan) -> None:
+        worker = get_current_worker()
         try:
             refreshed = self.session.refresh(overrides, plan)
         except ReviewTuiError as error:
@@ -273,7 +275,8 @@ class ReviewActions(WorkbenchBase):
                                   severity="error")
             self.call_from_thread(self.set_status, "refresh failed")
             return
-        self.call_from_thread(self._refresh_done, refreshed)
+        if not worker.is_cancelled:  # a newer refresh (r pressed again, a save) replaced it
+            self.call_from_thread(self._refresh_done, refreshed)
 
     def _refresh_done(self, refreshed: Refreshed) -> None:
         fresh = refreshed.loaded
