@@ -1,7 +1,9 @@
 """The session store: everything a person's review of a change keeps, in one SQLite file.
 
 Entry point: ``SessionStore`` (``store``): sessions keyed by repository and change, their
-rounds, messages and tool results (``records``), the person's overrides and "reviewed" marks.
+rounds, messages and tool results (``records``), the person's overrides and "reviewed" marks,
+and the person's review (``review_records``, ``review_store``: findings by fingerprint with their
+state, the reviewer's comments, the verdict), rendered by ``export`` as Markdown, JSON or SARIF.
 ``schema`` says where the file lives and migrates it. WAL and one transaction per write: a
 killed process loses at most the message in flight. No LLM, no Textual: the conversation, the
 agent and the workbench all persist through here.
