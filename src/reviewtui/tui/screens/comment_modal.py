@@ -11,15 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Literal
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
 from reviewtui.sessions.review_records import ReviewComment
+from reviewtui.tui.screens.form_modal import FormModal
 from reviewtui.tui.widgets.chat_input import ChatInput
 
 _RANGE = re.compile(r"^\s*[Ll]?(\d+)\s*(?:[-–:]\s*[Ll]?(\d+))?\s*$")
@@ -44,9 +43,7 @@ class CommentEdit:
     comment: ReviewComment
 
 
-class CommentModal(ModalScreen[CommentEdit | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"),
-                                             Binding("ctrl+s", "save", "Save")]
+class CommentModal(FormModal[CommentEdit]):
 
     def __init__(self, location: str, draft: ReviewComment,
                  existing: Sequence[ReviewComment] = (),
@@ -116,13 +113,8 @@ class CommentModal(ModalScreen[CommentEdit | None]):
         if comment is not None:
             self.dismiss(CommentEdit("save", comment))
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "save":
-            self.action_save()
-        elif event.button.id == "delete" and self.editing is not None:
+        if event.button.id == "delete" and self.editing is not None:
             self.dismiss(CommentEdit("delete", self.editing))
         else:
-            self.action_cancel()
+            super().on_button_pressed(event)

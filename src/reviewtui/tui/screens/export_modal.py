@@ -6,13 +6,12 @@ Returns an ``ExportChoice`` or None when cancelled; the app writes the file and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
+
+from reviewtui.tui.screens.form_modal import FormModal
 
 SUFFIXES = {"markdown": ".md", "json": ".json", "sarif": ".sarif"}
 
@@ -24,9 +23,7 @@ class ExportChoice:
     everything: bool
 
 
-class ExportModal(ModalScreen[ExportChoice | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"),
-                                             Binding("ctrl+s", "save", "Export")]
+class ExportModal(FormModal[ExportChoice]):
 
     def __init__(self, default_stem: str = "review") -> None:
         super().__init__()
@@ -62,11 +59,3 @@ class ExportModal(ModalScreen[ExportChoice | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_save()
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.action_cancel()

@@ -9,16 +9,14 @@ modal accepts, the scheduler can execute.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from pydantic import TypeAdapter, ValidationError
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label
 
 from reviewtui.models import ExtraRequest
+from reviewtui.tui.screens.form_modal import FormModal
 
 TYPES: tuple[tuple[str, str], ...] = (
     ("previous_version", ""), ("callers", "symbol (required)"),
@@ -58,11 +56,8 @@ def build_requests(checked: dict[str, bool], details: dict[str, str]) -> list[Ex
     return requests
 
 
-class RequestsModal(ModalScreen[list[ExtraRequest] | None]):
+class RequestsModal(FormModal[list[ExtraRequest]]):
     """Tick request types, fill in symbols/keywords, save with ctrl+s or the button."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"),
-                                             Binding("ctrl+s", "save", "Save")]
 
     def __init__(self, unit_label: str, current: Sequence[ExtraRequest]) -> None:
         super().__init__()
@@ -103,11 +98,3 @@ class RequestsModal(ModalScreen[list[ExtraRequest] | None]):
             return
         self.dismiss(requests)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.action_cancel()

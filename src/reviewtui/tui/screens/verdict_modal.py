@@ -5,23 +5,18 @@ Returns the ``ReviewVerdict`` to keep, or None when cancelled.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from reviewtui.sessions.review_records import ReviewVerdict, VerdictKind
+from reviewtui.tui.screens.form_modal import FormModal
 
 CHOICES: tuple[tuple[VerdictKind, str], ...] = (
     ("approve", "Approve"), ("request_changes", "Request changes"), ("comment", "Comment"))
 
 
-class VerdictModal(ModalScreen[ReviewVerdict | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"),
-                                             Binding("ctrl+s", "save", "Save")]
+class VerdictModal(FormModal[ReviewVerdict]):
 
     def __init__(self, current: ReviewVerdict | None) -> None:
         super().__init__()
@@ -50,11 +45,3 @@ class VerdictModal(ModalScreen[ReviewVerdict | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_save()
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.action_cancel()
