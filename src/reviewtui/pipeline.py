@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from reviewtui.context import BundleStream
     from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
+    from reviewtui.plan.conflicts import EvidenceLog
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
     from reviewtui.rules.scanners import ScanReport, ScanTarget
     from reviewtui.units import ReviewUnit
@@ -151,13 +152,16 @@ class LoadedChange:
         return run_scanners(self.root, targets, self.rule_pack.pack.scanners,
                             cache_dir=scanner_cache_dir(), tools=tools)
 
-    def conflict_log(self) -> Path | None:
-        """The per-repository rule/LLM conflict log (in the common git dir), if any."""
-        from reviewtui.plan.conflicts import conflict_log_path
+    def conflict_log(self) -> EvidenceLog | None:
+        """The per-repository evidence log (in the common git dir), with the stamps of this
+        change: the rule pack's identity and the change's key. None outside a repository."""
+        from reviewtui.plan.conflicts import EvidenceLog, conflict_log_path
+        from reviewtui.rules.packs import pack_identity
 
         if self.repo is None:
             return None
-        return conflict_log_path(self.repo.common_dir)
+        return EvidenceLog(conflict_log_path(self.repo.common_dir),
+                           pack_identity(self.rule_pack.pack), self.change_set.key)
 
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:

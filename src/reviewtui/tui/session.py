@@ -1,8 +1,10 @@
 """The workbench's link to the core: session store, model, review agent and chat engine.
 
 No Textual here. The store is opened lazily and a broken or busy store never stops triage: the
-problem is reported once and decisions stay in memory. The chat session of this change is the one
-``reviewtui ask`` continues, so the terminal and the workbench share one conversation.
+problem is reported once and decisions stay in memory. Every persisted decision that changed
+is also appended to the evidence log, the input of ``reviewtui rules learn``. The chat session
+of this change is the one ``reviewtui ask`` continues, so the terminal and the workbench share
+one conversation.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from reviewtui.errors import ReviewTuiError, StoreError
 from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
+from reviewtui.plan.evidence import UnitFacts, override_records
 from reviewtui.sessions.store import SessionStore
 
 
@@ -32,6 +35,7 @@ class TuiSession:
         self._session_id: str | None = None
         self._chat: ChatSession | None = None
         self._lock = threading.Lock()
+        self._recorded = OverrideSet()  # the overrides last logged as evidence
         self.repo_key = str(loaded.root)
         self.change_key = change_key(loaded.change_set)  # what `reviewtui ask` uses too
 
@@ -63,7 +67,9 @@ class TuiSession:
     def overrides(self) -> OverrideSet:
         sid = self._session(create=False)
         store = self.store()
-        return store.overrides(sid) if store is not None and sid else OverrideSet()
+        found = store.overrides(sid) if store is not None and sid else OverrideSet()
+        self._recorded = found
+        return found
 
     def marks(self) -> dict[str, str]:
         store = self.store()
@@ -88,6 +94,21 @@ class TuiSession:
                     store.unmark_reviewed(self.repo_key, key)
             except StoreError as error:
                 return str(error)
+            return self._record_evidence(overrides)
+
+    def _record_evidence(self, overrides: OverrideSet) -> str | None:
+        """The person's changed decisions, as evidence for ``reviewtui rules learn``."""
+        log = self.loaded.conflict_log()
+        if log is None:
+            return None
+        by_id = {u.unit_id: u for u in self.loaded.units}
+        facts = {uid: UnitFacts.of_scored(by_id[uid], self.loaded.suggestions.get(uid))
+                 for uid in {*overrides.units, *self._recorded.units} if uid in by_id}
+        try:
+            log.append(override_records(facts, self._recorded, overrides))
+        except OSError as error:
+            return f"decision saved, but not logged for learning: {error.strerror}"
+        self._recorded = overrides
         return None
 
     # --- model ----------------------------------------------------------------------------
