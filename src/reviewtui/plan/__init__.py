@@ -16,7 +16,7 @@ from reviewtui.plan.conflicts import (
     read_evidence,
 )
 from reviewtui.plan.evidence import UnitFacts, override_records
-from reviewtui.plan.fusion import fuse_plan, is_high_risk
+from reviewtui.plan.fusion import fuse_plan, is_high_risk, llm_answers
 from reviewtui.plan.overrides import apply_overrides, load_overrides, resolve_unit_ids
 from reviewtui.plan.planner import Planner, PlannerOutcome
 from reviewtui.plan.requests import merge_requests, parse_level, planner_request
@@ -64,6 +64,14 @@ def plan_change(index: ReviewIndex, planner: Planner | None, *,
     return FusedPlan(plan=items, planner=outcome.report, conflicts=len(fusion.conflicts))
 
 
+def fuse_again(plan: FusedPlan, index: ReviewIndex) -> FusedPlan:
+    """``plan``'s planner answers fused with the rule scores of ``index`` (after the rules
+    changed: a learned rule accepted), without asking the model again or logging evidence."""
+    answers, planned = llm_answers(plan.plan)
+    fusion = fuse_plan(index.units, answers, planned, model=plan.planner.model)
+    return FusedPlan(plan=fusion.items, planner=plan.planner, conflicts=len(fusion.conflicts))
+
+
 __all__ = [
     "ConflictRecord",
     "EvidenceLog",
@@ -77,6 +85,7 @@ __all__ = [
     "UnitOverride",
     "append_conflicts",
     "conflict_log_path",
+    "fuse_again",
     "fuse_plan",
     "is_high_risk",
     "load_overrides",

@@ -13,7 +13,7 @@ plan's ``conflicts``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -154,3 +154,29 @@ def fuse_plan(units: list[IndexUnit], llm_plan: Mapping[str, LLMPlanItem] | None
             if record is not None:
                 evidence.append(record)
     return Fusion(items, [r for r in evidence if r.kind in CONFLICT_KINDS], evidence)
+
+
+_PLANNED_WITHOUT_ITEM = ("dropped_by_fusion_low_confidence", "rule_high_confidence_fallback")
+
+
+def llm_answers(items: Sequence[FusedItem]) -> tuple[dict[str, LLMPlanItem], set[str]]:
+    """What the planner answered, recovered from fused items, to fuse it again with new rule
+    scores: an item for every unit the LLM planned (its level, its skip -- also one a high-risk
+    unit overruled --, its requests, its reason), and the units of answered batches it left
+    out."""
+    answers: dict[str, LLMPlanItem] = {}
+    planned: set[str] = set()
+    for item in items:
+        overruled = item.reason == "high_risk_cannot_skip"
+        if item.provenance.skip == "llm" or overruled:
+            requests = [r for r, source in zip(item.extra_requests,
+                                               item.provenance.extra_requests, strict=True)
+                        if source == "llm"]
+            answers[item.unit_id] = LLMPlanItem(
+                unit_id=item.unit_id, llm_context_level=item.llm_context_level,
+                extra_requests=requests, skip_review=item.skip_review or overruled,
+                reason="" if overruled or item.reason == "llm_plan" else item.reason)
+            planned.add(item.unit_id)
+        elif item.reason.startswith(_PLANNED_WITHOUT_ITEM):
+            planned.add(item.unit_id)
+    return answers, planned
