@@ -163,6 +163,37 @@ class LoadedChange:
         return EvidenceLog(conflict_log_path(self.repo.common_dir),
                            pack_identity(self.rule_pack.pack), self.change_set.key)
 
+    def rescored(self) -> LoadedChange:
+        """The same change scored by the repository's rule packs as they are now (after a
+        learned rule was accepted, say), without collecting it again.
+
+        When only learned rules or learning settings changed, the units stay and the rules run
+        again; otherwise (the tagging vocabulary may have changed) the units are built again,
+        through the per-file cache, whose key covers the whole pack."""
+        from reviewtui.analysis import analyse_change, open_unit_cache
+        from reviewtui.analysis.run import rule_context
+        from reviewtui.rules import RuleEngine, load_rule_pack
+        from reviewtui.rules.packs import pack_identity
+        from reviewtui.units.vocabulary import vocabulary_for
+
+        pack = load_rule_pack(self.root if self.repo is not None else None)
+        if pack.pack == self.rule_pack.pack:
+            return self
+        engine = RuleEngine(pack.pack)
+        if pack_identity(pack.pack) == pack_identity(self.rule_pack.pack):
+            context = rule_context(self.change_set.files, self.reader)
+            return replace(self, rule_pack=pack, rules=engine,
+                           suggestions=engine.evaluate_all(self.units, context))
+        cache = None
+        if self.use_cache and self.settings.units.cache and self.repo is not None and (
+                self.selector is None or self.selector.mode is not SelectorMode.PATCH):
+            cache = open_unit_cache(self.repo.common_dir, self.settings, pack.pack)
+        analysis = analyse_change(self.change_set, self.reader, self.settings.units,
+                                  vocabulary_for(pack.pack.tagging, pack.sources), engine,
+                                  cache=cache)
+        return replace(self, units=analysis.units, rule_pack=pack, rules=engine,
+                       suggestions=analysis.suggestions)
+
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:
         """The fused plan: the LLM planner when configured (and wanted), else the rules."""
