@@ -135,6 +135,19 @@ def test_the_loop_end_to_end(repo: GitRepoBuilder, cli: CliRunner,
     # Its evidence is in the rule now: nothing is proposed again.
     assert _ready(_learn(cli, repo)) == []
 
+    # Safety: a test of security code is of that kind too, but is neither lowered nor skipped.
+    login = "from app.mod_0 import total\n\n\ndef test_login():\n    assert total([1])\n"
+    repo.write("tests/test_login.py", login)
+    base = repo.commit("login test")
+    repo.write("tests/test_login.py", login + "    assert not check(password='')\n")
+    guarded = cli("index", "--json", "--commit", repo.commit("weaker login test"), repo.root)
+    [unit] = [u for u in guarded.json()["units"] if u["file_path"] == "tests/test_login.py"]
+    assert set(KIND) < set(unit["tags"]) and "security_test" in unit["tags"]
+    assert unit["rule_context_level"] == "function"
+    assert "ignored: medium risk, security_test keeps function" in unit["rule_notes"]
+    plan = cli("plan", "--json", "--no-llm", "--range", f"{base}..HEAD", repo.root).json()
+    assert [i["skip_review"] for i in plan["plan"]] == [False]
+
 
 def test_overrides_file_is_evidence_too(repo: GitRepoBuilder, cli: CliRunner,
                                         tmp_path: Path) -> None:

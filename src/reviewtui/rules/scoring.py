@@ -39,8 +39,10 @@ from reviewtui.units.model import ReviewUnit
 
 MAX_REQUESTS = 8
 # A learned rule never lowers a unit fusion treats as high risk: high or critical risk, or one
-# of these tags (the same tags for which fusion never lets a unit be skipped).
-PROTECTED_TAGS = frozenset({"security_sensitive", "config_file", "routing_file"})
+# of the tags for which fusion never lets a unit be skipped -- nor a test of security code
+# (security_test: weakening it matters, whatever the test role caps its risk at).
+PROTECTED_TAGS = frozenset({"security_sensitive", "config_file", "routing_file",
+                            "security_test"})
 _RISK_BY_RANK = {rank: risk for risk, rank in RISK_RANK.items()}
 _PATTERN_RISK = {RiskLevel.LOW: "low", RiskLevel.MEDIUM: "medium", RiskLevel.HIGH: "high",
                  RiskLevel.CRITICAL: "high"}
