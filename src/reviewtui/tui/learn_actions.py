@@ -63,7 +63,10 @@ class LearnActions(WorkbenchBase):
 
     def _learned(self, report: LearnReport, note: str | None,
                  rescored: tuple[LoadedChange, FusedPlan] | None) -> None:
-        status = note or f"{sum(c.status == 'ready' for c in report.candidates)} ready candidates"
+        ready = sum(c.status == "ready" for c in report.candidates)
+        status = f"{ready} ready candidate{'s' if ready != 1 else ''}"
+        if note is not None:
+            status = note.split(":", 1)[0]  # "accepted c_1a2b3c4d" / "rejected c_... at 4 ..."
         if rescored is not None:
             changed = self._rescore(*rescored)
             status += f"; {changed} unit{'s' if changed != 1 else ''} re-scored"

@@ -35,10 +35,17 @@ def candidate_counts(candidate: Candidate) -> str:
             f"{candidate.confidence:.2f}{stale}")
 
 
-def example_line(example: Example) -> str:
+def example_line(example: Example, width: int = 0) -> str:
+    """``tests/test_a.py:L6  rules function | llm diff_only "why"`` (location padded)."""
     rules = example.rule_level.value if example.rule_level else "-"
     reason = f' "{example.reason}"' if example.reason else ""
-    return f"{example.location}  rules {rules} | {example.source} {example.said}{reason}"
+    return (f"{example.location.ljust(width)}  rules {rules} | {example.source} "
+            f"{example.said}{reason}")
+
+
+def example_lines(candidate: Candidate) -> list[str]:
+    width = max((len(e.location) for e in candidate.examples), default=0)
+    return [example_line(e, width) for e in candidate.examples]
 
 
 def evidence_line(report: LearnReport, root: Path) -> str:
@@ -74,7 +81,7 @@ def report_text(report: LearnReport, root: Path) -> str:
             if candidate.requests:
                 asked = ", ".join(f"{r} x{n}" for r, n in candidate.requests.items())
                 lines.append(f"      the person also asked for: {asked}")
-            lines += [f"      {example_line(e)}" for e in candidate.examples]
+            lines += [f"      {line}" for line in example_lines(candidate)]
     return "\n".join(lines) + "\n"
 
 

@@ -26,10 +26,11 @@ from reviewtui.rules.packs import REPO_DIR, as_layer
 from reviewtui.rules.schema import LearnedOrigin, LearnedRule
 
 FILE_NAME = "learned_rules.toml"
-HEADER = ("Learned rules: units of a kind get a context level (reviewtui rules learn --accept "
-          "writes them here).")
-HEADER_2 = ("Edit or delete them freely; 'reviewtui rules check' validates this file, and "
-            "'reviewtui rules explain UNIT' names the rule that decided a unit.")
+HEADER = ("Learned rules: units of a kind get a context level. 'reviewtui rules learn "
+          "--accept ID'",
+          "writes them here; edit or delete them freely ('reviewtui rules check' validates "
+          "the file,",
+          "'reviewtui rules explain UNIT' names the rule that decided a unit).")
 
 
 def learned_rules_path(repo_root: Path) -> Path:
@@ -107,8 +108,8 @@ def merged_text(existing: str | None, rule: LearnedRule, comment: str,
         raise LearningError(f"{path}: not valid TOML: {exc}",
                             hint="fix it first; nothing was changed") from None
     if existing is None:
-        doc.add(tomlkit.comment(HEADER))
-        doc.add(tomlkit.comment(HEADER_2))
+        for line in HEADER:
+            doc.add(tomlkit.comment(line))
     learned = doc.get("learned")
     replaced = False
     if isinstance(learned, AoT | Array):

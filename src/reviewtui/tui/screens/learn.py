@@ -25,7 +25,7 @@ from reviewtui.rules.learning.text import (
     candidate_counts,
     candidate_title,
     evidence_line,
-    example_line,
+    example_lines,
 )
 
 Decide = Callable[[str, bool], None]  # (candidate id, accept?) -> the app does it
@@ -95,7 +95,7 @@ class LearnScreen(ModalScreen[None]):
         lines += [f"why not: {reason}" for reason in candidate.reasons]
         if candidate.requests:
             lines.append("the person also asked for: " + ", ".join(candidate.requests))
-        lines += ["examples:", *(f"  {example_line(e)}" for e in candidate.examples)]
+        lines += ["examples:", *(f"  {line}" for line in example_lines(candidate))]
         text.update("\n".join(lines))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
