@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.models import ContextLevel
 from reviewtui.pipeline import load_change
@@ -32,6 +34,20 @@ def _cell(app: ReviewApp, unit_id: str, column: str) -> str:
     return str(app.table.get_cell(unit_id, column))
 
 
+async def _press_and_settle(app: ReviewApp, pilot: Pilot[None], key: str) -> None:
+    """Press ``key`` and wait for the learning worker it starts and the screen it updates."""
+    await pilot.press(key)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _open(app: ReviewApp, pilot: Pilot[None]) -> LearnScreen:
+    await _press_and_settle(app, pilot, "L")
+    screen = app.screen
+    assert isinstance(screen, LearnScreen)
+    return screen
+
+
 async def test_accepting_a_candidate_rescores_the_table(repo: GitRepoBuilder, tmp_path: Path,
                                                         fake_llm: ScriptedOpenAIServer) -> None:
     _history(repo, fake_llm)
@@ -42,17 +58,11 @@ async def test_accepting_a_candidate_rescores_the_table(repo: GitRepoBuilder, tm
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
         assert _cell(app, test_unit, "final") == "function"
-        await pilot.press("L")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, LearnScreen)
+        screen = await _open(app, pilot)
         [candidate] = screen.report.candidates
         assert candidate.status == "ready" and candidate.samples == 3
         assert screen.highlighted() == candidate
-        await pilot.press("a")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _press_and_settle(app, pilot, "a")
         assert app.screen is screen and screen.report.candidates == []
         # The table behind is re-scored at once: the test unit only, the other untouched.
         assert _cell(app, test_unit, "final") == "diff_only"
@@ -84,16 +94,10 @@ async def test_rejecting_and_the_persons_keys_are_evidence(
         [mine] = [r for r in read_conflicts(log) if r.source == "user"]
         assert (mine.unit_id, mine.user_level, mine.rule_context_level) == (
             test_unit, ContextLevel.DIFF_ONLY, ContextLevel.FUNCTION)
-        await pilot.press("L")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, LearnScreen)
+        screen = await _open(app, pilot)
         [candidate] = screen.report.candidates
         assert (candidate.samples, candidate.user) == (4, 1)
-        await pilot.press("x")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _press_and_settle(app, pilot, "x")
         [kept_out] = screen.report.candidates
         assert kept_out.status == "rejected"
         assert _cell(app, test_unit, "rule") == "function"  # nothing learned
