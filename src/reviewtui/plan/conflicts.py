@@ -105,16 +105,17 @@ def _latest_verdicts(path: Path) -> dict[tuple[str, str], tuple[str, ...]]:
     return latest
 
 
-def append_conflicts(path: Path, records: Iterable[ConflictRecord]) -> int:
-    """Append the records that say something new about their unit; returns how many were
-    written. ``OSError`` when the log cannot be read or written (the caller reports it)."""
-    latest = _latest_verdicts(path)
+def append_conflicts(path: Path, records: Iterable[ConflictRecord], *,
+                     only_new: bool = True) -> int:
+    """Append the records that say something new about their unit (every record when
+    ``only_new`` is off: the caller knows they are new, and the log is not read); returns how
+    many were written. ``OSError`` when the log cannot be read or written."""
+    latest = _latest_verdicts(path) if only_new else {}
     fresh: list[ConflictRecord] = []
     for record in records:
-        data = record.model_dump(mode="json")
         key = (record.source, record.unit_id)
-        verdict = _verdict(data)
-        if latest.get(key) != verdict:
+        verdict = _verdict(record.model_dump(mode="json"))
+        if not only_new or latest.get(key) != verdict:
             latest[key] = verdict
             fresh.append(record)
     if not fresh:
@@ -146,6 +147,7 @@ class EvidenceLog:
     pack: str | None = None
     change: str | None = None
 
-    def append(self, records: Iterable[ConflictRecord]) -> int:
+    def append(self, records: Iterable[ConflictRecord], *, only_new: bool = True) -> int:
         stamp = {"pack": self.pack, "change": self.change}
-        return append_conflicts(self.path, [r.model_copy(update=stamp) for r in records])
+        return append_conflicts(self.path, [r.model_copy(update=stamp) for r in records],
+                                only_new=only_new)

@@ -104,8 +104,8 @@ class TuiSession:
         by_id = {u.unit_id: u for u in self.loaded.units}
         facts = {uid: UnitFacts.of_scored(by_id[uid], self.loaded.suggestions.get(uid))
                  for uid in {*overrides.units, *self._recorded.units} if uid in by_id}
-        try:
-            log.append(override_records(facts, self._recorded, overrides))
+        try:  # only what changed since the last save: no need to read the log (a key press)
+            log.append(override_records(facts, self._recorded, overrides), only_new=False)
         except OSError as error:
             return f"decision saved, but not logged for learning: {error.strerror}"
         self._recorded = overrides
