@@ -28,7 +28,7 @@ from reviewtui.rules.learning.rejections import (
     rejections_path,
     remember_rejection,
 )
-from reviewtui.rules.learning.samples import base_keys, select
+from reviewtui.rules.learning.samples import Members, base_keys, select
 from reviewtui.rules.learning.writer import (
     learned_rule,
     learned_rules_path,
@@ -56,15 +56,16 @@ def learn(repo_root: Path, git_dir: Path, pack: RulePack) -> LearnReport:
     evidence = select(read.records, identity, pack.learned)
     samples, stale = evidence.samples, evidence.stale
     role_tags = {tag for role in pack.roles.values() for tag in role.tags}
+    covered = Members([s.record for s in samples])
+    stale_covered = Members(stale)
     judged: list[Judged] = []
     for key in base_keys(samples, role_tags):
-        members = [i for i, s in enumerate(samples) if key.covers(s.record)]
-        one = judge(key, members, samples, stale, pack.learning)
+        one = judge(key, covered.of(key), samples, stale_covered, pack.learning)
         if one is None:
             continue
         judged.append(one)
         if one.candidate.status == "not_yet":
-            judged += with_paths(one, samples, stale, pack.learning)
+            judged += with_paths(one, samples, stale_covered, pack.learning)
     candidates = [with_rejection(j.candidate, rejections) for j in prune(judged)]
     candidates.sort(key=lambda c: (_ORDER[c.status], -c.samples, -c.agreement, c.id))
     summary = EvidenceSummary(

@@ -28,7 +28,7 @@ from reviewtui.rules.learning.model import (
     Example,
     Rejection,
 )
-from reviewtui.rules.learning.samples import Key, Sample, top_directory
+from reviewtui.rules.learning.samples import Key, Members, Sample, top_directory
 from reviewtui.rules.schema import LearningSettings
 from reviewtui.rules.scoring import PROTECTED_TAGS
 
@@ -97,8 +97,8 @@ def _examples(samples: Sequence[Sample], level: ContextLevel) -> list[Example]:
     return [_example(s) for s in chosen]
 
 
-def judge(key: Key, members: Sequence[int], samples: Sequence[Sample],
-          stale: Sequence[ConflictRecord], settings: LearningSettings) -> Judged | None:
+def judge(key: Key, members: Sequence[int], samples: Sequence[Sample], stale: Members,
+          settings: LearningSettings) -> Judged | None:
     """The candidate of ``key`` over the level samples ``members``; None when there is nothing
     to learn (no level said, or the rules already say it for every sample)."""
     chosen = [samples[i] for i in members]
@@ -138,7 +138,7 @@ def judge(key: Key, members: Sequence[int], samples: Sequence[Sample],
         user=sum(1 for s in voting if s.record.source == "user"),
         files=len({s.record.file_path for s in voting}),
         changes=len({s.record.change for s in voting if s.record.change}),
-        stale=sum(1 for r in stale if key.covers(r)),
+        stale=len(stale.of(key)),
         votes={lv.value: n for lv, n in votes.most_common()},
         rule_levels=dict(Counter(s.record.rule_context_level.value if
                                  s.record.rule_context_level else "-" for s in voting)),
@@ -148,7 +148,7 @@ def judge(key: Key, members: Sequence[int], samples: Sequence[Sample],
     return Judged(key, frozenset(members), drivers, candidate)
 
 
-def with_paths(judged: Judged, samples: Sequence[Sample], stale: Sequence[ConflictRecord],
+def with_paths(judged: Judged, samples: Sequence[Sample], stale: Members,
                settings: LearningSettings) -> list[Judged]:
     """A kind that is not ready overall, narrowed to each top directory where it would be."""
     groups: dict[str, list[int]] = {}
@@ -196,7 +196,11 @@ def prune(judged: Sequence[Judged]) -> list[Judged]:
     when a more general ready one proposes the same level from strictly more samples, a
     path-glob kind when a kind of tags alone proposes the same level for its samples, and a kind
     that is not ready when every change it would make is proposed by a ready kind already."""
-    return [one for one in judged if not any(_redundant(one, other) for other in judged)]
+    by_level: dict[ContextLevel, list[Judged]] = {}
+    for one in judged:
+        by_level.setdefault(one.candidate.level, []).append(one)
+    return [one for one in judged
+            if not any(_redundant(one, other) for other in by_level[one.candidate.level])]
 
 
 def with_rejection(candidate: Candidate, rejections: Mapping[str, Rejection]) -> Candidate:

@@ -119,3 +119,32 @@ def top_directory(path: str) -> str | None:
     """``tests/**`` for ``tests/unit/test_a.py``; None for a file at the root."""
     head, sep, _rest = path.partition("/")
     return f"{head}/**" if sep else None
+
+
+class Members:
+    """Which records a kind covers, by set intersection over an index of tags and languages
+    (a kind's tags are all required: the samples having each, intersected)."""
+
+    def __init__(self, records: Sequence[ConflictRecord]) -> None:
+        self._all = frozenset(range(len(records)))  # a kind with no tags: every record
+        self._by_tag: dict[str, set[int]] = {}
+        self._by_language: dict[str | None, set[int]] = {}
+        for index, record in enumerate(records):
+            for tag in record.tags:
+                self._by_tag.setdefault(tag, set()).add(index)
+            self._by_language.setdefault(record.language, set()).add(index)
+        self._records = records
+
+    def of(self, key: Key) -> list[int]:
+        tags = sorted(key.tags, key=lambda t: len(self._by_tag.get(t, ())))
+        found: set[int] | frozenset[int] = (set(self._by_tag.get(tags[0], ())) if tags
+                                            else self._all)
+        for tag in tags[1:]:
+            found &= self._by_tag.get(tag, set())
+            if not found:
+                return []
+        if key.language is not None:
+            found = found & self._by_language.get(key.language, set())
+        if key.paths:
+            found = {i for i in found if key.covers(self._records[i])}
+        return sorted(found)
