@@ -118,3 +118,8 @@ class StoreError(ReviewTuiError):
 
 class ReviewError(ReviewTuiError):
     """The review agent produced nothing usable (every batch failed)."""
+
+
+class LearningError(ReviewTuiError):
+    """The self-learning step cannot use its evidence or write what was decided: an unknown
+    or unready candidate, an unreadable rejections file, an unwritable ``.reviewtui/``."""

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from reviewtui.git.refresh import Recollected, WorktreeStamps
     from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
+    from reviewtui.plan.conflicts import EvidenceLog
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
     from reviewtui.rules.scanners import ScanReport, ScanTarget
     from reviewtui.units import ReviewUnit
@@ -189,13 +190,53 @@ class LoadedChange:
         return run_scanners(self.root, targets, self.rule_pack.pack.scanners,
                             cache_dir=scanner_cache_dir(), tools=tools)
 
-    def conflict_log(self) -> Path | None:
-        """The per-repository rule/LLM conflict log (in the common git dir), if any."""
-        from reviewtui.plan.conflicts import conflict_log_path
+    def conflict_log(self) -> EvidenceLog | None:
+        """The per-repository evidence log (in the common git dir), with the stamps of this
+        change: the rule pack's identity and the change's key. None outside a repository."""
+        from reviewtui.plan.conflicts import EvidenceLog, conflict_log_path
+        from reviewtui.rules.packs import pack_identity
 
         if self.repo is None:
             return None
-        return conflict_log_path(self.repo.common_dir)
+        return EvidenceLog(conflict_log_path(self.repo.common_dir),
+                           pack_identity(self.rule_pack.pack), self.change_set.key)
+
+    def rescored(self) -> LoadedChange:
+        """The same change scored by the repository's rule packs as they are now (after a
+        learned rule was accepted, say), without collecting it again.
+
+        When only learned rules or learning settings changed, the units stay and the rules run
+        again; otherwise (the tagging vocabulary may have changed) the units are built again,
+        through the per-file cache, whose key covers the whole pack."""
+        from reviewtui.analysis import analyse_change, open_unit_cache
+        from reviewtui.analysis.run import rule_context
+        from reviewtui.rules import RuleEngine, load_rule_pack
+        from reviewtui.rules.packs import pack_identity
+        from reviewtui.units.vocabulary import vocabulary_for
+
+        pack = load_rule_pack(self.root if self.repo is not None else None)
+        if pack.pack == self.rule_pack.pack:
+            return self
+        engine = RuleEngine(pack.pack)
+        if pack_identity(pack.pack) == pack_identity(self.rule_pack.pack):
+            context = rule_context(self.change_set.files, self.reader)
+            return replace(self, rule_pack=pack, rules=engine,
+                           suggestions=engine.evaluate_all(self.units, context),
+                           config_stamp=self._restamped(pack))
+        cache = None
+        if self.use_cache and self.settings.units.cache and self.repo is not None and (
+                self.selector is None or self.selector.mode is not SelectorMode.PATCH):
+            cache = open_unit_cache(self.repo.common_dir, self.settings, pack.pack)
+        analysis = analyse_change(self.change_set, self.reader, self.settings.units,
+                                  vocabulary_for(pack.pack.tagging, pack.sources), engine,
+                                  cache=cache)
+        return replace(self, units=analysis.units, rule_pack=pack, rules=engine,
+                       suggestions=analysis.suggestions, config_stamp=self._restamped(pack))
+
+    def _restamped(self, pack: LoadedPack) -> tuple[object, ...]:
+        """The config stamp after the rule packs were read again (a refresh may then still
+        diff only what changed)."""
+        return _config_stamp(self.root, pack) if self.stamps is not None else ()
 
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:

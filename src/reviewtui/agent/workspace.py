@@ -24,9 +24,7 @@ from reviewtui.rules.scanners import ScanReport
 
 def change_key(change_set: ChangeSet) -> str:
     """Which change a session belongs to: the mode and the two sides (commit ids when known)."""
-    old = change_set.old_side.rev or change_set.old_side.describe()
-    new = change_set.new_side.rev or change_set.new_side.describe()
-    return f"{change_set.mode}:{old}..{new}"
+    return change_set.key
 
 
 class Workspace:

@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                "plan), bundle (each unit's context bundle), review (the review agent's "
                "findings), ask (chat about the change), sessions (stored chats), export (the "
                "person's review as Markdown, JSON or SARIF), rules (check a rule pack, explain "
-               "a unit's score). "
+               "a unit's score, learn rules from the evidence). "
                "Run 'reviewtui SUBCOMMAND --help' for details.",
     )
     parser.add_argument("--version", action="version", version=f"reviewtui {__version__}")
@@ -110,6 +110,18 @@ def _rules_explain_arguments(parser: argparse.ArgumentParser) -> None:
     add_selectors(parser)
 
 
+def _rules_learn_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="the candidates (or what --accept/--reject did) as JSON")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--accept", metavar="ID",
+                        help="write this ready candidate to .reviewtui/learned_rules.toml")
+    action.add_argument("--reject", metavar="ID",
+                        help="do not propose this candidate again until its samples double")
+    parser.add_argument("path", nargs="?", default=None, metavar="PATH",
+                        help="repository (default: the current directory, searched upwards)")
+
+
 # action -> (one-line help, description, the arguments it takes)
 RULES_ACTIONS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
     "check": ("validate a rule pack (default: every pack in use)",
@@ -118,6 +130,12 @@ RULES_ACTIONS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], Non
     "explain": ("show how a unit was scored",
                 "Show every matched rule, the risk score and the confidence formula for one "
                 "unit of the change.", _rules_explain_arguments),
+    "learn": ("propose rules from what the planner and the person said",
+              "Group the evidence log (.git/reviewtui/conflicts.jsonl: the LLM planner's and "
+              "the person's levels against the rules') by kind of unit and propose learned "
+              "rules: the level, samples, agreement, files, changes and examples. Ready ones "
+              "can be accepted into .reviewtui/learned_rules.toml or rejected.",
+              _rules_learn_arguments),
 }
 
 

@@ -1,4 +1,4 @@
-"""``reviewtui rules check`` and ``reviewtui rules explain``: the rule stage, inspectable."""
+"""``reviewtui rules check``, ``explain`` and ``learn``: the rule stage, inspectable."""
 
 from __future__ import annotations
 
@@ -30,6 +30,10 @@ def _summary(pack: RulePack) -> str:
 def run_rules(args: argparse.Namespace) -> int:
     if args.action == "check":
         return run_check(args.file, args.repo, sys.stdout)
+    if args.action == "learn":
+        from reviewtui.cli.learn import run_learn
+
+        return run_learn(args, sys.stdout, sys.stderr)
     return run_explain(args.unit_id, args.path, selector_from_args(args), sys.stdout,
                        use_cache=not args.no_cache)
 
@@ -71,5 +75,6 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
         hint = f" (similar: {', '.join(close)})" if close else ""
         raise UsageError(f"no unit {unit_id!r} in this change ({len(loaded.units)} units; "
                          f"run 'reviewtui index' to list them){hint}")
-    out.write(explain(unit, loaded.rules, loaded.suggestions[unit.unit_id]))
+    out.write(explain(unit, loaded.rules, loaded.suggestions[unit.unit_id],
+                      loaded.rule_pack.sources))
     return 0

@@ -134,3 +134,10 @@ class ChangeSet:
     @property
     def is_empty(self) -> bool:
         return not self.files
+
+    @property
+    def key(self) -> str:
+        """Which change this is: the mode and the two sides (commit ids when known)."""
+        old = self.old_side.rev or self.old_side.describe()
+        new = self.new_side.rev or self.new_side.describe()
+        return f"{self.mode}:{old}..{new}"

@@ -1,16 +1,22 @@
 """The plan stage: the LLM planner, fusion with the rules, the person's overrides on top.
 
 ``plan_change`` is the one entry point: review index in, fused plan out. Without a planner (no
-model configured, or ``--no-llm``) the rules decide alone and the report says why.
+model configured, or ``--no-llm``) the rules decide alone and the report says why. What the
+planner and the person said goes to the evidence log (``conflicts``, ``evidence``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from reviewtui.models import ReviewIndex
-from reviewtui.plan.conflicts import append_conflicts, conflict_log_path, read_conflicts
-from reviewtui.plan.fusion import fuse_plan, is_high_risk
+from reviewtui.plan.conflicts import (
+    EvidenceLog,
+    append_conflicts,
+    conflict_log_path,
+    read_conflicts,
+    read_evidence,
+)
+from reviewtui.plan.evidence import UnitFacts, override_records
+from reviewtui.plan.fusion import fuse_plan, is_high_risk, llm_answers
 from reviewtui.plan.overrides import apply_overrides, load_overrides, resolve_unit_ids
 from reviewtui.plan.planner import Planner, PlannerOutcome
 from reviewtui.plan.requests import merge_requests, parse_level, planner_request
@@ -28,11 +34,12 @@ from reviewtui.units.index import planner_index
 
 
 def plan_change(index: ReviewIndex, planner: Planner | None, *,
-                overrides: OverrideSet | None = None, conflict_log: Path | None = None,
+                overrides: OverrideSet | None = None, conflict_log: EvidenceLog | None = None,
                 without_planner: PlannerReport | None = None) -> FusedPlan:
-    """Plan (when a planner is given), fuse, log disagreements, and apply the overrides.
+    """Plan (when a planner is given), fuse, log the evidence, and apply the overrides.
 
     ``without_planner`` is the report to show when ``planner`` is None (why there is none).
+    What the LLM said about each unit and the person's ``overrides`` go to ``conflict_log``.
     """
     if planner is None or not index.units:
         report = without_planner or PlannerReport(status="skipped")
@@ -41,19 +48,33 @@ def plan_change(index: ReviewIndex, planner: Planner | None, *,
         outcome = planner.plan(planner_index(index))
     fusion = fuse_plan(index.units, outcome.items, outcome.planned_ids,
                        model=outcome.report.model)
-    if conflict_log is not None and fusion.conflicts:
-        try:
-            append_conflicts(conflict_log, fusion.conflicts)
-        except OSError as exc:
-            outcome.report.messages.append(f"conflict log not written: {exc.strerror}")
     if overrides is not None:
         overrides = resolve_unit_ids(overrides, [u.unit_id for u in index.units])
+    if conflict_log is not None:
+        evidence = list(fusion.evidence)
+        if overrides is not None:
+            facts = {u.unit_id: UnitFacts.of_index(u) for u in index.units}
+            evidence += override_records(facts, OverrideSet(), overrides)
+        try:
+            if evidence:
+                conflict_log.append(evidence)
+        except OSError as exc:
+            outcome.report.messages.append(f"evidence log not written: {exc.strerror}")
     items = apply_overrides(fusion.items, overrides)
     return FusedPlan(plan=items, planner=outcome.report, conflicts=len(fusion.conflicts))
 
 
+def fuse_again(plan: FusedPlan, index: ReviewIndex) -> FusedPlan:
+    """``plan``'s planner answers fused with the rule scores of ``index`` (after the rules
+    changed: a learned rule accepted), without asking the model again or logging evidence."""
+    answers, planned = llm_answers(plan.plan)
+    fusion = fuse_plan(index.units, answers, planned, model=plan.planner.model)
+    return FusedPlan(plan=fusion.items, planner=plan.planner, conflicts=len(fusion.conflicts))
+
+
 __all__ = [
     "ConflictRecord",
+    "EvidenceLog",
     "FusedItem",
     "FusedPlan",
     "LLMPlanItem",
@@ -64,6 +85,7 @@ __all__ = [
     "UnitOverride",
     "append_conflicts",
     "conflict_log_path",
+    "fuse_again",
     "fuse_plan",
     "is_high_risk",
     "load_overrides",
@@ -72,4 +94,5 @@ __all__ = [
     "plan_change",
     "planner_request",
     "read_conflicts",
+    "read_evidence",
 ]

@@ -5,14 +5,16 @@ level. Between: the higher of the two. A high-risk unit (confidence >= 0.8, a se
 routing tag, or high risk) is never skipped. Units the LLM did not plan are decided by the rules:
 high and medium risk are kept; without any plan, low-risk units are kept too unless they are
 pure noise (comments, whitespace, lockfiles, generated code, binaries). Extra requests: the LLM's
-first, the rules' after them, each once. Every disagreement worth learning from is returned as a
-``ConflictRecord`` for the conflict log.
+first, the rules' after them, each once. What the LLM said about every unit it planned is
+returned as a ``ConflictRecord`` for the evidence log (agreements too: the learning step needs
+the share of units that agree, not only the disagreements); the big disagreements are the
+plan's ``conflicts``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from reviewtui.models import ContextLevel, IndexUnit
@@ -58,25 +60,40 @@ def fuse_level(rule: ContextLevel | None, confidence: float | None,
 @dataclass(frozen=True)
 class Fusion:
     items: list[FusedItem]
-    conflicts: list[ConflictRecord]
+    conflicts: list[ConflictRecord]  # the disagreements a plan reports
+    evidence: list[ConflictRecord] = field(default_factory=list)  # every verdict of the LLM
 
 
-def _conflict(unit: IndexUnit, llm: LLMPlanItem, model: str | None,
-              now: str) -> ConflictRecord | None:
-    rule = unit.rule_context_level
-    kind: str | None = None
+CONFLICT_KINDS = frozenset({"rule_high_vs_llm_expand", "rule_high_vs_llm_skip", "level_mismatch"})
+
+
+def _verdict_kind(unit: IndexUnit, llm: LLMPlanItem) -> str | None:
+    rule, said = unit.rule_context_level, llm.llm_context_level
     confident = unit.rule_confidence is not None and unit.rule_confidence >= T_HIGH
     if llm.skip_review and is_high_risk(unit):
-        kind = "rule_high_vs_llm_skip"
-    elif confident and rule and llm.llm_context_level and llm.llm_context_level.rank > rule.rank:
-        kind = "rule_high_vs_llm_expand"
-    elif rule and llm.llm_context_level and abs(llm.llm_context_level.rank - rule.rank) >= 2:
-        kind = "level_mismatch"
+        return "rule_high_vs_llm_skip"
+    if confident and rule and said and said.rank > rule.rank:
+        return "rule_high_vs_llm_expand"
+    if rule and said and abs(said.rank - rule.rank) >= 2:
+        return "level_mismatch"
+    if said is None and llm.skip_review:
+        said = ContextLevel.DIFF_ONLY  # a skip without a level: the least context
+    if rule is None or said is None:
+        return None  # the LLM said no level (or the rules none): nothing to learn from
+    return "agreement" if said is rule else "level_differs"
+
+
+def _verdict(unit: IndexUnit, llm: LLMPlanItem, model: str | None,
+             now: str) -> ConflictRecord | None:
+    """What the LLM said about ``unit`` against the rules, as an evidence record."""
+    kind = _verdict_kind(unit, llm)
     if kind is None:
         return None
     return ConflictRecord.model_validate({
         "timestamp": now, "kind": kind, "unit_id": unit.unit_id, "file_path": unit.file_path,
-        "language": unit.language, "tags": unit.tags, "rule_context_level": rule,
+        "lines": unit.line_numbers.new_compact or unit.line_numbers.old_compact or None,
+        "language": unit.language, "tags": unit.tags,
+        "rule_context_level": unit.rule_context_level,
         "rule_confidence": unit.rule_confidence, "risk": _risk(unit),
         "llm_context_level": llm.llm_context_level, "llm_skip_review": llm.skip_review,
         "llm_reason": llm.reason, "model": model,
@@ -128,12 +145,38 @@ def fuse_plan(units: list[IndexUnit], llm_plan: Mapping[str, LLMPlanItem] | None
     plan = llm_plan or {}
     now = datetime.now(UTC).isoformat(timespec="seconds")
     items: list[FusedItem] = []
-    conflicts: list[ConflictRecord] = []
+    evidence: list[ConflictRecord] = []
     for unit in units:
         llm = plan.get(unit.unit_id)
         items.append(fuse_unit(unit, llm, unit.unit_id in planned_ids))
         if llm is not None:
-            record = _conflict(unit, llm, model, now)
+            record = _verdict(unit, llm, model, now)
             if record is not None:
-                conflicts.append(record)
-    return Fusion(items, conflicts)
+                evidence.append(record)
+    return Fusion(items, [r for r in evidence if r.kind in CONFLICT_KINDS], evidence)
+
+
+_PLANNED_WITHOUT_ITEM = ("dropped_by_fusion_low_confidence", "rule_high_confidence_fallback")
+
+
+def llm_answers(items: Sequence[FusedItem]) -> tuple[dict[str, LLMPlanItem], set[str]]:
+    """What the planner answered, recovered from fused items, to fuse it again with new rule
+    scores: an item for every unit the LLM planned (its level, its skip -- also one a high-risk
+    unit overruled --, its requests, its reason), and the units of answered batches it left
+    out."""
+    answers: dict[str, LLMPlanItem] = {}
+    planned: set[str] = set()
+    for item in items:
+        overruled = item.reason == "high_risk_cannot_skip"
+        if item.provenance.skip == "llm" or overruled:
+            requests = [r for r, source in zip(item.extra_requests,
+                                               item.provenance.extra_requests, strict=True)
+                        if source == "llm"]
+            answers[item.unit_id] = LLMPlanItem(
+                unit_id=item.unit_id, llm_context_level=item.llm_context_level,
+                extra_requests=requests, skip_review=item.skip_review or overruled,
+                reason="" if overruled or item.reason == "llm_plan" else item.reason)
+            planned.add(item.unit_id)
+        elif item.reason.startswith(_PLANNED_WITHOUT_ITEM):
+            planned.add(item.unit_id)
+    return answers, planned

@@ -105,19 +105,57 @@ class OverrideSet(_Model):
     units: dict[str, UnitOverride] = Field(default_factory=dict)
 
 
-class ConflictRecord(_Model):
-    """One rule/LLM disagreement, a line of the per-repository conflict log."""
+EvidenceSource = Literal["llm", "user"]
+EvidenceKind = Literal[
+    # the LLM planner against the rules (the first three are the "conflicts" a plan reports)
+    "rule_high_vs_llm_expand", "rule_high_vs_llm_skip", "level_mismatch",
+    "level_differs",  # other levels (one apart, or a skip without a level)
+    "agreement",  # the LLM said the rules' level
+    # the person's decision (workbench or --overrides); all user_* empty: taken back
+    "user_override",
+]
+
+
+class ConflictRecord(BaseModel):
+    """One line of the per-repository evidence log: what the LLM planner (``source = "llm"``)
+    or the person (``"user"``) said about a unit, against the rules' level.
+
+    ``pack`` is the identity of the rule pack the unit was scored under and ``change`` the
+    change it belongs to. Lines written before these fields existed read as ``llm`` with no
+    ``pack``: their pack is unknown, so they count as stale. Unknown fields (a newer version's)
+    are ignored rather than making the line unreadable.
+    """
+
+    model_config = ConfigDict(extra="ignore")
 
     timestamp: str
-    kind: Literal["rule_high_vs_llm_expand", "rule_high_vs_llm_skip", "level_mismatch"]
+    kind: EvidenceKind
+    source: EvidenceSource = "llm"
     unit_id: str
     file_path: str
+    lines: str | None = None  # the unit's changed lines, "L3-5,L9" (new side, else old side)
     language: str | None
     tags: list[str]
     rule_context_level: ContextLevel | None
     rule_confidence: float | None
     risk: str | None
-    llm_context_level: ContextLevel | None
-    llm_skip_review: bool
-    llm_reason: str
-    model: str | None
+    llm_context_level: ContextLevel | None = None
+    llm_skip_review: bool = False
+    llm_reason: str = ""
+    model: str | None = None
+    user_level: ContextLevel | None = None
+    user_skip: bool | None = None
+    user_requests: list[str] = Field(default_factory=list)  # added requests, "callers(charge)"
+    pack: str | None = None
+    change: str | None = None
+
+    def said_level(self) -> ContextLevel | None:
+        """The level this record votes for: the level said, else ``diff_only`` for a skip (a
+        learned rule sets a level; it never skips), else None (no level was said)."""
+        if self.source == "user":
+            if self.user_level is not None:
+                return self.user_level
+            return ContextLevel.DIFF_ONLY if self.user_skip else None
+        if self.llm_context_level is not None:
+            return self.llm_context_level
+        return ContextLevel.DIFF_ONLY if self.llm_skip_review else None

@@ -6,8 +6,9 @@ cheap (a few regex searches per unit), so the whole index is scored on every run
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
+from fnmatch import fnmatchcase
 from functools import cached_property
 
 from reviewtui.models import ContextLevel
@@ -42,14 +43,7 @@ class RuleEngine:
         return found
 
     def learned_for(self, unit: ReviewUnit) -> LearnedRule | None:
-        tags = set(unit.tags)
-        best: LearnedRule | None = None
-        for rule in self.learned:
-            if rule.language not in (None, unit.language) or not tags.issuperset(rule.tags):
-                continue
-            if best is None or (len(rule.tags), rule.samples) > (len(best.tags), best.samples):
-                best = rule
-        return best
+        return best_learned(self.learned, unit.tags, unit.language, unit.file_path)
 
     def evaluate(self, unit: ReviewUnit, context: RuleContext | None = None) -> RuleSuggestion:
         handler = self.handler(unit.language)
@@ -62,6 +56,28 @@ class RuleEngine:
                      context: RuleContext | None = None) -> dict[str, RuleSuggestion]:
         ctx = context or RuleContext()
         return {unit.unit_id: self.evaluate(unit, ctx) for unit in units}
+
+
+def learned_matches(rule: LearnedRule, tags: Collection[str], language: str | None,
+                    path: str) -> bool:
+    """Does ``rule`` apply to a unit with these tags, language and path?"""
+    if rule.language not in (None, language) or not set(tags).issuperset(rule.tags):
+        return False
+    return not rule.paths or any(fnmatchcase(path, glob) for glob in rule.paths)
+
+
+def best_learned(rules: Iterable[LearnedRule], tags: Collection[str], language: str | None,
+                 path: str) -> LearnedRule | None:
+    """The most specific learned rule that applies (more tags, then a path glob, then more
+    samples), or None."""
+    best: LearnedRule | None = None
+    for rule in rules:
+        if not learned_matches(rule, tags, language, path):
+            continue
+        rank = (len(rule.tags), bool(rule.paths), rule.samples)
+        if best is None or rank > (len(best.tags), bool(best.paths), best.samples):
+            best = rule
+    return best
 
 
 def apply_scanner_findings(suggestion: RuleSuggestion, errors: int,

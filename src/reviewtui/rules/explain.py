@@ -6,8 +6,13 @@ traced to the rule (and the pack file) that caused it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 from reviewtui.rules.confidence import RISK_BONUS
 from reviewtui.rules.engine import RuleEngine
+from reviewtui.rules.packs import learned_source
+from reviewtui.rules.schema import LearnedRule
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.units.model import ReviewUnit
 
@@ -61,7 +66,21 @@ def _confidence_line(mc: float, suggestion: RuleSuggestion) -> str:
     return line
 
 
-def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion) -> str:
+def learned_origin(rule: LearnedRule, sources: Sequence[Path] = ()) -> str:
+    """Where a learned rule came from: the candidate it was accepted as, when, on what, and
+    the file it is in."""
+    found = learned_source(rule, sources)
+    where = f"in {found}" if found else "in a rule pack's [[learned]]"
+    if rule.origin is None:
+        return f"origin: written by hand ({rule.samples} samples claimed; {where})"
+    o = rule.origin
+    return (f"origin: candidate {o.candidate} accepted {o.accepted[:10]} "
+            f"({o.agreeing} of {rule.samples} samples agreed: {o.llm} llm, {o.user} user; "
+            f"{o.changes} changes, {o.files} files; {where})")
+
+
+def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion,
+            sources: Sequence[Path] = ()) -> str:
     handler = engine.handler(unit.language)
     f = suggestion.factors
     mc = f.match_certainty()
@@ -93,9 +112,11 @@ def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion) ->
             f"{f.language_bonus:g} = {mc:.2f}",
             _confidence_line(mc, suggestion),
             "", f"level: {suggestion.context_level.value} (decided by {suggestion.decided_by})"]
-    out += ["", "priority (the review order, higher first):", *_priority_lines(suggestion)]
-    if suggestion.learned:
+    learned = engine.learned_for(unit) if suggestion.learned else None
+    if learned is not None:
         out.append(f"  {suggestion.learned}")
+        out.append(f"  {learned_origin(learned, sources)}")
+    out += ["", "priority (the review order, higher first):", *_priority_lines(suggestion)]
     out += [f"  {note}" for note in suggestion.scanner_notes]
     requests = [r.type + (f" {r.symbol}" if r.symbol else "") for r in suggestion.extra_requests]
     out += [f"extra requests: {', '.join(requests) or '-'}", f"notes: {suggestion.notes}"]

@@ -9,6 +9,7 @@ validated on its own first, so an error names the file and the key that is wrong
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tomllib
@@ -180,5 +181,31 @@ def check_pack_file(path: Path) -> RulePack:
     return RulePack.model_validate(layer)
 
 
+def learned_source(rule: LearnedRule, sources: Sequence[Path]) -> Path | None:
+    """The pack file (of ``sources``) that holds ``rule``, for telling where a rule lives."""
+    for path in reversed(sources):
+        try:
+            layer = as_layer(read_pack_file(path), path)
+        except ConfigError:
+            continue
+        for data in layer.get("learned", []):
+            try:
+                if LearnedRule.model_validate(data) == rule:
+                    return path
+            except ValidationError:
+                continue
+    return None
+
+
 def learned_rules(pack: RulePack) -> list[LearnedRule]:
     return [rule for rule in pack.learned if rule.samples >= pack.learning.min_samples]
+
+
+def pack_identity(pack: RulePack) -> str:
+    """The identity of what the rules' levels are computed from, as 12 hex digits: the merged
+    pack without its learned rules and learning settings. Evidence is stamped with it; evidence
+    stamped with another identity was scored by other rules and is stale. Learned rules are left
+    out so that accepting one does not turn every other kind's evidence stale (evidence already
+    used by a learned rule is told apart by the time it was accepted)."""
+    data = pack.model_dump_json(exclude={"learned", "learning"})
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:12]

@@ -128,18 +128,39 @@ class RoleRule(_Strict):
     priority: float = Field(default=0.0, ge=-50, le=50, description="added to the priority")
 
 
+class LearnedOrigin(_Strict):
+    """Where an accepted learned rule came from (``reviewtui rules learn --accept``)."""
+
+    candidate: str = Field(min_length=1, description="the candidate id it was accepted as")
+    accepted: str = Field(min_length=1, description="when (ISO 8601, UTC)")
+    agreeing: int = Field(ge=0, description="samples that said its level")
+    changes: int = Field(ge=0, description="distinct changes the samples came from")
+    files: int = Field(ge=0, description="distinct files the samples came from")
+    llm: int = Field(default=0, ge=0, description="samples from the LLM planner")
+    user: int = Field(default=0, ge=0, description="samples from the person's overrides")
+    pack: str | None = Field(default=None, description="the rule pack the evidence was scored "
+                                                       "under (reviewtui rules learn shows it)")
+
+
 class LearnedRule(_Strict):
-    """Learned from rule/LLM/person disagreements: a tag set maps to a level."""
+    """Learned from rule/LLM/person disagreements: units with all of ``tags`` (and, when
+    given, this ``language`` and a path matching one of ``paths``) get ``context_level``."""
 
     tags: list[str] = Field(min_length=1)
     context_level: PackLevel
     confidence: float = Field(ge=0.0, le=1.0)
     samples: int = Field(ge=1)
     language: str | None = None
+    paths: list[str] = Field(default_factory=list, description=(
+        "globs over the unit's path (fnmatch: * also crosses /); empty: any path"))
+    origin: LearnedOrigin | None = None
 
 
 class LearningSettings(_Strict):
-    min_samples: int = Field(default=3, ge=1)
+    min_samples: int = Field(default=3, ge=1, description=(
+        "a learned rule applies, and a candidate is proposed, from this many samples"))
+    min_agreement: float = Field(default=0.75, ge=0.5, le=1.0, description=(
+        "a candidate is proposed when at least this share of its samples said its level"))
 
 
 class RulePack(_Strict):

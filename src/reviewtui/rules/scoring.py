@@ -38,6 +38,11 @@ from reviewtui.rules.symbols import SymbolFacts
 from reviewtui.units.model import ReviewUnit
 
 MAX_REQUESTS = 8
+# A learned rule never lowers a unit fusion treats as high risk: high or critical risk, or one
+# of the tags for which fusion never lets a unit be skipped -- nor a test of security code
+# (security_test: weakening it matters, whatever the test role caps its risk at).
+PROTECTED_TAGS = frozenset({"security_sensitive", "config_file", "routing_file",
+                            "security_test"})
 _RISK_BY_RANK = {rank: risk for risk, rank in RISK_RANK.items()}
 _PATTERN_RISK = {RiskLevel.LOW: "low", RiskLevel.MEDIUM: "medium", RiskLevel.HIGH: "high",
                  RiskLevel.CRITICAL: "high"}
@@ -86,6 +91,30 @@ def _notes(risk: RiskLevel, level: ContextLevel, decided_by: str,
     return "; ".join(parts)
 
 
+def learned_label(rule: LearnedRule) -> str:
+    """``test_file+in_single_function`` (``in tests/**`` when the rule has path globs)."""
+    label = "+".join(rule.tags)
+    return f"{label} in {','.join(rule.paths)}" if rule.paths else label
+
+
+def _apply_learned(learned: LearnedRule, unit: ReviewUnit, risk: RiskLevel, level: ContextLevel,
+                   decided_by: str, confidence: float,
+                   ) -> tuple[ContextLevel, str, float, str]:
+    """The learned rule's level, unless it would lower a high-risk unit (then a note why not)."""
+    learned_level = normalise_level(learned.context_level)
+    label = learned_label(learned)
+    protected = sorted(PROTECTED_TAGS.intersection(unit.tags))
+    high_risk = RISK_RANK[risk] >= RISK_RANK[RiskLevel.HIGH] or protected
+    if high_risk and learned_level.rank < level.rank:
+        why = f"{risk.value} risk" if not protected else f"{risk.value} risk, {protected[0]}"
+        return level, decided_by, confidence, (
+            f"learned {label} -> {learned_level.value} ignored: {why} keeps {level.value}")
+    origin = f", candidate {learned.origin.candidate}" if learned.origin else ""
+    return learned_level, f"learned:{label}", round(max(confidence, learned.confidence), 2), (
+        f"learned {label} -> {learned_level.value} (confidence {learned.confidence:.2f}, "
+        f"{learned.samples} samples{origin})")
+
+
 def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
           learned: LearnedRule | None = None, role: Role = CODE) -> RuleSuggestion:
     decisive = [m for m in matches if m.rule.decisive]
@@ -131,16 +160,8 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
             factors.match_certainty(), risk)))
     learned_note = None
     if learned is not None:
-        learned_level = normalise_level(learned.context_level)
-        high_risk = RISK_RANK[risk] >= RISK_RANK[RiskLevel.HIGH]
-        if high_risk and learned_level.rank < level.rank:
-            learned_note = (f"learned {'+'.join(learned.tags)} -> {learned_level.value} ignored: "
-                            f"{risk.value} risk keeps {level.value}")
-        else:
-            level, decided_by = learned_level, "learned:" + "+".join(learned.tags)
-            confidence = round(max(confidence, learned.confidence), 2)
-            learned_note = (f"learned {'+'.join(learned.tags)} -> {learned_level.value} "
-                            f"(confidence {learned.confidence:.2f}, {learned.samples} samples)")
+        level, decided_by, confidence, learned_note = _apply_learned(
+            learned, unit, risk, level, decided_by, confidence)
     signals = behaviour_signals(matches)
     return RuleSuggestion(
         context_level=level, confidence=confidence, risk=risk,

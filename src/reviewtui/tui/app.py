@@ -5,7 +5,7 @@ Triage runs on the rules' plan at once; the LLM planner (``P``), scanners (``S``
 table stays responsive. Every decision (level, skip, requests, reviewed) is applied by the core's
 override layer and persisted in the session store of this change. This module is the layout;
 the keys live in one mixin per group (``triage_actions``, ``view_actions``, ``model_actions``,
-``review_actions``) over ``base.WorkbenchBase``.
+``review_actions``, ``learn_actions``) over ``base.WorkbenchBase``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from reviewtui.tui.keys import ACTIONS
+from reviewtui.tui.learn_actions import LearnActions
 from reviewtui.tui.model_actions import ModelActions
 from reviewtui.tui.review_actions import ReviewActions
 from reviewtui.tui.triage_actions import TriageActions
@@ -28,7 +29,7 @@ from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 
-class ReviewApp(ReviewActions, ModelActions, ViewActions, TriageActions):
+class ReviewApp(ReviewActions, LearnActions, ModelActions, ViewActions, TriageActions):
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012

@@ -52,6 +52,7 @@ ACTIONS: Mapping[str, KeyAction] = {
     "run_planner": KeyAction(True, "plan", "P"),
     "review": KeyAction(True, "review", "R"),
     "toggle_chat": KeyAction(True, "chat", "c"),
+    "learn": KeyAction(False, "learn rules", "L"),
     "zoom": KeyAction(True, "zoom the focused pane (table, detail or chat), and back",
                       "z,ctrl+o"),
     "next_finding": KeyAction(True, "next open finding", "f"),

@@ -281,7 +281,7 @@ class ReviewActions(WorkbenchBase):
     def _refresh_done(self, refreshed: Refreshed) -> None:
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
-        self.session.adopt(fresh)
+        self.session.adopt(fresh, refreshed.overrides)
         self.loaded = fresh
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}

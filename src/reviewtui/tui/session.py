@@ -1,8 +1,10 @@
 """The workbench's link to the core: session store, model, review agent and chat engine.
 
 No Textual here. The store is opened lazily and a broken or busy store never stops triage: the
-problem is reported once and decisions stay in memory. The chat session of this change is the one
-``reviewtui ask`` continues, so the terminal and the workbench share one conversation.
+problem is reported once and decisions stay in memory. Every persisted decision that changed
+is also appended to the evidence log, the input of ``reviewtui rules learn``. The chat session
+of this change is the one ``reviewtui ask`` continues, so the terminal and the workbench share
+one conversation.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from reviewtui.errors import ReviewTuiError, StoreError
 from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
+from reviewtui.plan.evidence import UnitFacts, override_records
 from reviewtui.sessions.review_records import (
     FindingState,
     ReviewComment,
@@ -49,6 +52,7 @@ class TuiSession:
         self._session_id: str | None = None
         self._chat: ChatSession | None = None
         self._lock = threading.Lock()
+        self._recorded = OverrideSet()  # the overrides last logged as evidence
         self.repo_key = str(loaded.root)
         self.change_key = change_key(loaded.change_set)  # what `reviewtui ask` uses too
 
@@ -80,7 +84,9 @@ class TuiSession:
     def overrides(self) -> OverrideSet:
         sid = self._session(create=False)
         store = self.store()
-        return store.overrides(sid) if store is not None and sid else OverrideSet()
+        found = store.overrides(sid) if store is not None and sid else OverrideSet()
+        self._recorded = found
+        return found
 
     def marks(self) -> dict[str, str]:
         store = self.store()
@@ -105,6 +111,21 @@ class TuiSession:
                     store.unmark_reviewed(self.repo_key, key)
             except StoreError as error:
                 return str(error)
+            return self._record_evidence(overrides)
+
+    def _record_evidence(self, overrides: OverrideSet) -> str | None:
+        """The person's changed decisions, as evidence for ``reviewtui rules learn``."""
+        log = self.loaded.conflict_log()
+        if log is None:
+            return None
+        by_id = {u.unit_id: u for u in self.loaded.units}
+        facts = {uid: UnitFacts.of_scored(by_id[uid], self.loaded.suggestions.get(uid))
+                 for uid in {*overrides.units, *self._recorded.units} if uid in by_id}
+        try:  # only what changed since the last save: no need to read the log (a key press)
+            log.append(override_records(facts, self._recorded, overrides), only_new=False)
+        except OSError as error:
+            return f"decision saved, but not logged for learning: {error.strerror}"
+        self._recorded = overrides
         return None
 
     # --- model ----------------------------------------------------------------------------
@@ -217,10 +238,15 @@ class TuiSession:
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
         return Refreshed(fresh, fresh.replan(plan), carried, notes)
 
-    def adopt(self, fresh: LoadedChange) -> None:
-        """Work on ``fresh`` from now on (the chat reopens its session on the new change)."""
+    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None) -> None:
+        """Work on ``fresh`` from now on (the chat reopens its session on the new change).
+
+        ``carried``: the person's overrides as a refresh moved them to the new unit ids — the
+        same decisions, not new ones, so they are not evidence for learning again."""
         self.loaded = fresh
         self._chat = None
+        if carried is not None:
+            self._recorded = carried
 
     def ask(self, plan: FusedPlan, question: str, *, on_delta: Callable[[str], None],
             on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:

@@ -72,11 +72,15 @@ def test_a_valid_plan_is_fused(repo: GitRepoBuilder, fake_llm: ScriptedOpenAISer
     body = fake_llm.chat_requests[0].body
     assert body["response_format"]["type"] == "json_schema"
     assert "diff" not in body["messages"][1]["content"].lower().split('"tags"')[0]
-    # The disagreement went to the repository's conflict log.
+    # The disagreement went to the repository's evidence log, stamped with the rule pack and
+    # the change; the LLM's other verdicts went there too.
     log = loaded.conflict_log()
-    assert log is not None and str(log).startswith(str(repo.root / ".git"))
-    assert any(r.kind == "rule_high_vs_llm_skip" and r.unit_id == auth
-               for r in read_conflicts(log))
+    assert log is not None and str(log.path).startswith(str(repo.root / ".git"))
+    records = read_conflicts(log.path)
+    assert any(r.kind == "rule_high_vs_llm_skip" and r.unit_id == auth for r in records)
+    assert {r.unit_id for r in records} == {u.unit_id for u in loaded.units}
+    assert {(r.source, r.pack, r.change) for r in records} == {
+        ("llm", log.pack, loaded.change_set.key)}
 
 
 def test_unknown_ids_invalid_levels_and_bad_requests_are_dropped_with_reasons(

@@ -129,3 +129,20 @@ def test_learned_rule_cannot_lower_a_high_risk_unit(repo: GitRepoBuilder) -> Non
     suggestion = _only_suggestion(repo)
     assert suggestion.context_level.value == "file_context"
     assert "ignored" in (suggestion.learned or "")
+
+
+def test_learned_rule_paths_and_the_tags_it_never_lowers(repo: GitRepoBuilder) -> None:
+    repo.write("conf/settings.py", "def limit():\n    return 10\n")
+    repo.commit("base")
+    repo.write("conf/settings.py", "def limit():\n    return 20\n")
+    before = _only_suggestion(repo)
+    assert before.risk.value == "medium" and before.context_level.value != "diff_only"
+    learned = ("[[learned]]\ntags = ['in_single_function']\ncontext_level = 'diff_only'\n"
+               "confidence = 0.9\nsamples = 5\npaths = ['{glob}']\n")
+    repo.write(".reviewtui/learned_rules.toml", learned.format(glob="elsewhere/**"))
+    assert _only_suggestion(repo).learned is None  # its path glob does not match
+    repo.write(".reviewtui/learned_rules.toml", learned.format(glob="conf/**"))
+    guarded = _only_suggestion(repo)
+    assert guarded.context_level is before.context_level
+    assert guarded.learned is not None and "ignored:" in guarded.learned
+    assert "config_file keeps" in guarded.learned

@@ -17,7 +17,7 @@ BRIEF_DEFAULTS = {
     "lower_level": "[", "raise_level": "]", "edit_requests": "e", "toggle_skip": "s",
     "toggle_reviewed": "space", "filter": "slash", "sort": "o", "build_bundles": "b",
     "run_scanners": "S", "run_planner": "P", "review": "R", "toggle_chat": "c", "zoom": "z,ctrl+o",
-    "help": "question_mark", "quit": "q",
+    "help": "question_mark", "quit": "q", "learn": "L",
     "next_finding": "f", "prev_finding": "F", "accept_finding": "a", "accept_with_comment": "A",
     "dismiss_finding": "x", "comment": "m", "verdict": "V", "export_review": "X",
     "open_editor": "ctrl+e", "refresh": "r",
