@@ -91,6 +91,7 @@ class Adapter(ABC):
 
     name: ClassVar[str]
     executable: ClassVar[str]
+    executable_alternatives: ClassVar[tuple[str, ...]] = ()  # other names it is installed as
     python_module: ClassVar[bool] = False  # also look next to sys.executable
     local_executables: ClassVar[tuple[str, ...]] = ()  # repo-relative, tried before PATH
     reads_stdin: ClassVar[bool] = False
