@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from reviewtui.rules.scanners.base import (
     as_int,
     chunked,
     operand,
+    xml_report,
 )
 from reviewtui.rules.scanners.model import ScanTarget
 from reviewtui.rules.scanners.workspace import Scratch, path_lookup
@@ -72,13 +72,7 @@ class Cppcheck(Adapter):
 
     def parse(self, output: ToolOutput) -> list[Finding]:
         text = output.stderr if "<results" in output.stderr else output.stdout
-        start, end = text.find("<results"), text.rfind("</results>")
-        if start < 0 or end < 0:
-            raise OutputError("no cppcheck <results> in output")
-        try:
-            report = ET.fromstring(text[start:end + len("</results>")])
-        except ET.ParseError as exc:
-            raise OutputError(f"invalid cppcheck XML: {exc}") from None
+        report = xml_report(text, "results", "cppcheck")
         findings = []
         for error in report.iter("error"):
             rule = error.get("id", "cppcheck")

@@ -7,20 +7,19 @@ that is not on disk is scanned from a temporary mirror.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
 from reviewtui.rules.scanners.base import (
     Adapter,
     Finding,
-    OutputError,
     SkipTool,
     ToolContext,
     ToolOutput,
     as_int,
     expect,
     load_json,
+    xml_report,
 )
 from reviewtui.rules.scanners.model import normalise_severity
 
@@ -39,14 +38,7 @@ def checkstyle_findings(text: str, tool: str) -> list[Finding]:
     """The findings of a Checkstyle XML report inside ``text`` (other output around it is
     ignored): ``<checkstyle><file name><error line column severity message source/>``. detekt
     writes the same format."""
-    start = text.find("<checkstyle")
-    end = text.rfind("</checkstyle>")
-    if start < 0 or end < 0:
-        raise OutputError("no <checkstyle> report in output")
-    try:
-        report = ET.fromstring(text[start:end + len("</checkstyle>")])
-    except ET.ParseError as exc:
-        raise OutputError(f"invalid checkstyle XML: {exc}") from None
+    report = xml_report(text, "checkstyle", "checkstyle")
     findings = []
     for file in report.iter("file"):
         for error in file.iter("error"):
