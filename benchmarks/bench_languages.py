@@ -11,6 +11,7 @@ rules that put them there, to be read by a person.
     python benchmarks/bench_languages.py              # builds missing datasets, then rates
     python benchmarks/bench_languages.py --markdown   # the tables for benchmarks/README.md
     python benchmarks/bench_languages.py --top 10     # more of the top-ranked units
+    python benchmarks/bench_languages.py --command "env PYTHONPATH=/tmp/old/src python -m reviewtui"
 
 Standard library only; run it with the project's virtualenv active (``npm`` on PATH for the
 npm releases). Nothing downloaded is committed: it lives under ``benchmarks/.data/``.
@@ -32,7 +33,7 @@ from make_large_diff import DATA_DIR, find_sdist, normalize_name
 BENCH_DIR = Path(__file__).resolve().parent
 LANGUAGE_DATA = DATA_DIR / "languages"
 _RISKS = ("critical", "high", "medium", "low")
-_LABEL = re.compile(r"([\w:.-]+)\(")
+_LABEL = re.compile(r"(?:^|, )([a-z][\w:.-]*)\(")
 
 
 @dataclass(frozen=True)
@@ -91,9 +92,10 @@ def build(release: Release) -> Path:
     return repo
 
 
-def index(repo: Path) -> list[dict[str, object]]:
-    exe = shutil.which("reviewtui")
-    command = [exe] if exe else [sys.executable, "-m", "reviewtui"]
+def index(repo: Path, command: list[str] | None = None) -> list[dict[str, object]]:
+    if command is None:
+        exe = shutil.which("reviewtui")
+        command = [exe] if exe else [sys.executable, "-m", "reviewtui"]
     proc = subprocess.run([*command, "index", "--json", "--sort", "priority", "--range",
                            "old..new", str(repo)], capture_output=True, text=True, check=True)
     units: list[dict[str, object]] = json.loads(proc.stdout)["units"]
@@ -124,6 +126,16 @@ def by_base_security(units: list[dict[str, object]]) -> int:
                and "pattern:security_sensitive(" in str(u["rule_notes"]))
 
 
+def where(unit: dict[str, object], limit: int = 3) -> str:
+    """The unit's first added line ranges (new numbering), or its removed ones."""
+    numbers = unit["line_numbers"]
+    assert isinstance(numbers, dict)
+    compact = numbers["new_compact"] or numbers["old_compact"]
+    ranges = str(compact).split(",")
+    side = "" if numbers["new_compact"] else "removed "
+    return side + ",".join(ranges[:limit]) + (",…" if len(ranges) > limit else "")
+
+
 def labels(unit: dict[str, object]) -> str:
     notes = str(unit["rule_notes"] or "")
     matched = notes.split("matched: ", 1)[1] if "matched: " in notes else ""
@@ -135,11 +147,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     parser.add_argument("--top", type=int, default=5, help="top-ranked units to list")
+    parser.add_argument("--command", help="another reviewtui to rate with, e.g. a checkout "
+                        "from before the packs: \"env PYTHONPATH=/tmp/old/src python -m "
+                        "reviewtui\"")
     args = parser.parse_args()
+    command = args.command.split() if args.command else None
     rows: list[tuple[Release, int, dict[str, int], float, int]] = []
     tops: list[tuple[Release, list[dict[str, object]]]] = []
     for release in RELEASES:
-        units = [u for u in index(build(release)) if u["language"] in release.languages]
+        units = [u for u in index(build(release), command)
+                 if u["language"] in release.languages]
         counts = distribution(units)
         rows.append((release, len(units), counts, high_share(counts), by_base_security(units)))
         tops.append((release, units[:args.top]))
@@ -155,16 +172,15 @@ def main() -> int:
         print("| --- | --- | --- | --- |")
         for release, units in tops:
             for unit in units:
-                print(f"| {release.name} | `{unit['file_path']}:{unit['line_numbers']}` | "
-                      f"{_risk(unit)} | {labels(unit)} |".replace("{'new_compact': ", "")
-                      .replace(", 'old_compact': ", " / ").replace("'}", "").replace("'", ""))
+                print(f"| {release.name} | `{unit['file_path']}` {where(unit)} | {_risk(unit)} "
+                      f"| {labels(unit)} |")
     else:
         for (release, count, counts, pct, secure), (_, units) in zip(rows, tops, strict=True):
             print(f"{release.name} [{', '.join(release.languages)}]: {count} units {counts} "
                   f"-> {pct:.1f}% high or critical ({secure} security_sensitive)")
             for unit in units:
                 print(f"    {_risk(unit):8} {unit['priority_score']:>5} {unit['file_path']} "
-                      f"{unit['line_numbers']['new_compact']}  {labels(unit)}")  # type: ignore[index]
+                      f"{where(unit)}  {labels(unit)}")
     total = sum(row[1] for row in rows)
     overall = {risk: sum(row[2][risk] for row in rows) for risk in _RISKS}
     print(f"\nall: {total} units, {high_share(overall):.1f}% high or critical ({overall})")
