@@ -6,7 +6,6 @@ same rule suggestions. Scanners run only when asked (``scan``), never as part of
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -42,8 +41,9 @@ if TYPE_CHECKING:
 
 
 def scanner_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "reviewtui" / "scanners"
+    from reviewtui.rules.scanners.cache import user_cache_dir
+
+    return user_cache_dir() / "scanners"
 
 
 @dataclass(frozen=True)

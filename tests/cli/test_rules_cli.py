@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
+from reviewtui.config import data_dir
 from reviewtui.rules.confidence import final_confidence
 from tests.cli.conftest import CliRunner
 from tests.cli.test_bad_input import _assert_clean_error
@@ -146,3 +150,50 @@ def test_index_scan_reads_the_commit_not_the_work_tree(repo: GitRepoBuilder,
     unit = cli("index", "--json", "--commit", "HEAD", "--scan-tools", "ruff",
                repo.root).json()["units"][0]
     assert [f["rule_id"] for f in unit["scanner_issues"]] == ["F821"]
+
+
+NEW_PACKS = ["rust", "c", "cpp", "csharp", "php", "kotlin"]
+
+
+@pytest.mark.parametrize("language", NEW_PACKS)
+def test_rules_check_accepts_each_new_language_pack(cli: CliRunner, language: str) -> None:
+    path = data_dir("rules") / f"{language}.toml"
+    result = cli("rules", "check", path)
+    assert result.code == 0, result.err
+    assert f"ok: {path}" in result.out and f" {language} " in result.out
+
+
+@pytest.mark.parametrize(("language", "rule", "key"), [
+    ("rust", "keywords.unsafe_code", "risk"),
+    ("csharp", "decorators.allow_anonymous", "context_level"),
+    ("kotlin", "paths.security", "match"),
+])
+def test_a_broken_new_pack_names_the_file_and_the_key(cli: CliRunner, tmp_path: Path,
+                                                      language: str, rule: str,
+                                                      key: str) -> None:
+    text = (data_dir("rules") / f"{language}.toml").read_text(encoding="utf-8")
+    start = text.index(f"[{rule}]\n")
+    line_start = text.index(f"\n{key} = ", start) + 1
+    line_end = text.index("\n", line_start)
+    broken = tmp_path / f"{language}.toml"
+    broken.write_text(text[:line_start] + f"{key} = 42" + text[line_end:], encoding="utf-8")
+    _assert_clean_error(cli("rules", "check", broken), str(broken), f"{rule}.{key}")
+
+
+def test_index_scan_runs_cppcheck_for_real_on_c_code(repo: GitRepoBuilder,
+                                                    cli: CliRunner) -> None:
+    if shutil.which("cppcheck") is None:
+        pytest.skip("cppcheck is not installed")
+    before = "#include <stdlib.h>\n\nvoid drop(char *p) {\n    free(p);\n}\n"
+    repo.write("src/drop.c", before)
+    repo.commit("base")
+    repo.write("src/drop.c", before.replace("    free(p);\n", "    free(p);\n    free(p);\n"))
+    plain = cli("index", "--json", repo.root).json()["units"][0]
+    result = cli("index", "--json", "--scan-tools", "cppcheck", repo.root)
+    assert result.code == 0, result.err
+    unit = result.json()["units"][0]
+    assert [(f["tool"], f["rule_id"], f["line"], f["severity"])
+            for f in unit["scanner_issues"]] == [("cppcheck", "doubleFree", 5, "error")]
+    assert "c:allocation(free()" in unit["rule_notes"]
+    assert unit["rule_context_level"] != plain["rule_context_level"]  # raised one level
+    assert "scanners: ran cppcheck; 1 errors" in result.err

@@ -19,7 +19,8 @@ def _summary(pack: RulePack) -> str:
     for name, rules in sorted(pack.languages.items()):
         count = (len(rules.decorators) + len(rules.paths) + len(rules.symbols)
                  + len(rules.metrics) + len(rules.keywords))
-        languages.append(f"{name} {count}")
+        also = [alias for alias in rules.applies_to if alias != name]
+        languages.append(f"{name} {count}" + (f" (also {'/'.join(also)})" if also else ""))
     parts = [f"{len(pack.patterns)} change patterns"]
     if languages:
         parts.append("language rules: " + ", ".join(languages))

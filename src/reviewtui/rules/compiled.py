@@ -298,23 +298,26 @@ class CompiledPack:
     pack: RulePack
     general: LanguageSet
     patterns: tuple[PatternRule, ...]
-    languages: dict[str, LanguageSet]  # keyed by every name in applies_to
+    # keyed by every name in applies_to; a language's own pack first, then packs that also
+    # apply to it (the C pack's memory rules apply to C++ too)
+    languages: dict[str, tuple[LanguageSet, ...]]
     noise_tags: frozenset[str]
 
-    def for_language(self, language: str | None) -> LanguageSet | None:
-        return self.languages.get(language) if language else None
+    def for_language(self, language: str | None) -> tuple[LanguageSet, ...]:
+        return self.languages.get(language, ()) if language else ()
 
 
 def compile_pack(pack: RulePack) -> CompiledPack:
-    languages: dict[str, LanguageSet] = {}
+    languages: dict[str, list[LanguageSet]] = {}
     for name, rules in pack.languages.items():
         compiled = compile_language(name, rules, specific=True)
         for alias in rules.applies_to or [name]:
-            languages[alias] = compiled
+            languages.setdefault(alias, []).append(compiled)
     return CompiledPack(
         pack=pack,
         general=compile_language("general", pack.general, specific=False),
         patterns=tuple(_pattern(k, p) for k, p in pack.patterns.items() if p.enabled),
-        languages=languages,
+        languages={alias: tuple(sorted(sets, key=lambda s: s.name != alias))
+                   for alias, sets in languages.items()},
         noise_tags=frozenset(pack.base.noise_tags),
     )

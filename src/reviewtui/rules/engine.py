@@ -47,10 +47,12 @@ class RuleEngine:
 
     def evaluate(self, unit: ReviewUnit, context: RuleContext | None = None) -> RuleSuggestion:
         handler = self.handler(unit.language)
+        context = context or RuleContext()
         symbols = handler.symbols(unit)
-        matches = handler.matches(unit, context or RuleContext(), symbols)
+        tags = handler.rule_tags(unit, context)
+        matches = handler.matches(unit, context, symbols, tags)
         return score(unit, matches, symbols, self.learned_for(unit),
-                     role_of(frozenset(unit.tags), self._pack.roles))
+                     role_of(tags, self._pack.roles))
 
     def evaluate_all(self, units: Iterable[ReviewUnit],
                      context: RuleContext | None = None) -> dict[str, RuleSuggestion]:

@@ -82,10 +82,14 @@ class RuleHandler:
 
     def __init__(self, compiled: CompiledPack, language: str | None = None) -> None:
         self.compiled = compiled
-        self.rules: LanguageSet | None = compiled.for_language(language or self.language)
+        # the language's own pack first, then packs that also apply to it (C rules in C++)
+        self.rule_sets: tuple[LanguageSet, ...] = compiled.for_language(
+            language or self.language)
         base = compiled.pack.base
-        large = self.rules.large_change_lines if self.rules else None
-        moderate = self.rules.moderate_change_lines if self.rules else None
+        large = next((s.large_change_lines for s in self.rule_sets if s.large_change_lines),
+                     None)
+        moderate = next((s.moderate_change_lines for s in self.rule_sets
+                         if s.moderate_change_lines), None)
         self.size_rules = base_metrics(base, large, moderate)
         self.base_keywords = base_keywords(base)
 
@@ -102,11 +106,19 @@ class RuleHandler:
     def is_data_model(self, scope: Scope) -> bool:
         return bool(re.search(r"(Model|Schema|Entity|Record|Dto|DTO)$", scope.name))
 
+    def is_annotation(self, line: str) -> bool:
+        """Is this changed line a decorator/annotation/attribute of the language?"""
+        return line.lstrip().startswith(self.annotation_prefix)
+
     def annotation_lines(self, unit: ReviewUnit) -> list[str]:
         lines = [d for scope in unit.scopes for d in scope.decorators]
-        prefix = self.annotation_prefix
-        lines += [t.strip() for t in unit.changed_lines() if t.lstrip().startswith(prefix)]
+        lines += [t.strip() for t in unit.changed_lines() if self.is_annotation(t)]
         return lines
+
+    def rule_tags(self, unit: ReviewUnit, context: RuleContext) -> frozenset[str]:
+        """The tags rules and roles see: the unit's own, plus what only the language can tell
+        (a Rust change inside ``#[cfg(test)]`` code is test code in a library file)."""
+        return frozenset(unit.tags)
 
     def extra_matches(self, unit: ReviewUnit, text: UnitText,
                       context: RuleContext) -> list[RuleMatch]:
@@ -125,10 +137,12 @@ class RuleHandler:
         return analyse_symbols(unit, self)
 
     def matches(self, unit: ReviewUnit, context: RuleContext,
-                symbols: SymbolFacts | None = None) -> list[RuleMatch]:
+                symbols: SymbolFacts | None = None,
+                tags: frozenset[str] | None = None) -> list[RuleMatch]:
         """Every rule that matches, language and general together, in the seed's order."""
         text = self.unit_text(unit)
-        tags = frozenset(unit.tags)
+        if tags is None:
+            tags = self.rule_tags(unit, context)
         found: list[RuleMatch] = []
         facts = symbols if symbols is not None else self.symbols(unit)
         for rule, names in ((INTERFACE_RULE, facts.interfaces),
@@ -136,7 +150,7 @@ class RuleHandler:
                             (CONSTRUCTOR_RULE, facts.constructors)):
             if names:
                 found.append(RuleMatch(rule, 1.0, ",".join(names)))
-        sets = [s for s in (self.rules, self.compiled.general) if s is not None]
+        sets = [*self.rule_sets, self.compiled.general]
         for rules in sets:
             found += _regex_matches(rules.decorators, text.annotations, tags)
             found += [RuleMatch(m.rule, precision, entry) for m in rules.paths
@@ -147,8 +161,8 @@ class RuleHandler:
         noisy = bool(tags & self.compiled.noise_tags)
         if not noisy:
             for rules in sets:
-                found += _metric_match(rules.metrics, unit)
-            found += _metric_match(self.size_rules, unit)
+                found += _metric_match(rules.metrics, unit, tags)
+            found += _metric_match(self.size_rules, unit, tags)
         for keyword_rules in [*(s.keywords for s in sets), self.base_keywords]:
             found += _keyword_matches(keyword_rules, text, tags)
         for pattern in self.compiled.patterns:
@@ -193,10 +207,11 @@ def _symbol_matches(rules: tuple[RegexRule, ...], names: tuple[tuple[str, str], 
     return out
 
 
-def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit) -> list[RuleMatch]:
+def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit,
+                  tags: frozenset[str]) -> list[RuleMatch]:
     size = unit.added_lines + unit.removed_lines
     for item in sorted(rules, key=lambda r: -r.min_lines):
-        if size >= item.min_lines and item.rule.applies(frozenset(unit.tags)):
+        if size >= item.min_lines and item.rule.applies(tags):
             return [RuleMatch(item.rule, 0.5, f"{size} lines >= {item.min_lines}")]
     return []
 

@@ -1,19 +1,24 @@
-"""Language handlers (Python, Java, Go, TypeScript/JavaScript, Ruby) and their registry.
+"""Language handlers and their registry: Python, Java, Go, TypeScript/JavaScript, Ruby, Rust,
+C, C++, C#, PHP and Kotlin.
 
 The rules themselves are data (``rules/<language>.toml``); these classes answer only what data
-cannot: how each language spells public, constructor, interface and data model, and -- for
-Ruby -- which changed methods a Rails callback elsewhere in the class points at.
+cannot: how each language spells public, constructor, interface and data model, what a line of
+decorator/annotation/attribute looks like (``#[...]`` in Rust and PHP 8, ``[...]`` in C#,
+``[[...]]`` in C/C++, ``@...`` in Kotlin), which changed methods a Rails callback elsewhere in
+the class points at (Ruby), and which changes are test code inside a library file (Rust).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
+from pathlib import PurePosixPath
 
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import CompiledPack, Rule, Stage
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.handlers import RuleContext, RuleHandler, UnitText, clip
+from reviewtui.rules.inline_tests import in_test_code
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts
 from reviewtui.units.model import ReviewUnit, Scope
@@ -150,6 +155,63 @@ class RubyRuleHandler(RuleHandler):
         return []
 
 
+class RustRuleHandler(RuleHandler):
+    """``#[...]`` / ``#![...]`` attributes; ``#[cfg(test)]`` and ``#[test]`` code is test code
+    (``test_code``: capped like a test file), ``build.rs`` a build script (``build_script``)."""
+
+    language = "rust"
+    _attribute = re.compile(r"^\s*#!?\[")
+
+    def is_annotation(self, line: str) -> bool:
+        return bool(self._attribute.match(line))
+
+    def rule_tags(self, unit: ReviewUnit, context: RuleContext) -> frozenset[str]:
+        tags = set(unit.tags)
+        if PurePosixPath(unit.file_path).name == "build.rs":
+            tags.add("build_script")
+        if "test_file" not in tags and unit.hunks:
+            text = context.file_text(unit.file_path) if context.file_text else None
+            if in_test_code(unit, text):
+                tags.add("test_code")
+        return frozenset(tags)
+
+
+class CRuleHandler(RuleHandler):
+    """C and C++: ``[[nodiscard]]``-style attributes (C23, C++11); the C pack applies to C++."""
+
+    language = "c"
+    annotation_prefix = "[["
+
+
+class CSharpRuleHandler(RuleHandler):
+    """``[Attribute]`` lines (also ``[return: ...]``, ``[assembly: ...]``, several in one
+    list), not collection expressions like ``[1, 2]`` or ``[x, y]``."""
+
+    language = "csharp"
+    _attribute = re.compile(r"^\s*\[\s*(?:(?:assembly|module|return|type|method|field|"
+                            r"property|param|event)\s*:\s*)?[A-Z]\w*(?:\.\w+)*\s*[(\],]")
+
+    def is_annotation(self, line: str) -> bool:
+        return bool(self._attribute.match(line))
+
+
+class PhpRuleHandler(RuleHandler):
+    """PHP 8 ``#[Attribute]`` lines and docblock annotations (``@Route``, ``@ORM\\Column``,
+    ``@IsGranted``: capitalised, unlike ``@param``)."""
+
+    language = "php"
+    _attribute = re.compile(r"^\s*(?:#\[|(?:/\*\*|\*)\s*@[A-Z])")
+
+    def is_annotation(self, line: str) -> bool:
+        return bool(self._attribute.match(line))
+
+
+class KotlinRuleHandler(RuleHandler):
+    """``@Annotation`` lines, use-site targets included (``@field:JsonProperty``)."""
+
+    language = "kotlin"
+
+
 _REGISTRY: dict[str, type[RuleHandler]] = {}
 
 
@@ -168,5 +230,8 @@ def make_handler(compiled: CompiledPack, language: str | None) -> RuleHandler:
 for _language, _handler in (("python", PythonRuleHandler), ("java", JavaRuleHandler),
                             ("go", GoRuleHandler), ("typescript", TypeScriptRuleHandler),
                             ("tsx", TypeScriptRuleHandler), ("javascript", TypeScriptRuleHandler),
-                            ("ruby", RubyRuleHandler)):
+                            ("ruby", RubyRuleHandler), ("rust", RustRuleHandler),
+                            ("c", CRuleHandler), ("cpp", CRuleHandler),
+                            ("csharp", CSharpRuleHandler), ("php", PhpRuleHandler),
+                            ("kotlin", KotlinRuleHandler)):
     register_rule_handler(_language, _handler)

@@ -10,6 +10,7 @@ the tool: files in place when they are on disk, otherwise stdin or a temporary m
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -91,6 +92,7 @@ class Adapter(ABC):
 
     name: ClassVar[str]
     executable: ClassVar[str]
+    executable_alternatives: ClassVar[tuple[str, ...]] = ()  # other names it is installed as
     python_module: ClassVar[bool] = False  # also look next to sys.executable
     local_executables: ClassVar[tuple[str, ...]] = ()  # repo-relative, tried before PATH
     reads_stdin: ClassVar[bool] = False
@@ -160,6 +162,18 @@ def load_json(text: str) -> Any:
                 pass
         offset += len(line)
     raise OutputError(f"no JSON in output: {first_line(text) or '(empty)'}")
+
+
+def xml_report(text: str, root: str, what: str) -> ET.Element:
+    """The XML document ``<root ...>...</root>`` inside ``text`` (banners, console output or
+    an XML declaration around it are ignored)."""
+    start, end = text.find(f"<{root}"), text.rfind(f"</{root}>")
+    if start < 0 or end < 0:
+        raise OutputError(f"no <{root}> report in output")
+    try:
+        return ET.fromstring(text[start:end + len(root) + 3])
+    except ET.ParseError as exc:
+        raise OutputError(f"invalid {what} XML: {exc}") from None
 
 
 def expect(value: Any, kind: type[Any] | tuple[type[Any], ...], what: str) -> Any:

@@ -31,6 +31,10 @@ def _eslint() -> dict[str, ScannerToolConfig]:
     return {"eslint": _tool()}
 
 
+def _c_family() -> dict[str, ScannerToolConfig]:
+    return {"cppcheck": _tool(timeout=120), "clang-tidy": _tool(timeout=180)}
+
+
 DEFAULT_SCANNER_CONFIG: dict[str, dict[str, ScannerToolConfig]] = {
     "python": {
         "pylint": _tool(),
@@ -45,6 +49,11 @@ DEFAULT_SCANNER_CONFIG: dict[str, dict[str, ScannerToolConfig]] = {
     "typescript": _eslint(),
     "tsx": _eslint(),
     "ruby": {"rubocop": _tool()},
+    "rust": {"clippy": _tool(timeout=300)},
+    "c": _c_family(),
+    "cpp": _c_family(),
+    "php": {"phpstan": _tool(timeout=120)},
+    "kotlin": {"ktlint": _tool(), "detekt": _tool(timeout=120)},
     ANY_LANGUAGE: {"semgrep": _tool(timeout=60)},
 }
 

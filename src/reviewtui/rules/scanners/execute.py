@@ -28,6 +28,8 @@ _QUIET_ENV = {
     "SEMGREP_ENABLE_VERSION_CHECK": "0",
     "GOPROXY": "off",
     "GOTOOLCHAIN": "local",
+    "CARGO_NET_OFFLINE": "true",
+    "CARGO_TERM_COLOR": "never",
 }
 _DROP_ENV = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS")
 _VERSION_TIMEOUT = 10.0
@@ -56,10 +58,13 @@ def find_executable(adapter: Adapter, root: Path) -> str | None:
         candidate = root / rel
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
-    found = shutil.which(adapter.executable)
-    if found is None and adapter.python_module:
-        found = shutil.which(adapter.executable, path=str(Path(sys.executable).parent))
-    return found
+    for name in (adapter.executable, *adapter.executable_alternatives):
+        found = shutil.which(name)
+        if found is None and adapter.python_module:
+            found = shutil.which(name, path=str(Path(sys.executable).parent))
+        if found is not None:
+            return found
+    return None
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

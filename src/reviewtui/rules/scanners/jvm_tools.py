@@ -7,20 +7,19 @@ that is not on disk is scanned from a temporary mirror.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
 from reviewtui.rules.scanners.base import (
     Adapter,
     Finding,
-    OutputError,
     SkipTool,
     ToolContext,
     ToolOutput,
     as_int,
     expect,
     load_json,
+    xml_report,
 )
 from reviewtui.rules.scanners.model import normalise_severity
 
@@ -33,6 +32,25 @@ def _first_existing(root: Path, names: Sequence[str], reason: str) -> Path:
         if (root / name).is_file():
             return root / name
     raise SkipTool(reason)
+
+
+def checkstyle_findings(text: str, tool: str) -> list[Finding]:
+    """The findings of a Checkstyle XML report inside ``text`` (other output around it is
+    ignored): ``<checkstyle><file name><error line column severity message source/>``. detekt
+    writes the same format."""
+    report = xml_report(text, "checkstyle", "checkstyle")
+    findings = []
+    for file in report.iter("file"):
+        for error in file.iter("error"):
+            source = error.get("source", "")
+            findings.append(Finding(
+                path=file.get("name", ""), line=as_int(error.get("line")),
+                column=as_int(error.get("column")),
+                severity=normalise_severity(error.get("severity", "")),
+                message=error.get("message", ""),
+                rule_id=source.rsplit(".", 1)[-1].removesuffix("Check") or tool,
+            ))
+    return findings
 
 
 class Checkstyle(Adapter):
@@ -51,26 +69,7 @@ class Checkstyle(Adapter):
         return ["-c", str(ctx.setup), "-f", "xml", *ctx.config.extra_args, *files]
 
     def parse(self, output: ToolOutput) -> list[Finding]:
-        start = output.stdout.find("<checkstyle")
-        end = output.stdout.rfind("</checkstyle>")
-        if start < 0 or end < 0:
-            raise OutputError("no <checkstyle> report in output")
-        try:
-            report = ET.fromstring(output.stdout[start:end + len("</checkstyle>")])
-        except ET.ParseError as exc:
-            raise OutputError(f"invalid checkstyle XML: {exc}") from None
-        findings = []
-        for file in report.iter("file"):
-            for error in file.iter("error"):
-                source = error.get("source", "")
-                findings.append(Finding(
-                    path=file.get("name", ""), line=as_int(error.get("line")),
-                    column=as_int(error.get("column")),
-                    severity=normalise_severity(error.get("severity", "")),
-                    message=error.get("message", ""),
-                    rule_id=source.rsplit(".", 1)[-1].removesuffix("Check") or "checkstyle",
-                ))
-        return findings
+        return checkstyle_findings(output.stdout, self.name)
 
 
 _PMD_PRIORITY = {1: "error", 2: "error", 3: "warning", 4: "info", 5: "info"}

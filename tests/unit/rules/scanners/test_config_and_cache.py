@@ -41,6 +41,11 @@ def test_defaults_follow_the_spec() -> None:
         "typescript": {"eslint": (True, 30, [])},
         "tsx": {"eslint": (True, 30, [])},
         "ruby": {"rubocop": (True, 30, [])},
+        "rust": {"clippy": (True, 300, [])},
+        "c": {"cppcheck": (True, 120, []), "clang-tidy": (True, 180, [])},
+        "cpp": {"cppcheck": (True, 120, []), "clang-tidy": (True, 180, [])},
+        "php": {"phpstan": (True, 120, [])},
+        "kotlin": {"ktlint": (True, 30, []), "detekt": (True, 120, [])},
         ANY_LANGUAGE: {"semgrep": (True, 60, [])},
     }
     every_tool = {tool for tools in DEFAULT_SCANNER_CONFIG.values() for tool in tools}
@@ -59,10 +64,14 @@ def test_tool_config_validation() -> None:
 
 def test_caller_config_replaces_only_the_pairs_it_names() -> None:
     mine = ScannerToolConfig(enabled=False)
-    merged = merge_config({"python": {"ruff": mine}, "kotlin": {"ktlint": ScannerToolConfig()}})
+    slow = ScannerToolConfig(timeout=600)
+    merged = merge_config({"python": {"ruff": mine}, "kotlin": {"detekt": slow},
+                           "swift": {"swiftlint": ScannerToolConfig()}})
     assert merged["python"]["ruff"] is mine
     assert merged["python"]["pylint"] == DEFAULT_SCANNER_CONFIG["python"]["pylint"]
-    assert set(merged["kotlin"]) == {"ktlint"}
+    assert merged["kotlin"] == {"ktlint": DEFAULT_SCANNER_CONFIG["kotlin"]["ktlint"],
+                                "detekt": slow}
+    assert set(merged["swift"]) == {"swiftlint"}
     assert DEFAULT_SCANNER_CONFIG["python"]["ruff"].enabled  # the defaults are not mutated
     assert merge_config(None) == DEFAULT_SCANNER_CONFIG
 
