@@ -16,15 +16,14 @@ import os
 from pathlib import Path
 
 from reviewtui import __version__
+from reviewtui.code.language_specs import GRAMMAR_MODULES
 from reviewtui.config import Settings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange
 from reviewtui.rules.schema import RulePack
 
 FORMAT = 2
-_CODE_MODULES = ("tree_sitter", "tree_sitter_python", "tree_sitter_javascript",
-                 "tree_sitter_typescript", "tree_sitter_go", "tree_sitter_java",
-                 "tree_sitter_ruby")
+_CODE_MODULES = ("tree_sitter", *GRAMMAR_MODULES)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
