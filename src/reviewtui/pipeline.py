@@ -311,6 +311,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     collecting = _Collecting(repo, selector, root, early)
     from reviewtui.analysis import analyse_change, open_unit_cache
     from reviewtui.rules import RuleEngine, load_rule_pack
+    from reviewtui.units.languages import repository_languages
     from reviewtui.units.vocabulary import vocabulary_for
 
     settings = early or _settings(root)
@@ -324,6 +325,6 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     change_set = collecting.result()
     reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
-                              cache=cache)
+                              cache=cache, languages=repository_languages(repo, change_set))
     return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,
                         analysis.suggestions, selector, use_cache)
