@@ -26,6 +26,7 @@ from reviewtui.rules.compiled import (
     base_metrics,
 )
 from reviewtui.rules.confidence import RiskLevel
+from reviewtui.rules.language_symbols import SYMBOL_JUDGES
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
 from reviewtui.units.model import ReviewUnit, Scope
@@ -83,6 +84,8 @@ class RuleHandler:
     def __init__(self, compiled: CompiledPack, language: str | None = None) -> None:
         self.compiled = compiled
         self.rules: LanguageSet | None = compiled.for_language(language or self.language)
+        # Rust, C, C++, C#, PHP, Kotlin: the language's own answers to the symbol questions.
+        self._judge = SYMBOL_JUDGES.get(language or self.language or "")
         base = compiled.pack.base
         large = self.rules.large_change_lines if self.rules else None
         moderate = self.rules.moderate_change_lines if self.rules else None
@@ -91,15 +94,23 @@ class RuleHandler:
 
     # -- language questions -------------------------------------------------------------
     def is_public(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_public(scope)
         return not scope.name.startswith("_")
 
     def is_constructor(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_constructor(scope)
         return scope.name in ("__init__", "constructor", "initialize")
 
     def is_interface(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_interface(scope)
         return scope.kind == "interface"
 
     def is_data_model(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_data_model(scope)
         return bool(re.search(r"(Model|Schema|Entity|Record|Dto|DTO)$", scope.name))
 
     def annotation_lines(self, unit: ReviewUnit) -> list[str]:
