@@ -118,7 +118,24 @@ def _prototype_owner(declarator: Node) -> Node | None:
     if owner.parent is None or owner.parent.type == "compound_statement":
         return None  # ``Foo x(a);`` in a body is far more often a variable than a prototype
     found = _function_declarator(owner)
-    return owner if found is not None and found.id == declarator.id else None
+    if found is None or found.id != declarator.id:
+        return None
+    if owner.child_by_field_name("type") is None and not _constructor_like(owner, declarator):
+        return None  # ``PYBIND11_TYPE_CASTER(T, ...);``: a macro call, not a declaration
+    return owner
+
+
+def _constructor_like(owner: Node, declarator: Node) -> bool:
+    """A declaration without a type declares a constructor or destructor of its class."""
+    target = declarator.child_by_field_name("declarator")
+    if target is None:
+        return False
+    if target.type == "destructor_name":
+        return True
+    body = owner.parent
+    owning = body.parent if body is not None and body.type == "field_declaration_list" else None
+    name = owning.child_by_field_name("name") if owning is not None else None
+    return name is not None and node_text(_plain_name(name)) == node_text(target)
 
 
 def _c_function(kind: str, node: Node) -> Shape | None:
@@ -210,12 +227,24 @@ def _typedef_struct(node: Node) -> tuple[Node | None, Node]:
     return name, parent
 
 
+def _plain_name(name: Node) -> Node:
+    """``Widget`` of a C++ specialisation's ``Widget<int>``."""
+    if name.type == "template_type":
+        return name.child_by_field_name("name") or name
+    return name
+
+
 def _named(kind: str, node: Node, name: Node | None, outer: Node | None = None) -> Shape | None:
     if name is None:
         return None
+    name = _plain_name(name)
     whole = outer if outer is not None else node
-    return Shape(kind, node, _dotted(node_text(name)) if kind == "namespace" else node_text(name),
-                 name.start_point[0], whole, whole.start_byte)
+    text = node_text(name)
+    if kind == "namespace":
+        text = _dotted(text)
+    elif node.type == "destructor_declaration":  # C# ``~Name()``
+        text = f"~{text}"
+    return Shape(kind, node, text, name.start_point[0], whole, whole.start_byte)
 
 
 def shape(capture_kind: str, node: Node) -> Shape | None:

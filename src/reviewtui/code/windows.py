@@ -33,6 +33,8 @@ _ATTACHED = re.compile(rb"@|#|//|/\*|\*|--|\[|template[ \t]*<")
 # lose it (and the names it qualifies), so such files are parsed whole.
 _OPEN_NAMESPACE = re.compile(
     rb"(?m)^(?:inline[ \t]+)?namespace(?:[ \t]+[\w:.\\]+)?[ \t]*\{?[ \t]*(?://.*)?\r?$")
+# Identifiers and pointer marks only: the type of a C definition whose name is on the next line.
+_TYPE_HEAD = re.compile(rb"[A-Za-z_][\w \t*&]*\r?$")
 _ACCESS_LABEL = re.compile(rb"^[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$")
 _CLOSERS = (b"}", b"end", b")")
 _OPENERS = (b"(", b"[", b"{", b",")
@@ -136,11 +138,13 @@ def _inside_decorator(line: bytes, indent: int) -> bool:
 
 
 def _with_decorators(rows: list[bytes], start: int, low: int, indent: int) -> int:
-    """Move ``start`` up over the decorators/comments stacked on it, multi-line ones too."""
+    """Move ``start`` up over the decorators/comments stacked on it, multi-line ones too, and
+    over a C return type written on its own line (``static int`` above ``name(args)``)."""
     row = start - 1
     while row >= low:
         line = rows[row]
-        if _attached(line, indent):
+        if _attached(line, indent) or (
+                _indent(line) == indent and _TYPE_HEAD.match(line, indent) is not None):
             start = row
         elif not _inside_decorator(line, indent):
             break

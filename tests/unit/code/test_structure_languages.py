@@ -177,6 +177,18 @@ def test_cpp_namespaces_classes_access_sections_and_lambdas() -> None:
     assert fs.enclosing(18).signature == "void Widget::draw() const"  # type: ignore[union-attr]
 
 
+def test_cpp_macro_calls_are_no_members_and_specialisations_keep_their_name() -> None:
+    fs = analyze_source("cpp", b"class Caster {\n    Caster(int x);\n    ~Caster();\n"
+                               b"    TYPE_CASTER(T, name);\n};\n"
+                               b"template <> struct tag<int> : base {\n    void f();\n};\n")
+    assert fs is not None
+    assert _defs(fs) == [("class", "Caster", 1, 5), ("method", "Caster.Caster", 2, 2),
+                         ("method", "Caster.~Caster", 3, 3), ("struct", "tag", 6, 8),
+                         ("method", "tag.f", 7, 7)]
+    destructor = analyze_source("csharp", b"class C { ~C() { } }\n")
+    assert destructor is not None and _defs(destructor)[-1] == ("method", "C.~C", 1, 1)
+
+
 CSHARP = """
     using System;
     namespace App.Controllers
@@ -375,6 +387,17 @@ def test_cpp_skeleton_keeps_the_access_section_and_template_head(label_indent: s
     found = _same_as_whole("cpp", source, "        return y;", windowed=windowed)
     assert found.signature == "private: int target(T y)"
     assert found.start_line == source.split("\n").index("    template <typename T>") + 1
+
+
+def test_c_skeleton_keeps_a_return_type_on_its_own_line() -> None:
+    functions = "".join(f"static int\nf{i}(int x)\n{{\n    return x + {i};\n}}\n\n"
+                        for i in range(80))
+    source = (functions + "PyMODINIT_FUNC\nPyInit_mod(void) {\n    int m = 0;\n"
+              "#ifdef Py_GIL_DISABLED\n    m = 1;\n#endif\n    return m;\n}\n")
+    found = _same_as_whole("c", source, "    m = 1;", windowed=True)
+    assert (found.name, found.signature) == ("PyInit_mod", "PyMODINIT_FUNC PyInit_mod(void)")
+    found = _same_as_whole("c", source, "    return x + 40;", windowed=True)
+    assert found.signature == "static int f40(int x)"
 
 
 def test_cpp_unindented_namespace_keeps_its_qualified_names() -> None:
