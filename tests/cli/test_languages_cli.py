@@ -42,6 +42,7 @@ class Language:
     function: str  # the name callers are asked for
     caller: tuple[str, str]  # (path, text) of a file that really calls it
     not_callers: tuple[str, str]  # (path, text): the name only in comments/strings/longer names
+    added: str  # a whole new type with a function in it (a struct and a function in C)
 
 
 RUST = Language(
@@ -71,6 +72,8 @@ impl Invoice {
     ("src/main.rs", "fn main() {\n    let due = invoice.charge(5);\n}\n"),
     ("src/notes.rs", "// charge() is called from main\nfn charge_all() {\n"
                      "    let label = \"charge\";\n}\n"),
+    "\npub struct Refund {\n    amount: u64,\n}\n\nimpl Refund {\n"
+    "    pub fn apply(&self) -> u64 {\n        self.amount\n    }\n}\n",
 )
 
 C = Language(
@@ -100,6 +103,8 @@ int buffer_append(struct buffer *b, const char *s, size_t n)
     ("lib/notes.c", "/* buffer_append grows the buffer */\n"
                     "static const char *name = \"buffer_append\";\n"
                     "int buffer_append_all(void);\n"),
+    "\nstruct refund {\n    int amount;\n};\n\nint refund_apply(struct refund *r)\n{\n"
+    "    return r->amount;\n}\n",
 )
 
 CPP = Language(
@@ -128,6 +133,7 @@ private:
     ("src/main.cpp", "int main() {\n    shop::Cart cart;\n    return cart.total(1);\n}\n"),
     ("src/notes.cpp", "// total() sums the cart\nconst char *label = \"total\";\n"
                       "int total_all();\n"),
+    "\nclass Refund {\npublic:\n    int apply(int a) {\n        return a;\n    }\n};\n",
 )
 
 CSHARP = Language(
@@ -158,6 +164,8 @@ CSHARP = Language(
                        "        return c.Create(5);\n    }\n}\n"),
     ("Shop/Notes.cs", "// Create is the POST endpoint\nclass Notes\n{\n"
                       "    string Label = \"Create\";\n    void CreateAll() { }\n}\n"),
+    "\npublic class Refund\n{\n    public int Apply(int a)\n    {\n        return a;\n"
+    "    }\n}\n",
 )
 
 PHP = Language(
@@ -188,6 +196,8 @@ class OrderController
     ("app/Client.php", "<?php\nfunction run($c) {\n    return $c->create(5);\n}\n"),
     ("app/Notes.php", "<?php\n// create() makes an order\n$label = 'create';\n"
                       "function create_all() {}\n"),
+    "\nclass Refund\n{\n    public function apply(int $a): int\n    {\n        return $a;\n"
+    "    }\n}\n",
 )
 
 KOTLIN = Language(
@@ -214,6 +224,7 @@ class OrderController {
                                        "    return c.create(5)\n}\n"),
     ("src/main/kotlin/shop/Notes.kt", "package shop\n\n// create() makes an order\n"
                                       "val label = \"create\"\nfun createAll() {}\n"),
+    "\nclass Refund {\n    fun apply(a: Int): Int {\n        return a\n    }\n}\n",
 )
 
 LANGUAGES = [RUST, C, CPP, CSHARP, PHP, KOTLIN]
@@ -293,3 +304,13 @@ def test_callers_are_real_references(repo: GitRepoBuilder, cli: CliRunner, tmp_p
                      if f"{language.function}(" in text)
     assert [(c["file_path"], c["line"]) for c in bundle["callers"]] == [
         (caller_path, call_line)]
+
+
+@pytest.mark.parametrize("language", LANGUAGES, ids=IDS)
+def test_a_whole_new_type_and_function_are_tagged_complete(repo: GitRepoBuilder, cli: CliRunner,
+                                                           language: Language) -> None:
+    repo.write(language.path, language.source)
+    repo.commit("base")
+    repo.write(language.path, language.source + language.added)
+    [unit] = _units(cli, repo.root)
+    assert {"complete_class", "complete_function"} <= set(unit["tags"])

@@ -58,14 +58,15 @@ class LanguageSpec:
 
 _JS_DEFINITION = re.compile(
     r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class)\s+([\w$]+)")
+_MACRO = r"#\s*define\s+(\w+)\("
 _C_DEFINITION = re.compile(
-    r"^\s*(?:#\s*define\s+(\w+)\(|(?:typedef\s+)?(?:struct|union|enum)\s+(\w+)\s*\{)")
+    rf"^\s*(?:{_MACRO}|(?:typedef\s+)?(?:struct|union|enum)\s+(\w+)\s*\{{)")
 _CPP_DEFINITION = re.compile(
-    r"^\s*(?:template\s*<.*>\s*)?(?:#\s*define\s+(\w+)\(|(?:typedef\s+)?(?:class|struct|union"
+    rf"^\s*(?:template\s*<.*>\s*)?(?:{_MACRO}|(?:typedef\s+)?(?:class|struct|union"
     r"|enum(?:\s+class)?|namespace)\s+(\w+)\s*(?:final\s*)?(?::[^;{]*)?\{?\s*$)")
 _MODIFIERS = r"(?:(?:public|private|protected|internal|static|abstract|sealed|partial|final" \
              r"|readonly|open|override|data|inline|suspend|operator|infix|unsafe|async|const" \
-             r"|extern|default|enum|annotation|inner|value|sealed|expect|actual)\s+)*"
+             r"|extern|default|enum|annotation|inner|value|expect|actual)\s+)*"
 _RUST_DEFINITION = re.compile(
     r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|default|extern\s+\"[^\"]*\")\s+)*"
     r"(?:fn|struct|enum|trait|union|type|mod)\s+(\w+)|^\s*macro_rules!\s*(\w+)")
