@@ -33,6 +33,10 @@ _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generato
                               "closure_expression", "lambda_expression", "anonymous_function",
                               "lambda_literal"})
 _NAMESPACE_SEPARATORS = ("::", "\\")
+# A "function" named like a statement keyword is the parser recovering from code it could not
+# read (``else if (x) {`` after an unknown macro), not a definition.
+_C_KEYWORDS = frozenset({"if", "else", "for", "while", "do", "switch", "case", "return",
+                         "sizeof", "goto", "catch", "defined"})
 
 
 @dataclass(slots=True)
@@ -144,6 +148,8 @@ def _c_function(kind: str, node: Node) -> Shape | None:
     if named is None:
         return None
     prefix, name, name_node = named
+    if name in _C_KEYWORDS:
+        return None
     if prefix and kind == "function":
         kind = "method"  # ``void Widget::draw() {...}``: defined outside its class
     return Shape(kind, node, name, name_node.start_point[0], node, node.start_byte,

@@ -177,6 +177,12 @@ def test_cpp_namespaces_classes_access_sections_and_lambdas() -> None:
     assert fs.enclosing(18).signature == "void Widget::draw() const"  # type: ignore[union-attr]
 
 
+def test_c_error_recovery_makes_no_function_named_like_a_keyword() -> None:
+    # What tree-sitter is left with when ``#ifdef`` splits an else-if chain (Pillow).
+    fs = analyze_source("c", b"else if (context->mode) {\n    x = 1;\n}\n")
+    assert fs is not None and fs.definitions == ()
+
+
 def test_cpp_macro_calls_are_no_members_and_specialisations_keep_their_name() -> None:
     fs = analyze_source("cpp", b"class Caster {\n    Caster(int x);\n    ~Caster();\n"
                                b"    TYPE_CASTER(T, name);\n};\n"
