@@ -60,7 +60,7 @@ def _dotted(text: str) -> str:
     return text.strip(".")
 
 
-def _receiver_type(node: Node) -> str:
+def go_receiver_type(node: Node) -> str:
     """Go receiver type name without pointer or type arguments: ``(f *Foo[T])`` -> Foo."""
     recv = node.child_by_field_name("receiver")
     params = recv.named_children if recv is not None else []
@@ -294,7 +294,7 @@ def shape(capture_kind: str, node: Node) -> Shape | None:
     found = _named(kind, node, node.child_by_field_name("name"))
     if found is not None and kind_type == "method_declaration" \
             and node.child_by_field_name("receiver") is not None:
-        found.prefix = _receiver_type(node)
+        found.prefix = go_receiver_type(node)
     return found
 
 

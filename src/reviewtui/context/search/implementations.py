@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from tree_sitter import Node
 
 from reviewtui.code.lines import node_text
-from reviewtui.code.shapes import rust_impl_type
+from reviewtui.code.shapes import go_receiver_type, rust_impl_type
 from reviewtui.context.search.references import (
     SourceFile,
     ancestors,
@@ -156,17 +156,6 @@ def go_interface_methods(source: SourceFile, name: str) -> tuple[str, ...] | Non
     return None
 
 
-def _receiver(node: Node) -> str | None:
-    recv = node.child_by_field_name("receiver")
-    param = next((c for c in (recv.named_children if recv is not None else [])
-                  if c.type == "parameter_declaration"), None)
-    t = param.child_by_field_name("type") if param is not None else None
-    while t is not None and t.type in ("pointer_type", "generic_type", "parenthesized_type"):
-        t = (t.child_by_field_name("type") if t.type == "generic_type"
-             else (t.named_children[-1] if t.named_children else None))
-    return (t.text or b"").decode("utf-8", "replace") if t is not None else None
-
-
 def go_methods(source: SourceFile) -> list[GoMethod]:
     """Every method declaration (with a receiver) in a Go file."""
     tree = source.tree
@@ -176,7 +165,7 @@ def go_methods(source: SourceFile) -> list[GoMethod]:
     for node in tree.root_node.named_children:
         if node.type != "method_declaration":
             continue
-        receiver, name = _receiver(node), _name_of(node)
+        receiver, name = go_receiver_type(node), _name_of(node)
         if receiver and name:
             found.append(GoMethod(receiver, name, node.start_point[0] + 1))
     return found
