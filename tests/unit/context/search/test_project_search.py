@@ -666,3 +666,18 @@ def kinds_on(path: str, source: str, line: int, name: str) -> list[str]:
 def test_structural_check_per_language(path: str, source: str, line: int,
                                        expected: list[str]) -> None:
     assert kinds_on(path, source, line, "run") == expected
+
+
+@pytest.mark.parametrize(("test_file", "code_file", "call"), [
+    ("a/ChargeTest.kt", "b/Client.kt", "fun use() = charge(1)\n"),
+    ("a/ChargeTests.cs", "b/Client.cs", "class C { int U() { return charge(1); } }\n"),
+    ("a/ChargeTest.php", "b/client.php", "<?php\ncharge(1);\n"),
+    ("a/charge_test.cc", "b/client.cc", "int u() { return charge(1); }\n"),
+    ("a/test_charge.c", "b/client.c", "int u(void) { return charge(1); }\n"),
+])
+def test_callers_in_test_files_come_after_code(repo: GitRepoBuilder, test_file: str,
+                                               code_file: str, call: str) -> None:
+    write_all(repo, {test_file: call, code_file: call})
+    repo.commit("base")
+    found = search_for(repo.root, SelectorMode.COMMIT, "HEAD").callers("charge")
+    assert [s.file_path for s in found] == [code_file, test_file]
