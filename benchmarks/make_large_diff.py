@@ -1,7 +1,8 @@
 """Build a scratch git repository holding a large, real-world diff for benchmarks.
 
 Two released source distributions of one PyPI project are downloaded with
-``pip download --no-deps --no-binary :all:``, extracted, and committed as two
+``pip download --no-deps --no-binary NAME`` (or, with ``--npm``, two releases
+of an npm package with ``npm pack``), extracted, and committed as two
 commits of a fresh repository, tagged ``old`` and ``new``.  Author, committer,
 dates and messages are fixed, and user/system git configuration is ignored
 while building, so the commit ids are the same on every machine.
@@ -17,8 +18,9 @@ Usage::
 
     python benchmarks/make_large_diff.py
     python benchmarks/make_large_diff.py --package django --old 4.2.7 --new 5.0
+    python benchmarks/make_large_diff.py --npm --package expo-modules-core --old 2.1.4 --new 2.2.0
 
-Only the standard library is used; ``git`` and ``pip`` are run as subprocesses
+Only the standard library is used; ``git``, ``pip`` and ``npm`` are run as subprocesses
 (``pip`` through the current interpreter, ``sys.executable -m pip``).
 """
 
@@ -90,9 +92,14 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def slug(package: str) -> str:
+    """A file name for a package: ``@wordpress/block-library`` -> ``wordpress-block-library``."""
+    return normalize_name(package).lstrip("@").replace("/", "-")
+
+
 def default_repo_path(package: str, old: str, new: str) -> Path:
     """Return the default location of the dataset repository."""
-    return DATA_DIR / f"{normalize_name(package)}-{old}-{new}"
+    return DATA_DIR / f"{slug(package)}-{old}-{new}"
 
 
 def git_env() -> dict[str, str]:
@@ -146,34 +153,32 @@ def find_sdist(directory: Path) -> Path | None:
     return found[0] if found else None
 
 
-def download_sdist(package: str, version: str, downloads: Path) -> Path:
-    """Download (or reuse a cached copy of) the sdist of ``package==version``."""
-    target = downloads / f"{normalize_name(package)}-{version}"
+def download_sdist(package: str, version: str, downloads: Path, *, npm: bool = False) -> Path:
+    """Download (or reuse a cached copy of) the sdist of ``package==version`` (``npm``: the
+    npm package's tarball)."""
+    target = downloads / f"{'npm-' if npm else ''}{slug(package)}-{version}"
     cached = find_sdist(target)
     if cached is not None:
         print(f"using cached {cached}", file=sys.stderr)
         return cached
     target.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--no-binary",
-        ":all:",
-        f"{package}=={version}",
-        "-d",
-        str(target),
-    ]
-    print(f"downloading {package}=={version} ...", file=sys.stderr)
-    proc = subprocess.run(cmd, check=False)
+    if npm:
+        what = f"npm pack of {package}@{version}"
+        cmd = ["npm", "pack", "--silent", f"{package}@{version}", "--pack-destination",
+               str(target)]
+    else:
+        what = f"pip download of {package}=={version}"
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+               # the package's sdist; its build backend may come as a wheel (maturin,
+               # setuptools-rust: building those from source needs crates.io)
+               "--no-binary", package, f"{package}=={version}", "-d", str(target)]
+    print(f"{what} ...", file=sys.stderr)
+    proc = subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL if npm else None)
     if proc.returncode != 0:
-        raise BuildError(f"pip download of {package}=={version} failed (exit {proc.returncode})")
+        raise BuildError(f"{what} failed (exit {proc.returncode})")
     sdist = find_sdist(target)
     if sdist is None:
-        raise BuildError(f"pip download left no sdist in {target}")
+        raise BuildError(f"{what} left no archive in {target}")
     return sdist
 
 
@@ -255,7 +260,7 @@ def existing_dataset_ok(repo: Path, package: str, old: str, new: str) -> bool:
     return True
 
 
-def build_dataset(repo: Path, package: str, old: str, new: str) -> None:
+def build_dataset(repo: Path, package: str, old: str, new: str, *, npm: bool = False) -> None:
     """Download both releases and build the two-commit repository at ``repo``."""
     downloads = DATA_DIR / "downloads"
     work = repo.with_name(repo.name + ".building")
@@ -278,7 +283,7 @@ def build_dataset(repo: Path, package: str, old: str, new: str) -> None:
         ):
             git(repo_tmp, "config", key, value, env=env)
         for tag, version, date in (("old", old, OLD_DATE), ("new", new, NEW_DATE)):
-            sdist = download_sdist(package, version, downloads)
+            sdist = download_sdist(package, version, downloads, npm=npm)
             tree = extract_archive(sdist, work / f"src-{tag}")
             sha = commit_tree(repo_tmp, tree, commit_message(package, version), date)
             git(repo_tmp, "tag", tag, sha, env=env)
@@ -341,6 +346,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="repository directory (default: benchmarks/.data/<package>-<old>-<new>)",
     )
     parser.add_argument("--force", action="store_true", help="rebuild even if the repo exists")
+    parser.add_argument("--npm", action="store_true",
+                        help="the package and versions are on npm, not PyPI")
     return parser.parse_args(argv)
 
 
@@ -350,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     repo: Path = (args.out or default_repo_path(args.package, args.old, args.new)).resolve()
     try:
         if args.force or not existing_dataset_ok(repo, args.package, args.old, args.new):
-            build_dataset(repo, args.package, args.old, args.new)
+            build_dataset(repo, args.package, args.old, args.new, npm=args.npm)
         else:
             print(f"reusing existing repository {repo}", file=sys.stderr)
         stats = diff_stats(repo)

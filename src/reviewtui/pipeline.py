@@ -86,6 +86,7 @@ class LoadedChange:
         if not again.changed:
             return replace(self, stamps=again.stamps)
         from reviewtui.analysis import analyse_change, open_unit_cache
+        from reviewtui.units.languages import repository_languages
         from reviewtui.units.vocabulary import vocabulary_for
 
         assert self.repo is not None
@@ -94,13 +95,17 @@ class LoadedChange:
             if unit.file_path not in again.changed and unit.unit_id in self.suggestions:
                 kept.setdefault(unit.file_path, []).append(
                     (unit, self.suggestions[unit.unit_id]))
+        languages = repository_languages(self.repo, again.change_set)
+        if languages != repository_languages(self.repo, self.change_set):
+            # .h files became C++ (or C) with the change's new paths: their units differ
+            return load_change(self.root, self.selector, use_cache=self.use_cache)
         reader = ContentReader(self.repo, again.change_set, self.settings.git.max_file_bytes)
         cache = (open_unit_cache(self.repo.common_dir, self.settings, self.rule_pack.pack)
                  if self.use_cache and self.settings.units.cache else None)
         analysis = analyse_change(
             again.change_set, reader, self.settings.units,
             vocabulary_for(self.rule_pack.pack.tagging, self.rule_pack.sources), self.rules,
-            cache=cache, kept=kept)
+            cache=cache, kept=kept, languages=languages)
         return replace(self, change_set=again.change_set, reader=reader, units=analysis.units,
                        suggestions=analysis.suggestions, stamps=again.stamps)
 
@@ -212,6 +217,7 @@ class LoadedChange:
         from reviewtui.analysis.run import rule_context
         from reviewtui.rules import RuleEngine, load_rule_pack
         from reviewtui.rules.packs import pack_identity
+        from reviewtui.units.languages import repository_languages
         from reviewtui.units.vocabulary import vocabulary_for
 
         pack = load_rule_pack(self.root if self.repo is not None else None)
@@ -229,7 +235,8 @@ class LoadedChange:
             cache = open_unit_cache(self.repo.common_dir, self.settings, pack.pack)
         analysis = analyse_change(self.change_set, self.reader, self.settings.units,
                                   vocabulary_for(pack.pack.tagging, pack.sources), engine,
-                                  cache=cache)
+                                  cache=cache,
+                                  languages=repository_languages(self.repo, self.change_set))
         return replace(self, units=analysis.units, rule_pack=pack, rules=engine,
                        suggestions=analysis.suggestions, config_stamp=self._restamped(pack))
 
@@ -412,6 +419,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     collecting = _Collecting(repo, selector, root, early)
     from reviewtui.analysis import analyse_change, open_unit_cache
     from reviewtui.rules import RuleEngine, load_rule_pack
+    from reviewtui.units.languages import repository_languages
     from reviewtui.units.vocabulary import vocabulary_for
 
     settings = early or _settings(root)
@@ -425,7 +433,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     change_set = collecting.result()
     reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
-                              cache=cache)
+                              cache=cache, languages=repository_languages(repo, change_set))
     stamps = None
     if repo is not None and change_set.new_side.kind is SideKind.WORKTREE:
         from reviewtui.git.refresh import stamp_change

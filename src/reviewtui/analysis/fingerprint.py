@@ -16,15 +16,14 @@ import os
 from pathlib import Path
 
 from reviewtui import __version__
+from reviewtui.code.language_specs import GRAMMAR_MODULES
 from reviewtui.config import Settings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange
 from reviewtui.rules.schema import RulePack
 
 FORMAT = 2
-_CODE_MODULES = ("tree_sitter", "tree_sitter_python", "tree_sitter_javascript",
-                 "tree_sitter_typescript", "tree_sitter_go", "tree_sitter_java",
-                 "tree_sitter_ruby")
+_CODE_MODULES = ("tree_sitter", *GRAMMAR_MODULES)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -68,11 +67,13 @@ def _side(oid: str | None, path: str | None, read: bytes | None) -> str:
     return "sha1:" + hashlib.sha1(read).hexdigest() if read is not None else "unreadable"
 
 
-def file_key(fingerprint: str, change: FileChange, reader: ContentReader) -> str:
-    """The key of ``change``'s results under ``fingerprint``.
+def file_key(fingerprint: str, change: FileChange, reader: ContentReader,
+             language: str | None = None) -> str:
+    """The key of ``change``'s results under ``fingerprint``, read as ``language``.
 
     Blob ids name committed and staged contents; a working-tree side is read and hashed. The
     hunks' headers and line kinds pin the diff's layout (another diff algorithm moves them).
+    The language is part of the key: a ``.h`` file is C or C++ depending on the repository.
     """
     digest = hashlib.sha256(fingerprint.encode())
     old = _side(change.old_blob, change.old_path,
@@ -82,7 +83,7 @@ def file_key(fingerprint: str, change: FileChange, reader: ContentReader) -> str
     digest.update("\0".join((
         change.status.value, change.old_path or "", change.new_path or "",
         change.old_mode or "", change.new_mode or "", old, new, str(change.is_binary),
-        str(change.too_large), str(change.untracked), change.kind.value,
+        str(change.too_large), str(change.untracked), change.kind.value, language or "",
     )).encode("utf-8", "surrogateescape"))
     for hunk in change.hunks:
         digest.update(

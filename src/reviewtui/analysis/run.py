@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from reviewtui.analysis.cache import UnitCache
 from reviewtui.analysis.fingerprint import file_key
 from reviewtui.analysis.records import FileRecord, decode, dump, encode, load
+from reviewtui.code.languages import PathLanguages
 from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, FileChange
 from reviewtui.rules import RuleContext, RuleEngine, RuleSuggestion
 from reviewtui.units import ReviewUnit
 from reviewtui.units.build import file_units
-from reviewtui.units.structures import structure_language
+from reviewtui.units.structures import DEFAULT_LANGUAGES, structure_language
 from reviewtui.units.vocabulary import Vocabulary
 
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
@@ -52,6 +53,7 @@ class _Work:
     vocabulary: Vocabulary
     engine: RuleEngine
     rules: RuleContext
+    languages: PathLanguages
 
 
 _SHARED: _Work | None = None  # set before forking: the workers inherit it
@@ -73,7 +75,7 @@ def rule_context(files: Sequence[FileChange], reader: ContentReader) -> RuleCont
 
 
 def _compute(work: _Work, change: FileChange) -> FileRecord:
-    units = file_units(change, work.reader, work.settings, work.vocabulary)
+    units = file_units(change, work.reader, work.settings, work.vocabulary, work.languages)
     return encode(change, units, [work.engine.evaluate(unit, work.rules) for unit in units])
 
 
@@ -83,8 +85,8 @@ def _compute_batch(indices: list[int]) -> list[tuple[int, bytes]]:
     return [(index, dump(_compute(_SHARED, _SHARED.files[index]))) for index in indices]
 
 
-def _cost(change: FileChange, reader: ContentReader) -> int:
-    if structure_language(change) is None:
+def _cost(change: FileChange, reader: ContentReader, languages: PathLanguages) -> int:
+    if structure_language(change, languages) is None:
         return sum(len(hunk.lines) for hunk in change.hunks) * 40
     return len(reader.new(change) or b"") + len(reader.old(change) or b"")
 
@@ -104,7 +106,7 @@ def _compute_all(work: _Work, indices: list[int],
                  parallel_min_bytes: int) -> tuple[dict[int, FileRecord | bytes], int]:
     """Records of the files at ``indices`` (objects when computed here, pickles from workers)
     and the number of worker processes used."""
-    costs = {index: _cost(work.files[index], work.reader) for index in indices}
+    costs = {index: _cost(work.files[index], work.reader, work.languages) for index in indices}
     workers = _workers(sum(costs.values()), len(indices), parallel_min_bytes)
     if not workers:
         return {index: _compute(work, work.files[index]) for index in indices}, 0
@@ -129,17 +131,18 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
                    cache: UnitCache | None = None,
                    parallel_min_bytes: int = PARALLEL_MIN_BYTES,
                    kept: Mapping[str, Sequence[tuple[ReviewUnit, RuleSuggestion]]] | None = None,
-                   ) -> Analysis:
+                   languages: PathLanguages = DEFAULT_LANGUAGES) -> Analysis:
     """Every unit of the change, in path order, with its rule suggestion.
 
     ``kept`` holds results already in hand (a refresh: the files that did not change since),
-    by the file's path; those files are neither looked up nor computed."""
+    by the file's path; those files are neither looked up nor computed. ``languages``: how
+    this repository maps paths to languages (``.h`` as C or C++)."""
     files = sorted(change_set.files, key=lambda c: c.path)
     decoded: dict[int, list[tuple[ReviewUnit, RuleSuggestion]]] = {
         index: list(kept[change.path]) for index, change in enumerate(files)
         if kept and change.path in kept}
-    keys = [file_key(cache.fingerprint, change, reader) if index not in decoded else ""
-            for index, change in enumerate(files)] if cache else []
+    keys = [file_key(cache.fingerprint, change, reader, languages.of(change.path))
+            if index not in decoded else "" for index, change in enumerate(files)] if cache else []
     known = cache.get_many([key for key in keys if key]) if cache else {}
     reused: dict[int, FileRecord] = {}
     for index, key in enumerate(keys):
@@ -152,8 +155,10 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
             continue
         reused[index] = record
     missing = [index for index in range(len(files)) if index not in decoded]
-    reader.prefetch(files[index] for index in missing if structure_language(files[index]))
-    work = _Work(files, reader, settings, vocabulary, engine, rule_context(files, reader))
+    reader.prefetch(files[index] for index in missing
+                    if structure_language(files[index], languages))
+    work = _Work(files, reader, settings, vocabulary, engine, rule_context(files, reader),
+                 languages)
     computed, workers = _compute_all(work, missing, parallel_min_bytes)
     for index, result in computed.items():
         decoded[index] = decode(files[index], load(result) if isinstance(result, bytes)

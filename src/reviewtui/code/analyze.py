@@ -15,6 +15,7 @@ from tree_sitter import QueryCursor
 
 from reviewtui.code.definitions import build_definitions
 from reviewtui.code.grammars import Grammar, grammar, parser
+from reviewtui.code.language_specs import spec_for
 from reviewtui.code.lines import comment_lines, node_lines
 from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.code.windows import Lines, skeletons
@@ -66,8 +67,9 @@ def _analyze_windows(
     """Analyse skeletons around the changes; None if any does not parse cleanly."""
     source = Lines(data)
     source_lines = source.rows
-    groups = skeletons(source, ranges)
-    if sum(len(rows) for rows in groups) * 10 > len(source_lines) * 9:
+    spec = spec_for(g.name)
+    groups = skeletons(source, ranges, opening=spec.opening_tag if spec is not None else None)
+    if groups is None or sum(len(rows) for rows in groups) * 10 > len(source_lines) * 9:
         return None  # not worth it: most of the file is needed anyway
     definitions: dict[tuple[str, str, int], Definition] = {}
     comments: set[int] = set()

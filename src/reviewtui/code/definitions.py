@@ -13,16 +13,31 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from reviewtui.code.access import MemberAccess
+from reviewtui.code.kinds import CLASS_KINDS
 from reviewtui.code.lines import end_row
+from reviewtui.code.shapes import shape, wrapped
 from reviewtui.code.structure import Definition
 
-_DECORATOR_TYPES = frozenset({"decorator", "marker_annotation", "annotation"})
+_DECORATOR_TYPES = frozenset({"decorator", "marker_annotation", "annotation",
+                              "attribute_list", "attribute_declaration"})
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
-_CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "module"})
-_DECORATABLE = frozenset({"class_declaration", "abstract_class_declaration", "method_definition"})
-_WRAPPERS = frozenset({"decorated_definition", "export_statement"})
-_VAR_STATEMENTS = frozenset({"lexical_declaration", "variable_declaration"})
+# Decorators that are children of the definition node: JS/TS classes and methods, C#/PHP
+# attribute lists, C++ ``[[attributes]]``.
+_DECORATABLE = frozenset({"class_declaration", "abstract_class_declaration", "method_definition",
+                          "method_declaration", "constructor_declaration", "function_definition",
+                          "interface_declaration", "record_declaration", "struct_declaration",
+                          "enum_declaration", "trait_declaration", "destructor_declaration",
+                          "local_function_statement", "class_specifier", "struct_specifier"})
+# Decorators that precede the definition as siblings: TypeScript members, Rust attributes.
+_SIBLING_DECORATORS = frozenset({"decorator", "attribute_item"})
+_SIBLING_DECORATED = frozenset({
+    "method_definition", "function_item", "function_signature_item", "struct_item",
+    "union_item", "enum_item", "impl_item", "trait_item", "mod_item", "macro_definition",
+    "type_item", "const_item", "static_item"})
+_BODY_TYPES = frozenset({"function_body", "class_body", "enum_class_body", "block"})
 _HEADER_PUNCTUATION = frozenset({":", "="})
+_MACRO_OPENERS = frozenset({"{", "(", "["})
 
 
 @dataclass(slots=True)
@@ -64,8 +79,14 @@ def _spans_text(source: bytes, start: int, end: int, holes: list[tuple[int, int]
 
 def _body(node: Node, value: Node | None) -> Node | None:
     """The node where the definition's body starts, if it has one."""
-    if value is not None:  # JS/TS ``const f = () => ...``
-        return value.child_by_field_name("body")
+    if value is not None:  # a bound function: ``const f = () => ...``, ``let f = |x| ...``
+        if value.type == "lambda_literal":  # Kotlin ``{ x -> ... }`` is all body
+            return value
+        return value.child_by_field_name("body") or _body_child(value)
+    if node.type == "macro_definition":  # Rust ``macro_rules! name {``
+        return next((c for c in node.children if c.type in _MACRO_OPENERS), None)
+    if node.type == "preproc_function_def":  # C ``#define NAME(a, b) ...``
+        return node.child_by_field_name("value")
     if node.type == "type_alias_declaration":
         return node.child_by_field_name("value")
     if node.type in ("type_spec", "type_alias"):
@@ -79,7 +100,12 @@ def _body(node: Node, value: Node | None) -> Node | None:
         if inner.type == "interface_type":
             return next((c for c in inner.children if c.type == "{"), None)
         return None
-    return node.child_by_field_name("body")
+    return node.child_by_field_name("body") or _body_child(node)
+
+
+def _body_child(node: Node) -> Node | None:
+    """Kotlin: bodies are children without a field name."""
+    return next((c for c in node.named_children if c.type in _BODY_TYPES), None)
 
 
 def _header_end(node: Node, body: Node | None, source: bytes) -> tuple[int, int]:
@@ -114,11 +140,12 @@ def _decorator_nodes(node: Node, outer: Node) -> list[Node]:
     first = node.child(0)
     if first is not None and first.type == "modifiers":  # Java annotations
         found += [c for c in first.children if c.type in _DECORATOR_TYPES]
-    if node.type == "method_definition":
-        # TypeScript puts member decorators before the member, as siblings.
+    if node.type in _SIBLING_DECORATED:
+        # TypeScript members and Rust items: decorators and attributes are siblings before.
         sib = node.prev_named_sibling
-        while sib is not None and (sib.type == "decorator" or sib.type in _COMMENT_TYPES):
-            if sib.type == "decorator":
+        while sib is not None and (sib.type in _SIBLING_DECORATORS
+                                   or sib.type in _COMMENT_TYPES):
+            if sib.type in _SIBLING_DECORATORS:
                 found.append(sib)
             sib = sib.prev_named_sibling
     if len(found) > 1:
@@ -126,66 +153,25 @@ def _decorator_nodes(node: Node, outer: Node) -> list[Node]:
     return found
 
 
-def _receiver_type(node: Node, source: bytes) -> str:
-    """Go receiver type name without pointer or type arguments: ``(f *Foo[T])`` -> Foo."""
-    recv = node.child_by_field_name("receiver")
-    params = recv.named_children if recv is not None else []
-    param = next((c for c in params if c.type == "parameter_declaration"), None)
-    t = param.child_by_field_name("type") if param is not None else None
-    while t is not None and t.type in ("pointer_type", "generic_type", "parenthesized_type"):
-        if t.type == "generic_type":
-            t = t.child_by_field_name("type")
-        else:
-            t = t.named_children[-1] if t.named_children else None
-    return _text(source, t) if t is not None else ""
-
-
-def _go_type_kind(node: Node) -> str:
-    inner = node.child_by_field_name("type")
-    if node.type == "type_spec" and inner is not None:
-        if inner.type == "struct_type":
-            return "struct"
-        if inner.type == "interface_type":
-            return "interface"
-    return "type"
-
-
-def _raw(capture: str, node: Node, source: bytes) -> _Raw | None:
-    kind = capture[4:]
-    name_node = node.child_by_field_name("name")
-    if name_node is None:
+def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw | None:
+    found = shape(capture[4:], node)
+    if found is None:
         return None
-    outer, sig_start, value, prefix = node, node.start_byte, None, ""
-    holes: list[tuple[int, int]] = []
-    parent = node.parent
-    if kind == "var":
-        kind, value = "function", node.child_by_field_name("value")
-        if parent is not None and parent.type in _VAR_STATEMENTS:
-            outer, sig_start = parent, parent.start_byte
-            keyword = parent.children[0]
-            holes.append((keyword.end_byte, node.start_byte))
-            parent = parent.parent
-    elif kind == "gotype":
-        kind = _go_type_kind(node)
-        if parent is not None and parent.type == "type_declaration":
-            specs = [c for c in parent.named_children if c.type not in _COMMENT_TYPES]
-            if len(specs) == 1:
-                outer, sig_start = parent, parent.start_byte
-    elif node.type == "method_declaration" and node.child_by_field_name("receiver"):
-        prefix = _receiver_type(node, source)
-    if parent is not None and parent.type in _WRAPPERS:
-        outer = parent
+    found = wrapped(found)
+    node, outer = found.node, found.outer
     decorators = _decorator_nodes(node, outer)
-    holes.extend((d.start_byte, d.end_byte) for d in decorators)
-    body = _body(node, value)
+    holes = found.holes + [(d.start_byte, d.end_byte) for d in decorators]
+    body = _body(node, found.value)
     header_end, sig_row = _header_end(node, body, source)
     start_byte, start_point = outer.start_byte, outer.start_point
     if decorators and decorators[0].start_byte < start_byte:
         start_byte, start_point = decorators[0].start_byte, decorators[0].start_point
+    signature = _spans_text(source, found.sig_start, header_end, holes)
+    section = access.of(outer)
     return _Raw(
-        kind=kind,
-        name=_text(source, name_node),
-        prefix=prefix,
+        kind=found.kind,
+        name=found.name,
+        prefix=found.prefix,
         start_byte=start_byte,
         end_byte=outer.end_byte,
         node_start=node.start_byte,
@@ -193,20 +179,21 @@ def _raw(capture: str, node: Node, source: bytes) -> _Raw | None:
         start_line=start_point[0] + 1,
         end_line=end_row(outer) + 1,
         signature_end_line=sig_row + 1,
-        header_line=name_node.start_point[0] + 1,
+        header_line=found.name_row + 1,
         decorators=tuple(_text(source, d).strip() for d in decorators),
-        signature=_spans_text(source, sig_start, header_end, holes),
+        signature=f"{section}: {signature}" if section else signature,
     )
 
 
 def build_definitions(captures: dict[str, list[Node]], source: bytes) -> tuple[Definition, ...]:
     """Definitions for every ``def.*`` capture, sorted by position, names qualified."""
     raws: dict[tuple[int, int, int], _Raw] = {}
+    access = MemberAccess()
     for capture, nodes in captures.items():
         if not capture.startswith("def."):
             continue
         for node in nodes:
-            raw = _raw(capture, node, source)
+            raw = _raw(capture, node, source, access)
             if raw is not None:
                 raws.setdefault((node.start_byte, node.end_byte, node.kind_id), raw)
     ordered = sorted(raws.values(), key=lambda r: (r.start_byte, -r.end_byte))
@@ -217,9 +204,10 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes) -> tuple[D
             stack.pop()
         parent = stack[-1][1] if stack else None
         kind = raw.kind
-        if kind == "function" and parent is not None and parent.kind in _CLASS_LIKE:
+        if kind == "function" and parent is not None and parent.kind in CLASS_KINDS:
             kind = "method"
-        scope = parent.qualified_name if parent is not None else raw.prefix
+        scope = ".".join(part for part in (parent.qualified_name if parent is not None else "",
+                                           raw.prefix) if part)
         definition = Definition(
             kind=kind,
             name=raw.name,

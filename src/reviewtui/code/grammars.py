@@ -1,5 +1,6 @@
 """Grammar loading: one tree-sitter Language, Query and Parser per language.
 
+Which wheel and query a language uses is a row of the language table (``language_specs``).
 Grammar packages are imported lazily (a review of a Go-only repository never
 loads the Java grammar) and compiled queries are cached for the life of the
 process.  Parsers hold mutable state, so each thread gets its own.
@@ -14,20 +15,9 @@ from functools import cache
 
 from tree_sitter import Language, Parser, Query
 
-from reviewtui.code.queries import QUERIES
+from reviewtui.code.language_specs import GRAMMAR_LANGUAGES, spec_for
 
-# language id -> (grammar module, function returning the language pointer)
-_GRAMMARS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-}
-
-LANGUAGES: frozenset[str] = frozenset(_GRAMMARS)
+LANGUAGES: frozenset[str] = GRAMMAR_LANGUAGES
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +32,16 @@ class Grammar:
 @cache
 def grammar(name: str) -> Grammar | None:
     """Return the grammar for ``name`` or None if it is unsupported or unavailable."""
-    spec = _GRAMMARS.get(name)
-    if spec is None:
+    spec = spec_for(name)
+    source = spec.grammar if spec is not None else None
+    if source is None:
         return None
-    module_name, func_name = spec
     try:
-        module = importlib.import_module(module_name)
+        module = importlib.import_module(source.module)
     except ImportError:
         return None
-    language = Language(getattr(module, func_name)())
-    return Grammar(name=name, language=language, query=Query(language, QUERIES[name]))
+    language = Language(getattr(module, source.function)())
+    return Grammar(name=name, language=language, query=Query(language, source.query))
 
 
 _local = threading.local()

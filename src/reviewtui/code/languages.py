@@ -1,37 +1,26 @@
 """Map a file path to a language name.
 
 The names are the ones rule packs and the tree-sitter layer use (``python``, ``typescript``,
-``tsx``...). Unknown files get ``None`` -- they still get every language-independent tag.
+``tsx``...), the suffixes and file names come from the language table (``language_specs``).
+Unknown files get ``None`` -- they still get every language-independent tag.
+
+A ``.h`` file is C or C++ depending on the repository: ``PathLanguages`` is the mapping of one
+repository, with ``.h`` as C++ when the repository has C++ sources.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-_BY_SUFFIX: dict[str, str] = {
-    ".py": "python", ".pyi": "python", ".pyw": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-    ".go": "go",
-    ".java": "java",
-    ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".ru": "ruby",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
-    ".hh": "cpp", ".cs": "csharp", ".rs": "rust", ".kt": "kotlin", ".kts": "kotlin",
-    ".swift": "swift", ".scala": "scala", ".php": "php", ".sh": "shell", ".bash": "shell",
-    ".zsh": "shell", ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css",
-    ".scss": "css", ".vue": "vue", ".md": "markdown", ".rst": "rst", ".txt": "text",
-    ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json", ".ini": "ini",
-    ".cfg": "ini", ".xml": "xml", ".proto": "protobuf", ".lua": "lua", ".pl": "perl",
-    ".r": "r", ".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang",
-    ".hs": "haskell", ".ml": "ocaml", ".clj": "clojure", ".gradle": "groovy",
-    ".groovy": "groovy", ".tf": "terraform", ".properties": "properties",
-}
-_BY_NAME: dict[str, str] = {
-    "Rakefile": "ruby", "Gemfile": "ruby", "Guardfile": "ruby", "Vagrantfile": "ruby",
-    "Dockerfile": "dockerfile", "Makefile": "make", "GNUmakefile": "make",
-    "CMakeLists.txt": "cmake", "BUILD": "starlark", "WORKSPACE": "starlark",
-}
+from reviewtui.code.language_specs import BY_NAME, SPECS
+
+_BY_SUFFIX: dict[str, str] = {suffix: s.name for s in SPECS for suffix in s.suffixes}
+_BY_NAME: dict[str, str] = {file_name: s.name for s in SPECS for file_name in s.file_names}
+HEADER_SUFFIX = ".h"
+CPP_SUFFIXES: tuple[str, ...] = BY_NAME["cpp"].suffixes
 
 
 @functools.lru_cache(maxsize=65536)
@@ -43,3 +32,36 @@ def language_for_path(path: str) -> str | None:
     if name.startswith("Dockerfile"):
         return "dockerfile"
     return _BY_SUFFIX.get(pure.suffix.lower())
+
+
+def is_header(path: str) -> bool:
+    return PurePosixPath(path).suffix.lower() == HEADER_SUFFIX
+
+
+def is_cpp_source(path: str) -> bool:
+    return PurePosixPath(path).suffix.lower() in CPP_SUFFIXES
+
+
+@dataclass(frozen=True, slots=True)
+class PathLanguages:
+    """The languages of one repository's paths: the table's, with ``.h`` as C++ when
+    ``cpp_headers`` (the repository has C++ sources)."""
+
+    cpp_headers: bool = False
+
+    def of(self, path: str) -> str | None:
+        language = language_for_path(path)
+        if language == "c" and self.cpp_headers and is_header(path):
+            return "cpp"
+        return language
+
+
+def headers_decided(paths: Iterable[str]) -> PathLanguages | None:
+    """The mapping when the paths decide it (no ``.h``, or a C++ source among them), else None:
+    then whether the repository tracks C++ sources decides."""
+    listed = list(paths)
+    if not any(is_header(p) for p in listed):
+        return PathLanguages()
+    if any(is_cpp_source(p) for p in listed):
+        return PathLanguages(cpp_headers=True)
+    return None

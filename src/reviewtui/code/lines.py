@@ -13,6 +13,10 @@ from collections.abc import Iterable
 from tree_sitter import Node
 
 
+def node_text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
 def end_row(node: Node) -> int:
     """0-based row of the node's last character (a node ending in a newline ends on
     the previous row)."""

@@ -18,13 +18,24 @@ import bisect
 import re
 from collections.abc import Sequence
 
-# A line that opens with one of these continues or closes something; it never starts a block.
+# A line that opens with one of these continues or closes something; it never starts a block
+# (a brace on its own line opens the body of the header above it: C#, C, C++ layout).
 _NOT_START = (
-    rb"[ \t\r\n]|\)|\]|\}|(?:else|elif|except|finally|end|rescue|ensure|when|catch)\b"
+    rb"[ \t\r\n]|\)|\]|\}|\{|\[|(?:else|elif|except|finally|end|rescue|ensure|when|catch)\b"
+    rb"|template[ \t]*<"
     rb"|\"\"\"|'''|\*|,|\.|\?|:|\+|-|&&|\|\||@|\#|//|/\*"
 )
-# Lines glued to the block below them: decorators, annotations, comments.
-_ATTACHED = (b"@", b"#", b"//", b"/*", b"*", b"--")
+# Lines glued to the block below them: decorators, annotations and attributes (``@x``,
+# ``#[x]``, C# ``[X]``), C++ ``template <...>`` heads, comments.
+_ATTACHED = re.compile(rb"@|#|//|/\*|\*|--|\[|template[ \t]*<")
+# A C++ access label governs the members below it: a member's skeleton keeps the last one.
+# A namespace opened at column 0 above a change usually has an unindented body: a skeleton would
+# lose it (and the names it qualifies), so such files are parsed whole.
+_OPEN_NAMESPACE = re.compile(
+    rb"(?m)^(?:inline[ \t]+)?namespace(?:[ \t]+[\w:.\\]+)?[ \t]*\{?[ \t]*(?://.*)?\r?$")
+# Identifiers and pointer marks only: the type of a C definition whose name is on the next line.
+_TYPE_HEAD = re.compile(rb"[A-Za-z_][\w \t*&]*\r?$")
+_ACCESS_LABEL = re.compile(rb"^[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$")
 _CLOSERS = (b"}", b"end", b")")
 _OPENERS = (b"(", b"[", b"{", b",")
 _TRIPLE = re.compile(rb'"""|\'\'\'')
@@ -46,6 +57,7 @@ class Lines:
         self.rows = data.split(b"\n")
         self._starts: dict[int, list[int]] = {}
         self._in_strings: frozenset[int] | None = None
+        self._marks: dict[bytes, list[int]] = {}
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -69,6 +81,25 @@ class Lines:
             self._in_strings = frozenset(inside)
         return self._in_strings
 
+    def rows_with(self, key: bytes, pattern: re.Pattern[bytes]) -> list[int]:
+        """Sorted 0-based rows where ``pattern`` (a multi-line regex) matches (cached by key,
+        a literal that every match contains)."""
+        found = self._marks.get(key)
+        if found is None:
+            data = self.data
+            found = []
+            if key not in data:  # the key is a literal every match contains: skip the scan
+                self._marks[key] = found
+                return found
+            row = position = 0
+            for match in pattern.finditer(data):
+                row += data.count(b"\n", position, match.start())
+                position = match.start()
+                if not found or found[-1] != row:
+                    found.append(row)
+            self._marks[key] = found
+        return found
+
     def starts(self, indent: int) -> list[int]:
         """Sorted 0-based rows that start a block at exactly ``indent`` columns."""
         found = self._starts.get(indent)
@@ -90,7 +121,7 @@ class Lines:
 
 
 def _attached(line: bytes, indent: int) -> bool:
-    return _indent(line) == indent and line[indent:].startswith(_ATTACHED)
+    return _indent(line) == indent and _ATTACHED.match(line, indent) is not None
 
 
 def _next_start(starts: list[int], after: int, high: int) -> int:
@@ -107,11 +138,13 @@ def _inside_decorator(line: bytes, indent: int) -> bool:
 
 
 def _with_decorators(rows: list[bytes], start: int, low: int, indent: int) -> int:
-    """Move ``start`` up over the decorators/comments stacked on it, multi-line ones too."""
+    """Move ``start`` up over the decorators/comments stacked on it, multi-line ones too, and
+    over a C return type written on its own line (``static int`` above ``name(args)``)."""
     row = start - 1
     while row >= low:
         line = rows[row]
-        if _attached(line, indent):
+        if _attached(line, indent) or (
+                _indent(line) == indent and _TYPE_HEAD.match(line, indent) is not None):
             start = row
         elif not _inside_decorator(line, indent):
             break
@@ -180,6 +213,14 @@ def _closing(lines: list[bytes], start: int, end: int, indent: int) -> int | Non
     return None
 
 
+def _access_label(lines: list[bytes], low: int, start: int) -> int | None:
+    """The last C++ access label (``public:``) in rows ``low..start-1``, if any."""
+    for row in range(start - 1, low - 1, -1):
+        if _ACCESS_LABEL.match(lines[row]):
+            return row
+    return None
+
+
 def _min_indent(lines: list[bytes], first: int, last: int) -> int:
     indents = [_indent(line) for line in lines[first : last + 1] if line.strip()]
     return min(indents) if indents else 0
@@ -213,24 +254,54 @@ def skeleton(source: Lines, first: int, last: int,
         inner_start, inner_end = _block(source, first, last, header + 1, inner_high,
                                         body_indent)
         prefix.extend(range(start, header + 1))
+        label = _access_label(lines, header + 1, inner_start)
+        if label is not None:
+            prefix.append(label)
         if closing is not None:
             suffix.insert(0, closing)
         start, end, indent = inner_start, inner_end, body_indent
     return [*prefix, *range(start, end + 1), *suffix]
 
 
+def _opened(source: Lines, rows: list[int], opening: bytes) -> list[int] | None:
+    """``rows`` behind the tag that opens code (PHP ``<?php``), or None if it is not certain
+    that the rows are code: no tag above them, or a closing tag (``?>``) after it."""
+    tags = source.rows_with(opening, re.compile(re.escape(opening)))
+    i = bisect.bisect_right(tags, rows[0]) - 1
+    if i < 0:
+        return None
+    closing = source.rows_with(b"?>", re.compile(rb"\?>"))
+    j = bisect.bisect_left(closing, tags[i])
+    if j < len(closing) and closing[j] <= rows[-1]:
+        return None
+    return rows if tags[i] == rows[0] else [tags[i], *rows]
+
+
 def skeletons(source: Lines, ranges: Sequence[tuple[int, int]],
-              max_block: int = MAX_BLOCK_LINES) -> list[list[int]]:
-    """One skeleton per group of 1-based ``ranges``; ranges in one block share a skeleton."""
+              max_block: int = MAX_BLOCK_LINES, *,
+              opening: bytes | None = None) -> list[list[int]] | None:
+    """One skeleton per group of 1-based ``ranges``; ranges in one block share a skeleton.
+
+    None when skeletons would not be faithful: a namespace opened at column 0 above a change,
+    or (``opening``, PHP's ``<?php``) rows not certainly inside the code tags.
+    """
     count = len(source)
     result: list[list[int]] = []
     covered: set[int] = set()
+    namespaces = source.rows_with(b"namespace", _OPEN_NAMESPACE)
     for low, high in sorted(ranges):
         first = min(max(low - 1, 0), count - 1)
         last = min(max(high - 1, first), count - 1)
         if all(row in covered for row in range(first, last + 1)):
             continue
         rows = skeleton(source, first, last, max_block)
+        if namespaces and namespaces[0] < rows[0]:
+            return None
+        if opening is not None:
+            opened = _opened(source, rows, opening)
+            if opened is None:
+                return None
+            rows = opened
         covered.update(rows)
         result.append(rows)
     return result

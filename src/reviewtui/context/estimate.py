@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reviewtui.code.kinds import CONTAINER_KINDS
 from reviewtui.config import ContextSettings
 from reviewtui.context.changes import changed_ranges
 from reviewtui.context.excerpt import Range, widen
@@ -28,7 +29,6 @@ DIFF_LINE_TOKENS = 4.0  # "  123   124 +" and the line break of a numbered diff 
 _HEADER = 60  # a block or hunk header, in characters
 _SNIPPETS_PER_NAME = 2  # a search finds about this many places per name (most find none)
 _SNAP = 1.25  # file_context windows grow to definition edges, at most doubling
-_CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "module"})
 _SEARCHES = frozenset({"callers", "search", "search_callers", "search_config_usage",
                        "search_implementations", "search_model_usage", "search_class_methods"})
 
@@ -161,7 +161,7 @@ class Estimator:
         for definition in definitions:
             length = definition.end_line - definition.start_line + 1
             around = changed + 2 * window
-            if definition.kind in _CLASS_LIKE:
+            if definition.kind in CONTAINER_KINDS:
                 shown = min(length, around + 2)
             elif length > limit:
                 shown = min(length, limit // 5 + limit // 10 + around)

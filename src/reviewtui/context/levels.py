@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from reviewtui.code import Definition, FileStructure
+from reviewtui.code.kinds import CONTAINER_KINDS
 from reviewtui.config import ContextSettings
 from reviewtui.context.changes import changed_ranges
 from reviewtui.context.excerpt import (
@@ -33,9 +34,6 @@ from reviewtui.units.model import ReviewUnit
 
 Text = bytes | str
 
-# Definitions that hold other definitions: a change at their own level shows their header and
-# the lines around the change, not the whole class.
-_CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "module"})
 
 LEVEL_FIELDS: dict[ContextLevel, str] = {
     ContextLevel.FUNCTION: "function_context",
@@ -105,7 +103,7 @@ def _definition_block(source: Source, definition: Definition, changed: list[int]
     window = settings.window_lines
     around = lines_of(r for r in widen(runs(changed), window, source.count))
     inside = set(range(lo, hi + 1))
-    if definition.kind in _CLASS_LIKE and length > (sig_end - lo + 1) + 2 * window + 1:
+    if definition.kind in CONTAINER_KINDS and length > (sig_end - lo + 1) + 2 * window + 1:
         keep = (set(range(lo, sig_end + 1)) | around) & inside
         return _Block(f"{what}, around the changes", lo, hi, frozenset(keep))
     limit = settings.max_function_lines
@@ -164,7 +162,7 @@ def _edge_definition(structure: FileStructure, line: int) -> Definition | None:
     chain = structure.containing(line)
     for i, definition in enumerate(chain):
         outer = chain[i + 1] if i + 1 < len(chain) else None
-        if outer is None or outer.kind in _CLASS_LIKE:
+        if outer is None or outer.kind in CONTAINER_KINDS:
             return definition
     return None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from reviewtui.code.kinds import TYPE_KINDS
 from reviewtui.context.search import ProjectSearch
 from reviewtui.models import CodeSnippet, ExtraRequest, ScannerFinding
 from reviewtui.units.model import ReviewUnit
@@ -20,8 +21,6 @@ from reviewtui.units.model import ReviewUnit
 SymbolsFor = Callable[[ReviewUnit, str], Sequence[str]]
 MAX_SYMBOLS = 3
 _NAME_SEARCHES = frozenset({"callers", "search_callers", "search_model_usage"})
-_CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "module", "trait",
-                          "protocol", "type"})
 
 
 @dataclass
@@ -49,7 +48,7 @@ def default_symbols(unit: ReviewUnit, request_type: str) -> list[str]:
     """Names from the unit's own definitions when the rules had none for this type."""
     if request_type in ("search_implementations", "search_model_usage",
                         "search_class_methods"):
-        names = [s.name for s in unit.scopes if s.kind in _CLASS_KINDS]
+        names = [s.name for s in unit.scopes if s.kind in TYPE_KINDS]
     else:
         names = list(unit.symbols) + list(unit.functions)
     unique = list(dict.fromkeys(n for n in names if n))

@@ -26,6 +26,7 @@ from reviewtui.rules.compiled import (
     base_metrics,
 )
 from reviewtui.rules.confidence import RiskLevel
+from reviewtui.rules.language_symbols import SYMBOL_JUDGES
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
 from reviewtui.units.model import ReviewUnit, Scope
@@ -85,6 +86,8 @@ class RuleHandler:
         # the language's own pack first, then packs that also apply to it (C rules in C++)
         self.rule_sets: tuple[LanguageSet, ...] = compiled.for_language(
             language or self.language)
+        # Rust, C, C++, C#, PHP, Kotlin: the language's own answers to the symbol questions.
+        self._judge = SYMBOL_JUDGES.get(language or self.language or "")
         base = compiled.pack.base
         large = next((s.large_change_lines for s in self.rule_sets if s.large_change_lines),
                      None)
@@ -95,15 +98,23 @@ class RuleHandler:
 
     # -- language questions -------------------------------------------------------------
     def is_public(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_public(scope)
         return not scope.name.startswith("_")
 
     def is_constructor(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_constructor(scope)
         return scope.name in ("__init__", "constructor", "initialize")
 
     def is_interface(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_interface(scope)
         return scope.kind == "interface"
 
     def is_data_model(self, scope: Scope) -> bool:
+        if self._judge is not None:
+            return self._judge.is_data_model(scope)
         return bool(re.search(r"(Model|Schema|Entity|Record|Dto|DTO)$", scope.name))
 
     def is_annotation(self, line: str) -> bool:

@@ -12,11 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from reviewtui.code.kinds import FUNCTION_KINDS, TYPE_KINDS
 from reviewtui.units.model import ReviewUnit, Scope
 
 _CONFIG_KEY = re.compile(r"""^\s*["']?([A-Za-z_][\w.\-]{1,63})["']?\s*[:=]""")
-_CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "module", "type"})
-_CALLABLE_KINDS = frozenset({"function", "method"})
 _PER_TYPE = 3
 
 
@@ -96,14 +95,14 @@ def analyse_symbols(unit: ReviewUnit, judge: SymbolJudge) -> SymbolFacts:
     classes: dict[str, None] = {}
     functions: dict[str, None] = {}
     for scope in unit.scopes:
-        callable_ = scope.kind in _CALLABLE_KINDS
-        if scope.kind in _CLASS_KINDS:
+        callable_ = scope.kind in FUNCTION_KINDS
+        if scope.kind in TYPE_KINDS:
             _add(classes, scope.name)
         elif callable_ and scope.role != "outer":
             _add(functions, scope.name)
         if judge.is_interface(scope):
             _add(interfaces, scope.name if not callable_ else _owner(scope).rsplit(".")[-1])
-        if scope.kind in _CLASS_KINDS and judge.is_data_model(scope):
+        if scope.kind in TYPE_KINDS and judge.is_data_model(scope):
             _add(models, scope.name)
         if scope.role == "outer":
             continue

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterable
 
 from reviewtui.code import FileStructure
-from reviewtui.code.languages import language_for_path
+from reviewtui.code.languages import PathLanguages
 from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
@@ -19,7 +19,7 @@ from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts, security_in_lines
 from reviewtui.units.model import ReviewUnit
 from reviewtui.units.path_tags import identifier_tokens, path_tags
-from reviewtui.units.structures import analyze_file, structure_language
+from reviewtui.units.structures import DEFAULT_LANGUAGES, analyze_file, structure_language
 from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
 
 _CHANGE_TYPE = {
@@ -95,25 +95,35 @@ def _has_generated_marker(change: FileChange, reader: ContentReader,
     return any(marker in line for line in head_lines for marker in markers)
 
 
+def _cut_points(structure: FileStructure | None) -> frozenset[int]:
+    """Where an oversized hunk is best cut: where a top-level definition starts, a definition
+    directly in a namespace counting as top-level (C++, C#, PHP, Rust modules)."""
+    if structure is None:
+        return frozenset()
+    namespaces = {d.qualified_name for d in structure.definitions if d.kind == "namespace"}
+    return frozenset(d.start_line for d in structure.definitions
+                     if d.parent is None or d.parent in namespaces)
+
+
 def file_units(change: FileChange, reader: ContentReader, settings: UnitsSettings,
-               vocab: Vocabulary) -> list[ReviewUnit]:
+               vocab: Vocabulary,
+               languages: PathLanguages = DEFAULT_LANGUAGES) -> list[ReviewUnit]:
     """The review units of one changed file (its versions are parsed here, once)."""
-    return _file_units(change, reader, analyze_file(change, reader), settings, vocab)
+    return _file_units(change, reader, analyze_file(change, reader, languages), settings,
+                       vocab, languages)
 
 
 def _file_units(change: FileChange, reader: ContentReader, structures: dict[str, FileStructure],
-                settings: UnitsSettings, vocab: Vocabulary) -> list[ReviewUnit]:
+                settings: UnitsSettings, vocab: Vocabulary,
+                languages: PathLanguages) -> list[ReviewUnit]:
     path = change.path
-    language = language_for_path(path) if change.kind.value == "file" else None
+    language = languages.of(path) if change.kind.value == "file" else None
     base_tags = path_tags(change, vocab)
     if _has_generated_marker(change, reader, vocab):
         base_tags.add("generated_or_vendored")
     new_structure = structures.get("new")
     old_structure = structures.get("old")
-    cut_before = frozenset(
-        d.start_line for d in (new_structure.definitions if new_structure else ())
-        if d.parent is None
-    )
+    cut_before = _cut_points(new_structure)
     groups = group_hunks(change.hunks, merge_gap=settings.merge_gap,
                          max_hunks=settings.max_hunks, max_lines=settings.max_lines,
                          cut_before=cut_before) or [()]
@@ -152,12 +162,13 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
 
 
 def build_units(change_set: ChangeSet, reader: ContentReader, settings: UnitsSettings,
-                vocabulary: Vocabulary | None = None) -> list[ReviewUnit]:
+                vocabulary: Vocabulary | None = None,
+                languages: PathLanguages = DEFAULT_LANGUAGES) -> list[ReviewUnit]:
     """Cut every file of the change into review units, in path order (in this process)."""
     vocab = vocabulary or default_vocabulary()
     files = sorted(change_set.files, key=lambda c: c.path)
-    reader.prefetch(c for c in files if structure_language(c))
+    reader.prefetch(c for c in files if structure_language(c, languages))
     units: list[ReviewUnit] = []
     for change in files:
-        units.extend(file_units(change, reader, settings, vocab))
+        units.extend(file_units(change, reader, settings, vocab, languages))
     return units

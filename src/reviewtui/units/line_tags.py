@@ -16,23 +16,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewtui.code import Definition, FileStructure
+from reviewtui.code.kinds import CLASS_KINDS, FUNCTION_KINDS
+from reviewtui.code.language_specs import CommentStyle, spec_for
 from reviewtui.git.model import DiffLine
 from reviewtui.units.model import Scope
 from reviewtui.units.path_tags import identifier_tokens
 from reviewtui.units.vocabulary import Vocabulary
 
-FUNCTION_KINDS = frozenset({"function", "method"})
-CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "module"})
-
-_HASH = {"python", "ruby", "shell", "yaml", "toml", "make", "dockerfile", "perl", "r", "elixir",
-         "terraform", "cmake", "starlark", "properties", "ini"}
-_SLASH = {"javascript", "typescript", "tsx", "go", "java", "c", "cpp", "csharp", "rust",
-          "kotlin", "swift", "scala", "php", "dart", "groovy", "css", "protobuf"}
-_DASH = {"sql", "lua", "haskell"}
-_COMMENT_HASH = re.compile(r"^\s*#")
-_COMMENT_SLASH = re.compile(r"^\s*(//|/\*|\*/|\*(\s|$))")
-_COMMENT_DASH = re.compile(r"^\s*--")
-_COMMENT_MARKUP = re.compile(r"^\s*(<!--.*-->\s*$|<!--|-->)")
+_COMMENT_LINE: dict[CommentStyle, re.Pattern[str]] = {
+    CommentStyle.HASH: re.compile(r"^\s*#"),
+    CommentStyle.SLASH: re.compile(r"^\s*(//|/\*|\*/|\*(\s|$))"),
+    CommentStyle.DASH: re.compile(r"^\s*--"),
+    CommentStyle.MARKUP: re.compile(r"^\s*(<!--.*-->\s*$|<!--|-->)"),
+}
 _IMPORT = re.compile(
     r"^\s*(import\s|from\s+\S+\s+import\s|export\s+.*\s+from\s|#include\s|require(_relative)?[\s(]"
     r"|(const|let|var)\s+.+=\s*require\(|using\s+[\w.]+\s*;|use\s+[\w:\\{}, ]+;"
@@ -57,15 +53,9 @@ class LineFacts:
 
 
 def _is_comment(line: str, language: str | None) -> bool:
-    if language in _HASH:
-        return bool(_COMMENT_HASH.match(line))
-    if language in _SLASH:
-        return bool(_COMMENT_SLASH.match(line))
-    if language in _DASH:
-        return bool(_COMMENT_DASH.match(line))
-    if language in ("html", "xml", "vue", "markdown"):
-        return bool(_COMMENT_MARKUP.match(line))
-    return False
+    spec = spec_for(language)
+    style = spec.comments if spec is not None else None
+    return style is not None and bool(_COMMENT_LINE[style].match(line))
 
 
 def _all(lines: Sequence[tuple[int, str]], lines_set: frozenset[int] | None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from reviewtui.code import LANGUAGES, FileStructure, analyze_source
-from reviewtui.code.languages import language_for_path
+from reviewtui.code.languages import PathLanguages
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange, Hunk
 
@@ -33,20 +33,25 @@ def changed_runs(hunks: Iterable[Hunk], kind: str) -> list[tuple[int, int]]:
     return runs
 
 
-def structure_language(change: FileChange) -> str | None:
+DEFAULT_LANGUAGES = PathLanguages()
+
+
+def structure_language(change: FileChange,
+                       languages: PathLanguages = DEFAULT_LANGUAGES) -> str | None:
     """The tree-sitter language of a changed file, or None if it has no parseable text."""
     if change.kind.value != "file" or change.is_binary:
         return None
-    language = language_for_path(change.path)
+    language = languages.of(change.path)
     return language if language in LANGUAGES else None
 
 
-def analyze_file(change: FileChange, reader: ContentReader) -> dict[str, FileStructure]:
+def analyze_file(change: FileChange, reader: ContentReader,
+                 languages: PathLanguages = DEFAULT_LANGUAGES) -> dict[str, FileStructure]:
     """Structures of the versions of one file its units will ask about, keyed "new" / "old".
 
     A side is analysed only when it has changed lines, and only around them.
     """
-    language = structure_language(change)
+    language = structure_language(change, languages)
     if language is None:
         return {}
     found: dict[str, FileStructure] = {}
@@ -63,8 +68,8 @@ def analyze_file(change: FileChange, reader: ContentReader) -> dict[str, FileStr
     return found
 
 
-def analyze_changes(changes: Iterable[FileChange],
-                    reader: ContentReader) -> dict[Key, FileStructure]:
+def analyze_changes(changes: Iterable[FileChange], reader: ContentReader,
+                    languages: PathLanguages = DEFAULT_LANGUAGES) -> dict[Key, FileStructure]:
     """Structures of every file version the units of ``changes`` will ask about."""
     return {(change.path, side): structure for change in changes
-            for side, structure in analyze_file(change, reader).items()}
+            for side, structure in analyze_file(change, reader, languages).items()}

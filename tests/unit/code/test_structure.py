@@ -179,9 +179,8 @@ RUBY = """
 
 
 def test_languages() -> None:
-    assert (
-        frozenset({"python", "javascript", "typescript", "tsx", "go", "java", "ruby"}) == LANGUAGES
-    )
+    assert frozenset({"python", "javascript", "typescript", "tsx", "go", "java", "ruby", "rust",
+                      "c", "cpp", "csharp", "php", "kotlin"}) == LANGUAGES
 
 
 def test_does_not_import_ui_libraries() -> None:

@@ -91,7 +91,7 @@ CSHARP = [
                  "public class Customer\n{\n    [Key]\n    public int Id { get; set; }\n"
                  "    [Column(\"email\")]\n    public string Email { get; set; }\n}\n",
                  level="file_context", risk={"high"}, labels={"cs:ef:entity([Column)"},
-                 requests={("search_model_usage", None)}),
+                 requests={("search_model_usage", "Customer")}),
     EvidenceCase("csharp lock and Interlocked", "src/Core/Counter.cs", CS_SVC,
                  cs("lock (gate) { Interlocked.Increment(ref count); }"),
                  level="function", risk={"high"}, labels={"cs:concurrency(lock ()"}),
@@ -137,7 +137,8 @@ PHP = [
                  level="function", risk={"high"}, labels={"php:include_variable"}),
     EvidenceCase("php include of a constant path is fine", "src/router.php", PHP_FN,
                  php("require_once __DIR__ . '/helpers.php';"),
-                 level="function", risk={"low", "medium"}, absent={"php:include_variable"}),
+                 level="diff_only", risk={"low"}, labels={"pattern:import_only"},
+                 absent={"php:include_variable"}),
     EvidenceCase("php mysqli_query with concatenation", "src/repo.php", PHP_FN,
                  php("$r = mysqli_query($db, \"SELECT * FROM users WHERE id = \" . $id);"),
                  level="function", risk={"high", "critical"},
@@ -162,7 +163,7 @@ PHP = [
     EvidenceCase("php htmlspecialchars", "src/view.php", PHP_FN,
                  php("echo htmlspecialchars($name, ENT_QUOTES);"),
                  level="function", risk={"high"}, labels={"php:escaping(htmlspecialchars()"},
-                 requests={("search_callers", None)}),
+                 requests={("search_callers", "show")}),
     EvidenceCase("php laravel route file", "routes/web.php",
                  "<?php\n\nRoute::get('/', [HomeController::class, 'index']);\n",
                  "<?php\n\nRoute::get('/', [HomeController::class, 'index']);\n"
@@ -194,7 +195,7 @@ PHP = [
                  "    #[ORM\\Column(length: 180)]\n    private string $email;\n}\n",
                  level="file_context", risk={"high"},
                  labels={"php:doctrine:entity(#[ORM\\Column)", "php:models"},
-                 requests={("search_model_usage", None)}),
+                 requests={("search_model_usage", "Customer")}),
     EvidenceCase("php config file", "config/database.php",
                  "<?php\n\nreturn ['default' => 'mysql'];\n",
                  "<?php\n\nreturn ['default' => 'pgsql'];\n",
@@ -272,7 +273,7 @@ KOTLIN = [
                  "@RestController\nclass Orders {\n    fun list() = repo.all()\n}\n",
                  "@RestController\nclass Orders {\n    @GetMapping(\"/orders\")\n"
                  "    fun list() = repo.all()\n}\n",
-                 level="function", risk={"high"}, labels={"kt:spring:web(@GetMapping)"}),
+                 level="function", risk={"high"}, labels={"kt:spring:web"}),
     EvidenceCase("kotlin spring PreAuthorize", "src/main/kotlin/app/svc/Admin.kt",
                  "class Admin {\n    fun wipe() = repo.deleteAll()\n}\n",
                  "class Admin {\n    @PreAuthorize(\"hasRole('ADMIN')\")\n"
@@ -283,8 +284,9 @@ KOTLIN = [
                  "@Entity\nclass Customer(\n    @Id val id: Long,\n)\n",
                  "@Entity\nclass Customer(\n    @Id val id: Long,\n"
                  "    @Column(nullable = false) val email: String,\n)\n",
-                 level="file_context", risk={"high"}, labels={"kt:persistence(@Column)"},
-                 requests={("search_model_usage", None)}),
+                 level="file_context", risk={"high"},
+                 labels={"kt:persistence", "symbol:data_model(Customer)"},
+                 requests={("search_model_usage", "Customer")}),
     EvidenceCase("kotlin Runtime.exec", "src/main/kotlin/app/Shell.kt", KT_FN,
                  kt("Runtime.getRuntime().exec(id)"),
                  level="file_context", risk={"high", "critical"},

@@ -85,7 +85,7 @@ RUST = [
                  labels={"rs:transmute_unchecked", "rs:unsafe"}),
     EvidenceCase("rust ffi export", "src/ffi.rs", "pub fn add(a: i32) -> i32 {\n    a\n}\n",
                  "#[no_mangle]\npub extern \"C\" fn add(a: i32) -> i32 {\n    a\n}\n",
-                 level="function", risk={"high", "critical"},
+                 level="file_context", risk={"high", "critical"},  # a signature change too
                  labels={"rs:ffi_attribute(#[no_mangle)", 'rs:ffi(extern "C")'}),
     EvidenceCase("rust raw pointers", "src/ptr.rs", rs(RS_BODY),
                  rs("    let p: *const u8 = s.as_ptr();\n    Some(p as u32)\n"),
@@ -106,7 +106,7 @@ RUST = [
                  "#[derive(Serialize, Deserialize)]\npub struct Order {\n    pub id: u64,\n"
                  "    #[serde(default)]\n    pub note: String,\n}\n",
                  level="file_context", risk={"medium", "high"},
-                 labels={"rs:serde_model(#[serde()"}),
+                 labels={"rs:serde_model(#[derive(Serialize", "symbol:data_model(Order)"}),
     EvidenceCase("rust actix route", "src/server.rs",
                  "use actix_web::get;\n",
                  "use actix_web::{get, post};\n\n#[post(\"/admin/reset\")]\n"
@@ -184,7 +184,7 @@ C = [
                  "int lib_copy(char *dst, const char *src);\n",
                  "int lib_copy(char *dst, const char *src, size_t n);\n",
                  level="file_context", risk={"medium", "high"}, labels={"c:header"},
-                 requests={("search_callers", None)}),
+                 requests={("search_callers", "lib_copy")}),
     EvidenceCase("c test file", "tests/test_copy.c", C_FN, c_body("strcpy(dst, src);"),
                  level="function", risk={"low", "medium"}, role="test",
                  labels={"pattern:test_code"}),
@@ -230,8 +230,8 @@ CPP = [
                  "    virtual int get(int key) = 0;\n"
                  "    virtual void put(int key, int v) = 0;\n};\n",
                  level="file_context", risk={"high"},
-                 labels={"cpp:pure_virtual", "c:header"},
-                 requests={("search_implementations", None)}),
+                 labels={"cpp:pure_virtual", "c:header", "symbol:interface(Store)"},
+                 requests={("search_implementations", "Store")}),
     EvidenceCase("cpp python refcounting", "src/module.cpp", CPP_FN,
                  cpp_body("Py_DECREF(obj);"),
                  level="function", risk={"medium"}, labels={"c:refcounting(Py_DECREF()"}),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from reviewtui.config import UnitsSettings
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -74,6 +76,33 @@ def test_a_new_large_file_is_split_at_definitions(repo: GitRepoBuilder) -> None:
         first_added = next(ln for h in unit.hunks for ln in h.lines if ln.kind == "+")
         assert first_added.text.startswith("def func_")
     assert all("complete_function" in u.tags for u in units)
+
+
+def _functions(indent: str, count: int = 40) -> list[str]:
+    return [f"{indent}int Func{i}(int x) {{\n" + "".join(f"{indent}    x += {j};\n"
+                                                        for j in range(10))
+            + f"{indent}    return x;\n{indent}}}\n" for i in range(count)]
+
+
+@pytest.mark.parametrize(("path", "text", "starts"), [
+    # C#: a class per function, the classes directly in the namespace
+    ("Big.cs", "namespace App\n{\n" + "\n".join(
+        f"    static class Funcs{i}\n    {{\n{f}    }}\n"
+        for i, f in enumerate(_functions("        "))) + "}\n", "static class Funcs"),
+    # C++: functions directly in an unindented namespace
+    ("big.cpp", "namespace app {\n\n" + "\n".join(_functions("")) + "}  // namespace app\n",
+     "int Func"),
+])
+def test_a_new_large_file_in_a_namespace_is_split_at_its_definitions(
+        repo: GitRepoBuilder, path: str, text: str, starts: str) -> None:
+    repo.write("README.md", "x\n")
+    repo.commit("base")
+    repo.write(path, text)
+    units = [u for u in load_change(repo.root, ALL).units if u.file_path == path]
+    assert len(units) > 1
+    for unit in units[1:]:  # every piece but the first starts where a definition starts
+        first_added = next(ln for h in unit.hunks for ln in h.lines if ln.kind == "+")
+        assert first_added.text.strip().startswith(starts), first_added.text
 
 
 def test_unit_ids_are_stable_across_runs_and_clones(repo: GitRepoBuilder, tmp_path: Path) -> None:

@@ -3,9 +3,11 @@
 A changed interface or base class affects every type that implements it, so the review needs
 them. Explicit inheritance is read from the syntax tree at a hit of the base name (Python class
 bases, Java/TypeScript ``extends``/``implements``, Ruby ``< Base`` and ``include``/``extend``/
-``prepend``); other languages get a one-line regex. Go interfaces are satisfied implicitly, so
-for Go the interface's method names are read from its declaration and a type implements it
-when it declares every one of them (methods are matched by name, not by signature).
+``prepend``, Rust ``impl Trait for Type``, C++ base classes, C# base lists, PHP ``extends``/
+``implements``/``use Trait``, Kotlin supertypes); other languages get a one-line regex. Go
+interfaces are satisfied implicitly, so for Go the interface's method names are read from its
+declaration and a type implements it when it declares every one of them (methods are matched by
+name, not by signature).
 """
 
 from __future__ import annotations
@@ -17,22 +19,29 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from reviewtui.code.lines import node_text
+from reviewtui.code.shapes import go_receiver_type, rust_impl_type
 from reviewtui.context.search.references import (
-    IDENTIFIER_TYPES,
     SourceFile,
     ancestors,
     boundary_columns,
     in_field,
 )
 from reviewtui.context.search.side import GrepLine
+from reviewtui.context.search.syntax import IDENTIFIER_TYPES
 
 _HERITAGE = frozenset({
     "superclass", "super_interfaces", "extends_interfaces",  # Java (superclass: Ruby too)
     "class_heritage", "extends_clause", "implements_clause", "extends_type_clause",  # JS/TS
+    "base_class_clause",  # C++
+    "base_list",  # C#
+    "base_clause", "class_interface_clause", "use_declaration",  # PHP (``use`` in a class)
+    "delegation_specifiers",  # Kotlin
 })
 _OWNERS = frozenset({
     "class_definition", "class_declaration", "abstract_class_declaration",
     "interface_declaration", "enum_declaration", "record_declaration", "class", "module",
+    "class_specifier", "struct_specifier", "struct_declaration", "object_declaration",
 })
 _STOP = frozenset({
     "block", "class_body", "body_statement", "statement_block", "interface_body", "enum_body",
@@ -82,6 +91,10 @@ def _heritage_owner(node: Node) -> str | None:
             return None
         if kind in _HERITAGE:
             return _owner_above(parent)
+        if kind == "impl_item":  # Rust ``impl Trait for Type``: Type implements Trait
+            implementor = rust_impl_type(parent)
+            return node_text(implementor) if implementor is not None and in_field(
+                parent, child, ("trait",)) else None
         if kind in _OWNERS:
             return None
         child = parent
@@ -143,17 +156,6 @@ def go_interface_methods(source: SourceFile, name: str) -> tuple[str, ...] | Non
     return None
 
 
-def _receiver(node: Node) -> str | None:
-    recv = node.child_by_field_name("receiver")
-    param = next((c for c in (recv.named_children if recv is not None else [])
-                  if c.type == "parameter_declaration"), None)
-    t = param.child_by_field_name("type") if param is not None else None
-    while t is not None and t.type in ("pointer_type", "generic_type", "parenthesized_type"):
-        t = (t.child_by_field_name("type") if t.type == "generic_type"
-             else (t.named_children[-1] if t.named_children else None))
-    return (t.text or b"").decode("utf-8", "replace") if t is not None else None
-
-
 def go_methods(source: SourceFile) -> list[GoMethod]:
     """Every method declaration (with a receiver) in a Go file."""
     tree = source.tree
@@ -163,7 +165,7 @@ def go_methods(source: SourceFile) -> list[GoMethod]:
     for node in tree.root_node.named_children:
         if node.type != "method_declaration":
             continue
-        receiver, name = _receiver(node), _name_of(node)
+        receiver, name = go_receiver_type(node), _name_of(node)
         if receiver and name:
             found.append(GoMethod(receiver, name, node.start_point[0] + 1))
     return found

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from reviewtui.code.analyze import analyze_source
-from reviewtui.code.languages import language_for_path
+from reviewtui.code.kinds import TYPE_KINDS
 from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.config import ContextSettings
 from reviewtui.context.search.config_usage import (
@@ -60,6 +60,7 @@ from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet
 from reviewtui.git.runner import GitRepo
 from reviewtui.models import CodeSnippet
+from reviewtui.units.languages import repository_languages
 
 __all__ = ["ProjectSearch", "split_symbol"]
 
@@ -70,7 +71,6 @@ _MAX_CANDIDATE_FILES = 400
 _MAX_SIGNATURE_LINES = 12
 _TREES_KEPT = 32  # files whose parse trees stay cached: a tree is ~100 bytes per source byte
 
-_CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "module", "type"})
 _SYMBOL_SPLIT = re.compile(r"\.|::|#|->|/")
 _CODE_REFS = (RefKind.CALL, RefKind.REFERENCE)
 
@@ -134,6 +134,7 @@ class ProjectSearch:
                  max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
         self._side = AfterSide(repo, change_set, reader, timeout=settings.search_timeout,
                                max_file_bytes=max_file_bytes)
+        self._languages = repository_languages(repo, change_set)  # ``.h``: C or C++
         self._limit = settings.search_max_hits
         self._context = settings.search_context_lines
         # Parse trees are big: keep those of the files in use, not of every file ever hit.
@@ -165,7 +166,7 @@ class ProjectSearch:
         for found in self._grep([name]):
             if _excluded(found.path, found.line, exclude) or not self._maybe_code(found.path):
                 continue
-            if plainly_not_a_use(language_for_path(found.path), found.text, name):
+            if plainly_not_a_use(self._languages.of(found.path), found.text, name):
                 continue  # a comment or the definition itself: no need to parse the file
             # A file that never names the qualifier likely calls another ``name``: last.
             qualified = self._qualifier_rank(qualifier, found, self._side.content(found.path))
@@ -228,7 +229,7 @@ class ProjectSearch:
         go_interface: tuple[str, ...] | None = None
         for found in self._grep([name]):
             source = self._source(found.path)
-            if language_for_path(found.path) == "go":
+            if self._languages.of(found.path) == "go":
                 if go_interface is None and source is not None:
                     go_interface = go_interface_methods(source, name)
                 continue
@@ -329,7 +330,7 @@ class ProjectSearch:
             self._sources.move_to_end(path)
             return self._sources[path]
         data = self._side.content(path)
-        source = SourceFile(path, language_for_path(path), data) if data is not None else None
+        source = SourceFile(path, self._languages.of(path), data) if data is not None else None
         self._sources[path] = source
         if len(self._sources) > _TREES_KEPT:
             self._sources.popitem(last=False)
@@ -354,7 +355,7 @@ class ProjectSearch:
         if path in self._structures:
             self._structures.move_to_end(path)
             return self._structures[path]
-        language = language_for_path(path)
+        language = self._languages.of(path)
         data = self._side.content(path)
         structure = (analyze_source(language, data)
                      if language is not None and data is not None else None)
@@ -363,9 +364,8 @@ class ProjectSearch:
             self._structures.popitem(last=False)
         return structure
 
-    @staticmethod
-    def _maybe_code(path: str) -> bool:
-        return language_for_path(path) not in NON_CODE_LANGUAGES
+    def _maybe_code(self, path: str) -> bool:
+        return self._languages.of(path) not in NON_CODE_LANGUAGES
 
     @staticmethod
     def _qualifier_rank(qualifier: tuple[str, ...], found: GrepLine,
@@ -391,10 +391,11 @@ class ProjectSearch:
 def _methods_of(structure: FileStructure, qualified: str, name: str) -> list[Definition]:
     """Methods of the class ``qualified`` (or the only class called ``name``)."""
     defs = structure.definitions
-    classes = [d for d in defs if d.kind in _CLASS_KINDS and d.qualified_name == qualified]
+    classes = [d for d in defs if d.kind in TYPE_KINDS and d.qualified_name == qualified]
     if not classes:
-        classes = [d for d in defs if d.kind in _CLASS_KINDS and d.name == name]
+        classes = [d for d in defs if d.kind in TYPE_KINDS and d.name == name]
     owners = {c.qualified_name for c in classes} or {name}
-    # Go methods sit outside their type: no parent, qualified by the receiver type.
+    # Go methods and C++ ``Widget::draw`` sit outside their type, qualified by its name.
     return [d for d in defs if d.kind in ("method", "function") and (
-        d.parent in owners or (d.parent is None and d.qualified_name == f"{name}.{d.name}"))]
+        d.parent in owners or (d.kind == "method"
+                               and d.qualified_name.split(".")[-2:-1] == [name]))]

@@ -3,8 +3,9 @@
 ``git grep -F`` finds text; a caller search wants code that *uses* a name. Each occurrence of the
 name on a hit line is classified: a substring of a longer identifier, inside a comment or a
 string, the definition's own name, part of an import, a call site, or another reference. With a
-tree-sitter grammar (Python, JavaScript, TypeScript, Go, Java, Ruby) the syntax node at the
-occurrence decides; other languages fall back to a word-boundary and comment/quote heuristic.
+tree-sitter grammar (every language of the table in ``code.language_specs`` that has one) the
+syntax node at the occurrence decides (node types in ``syntax``); other languages, and the
+opaque body of a C macro, fall back to a word-boundary and comment/quote heuristic.
 Each file is parsed at most once (``SourceFile`` keeps its tree).
 """
 
@@ -17,6 +18,26 @@ from enum import StrEnum
 from tree_sitter import Node, Tree
 
 from reviewtui.code.grammars import Grammar, grammar, parser
+from reviewtui.code.language_specs import defined_name, spec_for
+from reviewtui.context.search.syntax import (
+    BINDING_NAME_FIELDS,
+    BINDING_VALUES,
+    CALL_FIELDS,
+    DEFINITION_TYPES,
+    FIRST_CHILD_CALLS,
+    IDENTIFIER_TYPES,
+    IMPORT_TYPES,
+    INTERPOLATION_TYPES,
+    KEYS,
+    KOTLIN_FUNCTION_VALUES,
+    LAST_CHILD_MEMBERS,
+    MACRO_TEXT_TYPES,
+    MEMBER_FIELDS,
+    MEMBER_TYPES,
+    SPECIFIER_TYPES,
+    STRING_CONTENT_TYPES,
+    STRING_TYPES,
+)
 
 
 class RefKind(StrEnum):
@@ -33,61 +54,6 @@ class RefKind(StrEnum):
     def is_code(self) -> bool:
         return self in (RefKind.CALL, RefKind.REFERENCE, RefKind.IMPORT)
 
-
-IDENTIFIER_TYPES = frozenset({
-    "identifier", "property_identifier", "field_identifier", "type_identifier", "constant",
-    "shorthand_property_identifier", "shorthand_property_identifier_pattern",
-    "private_property_identifier", "package_identifier", "statement_identifier",
-    "instance_variable", "class_variable", "global_variable",
-})
-STRING_CONTENT_TYPES = frozenset({
-    "string_content", "string_fragment", "interpreted_string_literal_content",
-    "raw_string_literal_content", "escape_sequence", "heredoc_content",
-})
-STRING_TYPES = STRING_CONTENT_TYPES | frozenset({
-    "string", "string_literal", "template_string", "interpreted_string_literal",
-    "raw_string_literal", "concatenated_string", "character_literal", "rune_literal",
-    "text_block", "heredoc_body", "regex", "regex_pattern", "string_array", "symbol_array",
-    "delimited_symbol", "subshell", "char_literal",
-})
-_INTERPOLATION_TYPES = frozenset({"interpolation", "template_substitution"})
-_KEYS = frozenset({"keyword_argument", "pair"})
-DEFINITION_TYPES = frozenset({
-    # Python
-    "function_definition", "class_definition",
-    # JavaScript / TypeScript
-    "function_declaration", "generator_function_declaration", "method_definition",
-    "class_declaration", "abstract_class_declaration", "interface_declaration",
-    "type_alias_declaration", "enum_declaration", "method_signature",
-    "abstract_method_signature", "public_field_definition", "function_signature", "class",
-    # Go
-    "method_declaration", "type_spec", "type_alias", "method_elem", "method_spec",
-    "field_declaration",
-    # Java
-    "constructor_declaration", "record_declaration", "annotation_type_declaration",
-    # Ruby
-    "method", "singleton_method", "module",
-})
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function",
-                              "generator_function"})
-IMPORT_TYPES = frozenset({
-    "import_statement", "import_from_statement", "future_import_statement",
-    "import_declaration", "import_spec", "import_clause", "namespace_import",
-})
-_MEMBER_TYPES = frozenset({
-    "attribute", "member_expression", "selector_expression", "field_access",
-    "scoped_identifier", "scope_resolution", "nested_identifier", "qualified_type",
-    "scoped_type_identifier", "nested_type_identifier", "generic_type",
-})
-_MEMBER_FIELDS = ("attribute", "property", "field", "name", "type")
-_CALL_FIELDS: dict[str, tuple[str, ...]] = {
-    "call": ("function", "method"),  # Python / Ruby
-    "call_expression": ("function",),
-    "new_expression": ("constructor",),
-    "method_invocation": ("name",),
-    "object_creation_expression": ("type",),
-    "decorator": (),
-}
 
 _COMMENT_PREFIXES = ("#", "//", "/*", "* ", "*/", "--", ";", "%", "<!--", "rem ", "REM ")
 _PREPROCESSOR = re.compile(
@@ -196,7 +162,7 @@ def _enclosure(node: Node, name: bytes) -> RefKind | None:
     """COMMENT/STRING/NAMED_STRING if ``node`` sits in one (interpolations are code)."""
     for current in (node, *ancestors(node)):
         kind = current.type
-        if kind in _INTERPOLATION_TYPES:
+        if kind in INTERPOLATION_TYPES:
             return None
         if "comment" in kind:
             return RefKind.COMMENT
@@ -205,34 +171,66 @@ def _enclosure(node: Node, name: bytes) -> RefKind | None:
     return None
 
 
+def _is_bound_function(parent: Node, node: Node) -> bool:
+    """Is ``node`` the variable of a binding whose value is a function (``const f = () =>``)?"""
+    if not in_field(parent, node, (BINDING_NAME_FIELDS[parent.type],)):
+        return False
+    value = parent.child_by_field_name("value")
+    if value is None:  # C#: the lambda is a child without a field
+        return any(c.type == "lambda_expression" for c in parent.named_children)
+    return value.type in BINDING_VALUES[parent.type]
+
+
 def _is_definition_name(node: Node) -> bool:
     parent = node.parent
     if parent is None:
         return False
-    if parent.type == "scope_resolution" and in_field(parent, node, ("name",)):
-        node, parent = parent, parent.parent  # Ruby ``class Mod::Name``
+    if parent.type in ("scope_resolution", "qualified_identifier") and in_field(
+            parent, node, ("name",)):
+        node, parent = parent, parent.parent  # Ruby ``class Mod::Name``, C++ ``A::f() {``
         if parent is None:
             return False
-    if parent.type == "variable_declarator":
-        value = parent.child_by_field_name("value")
-        return (in_field(parent, node, ("name",)) and value is not None
-                and value.type in _FUNCTION_VALUES)
-    if parent.type not in DEFINITION_TYPES:
+    kind = parent.type
+    if kind in BINDING_NAME_FIELDS:
+        return _is_bound_function(parent, node)
+    if kind == "variable_declaration" and parent.parent is not None \
+            and parent.parent.type == "property_declaration":  # Kotlin ``val f = { }``
+        return any(c.type in KOTLIN_FUNCTION_VALUES for c in parent.parent.named_children)
+    if kind == "function_declarator":  # C/C++ definitions and prototypes
+        return in_field(parent, node, ("declarator",))
+    if kind in SPECIFIER_TYPES:
+        return in_field(parent, node, ("name",)) and parent.child_by_field_name("body") is not None
+    if kind == "type_definition":  # C ``typedef ... name;``
+        return in_field(parent, node, ("declarator",))
+    if kind == "type_alias" and parent.child_by_field_name("name") is None:
+        return in_field(parent, node, ("type",))  # Kotlin ``typealias Name = ...``
+    if kind not in DEFINITION_TYPES:
         return False
     return in_field(parent, node, ("name",))
 
 
+def _is_member(parent: Node, child: Node) -> bool:
+    if parent.type in MEMBER_TYPES:
+        return in_field(parent, child, MEMBER_FIELDS)
+    if parent.type in LAST_CHILD_MEMBERS:  # Kotlin: no fields
+        return _same(parent.named_children[-1] if parent.named_children else None, child)
+    return False
+
+
 def _is_call(node: Node) -> bool:
     child, parent = node, node.parent
-    while parent is not None and parent.type in _MEMBER_TYPES and in_field(
-            parent, child, _MEMBER_FIELDS):
+    while parent is not None and _is_member(parent, child):
         child, parent = parent, parent.parent
-    if parent is None or parent.type not in _CALL_FIELDS:
+    if parent is None or parent.type not in CALL_FIELDS:
         return False
     if parent.type == "decorator":
         return True
-    if in_field(parent, child, _CALL_FIELDS[parent.type]):
+    fields = CALL_FIELDS[parent.type]
+    if in_field(parent, child, fields):
         return True
+    if parent.type in FIRST_CHILD_CALLS and not any(
+            parent.child_by_field_name(f) for f in fields):  # Kotlin calls, PHP ``new``
+        return _same(parent.named_children[0] if parent.named_children else None, child)
     # Ruby ``Order.new(...)``: the receiver of ``new`` is instantiated.
     method = parent.child_by_field_name("method")
     return (parent.type == "call" and in_field(parent, child, ("receiver",))
@@ -251,7 +249,7 @@ def classify_node(node: Node | None, name: bytes) -> RefKind:
     if node.type not in IDENTIFIER_TYPES or _text(node) != name:
         return RefKind.NOT_NAME
     parent = node.parent
-    if parent is not None and parent.type in _KEYS and in_field(parent, node, ("name", "key")):
+    if parent is not None and parent.type in KEYS and in_field(parent, node, ("name", "key")):
         return RefKind.NOT_NAME  # ``f(name=1)``, ``{name: 1}``: a key, not a use
     if _is_definition_name(node):
         return RefKind.DEFINITION
@@ -265,31 +263,16 @@ def _odd_quotes(text: str) -> bool:
     return any(cleaned.count(q) % 2 == 1 for q in ('"', "'", "`"))
 
 
-_PLAIN_DEFINITIONS = {
-    "python": re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)"),
-    "ruby": re.compile(r"^\s*(?:def\s+(?:self\.)?|class\s+|module\s+)(\w+)"),
-    "go": re.compile(r"^\s*func\s+(?:\([^)]*\)\s*)?(\w+)"),
-}
-for _language in ("javascript", "typescript", "tsx"):
-    _PLAIN_DEFINITIONS[_language] = re.compile(
-        r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class)\s+([\w$]+)")
-_LINE_COMMENTS = {"python": "#", "ruby": "#", "go": "//", "javascript": "//", "typescript": "//",
-                  "tsx": "//", "java": "//"}
-
-
 def plainly_not_a_use(language: str | None, text: str, name: str) -> bool:
     """A hit line that certainly holds no call or reference of ``name``, seen without parsing:
     a line comment (or comment-looking text inside a string: no use either), or the line that
     defines ``name`` and names it nowhere else. A caller search skips parsing for those."""
     stripped = text.lstrip()
-    marker = _LINE_COMMENTS.get(language or "")
+    spec = spec_for(language)
+    marker = spec.line_comment if spec is not None else None
     if marker is not None and stripped.startswith(marker) and not stripped.startswith("#{"):
         return True
-    pattern = _PLAIN_DEFINITIONS.get(language or "")
-    if pattern is None:
-        return False
-    found = pattern.match(text)
-    if found is None or found.group(1) != name:
+    if defined_name(language, text) != name:
         return False
     raw = text.encode("utf-8", "replace")
     return sum(1 for _ in boundary_columns(raw, name.encode("utf-8"))) == 1
@@ -324,13 +307,14 @@ def classify(source: SourceFile | None, number: int, grep_text: str, name: str) 
     line (from the file, or as grep printed it when the file could not be read).
     """
     raw_name = name.encode("utf-8")
-    if source is not None and source.tree is not None:
-        line = source.line(number)
-        return [classify_node(source.node_at(number, col, len(raw_name)), raw_name)
-                for col in boundary_columns(line, raw_name)]
-    text = source.line(number).decode("utf-8", "replace") if source is not None else grep_text
-    data = text.encode("utf-8")
+    tree = source.tree if source is not None else None
+    data = source.line(number) if source is not None else grep_text.encode("utf-8")
+    text = data.decode("utf-8", "replace")
     kinds: list[RefKind] = []
     for col in boundary_columns(data, raw_name):
-        kinds.append(classify_text(text, len(data[:col].decode("utf-8", "replace")), name))
+        node = source.node_at(number, col, len(raw_name)) if source and tree else None
+        if tree is not None and (node is None or node.type not in MACRO_TEXT_TYPES):
+            kinds.append(classify_node(node, raw_name))
+        else:  # no grammar, or the opaque body of a C macro
+            kinds.append(classify_text(text, len(data[:col].decode("utf-8", "replace")), name))
     return kinds

@@ -20,7 +20,8 @@ from reviewtui.models import CodeSnippet
 _TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "testing", "testdata"})
 _TEST_NAME = re.compile(
     r"^(test_.*\.py|.*_test\.py|conftest\.py|.*_test\.go|.*\.(test|spec)\.[cm]?[jt]sx?"
-    r"|.*(Test|Tests|IT)\.java|.*_spec\.rb|.*_test\.rb)$"
+    r"|.*(Test|Tests|IT)\.java|.*_spec\.rb|.*_test\.rb|.*(Test|Tests)\.(kt|cs|php)"
+    r"|.*_test\.(rs|c|cc|cpp)|test_.*\.(c|cc|cpp))$"
 )
 _MAX_LINE_CHARS = 400
 _MAX_MERGED_LINES = 40

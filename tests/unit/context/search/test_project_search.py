@@ -417,6 +417,32 @@ def test_python_abc_and_typescript_and_ruby_implementations(repo: GitRepoBuilder
     assert where(search.implementations("Auditable")) == [("lib/user.rb", 6)]
 
 
+def test_rust_cpp_csharp_php_kotlin_implementations(repo: GitRepoBuilder) -> None:
+    write_all(repo, {
+        "src/shape.rs": "pub trait Shape { fn area(&self) -> f64; }\n",
+        "src/circle.rs": "impl Shape for Circle {\n    fn area(&self) -> f64 { 1.0 }\n}\n"
+                         "impl Circle {\n    fn shape(&self) -> Shape { todo!() }\n}\n",
+        "src/square.rs": "impl<T> geo::Shape for Square<T> {\n}\n",
+        "cpp/widget.hpp": "class Button : public Widget, private Noncopyable {\n};\n"
+                        "struct Label : Widget {};\nWidget *make();\n",
+        "cs/Repo.cs": "public class SqlRepo : IRepo, IDisposable\n{\n}\n"
+                      "public class Other { IRepo repo; }\n",
+        "php/Order.php": "<?php\nclass Order extends Model implements Jsonable\n{\n"
+                         "    use Auditable;\n}\n",
+        "kt/Api.kt": "class Api(repo: Repo) : Service, Base() {\n}\n"
+                     "object Registry : Service\nfun make(s: Service) = s\n",
+    })
+    repo.commit("base")
+    search = search_for(repo.root, SelectorMode.COMMIT, "HEAD")
+    assert where(search.implementations("Shape")) == [("src/circle.rs", 1),
+                                                      ("src/square.rs", 1)]
+    assert where(search.implementations("Widget")) == [("cpp/widget.hpp", 1), ("cpp/widget.hpp", 3)]
+    assert where(search.implementations("IRepo")) == [("cs/Repo.cs", 1)]
+    assert where(search.implementations("Model")) == [("php/Order.php", 2)]
+    assert where(search.implementations("Auditable")) == [("php/Order.php", 4)]
+    assert where(search.implementations("Service")) == [("kt/Api.kt", 1), ("kt/Api.kt", 3)]
+
+
 def test_go_interface_implementations(repo: GitRepoBuilder) -> None:
     write_all(repo, {
         "go.mod": "module example.com/kv\n\ngo 1.21\n",
@@ -618,8 +644,40 @@ def kinds_on(path: str, source: str, line: int, name: str) -> list[str]:
     ("a.kt", "val x = run() // run\n", 1, ["call", "comment"]),
     ("a.kt", "// run\n", 1, ["comment"]),
     ("a.kt", 'val s = "run"\n', 1, ["named_string"]),
-    ("a.c", "#define X run(1)\n", 1, ["call"]),
+    ("a.c", "#define X run(1)\n", 1, ["call"]),  # a macro body: read as text
+    ("a.c", "int run(int a);\nint x = run(1); /* run */\n", 2, ["call", "comment"]),
+    ("a.c", "int run(int a);\n", 1, ["definition"]),  # a prototype
+    ("a.c", "struct run *p;\nstruct run { int a; };\n", 1, ["reference"]),
+    ("a.c", "struct run *p;\nstruct run { int a; };\n", 2, ["definition"]),
+    ("a.rs", "fn run() {}\nfn main() { run(); s.run(); run!(); let t = \"run\"; }\n", 2,
+     ["call", "call", "call", "named_string"]),
+    ("a.rs", "use crate::jobs::run;\n", 1, ["import"]),
+    ("a.cpp", "void A::run() {}\nint main() { a->run(); ns::run(); // run\n}\n", 1,
+     ["definition"]),
+    ("a.cpp", "void A::run() {}\nint main() { a->run(); ns::run(); // run\n}\n", 2,
+     ["call", "call", "comment"]),
+    ("a.cs", "class A { void run() { this.run(); var s = $\"{run()}\"; } }\n", 1,
+     ["definition", "call", "call"]),
+    ("a.php", "<?php\nfunction run() {}\n$a->run(); A::run(); run(); # run\n", 3,
+     ["call", "call", "call", "comment"]),
+    ("a.php", "<?php\nf(run: 1); $s = 'run';\n", 2, ["not_name", "named_string"]),
+    ("a.kt", "class A : Run() { fun x() = a.run() }\n", 1, ["call"]),
 ])
 def test_structural_check_per_language(path: str, source: str, line: int,
                                        expected: list[str]) -> None:
     assert kinds_on(path, source, line, "run") == expected
+
+
+@pytest.mark.parametrize(("test_file", "code_file", "call"), [
+    ("a/ChargeTest.kt", "b/Client.kt", "fun use() = charge(1)\n"),
+    ("a/ChargeTests.cs", "b/Client.cs", "class C { int U() { return charge(1); } }\n"),
+    ("a/ChargeTest.php", "b/client.php", "<?php\ncharge(1);\n"),
+    ("a/charge_test.cc", "b/client.cc", "int u() { return charge(1); }\n"),
+    ("a/test_charge.c", "b/client.c", "int u(void) { return charge(1); }\n"),
+])
+def test_callers_in_test_files_come_after_code(repo: GitRepoBuilder, test_file: str,
+                                               code_file: str, call: str) -> None:
+    write_all(repo, {test_file: call, code_file: call})
+    repo.commit("base")
+    found = search_for(repo.root, SelectorMode.COMMIT, "HEAD").callers("charge")
+    assert [s.file_path for s in found] == [code_file, test_file]

@@ -84,7 +84,16 @@ def test_comment_and_definition_lines_are_not_a_use() -> None:
     assert plainly_not_a_use("javascript", "// charge(1) later", "charge")
     assert not plainly_not_a_use("ruby", "  #{charge}", "charge")
     assert not plainly_not_a_use(None, "# charge", "charge")  # unknown: let the parser judge
-    assert not plainly_not_a_use("c", "#define charge(x) x", "charge")
+    assert plainly_not_a_use("c", "#define charge(x) x", "charge")  # the macro's definition
+    assert not plainly_not_a_use("c", "#define CHARGE charge(1)", "charge")
+    assert not plainly_not_a_use("c", "struct charge *next;", "charge")  # a use of the type
+    assert plainly_not_a_use("rust", "    pub(crate) async fn charge(&self) {", "charge")
+    assert plainly_not_a_use("rust", "// charge() later", "charge")
+    assert plainly_not_a_use("kotlin", "    override suspend fun charge(a: Int) {", "charge")
+    assert plainly_not_a_use("php", "    public static function charge($a) {", "charge")
+    assert not plainly_not_a_use("php", "#[Charge]", "Charge")  # a PHP 8 attribute: code
+    assert plainly_not_a_use("csharp", "public sealed class Charge : Base", "Charge")
+    assert not plainly_not_a_use("csharp", "    var c = new Charge();", "Charge")
 
 
 def test_a_repeated_search_runs_git_once(repo: GitRepoBuilder,
