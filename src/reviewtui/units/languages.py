@@ -1,14 +1,17 @@
 """Which language each file of a change is read as, in this repository: ``.h`` as C or C++.
 
 A header is C++ in a C++ project and C in a C one, and its suffix cannot tell. The change's own
-paths decide when they can (a ``.cpp`` among them, or no header at all); otherwise one ``git
-ls-files`` asks whether the repository tracks C++ sources (a bare repository: the tree of the
-change's "after" commit), once per repository and process.
+paths decide when they can (a ``.cpp`` among them, or no header at all); otherwise ``git
+ls-files`` asks whether the repository tracks C++ sources, or headers that read as C++
+(``template <``, ``namespace x {``, ``class X {``, ``std::``... in a sample of them: a
+header-only library has no ``.cpp``), once per repository and process (a bare repository: the
+tree of the change's "after" commit).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
 from reviewtui.code.languages import CPP_SUFFIXES, PathLanguages, headers_decided, is_cpp_source
 from reviewtui.errors import GitCommandError
@@ -36,14 +39,66 @@ def repository_languages(repo: GitRepo | None, change_set: ChangeSet) -> PathLan
 
 
 def _tracks_cpp(repo: GitRepo, rev: str | None) -> bool:
-    """Does the repository hold a C++ source? (``rev``: a bare repository's tree)"""
+    """Does the repository hold C++? A C++ source, or headers written in C++ (a header-only
+    library has no ``.cpp``). ``rev``: a bare repository's tree."""
     try:
         if rev is None:
             out = repo.run("ls-files", "-z", "--", *(f"*{s}" for s in CPP_SUFFIXES),
                            timeout=_TIMEOUT)
-            return bool(out.strip(b"\0"))
-        out = repo.run("ls-tree", "-r", "-z", "--name-only", rev, timeout=_TIMEOUT)
+            if out.strip(b"\0"):
+                return True
+            listing = repo.run("ls-files", "-s", "-z", "--", "*.h", timeout=_TIMEOUT)
+        else:
+            listing = repo.run("ls-tree", "-r", "-z", rev, timeout=_TIMEOUT)
+            names = (entry.partition(b"\t")[2] for entry in listing.split(b"\0"))
+            if any(is_cpp_source(name.decode("utf-8", "replace")) for name in names):
+                return True
+        return _headers_look_cpp(repo, _header_blobs(listing, staged=rev is None))
     except GitCommandError as exc:
         _log.warning("cannot list the repository's files: %s", exc)
         return False
-    return any(is_cpp_source(name.decode("utf-8", "replace")) for name in out.split(b"\0"))
+
+
+# What only C++ headers say (a C header's ``extern "C"`` guard says none of it).
+_CPP_MARKERS = re.compile(
+    rb"^[ \t]*(?:template\s*<|namespace\s+[\w:]*\s*\{|using\s+namespace\b"
+    rb"|(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)\b"
+    rb"|class\s+\w+\s*\{|(?:public|private|protected)\s*:)"
+    rb"|\bstd::\w|^[ \t]*#\s*include\s*<(?:iostream|vector|string|memory|map|utility"
+    rb"|functional|type_traits|cstdint|cstddef|cstring|algorithm|array|tuple)>", re.M)
+_SAMPLE = 16  # headers read, spread over the repository's
+_READ = 32 * 1024  # bytes of each
+
+
+def _header_blobs(listing: bytes, *, staged: bool) -> list[bytes]:
+    """The blob ids of the ``.h`` files in ``ls-files -s`` (``staged``) or ``ls-tree -r``
+    output."""
+    blobs = []
+    for entry in listing.split(b"\0"):
+        meta, _, path = entry.partition(b"\t")
+        fields = meta.split()
+        if not path.lower().endswith(b".h") or len(fields) < 3 or fields[0] == b"160000":
+            continue
+        if staged or fields[1] == b"blob":
+            blobs.append(fields[1] if staged else fields[2])
+    return blobs
+
+
+def _headers_look_cpp(repo: GitRepo, blobs: list[bytes]) -> bool:
+    """Do a quarter (at least one) of a sample of these headers read as C++?"""
+    if not blobs:
+        return False
+    sample = blobs[::max(1, len(blobs) // _SAMPLE)][:_SAMPLE]
+    out = repo.run("cat-file", "--batch", stdin=b"\n".join(sample) + b"\n", timeout=_TIMEOUT)
+    hits, pos = 0, 0
+    for _ in sample:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        if _CPP_MARKERS.search(out[pos:pos + min(size, _READ)]):
+            hits += 1
+        pos += size + 1
+    return hits >= max(1, len(sample) // 4)

@@ -38,9 +38,36 @@ def test_header_is_cpp_when_the_repository_tracks_cpp_sources(repo: GitRepoBuild
     assert "geo.Shape.area" in scopes  # parsed as C++: the namespace, class and member
 
 
+C_HEADER = """#ifndef SHAPE_H
+#define SHAPE_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+struct shape { double w, h; };
+double shape_area(const struct shape *s);
+#ifdef __cplusplus
+}
+#endif
+#endif
+"""
+
+
 def test_header_is_c_in_a_c_repository(repo: GitRepoBuilder) -> None:
-    language, _ = _header_unit(repo, {"src/shape.c": '#include "shape.h"\n'})
-    assert language == "c"
+    repo.write("src/shape.c", '#include "shape.h"\n')
+    repo.write("include/shape.h", C_HEADER)
+    repo.commit("base")
+    repo.write("include/shape.h", C_HEADER.replace("double w, h;", "double w, h, d;"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL), use_cache=False)
+    assert [u.language for u in loaded.units] == ["c"]  # its extern "C" guard is no C++
+
+
+def test_a_header_only_cpp_library_reads_its_headers_as_cpp(repo: GitRepoBuilder) -> None:
+    """No .cpp anywhere (pybind11's sdist): the headers themselves say C++."""
+    language, scopes = _header_unit(repo, {"include/util.h": "#pragma once\n#include <vector>\n"
+                                           "template <typename T> T twice(T x) { return x + x; }\n",
+                                           "include/plain.h": C_HEADER})
+    assert language == "cpp"
+    assert "geo.Shape.area" in scopes
 
 
 def test_a_cpp_file_in_the_change_decides_without_asking_git(repo: GitRepoBuilder) -> None:
