@@ -10,6 +10,7 @@ checkout or an upgrade never reads results computed by other code.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -36,8 +37,10 @@ def _stamp_tree(root: Path, digest: hashlib._Hash) -> None:
                 digest.update(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
 
 
+@functools.cache
 def code_stamp() -> str:
-    """A digest of the code that computes units and suggestions."""
+    """A digest of the code that computes units and suggestions (once a process: the code this
+    process runs is the code it imported)."""
     digest = hashlib.sha256(f"{FORMAT}:{__version__}\n".encode())
     _stamp_tree(_PACKAGE, digest)
     for module in _CODE_MODULES:

@@ -34,12 +34,20 @@ def language_for_path(path: str) -> str | None:
     return _BY_SUFFIX.get(pure.suffix.lower())
 
 
+def _suffix(path: str) -> str:
+    """``PurePosixPath(path).suffix.lower()``, without building a path (a refresh asks this
+    of every file of the change)."""
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+
+
 def is_header(path: str) -> bool:
-    return PurePosixPath(path).suffix.lower() == HEADER_SUFFIX
+    return _suffix(path) == HEADER_SUFFIX
 
 
 def is_cpp_source(path: str) -> bool:
-    return PurePosixPath(path).suffix.lower() in CPP_SUFFIXES
+    return _suffix(path) in CPP_SUFFIXES
 
 
 @dataclass(frozen=True, slots=True)

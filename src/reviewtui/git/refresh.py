@@ -20,8 +20,10 @@ touching more than ``MAX_PATHS`` paths, returns ``None``: collect it whole.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,9 +38,9 @@ MAX_PATHS = 256  # beyond this one whole diff is as cheap as many pathspecs
 Stamp = tuple[int, int, int, int, int] | None  # mtime_ns, ctime_ns, size, inode, mode
 
 
-def stamp(path: Path) -> Stamp:
+def stamp(path: Path | str) -> Stamp:
     try:
-        info = path.lstat()
+        info = os.lstat(path)
     except OSError:
         return None
     return (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode)
@@ -56,7 +58,7 @@ class WorktreeStamps:
         if path not in self.files:
             return True
         old = self.files[path]  # None: it was missing (deleted) then
-        if stamp(root / path) != old:
+        if stamp(f"{root}/{path}") != old:
             return True
         return old is not None and old[0] >= self.taken_ns - RACY_NS
 
@@ -90,18 +92,20 @@ class Recollected:
 def _listed(repo: GitRepo, change_set: ChangeSet, untracked: bool) -> tuple[set[str], set[str]]:
     """Paths that differ from the base now (a superset: stat-dirty files too), and the
     untracked ones."""
-    if change_set.mode == "working":
-        out = repo.run("diff-files", "-z", "--name-only", "--ignore-submodules=none")
-    else:
-        assert change_set.old_side.rev is not None
-        out = repo.run("diff-index", "-z", "--name-only", "--ignore-submodules=none",
-                       change_set.old_side.rev, "--")
-    tracked = {raw.decode("utf-8", "replace") for raw in out.split(b"\0") if raw}
-    others: set[str] = set()
-    if untracked:
-        out = repo.run("ls-files", "--others", "--exclude-standard", "-z")
-        others = {raw.decode("utf-8", "replace") for raw in out.split(b"\0")
-                  if raw and not raw.endswith(b"/")}
+    with ThreadPoolExecutor(max_workers=1) as pool:  # both listings at once
+        listing = pool.submit(repo.run, "ls-files", "--others", "--exclude-standard",
+                              "-z") if untracked else None
+        if change_set.mode == "working":
+            out = repo.run("diff-files", "-z", "--name-only", "--ignore-submodules=none")
+        else:
+            assert change_set.old_side.rev is not None
+            out = repo.run("diff-index", "-z", "--name-only", "--ignore-submodules=none",
+                           change_set.old_side.rev, "--")
+        tracked = {raw.decode("utf-8", "replace") for raw in out.split(b"\0") if raw}
+        others: set[str] = set()
+        if listing is not None:
+            others = {raw.decode("utf-8", "replace") for raw in listing.result().split(b"\0")
+                      if raw and not raw.endswith(b"/")}
     return tracked, others
 
 
