@@ -6,6 +6,7 @@ same rule suggestions. Scanners run only when asked (``scan``), never as part of
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
     from reviewtui.plan.conflicts import EvidenceLog
+    from reviewtui.plan.evidence import UnitFacts
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
     from reviewtui.rules.scanners import ScanReport, ScanTarget
     from reviewtui.units import ReviewUnit
@@ -127,6 +129,24 @@ class LoadedChange:
         if not matches:
             matches = [u for u in self.units if u.unit_id.startswith(unit_id)]
         return matches[0] if len(matches) == 1 else None
+
+    @functools.cached_property
+    def units_by_id(self) -> dict[str, ReviewUnit]:
+        return {unit.unit_id: unit for unit in self.units}
+
+    def facts(self, unit_id: str) -> UnitFacts | None:
+        """What an evidence record says about one of this change's units (its rule scores)."""
+        from reviewtui.plan.evidence import UnitFacts
+
+        unit = self.units_by_id.get(unit_id)
+        if unit is None:
+            return None
+        suggestion = self.suggestions.get(unit_id)
+        return UnitFacts(unit.unit_id, unit.file_path, unit.new_compact or unit.old_compact,
+                         unit.language, unit.tags,
+                         suggestion.context_level if suggestion else None,
+                         suggestion.confidence if suggestion else None,
+                         suggestion.risk.value if suggestion else None)
 
     def review_index(self, scan: ScanReport | None = None) -> ReviewIndex:
         from reviewtui.rules import fill_rule_fields

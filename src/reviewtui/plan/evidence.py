@@ -12,19 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from reviewtui.models import ContextLevel, ExtraRequest, IndexUnit
 from reviewtui.plan.schema import ConflictRecord, OverrideSet, UnitOverride
 
-if TYPE_CHECKING:
-    from reviewtui.rules.suggestion import RuleSuggestion
-    from reviewtui.units.model import ReviewUnit
-
 
 @dataclass(frozen=True)
 class UnitFacts:
-    """What a record says about its unit (from the review index or a scored unit)."""
+    """What a record says about its unit (from the review index, or ``LoadedChange.facts``
+    for a scored unit)."""
 
     unit_id: str
     file_path: str
@@ -42,14 +38,6 @@ class UnitFacts:
                    unit.language, tuple(unit.tags), unit.rule_context_level,
                    unit.rule_confidence,
                    unit.agent_decision.priority if unit.agent_decision else None)
-
-    @classmethod
-    def of_scored(cls, unit: ReviewUnit, suggestion: RuleSuggestion | None) -> UnitFacts:
-        return cls(unit.unit_id, unit.file_path, unit.new_compact or unit.old_compact,
-                   unit.language, unit.tags,
-                   suggestion.context_level if suggestion else None,
-                   suggestion.confidence if suggestion else None,
-                   suggestion.risk.value if suggestion else None)
 
 
 def describe_request(request: ExtraRequest) -> str:

@@ -22,7 +22,7 @@ from reviewtui.errors import ReviewTuiError, StoreError
 from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
-from reviewtui.plan.evidence import UnitFacts, override_records
+from reviewtui.plan.evidence import override_records
 from reviewtui.sessions.review_records import (
     FindingState,
     ReviewComment,
@@ -118,9 +118,8 @@ class TuiSession:
         log = self.loaded.conflict_log()
         if log is None:
             return None
-        by_id = {u.unit_id: u for u in self.loaded.units}
-        facts = {uid: UnitFacts.of_scored(by_id[uid], self.loaded.suggestions.get(uid))
-                 for uid in {*overrides.units, *self._recorded.units} if uid in by_id}
+        facts = {uid: fact for uid in {*overrides.units, *self._recorded.units}
+                 if (fact := self.loaded.facts(uid)) is not None}
         try:  # only what changed since the last save: no need to read the log (a key press)
             log.append(override_records(facts, self._recorded, overrides), only_new=False)
         except OSError as error:
