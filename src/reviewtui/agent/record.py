@@ -32,14 +32,7 @@ def line_hash(path: str, start: int, end: int, line_text: LineText) -> str:
 
 def unit_at(units: Iterable[ReviewUnit], path: str, start: int, end: int) -> ReviewUnit | None:
     """The unit whose after-side hunks cover any of the lines ``start``-``end`` of ``path``."""
-    for unit in units:
-        if unit.file_path != path:
-            continue
-        for hunk in unit.hunks:
-            if hunk.new_count and start <= hunk.new_start + hunk.new_count - 1 and (
-                    hunk.new_start <= end):
-                return unit
-    return None
+    return next((u for u in units if u.file_path == path and u.covers(start, end)), None)
 
 
 def stored(finding: Finding, units: Sequence[ReviewUnit], line_text: LineText,

@@ -61,15 +61,5 @@ def finding_diff_lines(unit: ReviewUnit, findings: Iterable[StoredFinding]) -> s
               if f.state in ("open", "accepted", "fixed")]
     if not wanted:
         return set()
-    marked: set[int] = set()
-    row = 0
-    for hunk in unit.hunks:
-        row += 1  # the @@ header
-        for line in hunk.lines:
-            row += 1
-            number = line.new_no
-            if number is not None and any(lo <= number <= hi for lo, hi in wanted):
-                marked.add(row)
-        if hunk.new_missing_newline or hunk.old_missing_newline:
-            row += 1
-    return marked
+    return {row for row, (_, number) in enumerate(unit.diff_rows(numbered=False), start=1)
+            if number is not None and any(lo <= number <= hi for lo, hi in wanted)}

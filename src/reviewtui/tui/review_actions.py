@@ -34,16 +34,9 @@ from reviewtui.tui.screens.export_modal import ExportChoice, ExportModal
 from reviewtui.tui.screens.verdict_modal import VerdictModal
 from reviewtui.tui.session import Refreshed
 from reviewtui.tui.triage import Row, Triage
-from reviewtui.units.model import ReviewUnit
 
 WATCH_DEBOUNCE_MS = 400
 
-
-def unit_span(unit: ReviewUnit, side: str) -> tuple[int, int] | None:
-    """The first and last line the unit's hunks cover on ``side`` (None: no lines there)."""
-    ranges = [(h.new_start, h.new_end) if side == "new" else (h.old_start, h.old_end)
-              for h in unit.hunks if (h.new_count if side == "new" else h.old_count)]
-    return (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None
 
 
 class ReviewActions(WorkbenchBase):
@@ -176,7 +169,7 @@ class ReviewActions(WorkbenchBase):
             self.load_review()
             self.set_status(f"comment {verb} on {edit.comment.file_path}:{edit.comment.lines}")
 
-        span = unit_span(row.unit, blank.side) if row is not None else None
+        span = row.unit.span(blank.side) if row is not None else None
         self.push_screen(CommentModal(location, blank, existing, span), done)
 
     def action_verdict(self) -> None:

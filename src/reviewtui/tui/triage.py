@@ -133,15 +133,8 @@ class Triage:
                   side: str) -> str | None:
         if unit_id in self.by_id:
             return unit_id
-        for unit in self.units:
-            if unit.file_path != path and unit.old_path != path:
-                continue
-            for hunk in unit.hunks:
-                first, count = ((hunk.new_start, hunk.new_count) if side == "new"
-                                else (hunk.old_start, hunk.old_count))
-                if count and start <= first + count - 1 and first <= end:
-                    return unit.unit_id
-        return None
+        return next((u.unit_id for u in self.units if path in (u.file_path, u.old_path)
+                     and u.covers(start, end, side)), None)
 
     def set_plan(self, plan: FusedPlan) -> None:
         self.plan = plan

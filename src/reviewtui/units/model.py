@@ -53,23 +53,44 @@ class ReviewUnit:
     def hunk_count(self) -> int:
         return len(self.hunks)
 
-    def diff_text(self, *, numbered: bool = True) -> str:
-        """The unit's hunks as text; with old/new line numbers in front of every line."""
-        out: list[str] = []
+    def span(self, side: str = "new") -> tuple[int, int] | None:
+        """The first and last line the hunks cover on ``side`` (``new`` or ``old``); None
+        when the unit has no lines there (a deleted file's new side)."""
+        ranges = [(h.new_start, h.new_end) if side == "new" else (h.old_start, h.old_end)
+                  for h in self.hunks if (h.new_count if side == "new" else h.old_count)]
+        return (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None
+
+    def covers(self, start: int, end: int, side: str = "new") -> bool:
+        """Does a hunk of the unit cover any of the lines ``start``-``end`` of ``side``?"""
+        for hunk in self.hunks:
+            first, count = ((hunk.new_start, hunk.new_count) if side == "new"
+                            else (hunk.old_start, hunk.old_count))
+            if count and start <= first + count - 1 and first <= end:
+                return True
+        return False
+
+    def diff_rows(self, *, numbered: bool = True) -> list[tuple[str, int | None]]:
+        """The unit's hunks as text lines, each with its new-side line number (None for
+        headers, removed lines and the no-newline marker)."""
+        out: list[tuple[str, int | None]] = []
         for hunk in self.hunks:
             header = (f"@@ -{hunk.old_start},{hunk.old_count} "
                       f"+{hunk.new_start},{hunk.new_count} @@")
-            out.append(f"{header} {hunk.section}".rstrip())
+            out.append((f"{header} {hunk.section}".rstrip(), None))
             for line in hunk.lines:
                 if numbered:
                     old = "" if line.old_no is None else str(line.old_no)
                     new = "" if line.new_no is None else str(line.new_no)
-                    out.append(f"{old:>5} {new:>5} {line.kind}{line.text}")
+                    out.append((f"{old:>5} {new:>5} {line.kind}{line.text}", line.new_no))
                 else:
-                    out.append(f"{line.kind}{line.text}")
+                    out.append((f"{line.kind}{line.text}", line.new_no))
             if hunk.new_missing_newline or hunk.old_missing_newline:
-                out.append("\\ No newline at end of file")
-        return "\n".join(out)
+                out.append(("\\ No newline at end of file", None))
+        return out
+
+    def diff_text(self, *, numbered: bool = True) -> str:
+        """The unit's hunks as text; with old/new line numbers in front of every line."""
+        return "\n".join(text for text, _ in self.diff_rows(numbered=numbered))
 
 
 def unit_key(unit: ReviewUnit) -> str:
