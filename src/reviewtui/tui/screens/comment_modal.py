@@ -108,10 +108,9 @@ class CommentModal(FormModal[CommentEdit]):
         else:
             event.chat_input.load_text(event.text)  # keep what was typed
 
-    def action_save(self) -> None:
+    def form_result(self) -> CommentEdit | None:
         comment = self._build(self.query_one("#comment-body", ChatInput).text)
-        if comment is not None:
-            self.dismiss(CommentEdit("save", comment))
+        return CommentEdit("save", comment) if comment is not None else None
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "delete" and self.editing is not None:

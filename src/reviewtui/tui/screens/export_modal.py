@@ -48,13 +48,13 @@ class ExportModal(FormModal[ExportChoice]):
         if dot and "." + suffix in SUFFIXES.values():
             box.value = stem + SUFFIXES[str(event.value)]
 
-    def action_save(self) -> None:
+    def form_result(self) -> ExportChoice | None:
         path = self.query_one("#export-path", Input).value.strip()
         if not path:
             self.query_one("#export-error", Label).update("✗ a file name, please")
-            return
-        self.dismiss(ExportChoice(str(self.query_one("#export-format", Select).value), path,
-                                  self.query_one("#export-all", Checkbox).value))
+            return None
+        return ExportChoice(str(self.query_one("#export-format", Select).value), path,
+                            self.query_one("#export-all", Checkbox).value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_save()

@@ -1,12 +1,13 @@
 """What the workbench's dialogs share: Escape cancels, ctrl+s saves, a Save and a Cancel button.
 
 The requests (``e``), comment (``m``), verdict (``V``) and export (``X``) dialogs are forms:
-each checks its own fields in ``action_save`` and dismisses with its result, or shows what is
-wrong and stays open; cancelling dismisses with None.
+each checks its own fields in ``form_result``; saving dismisses with that result, or the dialog
+stays open showing what is wrong; cancelling dismisses with None.
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import ClassVar, TypeVar
 
 from textual.binding import Binding, BindingType
@@ -20,9 +21,14 @@ class FormModal(ModalScreen[ResultT | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"),
                                              Binding("ctrl+s", "save", "Save")]
 
+    @abstractmethod
+    def form_result(self) -> ResultT | None:
+        """The fields checked and made into the result; None after showing what is wrong."""
+
     def action_save(self) -> None:
-        """Check the fields; dismiss with the result, or say what is wrong."""
-        raise NotImplementedError(f"{type(self).__name__} must define action_save")
+        result = self.form_result()
+        if result is not None:
+            self.dismiss(result)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -90,11 +90,10 @@ class RequestsModal(FormModal[list[ExtraRequest]]):
         details = {k: self.query_one(f"#detail-{k}", Input).value for k, hint in TYPES if hint}
         return build_requests(checked, details)
 
-    def action_save(self) -> None:
+    def form_result(self) -> list[ExtraRequest] | None:
         try:
-            requests = self._collect()
+            return self._collect()
         except ValueError as problem:
             self.query_one("#requests-error", Label).update(f"✗ {problem}")
-            return
-        self.dismiss(requests)
+            return None
 

@@ -35,12 +35,12 @@ class VerdictModal(FormModal[ReviewVerdict]):
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")
 
-    def action_save(self) -> None:
+    def form_result(self) -> ReviewVerdict:
         pressed = self.query_one("#verdict-choice", RadioSet).pressed_button
         kind: VerdictKind = next((k for k, _ in CHOICES if pressed is not None
                                   and pressed.id == f"verdict-{k}"), "comment")
         summary = self.query_one("#verdict-summary", Input).value.strip()
-        self.dismiss(ReviewVerdict(verdict=kind, summary=summary))
+        return ReviewVerdict(verdict=kind, summary=summary)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_save()
