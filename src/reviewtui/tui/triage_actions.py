@@ -5,6 +5,8 @@ Every decision is applied by the core's override layer (``Triage``) and persiste
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import on
 from textual.widgets import Input
 
@@ -35,13 +37,20 @@ class TriageActions(WorkbenchBase):
     def action_prev_file(self) -> None:
         self._jump_file(-1)
 
-    def _level(self, level: ContextLevel) -> None:
-        unit_id = self.current()
-        if unit_id is not None:
-            self.triage.set_level(unit_id, level)
+    def _apply_decision(self, unit_id: str | None, decide: Callable[[str], object], *,
+                rebundle: bool = True) -> None:
+        """Apply the person's decision to the unit, keep it, show it (and drop the unit's
+        bundle when the decision changes what goes into it)."""
+        if unit_id is None:
+            return
+        decide(unit_id)
+        if rebundle:
             self.bundles.pop(unit_id, None)
-            self.persist()
-            self.refresh_unit(unit_id)
+        self.persist()
+        self.refresh_unit(unit_id)
+
+    def _level(self, level: ContextLevel) -> None:
+        self._apply_decision(self.current(), lambda uid: self.triage.set_level(uid, level))
 
     def action_level_1(self) -> None:
         self._level(LEVELS[0])
@@ -56,12 +65,7 @@ class TriageActions(WorkbenchBase):
         self._level(LEVELS[3])
 
     def _shift(self, step: int) -> None:
-        unit_id = self.current()
-        if unit_id is not None:
-            self.triage.shift_level(unit_id, step)
-            self.bundles.pop(unit_id, None)
-            self.persist()
-            self.refresh_unit(unit_id)
+        self._apply_decision(self.current(), lambda uid: self.triage.shift_level(uid, step))
 
     def action_lower_level(self) -> None:
         self._shift(-1)
@@ -70,18 +74,10 @@ class TriageActions(WorkbenchBase):
         self._shift(1)
 
     def action_toggle_skip(self) -> None:
-        unit_id = self.current()
-        if unit_id is not None:
-            self.triage.toggle_skip(unit_id)
-            self.persist()
-            self.refresh_unit(unit_id)
+        self._apply_decision(self.current(), self.triage.toggle_skip, rebundle=False)
 
     def action_toggle_reviewed(self) -> None:
-        unit_id = self.current()
-        if unit_id is not None:
-            self.triage.toggle_reviewed(unit_id)
-            self.persist()
-            self.refresh_unit(unit_id)
+        self._apply_decision(self.current(), self.triage.toggle_reviewed, rebundle=False)
 
     def action_edit_requests(self) -> None:
         unit_id = self.current()
@@ -91,10 +87,7 @@ class TriageActions(WorkbenchBase):
 
         def done(requests: list[ExtraRequest] | None) -> None:
             if requests is not None:
-                self.triage.set_requests(unit_id, requests)
-                self.bundles.pop(unit_id, None)
-                self.persist()
-                self.refresh_unit(unit_id)
+                self._apply_decision(unit_id, lambda uid: self.triage.set_requests(uid, requests))
 
         self.push_screen(RequestsModal(item.location, item.extra_requests), done)
 
