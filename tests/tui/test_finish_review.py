@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label, Select, Static
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -208,7 +208,8 @@ async def test_verdict_and_export(repo: GitRepoBuilder, tmp_path: Path,
         await _reviewed(app, pilot, fake_llm)
         await pilot.press("V")
         assert isinstance(app.screen, VerdictModal)
-        await pilot.click("#verdict-request_changes")
+        assert app.screen.query_one("#verdict-choice", Select).value == "comment"
+        await pilot.press("enter", "up", "enter")  # the list opens on the current verdict
         app.screen.query_one("#verdict-summary").value = "Fix the rate."  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -355,3 +356,21 @@ async def test_watch_refreshes_when_a_file_changes(repo: GitRepoBuilder,
                 r.unit.file_path == "app/watched.py" for r in app.rows):
             await pilot.pause(0.2)
         assert any(r.unit.file_path == "app/watched.py" for r in app.rows)
+
+
+async def test_the_default_export_stays_out_of_the_change(repo: GitRepoBuilder,
+                                                          tmp_path: Path) -> None:
+    """X's default file is under .git/reviewtui/: exporting does not add a unit to the review."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        units = len(app.rows)
+        await pilot.press("X")
+        default = app.screen.query_one("#export-path", Input).value
+        assert default == str(repo.root / ".git" / "reviewtui" / "review.md")
+        await pilot.press("ctrl+s", "r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert (repo.root / ".git" / "reviewtui" / "review.md").is_file()
+        assert len(app.rows) == units

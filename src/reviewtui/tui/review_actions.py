@@ -200,7 +200,11 @@ class ReviewActions(WorkbenchBase):
             self.notify(f"wrote {target}", title="review exported")
             self.set_status(f"exported to {target}")
 
-        self.push_screen(ExportModal(), done)
+        # Not in the working tree by default: an export there would join the change itself
+        # (an untracked file), and --watch would refresh on it.
+        repo = self.loaded.repo
+        stem = str(repo.common_dir / "reviewtui" / "review") if repo is not None else "review"
+        self.push_screen(ExportModal(stem), done)
 
     # --- the editor and refreshing ---------------------------------------------------------
 

@@ -62,8 +62,11 @@ class CommentModal(FormModal[CommentEdit]):
                 (f"{c.lines}: {c.body.splitlines()[0][:50]}", str(i))
                 for i, c in self.existing.items()]
             yield Select(options, value=NEW, allow_blank=False, id="comment-pick")
+            span = f" (this unit: {self.span[0]}-{self.span[1]})" if self.span else ""
+            yield Label(f"Lines{span}", classes="field-label")
             yield Input(self.draft.lines.removeprefix("L"), id="comment-lines",
                         placeholder="lines, e.g. 12 or 12-15")
+            yield Label("Comment", classes="field-label")
             yield ChatInput(self.draft.body, id="comment-body",
                             placeholder="Your comment — Enter saves, Ctrl+J new line")
             yield Label("", id="comment-error")

@@ -35,7 +35,7 @@ class ExportModal(FormModal[ExportChoice]):
             yield Select([(name, name) for name in SUFFIXES], value="markdown",
                          allow_blank=False, id="export-format")
             yield Input(self.default_stem + SUFFIXES["markdown"], id="export-path",
-                        placeholder="file (relative to the repository)")
+                        placeholder="file (absolute, or relative to the repository)")
             yield Checkbox("also dismissed, gone and fixed findings", id="export-all")
             yield Label("", id="export-error")
             with Horizontal(classes="dialog-buttons"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Input, Label, Select
 
 from reviewtui.sessions.review_records import ReviewVerdict, VerdictKind
 from reviewtui.tui.screens.form_modal import FormModal
@@ -26,19 +26,19 @@ class VerdictModal(FormModal[ReviewVerdict]):
         chosen = self.current.verdict if self.current else "comment"
         with Vertical(id="verdict-dialog", classes="dialog"):
             yield Label("Verdict of this review", classes="dialog-title")
-            with RadioSet(id="verdict-choice"):
-                for kind, label in CHOICES:
-                    yield RadioButton(label, value=kind == chosen, id=f"verdict-{kind}")
+            # A Select, not radio buttons: the keys start on the current verdict.
+            yield Select([(label, kind) for kind, label in CHOICES], value=chosen,
+                         allow_blank=False, id="verdict-choice")
+            yield Label("Summary (optional; it heads the export)", classes="field-label")
             yield Input(self.current.summary if self.current else "",
-                        placeholder="summary for the export (optional)", id="verdict-summary")
+                        placeholder="e.g. One blocker: the rate change", id="verdict-summary")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")
 
     def form_result(self) -> ReviewVerdict:
-        pressed = self.query_one("#verdict-choice", RadioSet).pressed_button
-        kind: VerdictKind = next((k for k, _ in CHOICES if pressed is not None
-                                  and pressed.id == f"verdict-{k}"), "comment")
+        value = self.query_one("#verdict-choice", Select).value
+        kind: VerdictKind = next((k for k, _ in CHOICES if k == value), "comment")
         summary = self.query_one("#verdict-summary", Input).value.strip()
         return ReviewVerdict(verdict=kind, summary=summary)
 
