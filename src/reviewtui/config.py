@@ -7,11 +7,12 @@ Validated with pydantic so that a typo or a wrong type is reported with the file
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reviewtui.errors import ConfigError
 
@@ -78,12 +79,45 @@ class TuiSettings(_Section):
         "run the LLM planner when the workbench opens (when a model is configured)"))
 
 
+class EvalSettings(_Section):
+    """``reviewtui eval``: which commits are bug fixes, and which cases are worth ranking."""
+
+    fix_patterns: list[str] | None = Field(default=None, description=(
+        "regular expressions (case-insensitive) for a fix's subject; default: the shipped "
+        "set (fix, bug, regression, crash, incorrect, wrong, broken...)"))
+    exclude_patterns: list[str] | None = Field(default=None, description=(
+        "subjects that are no bug fix; default: typo, docs, formatting, lint, typing-only, "
+        "version bumps, reverts..."))
+    max_fix_files: int = Field(default=3, ge=1, le=50, description=(
+        "a fix changes at most this many source files (tests, docs not counted)"))
+    max_fix_removed_lines: int = Field(default=40, ge=1, le=10_000, description=(
+        "a fix removes or changes at most this many lines of them"))
+    max_bug_files: int = Field(default=100, ge=1, description=(
+        "a bug commit changing more files is too large to review"))
+    max_bug_lines: int = Field(default=3_000, ge=1, description=(
+        "a bug commit changing more lines is too large to review"))
+    max_cases: int = Field(default=100, ge=1, description="cases per run (--max-cases)")
+    review_confirm_tokens: int = Field(default=500_000, ge=0, description=(
+        "eval --review asks before sending more estimated tokens than this (0: always)"))
+
+    @field_validator("fix_patterns", "exclude_patterns")
+    @classmethod
+    def _compiles(cls, patterns: list[str] | None) -> list[str] | None:
+        for pattern in patterns or ():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from None
+        return patterns
+
+
 class Settings(_Section):
     units: UnitsSettings = UnitsSettings()
     git: GitSettings = GitSettings()
     llm: LLMSettings = LLMSettings()
     context: ContextSettings = ContextSettings()
     tui: TuiSettings = TuiSettings()
+    eval: EvalSettings = EvalSettings()
 
 
 def user_config_path() -> Path:

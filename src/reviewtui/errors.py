@@ -123,3 +123,7 @@ class ReviewError(ReviewTuiError):
 class LearningError(ReviewTuiError):
     """The self-learning step cannot use its evidence or write what was decided: an unknown
     or unready candidate, an unreadable rejections file, an unwritable ``.reviewtui/``."""
+
+
+class EvalError(ReviewTuiError):
+    """The repository's history cannot be evaluated: shallow, no bug fixes, nothing to rank."""

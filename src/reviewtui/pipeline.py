@@ -159,9 +159,10 @@ class LoadedChange:
         findings = findings_by_unit(self.units, scan.issues)
         return fill_rule_fields(index, apply_findings(self.suggestions, findings), findings)
 
-    def with_reach(self) -> LoadedChange:
+    def with_reach(self, *, keep: bool = True) -> LoadedChange:
         """This change with every unit's priority counting its reach: the files that use a
-        changed public definition (one project-wide search, kept per tree in .git/reviewtui)."""
+        changed public definition (one project-wide search, kept per tree in .git/reviewtui
+        unless ``keep`` is off: ``eval`` counts hundreds of old trees nobody will see again)."""
         from reviewtui.context.search.reach import ReachCounter
         from reviewtui.rules.priority import with_reach
 
@@ -169,7 +170,7 @@ class LoadedChange:
             return self
         names = {u.unit_id: [s.name for s in u.scopes if s.role != "outer"]
                  + list(u.symbols) for u in self.units}
-        cache = self.repo.common_dir / "reviewtui" / "reach"
+        cache = self.repo.common_dir / "reviewtui" / "reach" if keep else None
         files = ReachCounter(self.repo, self.change_set, cache).counts(
             n for group in names.values() for n in group)
         suggestions = dict(self.suggestions)

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, TextIO
 from reviewtui.cli.parser import selector_from_args
 
 if TYPE_CHECKING:
-    from reviewtui.models import IndexUnit, ReviewIndex
+    from reviewtui.models import ReviewIndex
     from reviewtui.rules.scanners import ScanReport
 
 
 def run_index(args: argparse.Namespace) -> int:
     from reviewtui.pipeline import load_change
+    from reviewtui.units.order import sort_units
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     scan = None
@@ -33,24 +34,6 @@ def run_index(args: argparse.Namespace) -> int:
     fmt = "planner" if args.planner else "json" if args.json else "table"
     print_index(index, fmt, sys.stdout)
     return 0
-
-
-_RISK_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
-
-
-def sort_units(index: ReviewIndex, order: str) -> ReviewIndex:
-    """The index with its units by file (as built), by priority or by risk (then priority)."""
-    if order == "file":
-        return index
-
-    def key(unit: IndexUnit) -> tuple[float, ...]:
-        score = -(unit.priority_score or 0.0)
-        if order == "priority":
-            return (score,)
-        risk = unit.agent_decision.priority if unit.agent_decision else None
-        return (_RISK_ORDER.get(risk or "", 4), score)
-
-    return index.model_copy(update={"units": sorted(index.units, key=key)})
 
 
 def risk_summary(index: ReviewIndex) -> str:

@@ -31,6 +31,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from reviewtui.cli.rules import run_rules
 
         return run_rules(args)
+    if command == "eval":
+        from reviewtui.cli.evaluate import run_eval_command
+
+        return run_eval_command(args, sys.stdout, sys.stderr)
     if command == "export":
         from reviewtui.cli.export import run_export
 

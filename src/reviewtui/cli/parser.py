@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from reviewtui import __version__
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 
-SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", "export")
+SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", "export",
+               "eval")
 
 
 def add_selectors(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                "plan), bundle (each unit's context bundle), review (the review agent's "
                "findings), ask (chat about the change), sessions (stored chats), export (the "
                "person's review as Markdown, JSON or SARIF), rules (check a rule pack, explain "
-               "a unit's score, learn rules from the evidence). "
+               "a unit's score, learn rules from the evidence), eval (measure the triage on the "
+               "repository's own bug history). "
                "Run 'reviewtui SUBCOMMAND --help' for details.",
     )
     parser.add_argument("--version", action="version", version=f"reviewtui {__version__}")
@@ -281,6 +283,34 @@ def build_export_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_eval_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reviewtui eval",
+        description="Measure the triage on the repository's own bug history: find bug-fix "
+                    "commits, blame the lines they fixed to find the commits that introduced "
+                    "them (SZZ), index each such commit as 'index --commit' would and report "
+                    "where the priority order put the unit holding the bug (recall@1/3/5, "
+                    "MRR, effort), beside file order, largest-first and random order.")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true",
+                        help="every case (fix, bug commit, target lines, ranks, the unit "
+                             "that held the bug) and the metrics as JSON")
+    output.add_argument("--markdown", action="store_true", help="the report as Markdown")
+    parser.add_argument("--since", metavar="DATE",
+                        help="only fixes committed since DATE (anything 'git log --since' "
+                             "takes: 2024-01-01, '2 years ago')")
+    parser.add_argument("--max-cases", type=int, metavar="N",
+                        help="at most N bug-introducing commits (default: eval.max_cases)")
+    parser.add_argument("--jobs", "-j", type=int, metavar="N",
+                        help="worker processes ranking cases (default: one per core)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="mine and rank everything again, ignoring (and not writing) "
+                             ".git/reviewtui/eval/")
+    parser.add_argument("path", nargs="?", default=None, metavar="PATH",
+                        help="repository (default: the current directory, searched upwards)")
+    return parser
+
+
 PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "": build_parser,
     "index": build_index_parser,
@@ -291,6 +321,7 @@ PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "ask": build_ask_parser,
     "sessions": build_sessions_parser,
     "export": build_export_parser,
+    "eval": build_eval_parser,
 }
 
 

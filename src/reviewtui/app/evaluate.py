@@ -1,0 +1,142 @@
+"""``reviewtui eval``: how reviewtui would have triaged the repository's own past bugs.
+
+Mines the history for bug fixes and the commits that introduced them (``eval.cases``), indexes
+each bug commit as ``index --commit`` would and ranks the unit holding the bug (``eval.rank``),
+then computes the metrics beside their baselines (``eval.metrics``). Cases are ranked in worker
+processes, one per core; each result is appended to the repository's cache as it arrives, so a
+run that is stopped continues next time. Everything a case computes reads only the bug commit
+and its ancestors: the mining reads the future (the fixes), the ranking never does.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reviewtui.errors import EvalError, RepositoryError
+from reviewtui.eval.cases import EvalCase, MiningProgress, MiningSettings, mine_cases
+from reviewtui.eval.metrics import EvalMetrics, eval_metrics
+from reviewtui.eval.mining import FixLimits
+from reviewtui.eval.rank import CaseResult, rank_case
+from reviewtui.eval.results import ResultStore, results_key
+from reviewtui.git import open_repository
+from reviewtui.history.fixes import DEFAULT_EXCLUDE_PATTERNS, DEFAULT_FIX_PATTERNS
+
+
+@dataclass(frozen=True, slots=True)
+class EvalRequest:
+    path: str | Path | None = None
+    since: str | None = None
+    max_cases: int | None = None  # None: the [eval] setting
+    jobs: int | None = None  # worker processes; None: one per core; 1: in this process
+    use_cache: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class EvalProgress:
+    phase: str  # "mine" | "rank"
+    done: int
+    total: int | None  # None while mining (the history is streamed)
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    root: Path
+    commits: int  # commits read while mining
+    fixes: int  # fixes examined
+    results: list[CaseResult]
+    metrics: EvalMetrics
+    reused: int = 0  # results taken from an earlier run
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+def mining_settings(path: str | Path | None) -> tuple[MiningSettings, int]:
+    """The repository's ``[eval]`` settings as mining settings, and its default case count."""
+    from reviewtui.config import load_settings
+
+    repo = open_repository(path)
+    config = load_settings(repo.root).eval
+    include = tuple(config.fix_patterns) if config.fix_patterns is not None else (
+        DEFAULT_FIX_PATTERNS)
+    exclude = tuple(config.exclude_patterns) if config.exclude_patterns is not None else (
+        DEFAULT_EXCLUDE_PATTERNS)
+    return MiningSettings(include, exclude,
+                          FixLimits(config.max_fix_files, config.max_fix_removed_lines),
+                          config.max_bug_files, config.max_bug_lines), config.max_cases
+
+
+def _fingerprint(root: Path) -> str:
+    from reviewtui.analysis.fingerprint import run_fingerprint
+    from reviewtui.config import load_settings
+    from reviewtui.rules import load_rule_pack
+
+    return run_fingerprint(load_settings(root), load_rule_pack(root).pack)
+
+
+def run_eval(request: EvalRequest,
+             on_progress: Callable[[EvalProgress], None] | None = None) -> EvalReport:
+    """Mine, rank and measure; ``EvalError`` when there is nothing to evaluate."""
+    repo = open_repository(request.path)
+    repo.head()  # EmptyRepositoryError for a repository with no commits
+    if repo.is_shallow():
+        raise RepositoryError(
+            f"{repo.root} is a shallow clone: its history is cut, so bug fixes cannot be "
+            "traced to the commits that introduced them",
+            hint="run 'git fetch --unshallow' first")
+    settings, default_cases = mining_settings(request.path)
+    max_cases = request.max_cases or default_cases
+    folder = repo.common_dir / "reviewtui" / "eval" if request.use_cache else None
+    mined: list[MiningProgress] = [MiningProgress(0, 0, 0)]
+
+    def mining(progress: MiningProgress) -> None:
+        mined[0] = progress
+        if on_progress is not None:
+            on_progress(EvalProgress("mine", progress.cases, None,
+                                     f"{progress.commits} commits, {progress.fixes} fixes"))
+
+    cases = mine_cases(repo, settings, since=request.since, max_cases=max_cases,
+                       jobs=request.jobs, cache_dir=folder, on_progress=mining)
+    if not cases:
+        raise EvalError(
+            f"no bug-fix commits with a traceable origin in {mined[0].commits} commits "
+            f"({mined[0].fixes} fixes examined)",
+            hint="widen --since, or set [eval] fix_patterns for this project's messages")
+    store = ResultStore(folder, results_key(settings.key(), _fingerprint(repo.root)))
+    done = {c.bug: store.results[c.bug] for c in cases
+            if c.bug in store.results and store.results[c.bug].case == c}
+    todo = [c for c in cases if c.bug not in done]
+    reused = len(done)
+
+    def ranked(result: CaseResult) -> None:
+        done[result.case.bug] = result
+        store.add(result)
+        if on_progress is not None:
+            on_progress(EvalProgress("rank", len(done), len(cases), result.case.case_id))
+
+    _rank_all(repo.root, todo, request.jobs, ranked)
+    results = [done[c.bug] for c in cases]
+    statuses: dict[str, int] = {}
+    for result in results:
+        statuses[result.status] = statuses.get(result.status, 0) + 1
+    return EvalReport(repo.root, mined[0].commits, mined[0].fixes, results,
+                      eval_metrics(results), reused, statuses)
+
+
+def _rank_all(root: Path, cases: list[EvalCase], jobs: int | None,
+              ranked: Callable[[CaseResult], None]) -> None:
+    workers = min(len(cases), max(1, jobs or os.cpu_count() or 1))
+    if workers <= 1:
+        for case in cases:
+            ranked(rank_case(root, case))
+        return
+    # spawn: a forked copy of a process running threads (git readers) may hang
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(rank_case, root, case) for case in cases]
+        for future in as_completed(futures):
+            ranked(future.result())

@@ -1,0 +1,136 @@
+"""``reviewtui eval``: the triage measured on the repository's bug history, as a table,
+Markdown or JSON, with a progress line on stderr while it runs (only on a terminal)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import TYPE_CHECKING, TextIO
+
+from reviewtui.errors import UsageError
+
+if TYPE_CHECKING:
+    from reviewtui.app.evaluate import EvalProgress, EvalReport
+    from reviewtui.eval.metrics import GroupMetrics
+
+_ORDER_NAMES = {"reviewtui": "reviewtui priority", "file": "file order",
+                "largest": "largest first", "random": "random (expected)"}
+
+
+class _ProgressLine:
+    """``eval: ranking [#####.....] 12/40`` rewritten in place on a terminal; silent on a pipe
+    and for the first second (a warm run is done before anyone could read it)."""
+
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+        self._on = err.isatty()
+        self._started = time.monotonic()
+        self._shown = False
+
+    def __call__(self, progress: EvalProgress) -> None:
+        if not self._on or time.monotonic() - self._started < 1.0:
+            return
+        if progress.phase == "mine":
+            text = f"eval: mining history: {progress.detail}, {progress.done} cases"
+        else:
+            total = progress.total or 1
+            filled = int(20 * progress.done / total)
+            text = (f"eval: ranking [{'#' * filled}{'.' * (20 - filled)}] "
+                    f"{progress.done}/{total}")
+        self._err.write("\r\x1b[K" + text)
+        self._err.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        if self._shown:
+            self._err.write("\r\x1b[K")
+            self._err.flush()
+
+
+def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from reviewtui.app.evaluate import EvalRequest, run_eval
+
+    if args.max_cases is not None and args.max_cases < 1:
+        raise UsageError("--max-cases must be 1 or more")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
+    line = _ProgressLine(err)
+    try:
+        report = run_eval(EvalRequest(args.path, since=args.since, max_cases=args.max_cases,
+                                      jobs=args.jobs, use_cache=not args.no_cache), line)
+    finally:
+        line.close()
+    if args.json:
+        out.write(json.dumps(report_json(report), indent=2) + "\n")
+    else:
+        out.write(render_report(report, markdown=args.markdown))
+    out.flush()
+    return 0
+
+
+def report_json(report: EvalReport) -> dict[str, object]:
+    return {
+        "repository": str(report.root),
+        "commits_read": report.commits,
+        "fixes_examined": report.fixes,
+        "statuses": report.statuses,
+        "reused_results": report.reused,
+        "metrics": report.metrics.model_dump(mode="json"),
+        "cases": [r.model_dump(mode="json") for r in report.results],
+    }
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def _metric_rows(group: GroupMetrics) -> list[list[str]]:
+    return [[_ORDER_NAMES[name], _pct(m.recall[1]), _pct(m.recall[3]), _pct(m.recall[5]),
+             f"{m.mrr:.2f}", _pct(m.effort)] for name, m in group.orders.items()]
+
+
+def _table(rows: list[list[str]], markdown: bool) -> list[str]:
+    if markdown:
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+        return lines + ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+            for row in rows]
+
+
+def render_report(report: EvalReport, *, markdown: bool = False) -> str:
+    metrics = report.metrics
+    skipped = ", ".join(f"{count} {status.replace('_', ' ')}"
+                        for status, count in sorted(report.statuses.items()) if status != "ok")
+    lines = [("# " if markdown else "") + f"eval: {report.root}", "",
+             f"{len(report.results)} bug-introducing commits from {report.fixes} fixes in "
+             f"{report.commits} commits; {metrics.all.cases} ranked"
+             + (f" ({skipped})" if skipped else "")
+             + (f"; {report.reused} results reused" if report.reused else ""), ""]
+    header = ["order", "R@1", "R@3", "R@5", "MRR", "effort"]
+    for title, group in ((f"all changes ({metrics.all.cases} cases)", metrics.all),
+                         (f"changes of {metrics.large_units}+ units ({metrics.large.cases} "
+                          f"cases)", metrics.large)):
+        lines.append(("## " if markdown else "") + title)
+        if markdown:
+            lines.append("")
+        lines += _table([header, *_metric_rows(group)], markdown) if group.cases else [
+            "no cases"]
+        lines.append("")
+    lines.append(("## " if markdown else "") + "cases")
+    if markdown:
+        lines.append("")
+    rows = [["bug", "units", "rank", "file", "largest", "held by", "bug commit"]]
+    for result in report.results:
+        ranks = result.rankings
+        held = result.holders[0].location if result.holders else (result.reason or "-")
+        rows.append([result.case.case_id, str(result.units),
+                     *(str(ranks[o].rank) if o in ranks else "-"
+                       for o in ("reviewtui", "file", "largest")),
+                     held, result.case.subject[:60]])
+    lines += _table(rows, markdown)
+    lines.append("")
+    lines.append("R@k: bug-holding unit among the first k; MRR: mean 1/rank; effort: share of "
+                 "changed lines read before it (lower is better)")
+    return "\n".join(lines) + "\n"

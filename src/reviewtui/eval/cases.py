@@ -1,0 +1,216 @@
+"""Mine the evaluation's cases: bug-introducing commits with their target lines, cached.
+
+Each fix examined leaves one record in ``.git/reviewtui/eval/mined-<key>.jsonl`` (its bug commit
+and targets, or why it gave none), so a second run blames nothing it has blamed before: it
+streams ``git log`` again (cheap) and blames only fixes it has not seen. The key covers every
+setting that changes what is mined. Fixes blaming the same commit make one case, with the union
+of their target lines. The blame runs in threads (git does the work, in its own processes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from reviewtui.eval.mining import CommitRecord, FixLimits, fix_sources, stream_commits
+from reviewtui.eval.szz import BugOrigin, find_origin
+from reviewtui.git.runner import GitRepo
+from reviewtui.history.fixes import FixMatcher
+
+SZZ_VERSION = 1  # bump when mining or blaming changes what a record says
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class FixRef(_Model):
+    sha: str
+    subject: str
+    time: int
+
+
+class MinedRecord(_Model):
+    """One examined fix, as cached: its bug commit and targets, or the reason it gave none."""
+
+    fix: FixRef
+    bug: str | None = None
+    bug_subject: str = ""
+    bug_time: int = 0
+    targets: list[tuple[str, int]] = []
+    reason: str | None = None
+
+
+class EvalCase(_Model):
+    """A bug-introducing commit, the fixes that blamed it and the lines they blamed."""
+
+    bug: str
+    subject: str
+    time: int
+    fixes: list[FixRef]
+    targets: list[tuple[str, int]]  # (path in the bug commit, line there)
+
+    @property
+    def case_id(self) -> str:
+        return self.bug[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class MiningSettings:
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    limits: FixLimits
+    max_bug_files: int = 100
+    max_bug_lines: int = 3_000
+
+    def key(self) -> str:
+        text = json.dumps([SZZ_VERSION, self.include, self.exclude, self.limits.max_files,
+                           self.limits.max_removed, self.max_bug_files, self.max_bug_lines])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class MiningProgress:
+    commits: int  # commits read from the log
+    fixes: int  # fixes examined
+    cases: int  # distinct bug commits found
+
+
+def _bug_facts(repo: GitRepo, origin: BugOrigin, settings: MiningSettings
+               ) -> tuple[str, int, str | None]:
+    """The bug commit's subject and time, or why it cannot be a case (merge, root, size)."""
+    assert origin.bug is not None
+    info = repo.run("log", "-1", "--format=%P%x1f%ct%x1f%s", "--end-of-options",
+                    origin.bug).decode("utf-8", "replace").strip()
+    parents, _, rest = info.partition("\x1f")
+    time, _, subject = rest.partition("\x1f")
+    parent_list = parents.split()
+    if not parent_list:
+        return subject, int(time or 0), "blamed on the root commit"
+    if len(parent_list) > 1:
+        return subject, int(time or 0), "blamed on a merge commit"
+    stats = repo.run("diff-tree", "--numstat", "-r", "--no-renames", "--no-commit-id",
+                     parent_list[0], origin.bug)
+    files = lines = 0
+    for row in stats.decode("utf-8", "replace").splitlines():
+        added, _, rest = row.partition("\t")
+        removed = rest.partition("\t")[0]
+        files += 1
+        lines += (int(added) if added.isdigit() else 0) + (
+            int(removed) if removed.isdigit() else 0)
+    if files > settings.max_bug_files or lines > settings.max_bug_lines:
+        return subject, int(time or 0), (
+            f"the bug commit is too large to review ({files} files, {lines} lines)")
+    return subject, int(time or 0), None
+
+
+def examine(repo: GitRepo, commit: CommitRecord, paths: tuple[str, ...],
+            settings: MiningSettings) -> MinedRecord:
+    """Blame one fix and check its bug commit."""
+    fix = FixRef(sha=commit.sha, subject=commit.subject, time=commit.time)
+    if repo.try_run("cat-file", "-e", f"{commit.parents[0]}^{{commit}}") is None:
+        return MinedRecord(fix=fix, reason="the fix's parent is missing (a shallow clone?)")
+    origin = find_origin(repo, commit.sha, commit.parents[0], paths)
+    if origin.bug is None:
+        return MinedRecord(fix=fix, reason=origin.reason)
+    subject, time, reason = _bug_facts(repo, origin, settings)
+    return MinedRecord(fix=fix, bug=origin.bug, bug_subject=subject, bug_time=time,
+                       targets=list(origin.targets), reason=reason)
+
+
+class MinedStore:
+    """The examined fixes of one mining key, appended as they are blamed."""
+
+    def __init__(self, folder: Path | None, key: str) -> None:
+        self.path = folder / f"mined-{key}.jsonl" if folder is not None else None
+        self.records: dict[str, MinedRecord] = {}
+        if self.path is None or not self.path.is_file():
+            return
+        for line in self.path.read_text("utf-8", "replace").splitlines():
+            try:
+                record = MinedRecord.model_validate_json(line)
+            except ValidationError:
+                continue  # a line torn by a killed run
+            self.records[record.fix.sha] = record
+
+    def add(self, record: MinedRecord) -> None:
+        self.records[record.fix.sha] = record
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(record.model_dump_json() + "\n")
+        except OSError:
+            self.path = None  # unwritable: keep mining, without the cache
+
+
+def _candidates(repo: GitRepo, settings: MiningSettings, since: str | None,
+                counter: list[int]) -> Iterator[tuple[CommitRecord, tuple[str, ...]]]:
+    matcher = FixMatcher.build(settings.include, settings.exclude)
+    for commit in stream_commits(repo, since=since):
+        counter[0] += 1
+        paths = fix_sources(commit, matcher, settings.limits)
+        if paths:
+            yield commit, paths
+
+
+def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = None,
+               max_cases: int | None = None, jobs: int | None = None,
+               cache_dir: Path | None = None,
+               on_progress: Callable[[MiningProgress], None] | None = None) -> list[EvalCase]:
+    """The cases of ``repo``'s history, newest fix first, at most ``max_cases``."""
+    store = MinedStore(cache_dir, settings.key())
+    cases: dict[str, EvalCase] = {}
+    counter = [0]
+    fixes = 0
+    workers = max(1, jobs or os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        window: list[tuple[CommitRecord, Future[MinedRecord] | MinedRecord]] = []
+        stream = _candidates(repo, settings, since, counter)
+        done = False
+        while not done:
+            while len(window) < workers * 4:
+                item = next(stream, None)
+                if item is None:
+                    break
+                commit, paths = item
+                known = store.records.get(commit.sha)
+                window.append((commit, known if known is not None else pool.submit(
+                    examine, repo, commit, paths, settings)))
+            if not window:
+                break
+            commit, pending = window.pop(0)
+            record = pending if isinstance(pending, MinedRecord) else pending.result()
+            if isinstance(pending, Future):
+                store.add(record)
+            fixes += 1
+            if record.bug is not None and record.reason is None:
+                _merge(cases, record)
+            if on_progress is not None:
+                on_progress(MiningProgress(counter[0], fixes, len(cases)))
+            done = max_cases is not None and len(cases) >= max_cases
+        for _, pending in window:
+            if isinstance(pending, Future):
+                pending.cancel()
+    return list(cases.values())[:max_cases]
+
+
+def _merge(cases: dict[str, EvalCase], record: MinedRecord) -> None:
+    assert record.bug is not None
+    known = cases.get(record.bug)
+    if known is None:
+        cases[record.bug] = EvalCase(bug=record.bug, subject=record.bug_subject,
+                                     time=record.bug_time, fixes=[record.fix],
+                                     targets=sorted(set(record.targets)))
+        return
+    cases[record.bug] = known.model_copy(update={
+        "fixes": [*known.fixes, record.fix],
+        "targets": sorted(set(known.targets) | set(record.targets))})

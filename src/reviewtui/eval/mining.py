@@ -1,0 +1,122 @@
+"""Stream the repository's history and pick the commits that fix a bug (the SZZ candidates).
+
+``git log`` is read as it is written, newest first, so a 100k-commit history costs only as much
+of it as the cases asked for (``--max-cases``) or the dates allowed (``--since``). A commit is a
+candidate when its message says it fixes a bug (``history.fixes``) and it is small enough for
+its blamed lines to point at one mistake: 1-3 changed source files that are not tests, docs,
+generated or vendored, and between one and a few dozen removed lines in them (a fix that only
+adds lines has nothing to blame).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from reviewtui.code.languages import language_for_path
+from reviewtui.git.model import ChangeStatus, FileChange
+from reviewtui.git.runner import GitRepo
+from reviewtui.history.fixes import FixMatcher
+
+_QUIET_TAGS = frozenset({"test_file", "doc_file", "generated_or_vendored", "lockfile",
+                         "translation_file", "asset_file", "type_stub", "tooling_file"})
+# Languages of the table that hold data, documentation or build settings rather than code.
+_NOT_CODE = frozenset({"css", "protobuf", "yaml", "toml", "ini", "properties", "make",
+                       "dockerfile", "cmake", "starlark", "html", "xml", "markdown", "rst",
+                       "text", "json", "terraform", "sql"})
+_FORMAT = "%x1e%H%x1f%P%x1f%ct%x1f%aN%x1f%B%x1f"
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    path: str
+    added: int
+    removed: int
+    binary: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CommitRecord:
+    sha: str
+    parents: tuple[str, ...]
+    time: int
+    author: str
+    message: str
+    files: tuple[FileStat, ...]
+
+    @property
+    def subject(self) -> str:
+        return self.message.strip().split("\n", 1)[0]
+
+
+@lru_cache(maxsize=65536)
+def is_source(path: str) -> bool:
+    """Code: a programming language, not a test, doc, generated or vendored file."""
+    from reviewtui.units.path_tags import path_tags
+    from reviewtui.units.vocabulary import default_vocabulary
+
+    language = language_for_path(path)
+    if language is None or language in _NOT_CODE:
+        return False
+    tags = path_tags(FileChange(ChangeStatus.MODIFY, path, path), default_vocabulary())
+    return _QUIET_TAGS.isdisjoint(tags)
+
+
+def _parse_record(raw: bytes) -> CommitRecord | None:
+    fields = raw.split(b"\x1f", 5)
+    if len(fields) < 6:
+        return None
+    sha, parents, time, author, message, stats = fields
+    files = []
+    for line in stats.decode("utf-8", "replace").splitlines():
+        added, _, rest = line.partition("\t")
+        removed, _, path = rest.partition("\t")
+        if not path or path.startswith('"'):  # a quoted (tab or newline in the name) path
+            continue
+        binary = added == "-"
+        files.append(FileStat(path, 0 if binary else int(added or 0),
+                              0 if binary else int(removed or 0), binary))
+    return CommitRecord(sha.decode("ascii").strip(), tuple(parents.decode("ascii").split()),
+                        int(time or 0), author.decode("utf-8", "replace"),
+                        message.decode("utf-8", "replace"), tuple(files))
+
+
+def stream_commits(repo: GitRepo, *, since: str | None = None, rev: str = "HEAD",
+                   merges: bool = False) -> Iterator[CommitRecord]:
+    """Every commit reachable from ``rev``, newest first, with its files' line counts."""
+    args = ["log", "--no-color", "--no-renames", "--numstat", f"--format={_FORMAT}"]
+    if not merges:
+        args.append("--no-merges")
+    if since:
+        args.append(f"--since={since}")
+    args += ["--end-of-options", rev, "--"]
+    pending = b""
+    for chunk in repo.stream(*args):
+        pending += chunk
+        *complete, pending = pending.split(b"\x1e")
+        for raw in complete:
+            record = _parse_record(raw.strip(b"\n"))
+            if record is not None:
+                yield record
+    record = _parse_record(pending.strip(b"\n"))
+    if record is not None:
+        yield record
+
+
+@dataclass(frozen=True, slots=True)
+class FixLimits:
+    max_files: int = 3  # changed source files
+    max_removed: int = 40  # removed lines in them
+
+
+def fix_sources(commit: CommitRecord, matcher: FixMatcher, limits: FixLimits
+                ) -> tuple[str, ...] | None:
+    """The source files whose removed lines a fix's blame reads, or None: not a usable fix."""
+    if len(commit.parents) != 1 or not matcher.is_fix(commit.message):
+        return None
+    sources = [f for f in commit.files if not f.binary and is_source(f.path)]
+    removed = sum(f.removed for f in sources)
+    if not 1 <= len(sources) <= limits.max_files or not 1 <= removed <= limits.max_removed:
+        return None
+    return tuple(f.path for f in sources if f.removed)

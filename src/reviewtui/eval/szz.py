@@ -1,0 +1,136 @@
+"""SZZ: from a bug-fix commit to the commit that introduced the lines it fixed.
+
+The lines a fix deleted or changed are blamed on the fix's parent with ``git blame -w -M -C``
+(whitespace ignored, lines followed through moves within a file and copies from the files the
+same commit changed). Blank lines, comment-only lines and lines of punctuation alone (a closing
+brace) are not blamed: they carry no behaviour. The commit owning most of the remaining lines
+is the bug-introducing commit, unless it is a merge, the repository's root or a shallow
+boundary, or is too large to review; its *target lines* are the blamed lines as numbered in
+that commit's own version of the file -- the lines a reviewer of that commit should have
+questioned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from reviewtui.errors import GitCommandError
+from reviewtui.git.runner import DIFF_OPTIONS, GitRepo
+
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+_COMMENT_PREFIXES = ("#", "//", "/*", "*", "*/", "--", "<!--", '"""', "'''", ";")
+_HAS_WORD = re.compile(r"[A-Za-z0-9_]")
+_BLAME_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class BugOrigin:
+    """The outcome of blaming one fix: a bug commit and its target lines, or why not."""
+
+    fix: str
+    bug: str | None = None
+    targets: tuple[tuple[str, int], ...] = ()  # (path in the bug commit, line there)
+    blamed_lines: int = 0  # lines blamed in all (on every commit)
+    reason: str | None = None  # why there is no bug commit
+
+
+def meaningful(text: str) -> bool:
+    """A line worth blaming: not blank, not a comment alone, not punctuation alone."""
+    stripped = text.strip()
+    if not stripped or stripped.startswith(_COMMENT_PREFIXES):
+        return False
+    return _HAS_WORD.search(stripped) is not None
+
+
+def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
+                  ) -> dict[str, list[int]]:
+    """For each path, the old-side numbers of the meaningful lines ``fix`` removed."""
+    out = repo.run("diff", *[o for o in DIFF_OPTIONS if not o.startswith("--unified")],
+                   "--unified=0", "--no-renames", parent, fix, "--", *paths)
+    found: dict[str, list[int]] = {}
+    path: str | None = None
+    old_no = 0
+    for line in out.split(b"\n"):
+        if line.startswith(b"--- "):
+            name = line[4:].decode("utf-8", "replace")
+            path = name[2:] if name.startswith("a/") else None
+        elif line.startswith(b"+++ "):
+            continue
+        elif line.startswith(b"@@"):
+            match = _HUNK.match(line)
+            old_no = int(match.group(1)) if match else 0
+        elif line.startswith(b"-") and path is not None:
+            if meaningful(line[1:].decode("utf-8", "replace")):
+                found.setdefault(path, []).append(old_no)
+            old_no += 1
+    return found
+
+
+def _ranges(lines: list[int]) -> list[str]:
+    """``-L`` arguments covering ``lines`` (consecutive lines in one range)."""
+    spans: list[list[int]] = []
+    for number in sorted(set(lines)):
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return [f"-L{a},{b}" for a, b in spans]
+
+
+@dataclass(frozen=True, slots=True)
+class BlamedLine:
+    commit: str
+    path: str  # the file's path in ``commit``
+    line: int  # the line's number in ``commit``
+    time: int
+    boundary: bool
+
+
+def blame(repo: GitRepo, rev: str, path: str, lines: list[int]) -> list[BlamedLine]:
+    """``git blame -w -M -C --line-porcelain`` of ``lines`` of ``path`` at ``rev``."""
+    out = repo.run("blame", "-w", "-M", "-C", "--line-porcelain", *_ranges(lines), rev, "--",
+                   path, timeout=_BLAME_TIMEOUT)
+    blamed: list[BlamedLine] = []
+    header: list[bytes] = []
+    for line in out.split(b"\n"):
+        if line.startswith(b"\t"):
+            if header:
+                first = header[0].split()
+                keys = {h.split(b" ", 1)[0]: h.partition(b" ")[2] for h in header[1:]}
+                blamed.append(BlamedLine(
+                    first[0].decode("ascii"), keys.get(b"filename", b"").decode(
+                        "utf-8", "replace"), int(first[1]),
+                    int(keys.get(b"committer-time", b"0") or 0), b"boundary" in keys))
+            header = []
+        elif line:
+            header.append(line)
+    return blamed
+
+
+def find_origin(repo: GitRepo, fix: str, parent: str, paths: tuple[str, ...]) -> BugOrigin:
+    """Blame the meaningful lines ``fix`` removed from ``paths`` and pick the bug commit."""
+    try:
+        removed = removed_lines(repo, parent, fix, paths)
+    except GitCommandError as exc:
+        return BugOrigin(fix, reason=f"cannot diff the fix: {exc}")
+    if not removed:
+        return BugOrigin(fix, reason="the fix removed only blank or comment lines")
+    blamed: list[BlamedLine] = []
+    for path, lines in removed.items():
+        try:
+            blamed += blame(repo, parent, path, lines)
+        except GitCommandError as exc:
+            return BugOrigin(fix, reason=f"cannot blame {path}: {exc}")
+    if not blamed:
+        return BugOrigin(fix, reason="nothing to blame")
+    votes = Counter(b.commit for b in blamed)
+    newest = {b.commit: b.time for b in blamed}
+    bug = max(votes, key=lambda c: (votes[c], newest[c]))
+    owned = [b for b in blamed if b.commit == bug]
+    if any(b.boundary for b in owned):
+        return BugOrigin(fix, blamed_lines=len(blamed),
+                         reason="blamed on the root commit or a shallow boundary")
+    targets = tuple(sorted({(b.path, b.line) for b in owned}))
+    return BugOrigin(fix, bug, targets, len(blamed))

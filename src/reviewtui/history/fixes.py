@@ -1,0 +1,75 @@
+"""Which commits fix a bug: the message says so, and it is not a typo, docs or a bump.
+
+Shared by ``reviewtui eval`` (the fixes whose blamed lines make its cases) and by the history
+signals of priority (was this definition fixed before?), so both mean the same thing by "a fix".
+The patterns are the SZZ literature's usual keyword set, tightened by exclusions for the
+commits that say "fix" about nothing a reviewer could have caught: typos, documentation,
+formatting, lint, type annotations only, version bumps, reverts and merges. Issue trailers
+(``Fixes #12``, ``Closes: org/repo#3``, ``Resolves GH-7``) count on their own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+DEFAULT_FIX_PATTERNS: tuple[str, ...] = (
+    r"\bfix(e[sd])?\b", r"\bfixing\b", r"\bbug(s|fix)?\b", r"\bhotfix\b", r"\bregression\b",
+    r"\bcrash(es|ed|ing)?\b", r"\bincorrect(ly)?\b", r"\bwrong(ly)?\b", r"\bbroken\b",
+    r"\bfault(y)?\b", r"\bdefect\b", r"\berroneous(ly)?\b", r"\bmistaken(ly)?\b",
+)
+DEFAULT_EXCLUDE_PATTERNS: tuple[str, ...] = (
+    r"\btypos?\b", r"\bspelling\b", r"\bmisspell", r"\bgrammar\b",
+    r"\bdocs?\b", r"\bdocumentation\b", r"\bdocstrings?\b", r"\breadme\b", r"\bchangelog\b",
+    r"\bchanges\.(rst|md)\b", r"\bcomments?\b",
+    r"\bformat(ting)?\b", r"\bwhitespace\b", r"\bindent(ation)?\b", r"\bcode style\b",
+    r"\blint(er|ing)?\b", r"\bflake8\b", r"\bpylint\b", r"\beslint\b", r"\bruff\b",
+    r"\bgolint\b", r"\bgo ?vet\b", r"\brubocop\b", r"\bcheckstyle\b",
+    r"\btyping\b", r"\btype (hints?|annotations?|checking|checker|errors?)\b", r"\bmypy\b",
+    r"\bpyright\b",
+    r"\bbump(s|ed)?\b", r"\bversion bump\b", r"^(prepare )?release\b", r"^v?\d+\.\d+(\.\d+)?\b",
+    r"^revert\b", r"^merge\b", r"\bflaky\b", r"\bpre-commit\b", r"\bauto[- ]?fix",
+    r"\bannotations?\b",
+)
+_TRAILER = re.compile(
+    r"^\s*(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s+"
+    r"(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+\b", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class FixMatcher:
+    """Says whether a commit message describes a bug fix (compiled once, used per commit)."""
+
+    include: re.Pattern[str]
+    exclude: re.Pattern[str]
+
+    @classmethod
+    def build(cls, include: Sequence[str] = DEFAULT_FIX_PATTERNS,
+              exclude: Sequence[str] = DEFAULT_EXCLUDE_PATTERNS) -> FixMatcher:
+        """``re.error`` for a pattern that does not compile (the settings check them first)."""
+        flags = re.IGNORECASE | re.MULTILINE
+        return cls(re.compile("|".join(f"(?:{p})" for p in include) or r"(?!)", flags),
+                   re.compile("|".join(f"(?:{p})" for p in exclude) or r"(?!)", flags))
+
+    def is_fix(self, message: str) -> bool:
+        """A fix trailer anywhere, or a fix word in the subject with no exclusion there.
+
+        Only the subject is matched against the words: bodies mention "fix" and "bug" in
+        passing ("this does not fix #12", "see the bug tracker") far more often."""
+        subject = message.strip().split("\n", 1)[0]
+        if self.exclude.search(subject):
+            return False
+        if _TRAILER.search(message):
+            return True
+        return self.include.search(subject) is not None
+
+
+def issue_refs(message: str) -> list[str]:
+    """The issues a commit says it fixes or closes (``#12``, ``org/repo#3``, ``GH-7``)."""
+    refs = []
+    for match in _TRAILER.finditer(message):
+        ref = re.search(r"(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+", match.group(0), re.IGNORECASE)
+        if ref:
+            refs.append(ref.group(0))
+    return refs
