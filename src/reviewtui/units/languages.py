@@ -4,8 +4,8 @@ A header is C++ in a C++ project and C in a C one, and its suffix cannot tell. T
 paths decide when they can (a ``.cpp`` among them, or no header at all); otherwise ``git
 ls-files`` asks whether the repository tracks C++ sources, or headers that read as C++
 (``template <``, ``namespace x {``, ``class X {``, ``std::``... in a sample of them: a
-header-only library has no ``.cpp``), once per repository and process (a bare repository: the
-tree of the change's "after" commit).
+header-only library has no ``.cpp``), once per repository and process (for a commit or a
+range: the tree of the change's "after" commit, never what the repository holds today).
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ def repository_languages(repo: GitRepo | None, change_set: ChangeSet) -> PathLan
         return decided
     if repo is None:
         return PathLanguages()
+    # A commit's headers are read as that commit's tree says (an older commit reviewed, or
+    # evaluated, must not see what the repository holds today); the index otherwise.
     rev = change_set.new_side.rev if change_set.new_side.kind is SideKind.COMMIT else None
-    key = (str(repo.root), rev if repo.is_bare else None)
+    key = (str(repo.root), rev)
     if key not in _KNOWN:
         _KNOWN[key] = _tracks_cpp(repo, key[1])
     return PathLanguages(cpp_headers=_KNOWN[key])
@@ -40,7 +42,7 @@ def repository_languages(repo: GitRepo | None, change_set: ChangeSet) -> PathLan
 
 def _tracks_cpp(repo: GitRepo, rev: str | None) -> bool:
     """Does the repository hold C++? A C++ source, or headers written in C++ (a header-only
-    library has no ``.cpp``). ``rev``: a bare repository's tree."""
+    library has no ``.cpp``). ``rev``: the tree to read instead of the index."""
     try:
         if rev is None:
             out = repo.run("ls-files", "-z", "--", *(f"*{s}" for s in CPP_SUFFIXES),

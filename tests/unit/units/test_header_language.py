@@ -93,3 +93,19 @@ def test_a_range_in_a_bare_repository_reads_the_after_tree(repo: GitRepoBuilder,
                          use_cache=False)
     assert [u.language for u in loaded.units] == ["cpp"]
     assert repository_languages(loaded.repo, loaded.change_set).cpp_headers
+
+
+def test_a_commits_headers_are_read_as_that_commit_says_not_as_today(
+        repo: GitRepoBuilder) -> None:
+    """A C repository that later became C++: its old commit's header is still C (an old
+    commit reviewed, or evaluated by ``reviewtui eval``, must not see the future)."""
+    repo.write("src/shape.c", '#include "shape.h"\n')
+    repo.write("include/shape.h", C_HEADER)
+    repo.commit("base")
+    repo.write("include/shape.h", C_HEADER.replace("double w, h;", "double w, h, d;"))
+    old = repo.commit("a third dimension")
+    repo.write("src/more.cpp", "namespace geo { int more() { return 1; } }\n")
+    repo.commit("port to C++")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref=old),
+                         use_cache=False)
+    assert [u.language for u in loaded.units] == ["c"]

@@ -1,0 +1,124 @@
+"""``reviewtui eval`` through the real command line, on generated histories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+from tests.support.histories import planted_bug
+
+
+def test_eval_json_has_every_case_with_fix_bug_targets_and_ranks(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    planted = planted_bug(repo)
+    result = cli("eval", "--json", "--jobs", "1", repo.root)
+    assert result.code == 0, result.err
+    report = result.json()
+    [case] = report["cases"]
+    assert case["case"]["bug"] == planted.bug
+    assert [f["sha"] for f in case["case"]["fixes"]] == [planted.fix]
+    assert case["case"]["targets"] == [["shop/pricing.py", planted.bug_line]]
+    assert case["status"] == "ok" and case["units"] >= 10
+    assert case["holders"][0]["location"].startswith("shop/pricing.py")
+    assert set(case["rankings"]) == {"reviewtui", "file", "largest"}
+    rank = case["rankings"]["reviewtui"]["rank"]
+    assert report["metrics"]["large"]["orders"]["reviewtui"]["mrr"] == 1 / rank
+    assert set(report["metrics"]["all"]["orders"]) == {"reviewtui", "file", "largest", "random"}
+
+
+def test_eval_table_and_markdown_show_each_order_beside_its_baselines(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    planted_bug(repo)
+    table = cli("eval", "--jobs", "1", repo.root)
+    assert table.code == 0, table.err
+    for text in ("reviewtui priority", "file order", "largest first", "random (expected)",
+                 "changes of 10+ units (1 cases)", "add discounts and scaling helpers"):
+        assert text in table.out, text
+    markdown = cli("eval", "--markdown", repo.root)
+    assert "| order | R@1 | R@3 | R@5 | MRR | effort |" in markdown.out
+    assert markdown.out.startswith("# eval: ")
+
+
+def test_a_second_run_continues_from_the_kept_results(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    planted_bug(repo)
+    first = cli("eval", "--json", "--jobs", "2", repo.root).json()
+    assert first["reused_results"] == 0
+    kept = list((repo.root / ".git" / "reviewtui" / "eval").glob("*.jsonl"))
+    assert {p.name.split("-")[0] for p in kept} == {"mined", "results"}
+    second = cli("eval", "--json", repo.root).json()
+    assert second["reused_results"] == 1
+    assert second["cases"] == first["cases"] or [
+        {k: v for k, v in c.items() if k != "seconds"} for c in second["cases"]] == [
+        {k: v for k, v in c.items() if k != "seconds"} for c in first["cases"]]
+    fresh = cli("eval", "--json", "--no-cache", repo.root).json()
+    assert fresh["reused_results"] == 0
+
+
+def test_a_torn_results_line_is_skipped_and_that_case_ranked_again(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    planted_bug(repo)
+    assert cli("eval", "--jobs", "1", repo.root).code == 0
+    [results] = (repo.root / ".git" / "reviewtui" / "eval").glob("results-*.jsonl")
+    results.write_text(results.read_text()[:-40])  # killed mid-write
+    again = cli("eval", "--json", repo.root)
+    assert again.code == 0 and again.json()["reused_results"] == 0
+
+
+def test_eval_works_in_a_bare_repository(repo: GitRepoBuilder, cli: CliRunner,
+                                         tmp_path: Path) -> None:
+    planted = planted_bug(repo)
+    bare = tmp_path / "bare.git"
+    repo.git("clone", "-q", "--bare", str(repo.root), str(bare))
+    result = cli("eval", "--json", "--jobs", "1", bare)
+    assert result.code == 0, result.err
+    assert result.json()["cases"][0]["case"]["bug"] == planted.bug
+
+
+def test_a_shallow_clone_says_how_to_deepen(repo: GitRepoBuilder, cli: CliRunner,
+                                            tmp_path: Path) -> None:
+    planted_bug(repo)
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "-q", "--depth", "2", f"file://{repo.root}", str(shallow))
+    result = cli("eval", shallow)
+    assert result.code == 2
+    assert "shallow clone" in result.err and "git fetch --unshallow" in result.err
+    assert "Traceback" not in result.err and result.out == ""
+
+
+def test_a_history_without_fixes_is_a_clear_error(repo: GitRepoBuilder,
+                                                  cli: CliRunner) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit("add a")
+    repo.write("a.py", "x = 2\n")
+    repo.commit("fix typo in a")
+    result = cli("eval", repo.root)
+    assert result.code == 2
+    assert result.err.startswith("reviewtui: error: no bug-fix commits with a traceable origin")
+    assert len(result.err.strip().splitlines()) == 1
+
+
+def test_bad_input_is_one_line(repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    result = cli("eval", outside)
+    assert result.code == 2 and "not a git repository" in result.err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    repo.git("init", "-q", str(empty))
+    assert "no commits yet" in cli("eval", empty).err
+    planted_bug(repo)
+    (repo.root / ".reviewtui.toml").write_text('[eval]\nfix_patterns = ["(unclosed"]\n')
+    broken = cli("eval", repo.root)
+    assert broken.code == 2 and "eval.fix_patterns" in broken.err
+    assert len(broken.err.strip().splitlines()) == 1
+    assert cli("eval", "--max-cases", "0", repo.root).code == 2
+
+
+def test_fix_patterns_come_from_the_settings(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    planted = planted_bug(repo)
+    (repo.root / ".reviewtui.toml").write_text(
+        '[eval]\nfix_patterns = ["percentage"]\nexclude_patterns = []\n')
+    report = cli("eval", "--json", "--jobs", "1", repo.root).json()
+    assert [c["case"]["bug"] for c in report["cases"]] == [planted.bug]

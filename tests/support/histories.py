@@ -1,0 +1,72 @@
+"""Generated histories with a planted bug: a commit introduces it, a later commit fixes it.
+
+``planted_bug(repo)`` builds, in order: a root commit; the *bug commit* (a pricing function
+that subtracts the percentage instead of the share, plus eleven unrelated helpers in other
+files, so the change has more than ten units); an unrelated commit; the *fix*; a typo-only
+"fix" of the README; and a commit after the fix (the future, as seen from the bug commit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tests.conftest import GitRepoBuilder
+
+PRICING_BEFORE = '''"""Prices."""
+
+
+def total(items):
+    return sum(item.price for item in items)
+'''
+
+PRICING_BUG = PRICING_BEFORE + '''
+
+def discounted(price, percent):
+    """The price after a discount of ``percent`` per cent."""
+    if percent <= 0:
+        return price
+    return price - percent
+'''
+
+PRICING_FIXED = PRICING_BUG.replace("    return price - percent",
+                                    "    return price * (100 - percent) / 100")
+
+
+def helper(name: str, body_lines: int) -> str:
+    body = "\n".join(f"    value = value + {i}" for i in range(body_lines))
+    return f'\n\ndef {name}(value):\n{body}\n    return value\n'
+
+
+@dataclass(frozen=True)
+class PlantedBug:
+    root: str
+    bug: str
+    unrelated: str
+    fix: str
+    typo: str
+    later: str
+    bug_line: int  # the buggy line's number in the bug commit's pricing.py
+
+
+def planted_bug(repo: GitRepoBuilder) -> PlantedBug:
+    repo.write("shop/pricing.py", PRICING_BEFORE)
+    repo.write("README.md", "# Shop\n\nA shop. Teh prices are right.\n")
+    for n in range(4):
+        repo.write(f"shop/util{n}.py", f'"""Utilities {n}."""\n')
+    root = repo.commit("initial shop")
+    repo.write("shop/pricing.py", PRICING_BUG)
+    for n in range(11):
+        repo.write(f"shop/util{n % 4}.py" if n < 4 else f"shop/scale{n}.py",
+                   f'"""Utilities {n}."""\n' + helper(f"scale_{n}", 3 + n % 3))
+    bug = repo.commit("add discounts and scaling helpers")
+    repo.write("shop/report.py", '"""Reports."""\n\n\ndef report(items):\n    return len(items)\n')
+    unrelated = repo.commit("add a report")
+    repo.write("shop/pricing.py", PRICING_FIXED)
+    fix = repo.commit("fix discounted price: a percentage is a share of the price")
+    repo.write("README.md", "# Shop\n\nA shop. The prices are right.\n")
+    typo = repo.commit("fix typo in README")
+    repo.write("shop/pricing.py", PRICING_FIXED + helper("later_only", 2))
+    repo.write("shop/util0.py", "# rewritten later\n")
+    later = repo.commit("add a later helper")
+    line = PRICING_BUG.splitlines().index("    return price - percent") + 1
+    return PlantedBug(root, bug, unrelated, fix, typo, later, line)

@@ -1,0 +1,108 @@
+"""SZZ on generated histories: the fix is found, the blame lands on the commit that planted
+the bug, and commits that only say "fix" about a typo are not fixes."""
+
+from __future__ import annotations
+
+from reviewtui.eval.cases import MiningSettings, examine, mine_cases
+from reviewtui.eval.mining import CommitRecord, FixLimits, fix_sources, is_source, stream_commits
+from reviewtui.eval.szz import meaningful
+from reviewtui.git import open_repository
+from reviewtui.history.fixes import (
+    DEFAULT_EXCLUDE_PATTERNS,
+    DEFAULT_FIX_PATTERNS,
+    FixMatcher,
+    issue_refs,
+)
+from tests.conftest import GitRepoBuilder
+from tests.support.histories import planted_bug
+
+SETTINGS = MiningSettings(DEFAULT_FIX_PATTERNS, DEFAULT_EXCLUDE_PATTERNS, FixLimits())
+
+
+def test_fix_messages_are_told_from_typos_docs_bumps_and_reverts() -> None:
+    matcher = FixMatcher.build()
+    for message in ("Fix off-by-one in pager", "fix(router): crash on empty path",
+                    "Handle empty input\n\nFixes #123", "Closes: org/repo#9 wrong total",
+                    "Correct a regression in parsing", "bugfix: stale cache"):
+        assert matcher.is_fix(message), message
+    for message in ("fix typo in README", "Fix docs for install", "fix formatting",
+                    "Fix lint errors", "fix type hints", "Bump version to 1.2", "Revert \"Fix x\"",
+                    "Merge branch 'fix-x'", "Add a prefix option", "fix mypy errors"):
+        assert not matcher.is_fix(message), message
+    assert issue_refs("x\n\nFixes #12\nCloses GH-7") == ["#12", "GH-7"]
+
+
+def test_source_files_are_code_not_tests_docs_or_vendored() -> None:
+    assert is_source("src/app/models.py") and is_source("lib/router.go")
+    for path in ("tests/test_models.py", "docs/conf.py", "vendor/lib/x.go", "README.md",
+                 "config.yaml", "node_modules/a/index.js", "router_test.go", "logo.png"):
+        assert not is_source(path), path
+
+
+def test_blank_comment_and_punctuation_lines_are_not_blamed() -> None:
+    assert meaningful("    return price - percent")
+    for text in ("", "   ", "# a comment", "// note", " * doc", "}", "  ),", '"""'):
+        assert not meaningful(text), text
+
+
+def test_the_fix_is_found_and_its_blame_lands_on_the_bug_commit(
+        repo: GitRepoBuilder) -> None:
+    planted = planted_bug(repo)
+    cases = mine_cases(open_repository(repo.root), SETTINGS)
+    assert [c.bug for c in cases] == [planted.bug]
+    case = cases[0]
+    assert [f.sha for f in case.fixes] == [planted.fix]  # the README typo "fix" is not a fix
+    assert case.targets == [("shop/pricing.py", planted.bug_line)]
+    assert case.subject == "add discounts and scaling helpers"
+
+
+def test_a_fix_of_a_binary_or_vendored_file_alone_is_no_candidate(
+        repo: GitRepoBuilder) -> None:
+    repo.write("vendor/lib.py", "x = 1\ny = 2\n")
+    repo.write("logo.png", b"\x89PNG\r\n\x1a\n\x00\x01")
+    repo.commit("initial")
+    repo.write("vendor/lib.py", "x = 1\ny = 3\n")
+    repo.write("logo.png", b"\x89PNG\r\n\x1a\n\x00\x02")
+    repo.commit("fix vendored lib and logo")
+    matcher = FixMatcher.build()
+    commits = list(stream_commits(open_repository(repo.root)))
+    assert commits[0].subject == "fix vendored lib and logo"
+    assert any(f.binary for f in commits[0].files)
+    assert fix_sources(commits[0], matcher, FixLimits()) is None
+
+
+def test_a_fix_removing_too_many_lines_is_no_candidate(repo: GitRepoBuilder) -> None:
+    repo.write("app.py", "".join(f"x{i} = {i}\n" for i in range(60)))
+    repo.commit("initial")
+    repo.write("app.py", "".join(f"x{i} = {i + 1}\n" for i in range(60)))
+    repo.commit("fix every constant")
+    commit = next(stream_commits(open_repository(repo.root)))
+    assert fix_sources(commit, FixMatcher.build(), FixLimits(max_removed=40)) is None
+    assert fix_sources(commit, FixMatcher.build(), FixLimits(max_removed=60)) == ("app.py",)
+
+
+def test_a_fix_whose_parent_is_missing_is_skipped_with_the_reason(
+        repo: GitRepoBuilder) -> None:
+    repo.write("app.py", "x = 1\n")
+    head = repo.commit("initial")
+    commit = CommitRecord(head, ("0" * 40,), 0, "a", "fix x", ())
+    record = examine(open_repository(repo.root), commit, ("app.py",), SETTINGS)
+    assert record.bug is None and "parent is missing" in (record.reason or "")
+
+
+def test_mining_stops_reading_the_history_once_it_has_its_cases(
+        repo: GitRepoBuilder) -> None:
+    repo.write("app.py", "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(30)))
+    repo.commit("initial")
+    for i in range(30):
+        text = (repo.root / "app.py").read_text().replace(f"return {i}\n", f"return {i} + 0\n")
+        repo.write("app.py", text)
+        repo.commit(f"change f{i}")
+        text = text.replace(f"return {i} + 0\n", f"return {i} + 1\n")
+        repo.write("app.py", text)
+        repo.commit(f"fix f{i} off by one")
+    seen: list[int] = []
+    cases = mine_cases(open_repository(repo.root), SETTINGS, max_cases=2,
+                       on_progress=lambda p: seen.append(p.commits))
+    assert len(cases) == 2
+    assert max(seen) < 20  # of 61 commits
