@@ -160,11 +160,14 @@ class LoadedChange:
         return fill_rule_fields(index, apply_findings(self.suggestions, findings), findings)
 
     def with_reach(self, *, keep: bool = True) -> LoadedChange:
-        """This change with every unit's priority counting its reach: the files that use a
-        changed public definition (one project-wide search, kept per tree in .git/reviewtui
-        unless ``keep`` is off: ``eval`` counts hundreds of old trees nobody will see again)."""
+        """This change in priority order's terms: every unit's priority counting its reach
+        (the files that use a changed public definition: one project-wide search, kept per
+        tree in .git/reviewtui unless ``keep`` is off -- ``eval`` counts hundreds of old trees
+        nobody will see again) and the learned part (``rules.triage_model``: what the changed
+        lines do and where the unit stands in its change)."""
         from reviewtui.context.search.reach import ReachCounter
-        from reviewtui.rules.priority import with_reach
+        from reviewtui.rules.priority import with_learned, with_reach
+        from reviewtui.rules.triage_model import load_weights, rule_features
 
         if self.repo is None or any(s.reach_counted for s in self.suggestions.values()):
             return self
@@ -173,6 +176,8 @@ class LoadedChange:
         cache = self.repo.common_dir / "reviewtui" / "reach" if keep else None
         files = ReachCounter(self.repo, self.change_set, cache).counts(
             n for group in names.values() for n in group)
+        weights, _ = load_weights(self.root)
+        features = self.triage_features()
         suggestions = dict(self.suggestions)
         for unit in self.units:
             suggestion = suggestions.get(unit.unit_id)
@@ -180,8 +185,17 @@ class LoadedChange:
                 continue
             users = {f for n in names[unit.unit_id]
                      for f in files.get(n.rsplit(".", 1)[-1], ())} - {unit.file_path}
-            suggestions[unit.unit_id] = with_reach(suggestion, len(users))
+            suggestion = with_reach(suggestion, len(users))
+            suggestions[unit.unit_id] = with_learned(
+                suggestion, weights.points(features[unit.unit_id] | rule_features(suggestion)))
         return replace(self, suggestions=suggestions)
+
+    def triage_features(self) -> dict[str, dict[str, float]]:
+        """The learned priority's features of every unit, without the rule parts."""
+        from reviewtui.rules.triage_features import change_features, unit_features
+
+        standing = change_features(self.units)
+        return {u.unit_id: unit_features(u, standing[u.unit_id]) for u in self.units}
 
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""

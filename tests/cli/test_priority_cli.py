@@ -46,5 +46,6 @@ def test_explain_lists_the_priority_parts_and_the_reach(repo: GitRepoBuilder,
     out = cli("rules", "explain", billing, repo.root).out
     assert "priority (the review order, higher first):" in out
     assert "  role: code" in out
-    assert " + reach 6 = " in out  # 3 files: 3 x log2(1 + 3) points
+    assert " + reach 6 + learned " in out  # 3 files: 3 x log2(1 + 3) points
+    assert "learned (weights: " in out
     assert "reach: 3 other files use its definitions" in out

@@ -62,14 +62,14 @@ def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     finally:
         line.close()
     if args.json:
-        out.write(json.dumps(report_json(report), indent=2) + "\n")
+        out.write(json.dumps(report_json(report, samples=args.samples), indent=2) + "\n")
     else:
         out.write(render_report(report, markdown=args.markdown))
     out.flush()
     return 0
 
 
-def report_json(report: EvalReport) -> dict[str, object]:
+def report_json(report: EvalReport, *, samples: bool = False) -> dict[str, object]:
     return {
         "repository": str(report.root),
         "commits_read": report.commits,
@@ -77,7 +77,8 @@ def report_json(report: EvalReport) -> dict[str, object]:
         "statuses": report.statuses,
         "reused_results": report.reused,
         "metrics": report.metrics.model_dump(mode="json"),
-        "cases": [r.model_dump(mode="json") for r in report.results],
+        "cases": [r.model_dump(mode="json", exclude=None if samples else {"samples"})
+                  for r in report.results],
     }
 
 

@@ -296,6 +296,9 @@ def build_eval_parser() -> argparse.ArgumentParser:
                         help="every case (fix, bug commit, target lines, ranks, the unit "
                              "that held the bug) and the metrics as JSON")
     output.add_argument("--markdown", action="store_true", help="the report as Markdown")
+    parser.add_argument("--samples", action="store_true",
+                        help="with --json: every unit's learned-priority features too (what "
+                             "--fit trains on)")
     parser.add_argument("--since", metavar="DATE",
                         help="only fixes committed since DATE (anything 'git log --since' "
                              "takes: 2024-01-01, '2 years ago')")

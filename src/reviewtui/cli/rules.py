@@ -76,6 +76,12 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
         hint = f" (similar: {', '.join(close)})" if close else ""
         raise UsageError(f"no unit {unit_id!r} in this change ({len(loaded.units)} units; "
                          f"run 'reviewtui index' to list them){hint}")
-    out.write(explain(unit, loaded.rules, loaded.suggestions[unit.unit_id],
-                      loaded.rule_pack.sources))
+    from reviewtui.rules.explain import learned_lines
+    from reviewtui.rules.triage_model import load_weights, rule_features
+
+    suggestion = loaded.suggestions[unit.unit_id]
+    weights, weights_path = load_weights(loaded.root)
+    features = loaded.triage_features()[unit.unit_id] | rule_features(suggestion)
+    learned = learned_lines(unit, weights.contributions(features), features, weights_path)
+    out.write(explain(unit, loaded.rules, suggestion, loaded.rule_pack.sources, learned))
     return 0

@@ -19,12 +19,21 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from reviewtui.eval.mining import CommitRecord, FixLimits, fix_sources, stream_commits
+from reviewtui.errors import GitCommandError
+from reviewtui.eval.mining import (
+    CommitRecord,
+    FixLimits,
+    file_stats,
+    fix_sources,
+    is_fix_message,
+    stream_commits,
+)
 from reviewtui.eval.szz import BugOrigin, find_origin
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
 SZZ_VERSION = 1  # bump when mining or blaming changes what a record says
+NOT_A_CANDIDATE = "not 1-3 source files with a few dozen removed lines"
 
 
 class _Model(BaseModel):
@@ -111,12 +120,19 @@ def _bug_facts(repo: GitRepo, origin: BugOrigin, settings: MiningSettings
     return subject, int(time or 0), None
 
 
-def examine(repo: GitRepo, commit: CommitRecord, paths: tuple[str, ...],
-            settings: MiningSettings) -> MinedRecord:
-    """Blame one fix and check its bug commit."""
+def examine(repo: GitRepo, commit: CommitRecord, settings: MiningSettings) -> MinedRecord:
+    """Check a fix's files, blame its removed lines and check its bug commit."""
     fix = FixRef(sha=commit.sha, subject=commit.subject, time=commit.time)
     if repo.try_run("cat-file", "-e", f"{commit.parents[0]}^{{commit}}") is None:
         return MinedRecord(fix=fix, reason="the fix's parent is missing (a shallow clone?)")
+    try:
+        counted = file_stats(repo, commit) if not commit.files else commit
+    except GitCommandError as exc:
+        return MinedRecord(fix=fix, reason=f"cannot read the fix's files: {exc}")
+    paths = fix_sources(counted, FixMatcher.build(settings.include, settings.exclude),
+                        settings.limits)
+    if not paths:
+        return MinedRecord(fix=fix, reason=NOT_A_CANDIDATE)
     origin = find_origin(repo, commit.sha, commit.parents[0], paths)
     if origin.bug is None:
         return MinedRecord(fix=fix, reason=origin.reason)
@@ -153,13 +169,24 @@ class MinedStore:
 
 
 def _candidates(repo: GitRepo, settings: MiningSettings, since: str | None,
-                counter: list[int]) -> Iterator[tuple[CommitRecord, tuple[str, ...]]]:
+                counter: list[int]) -> Iterator[CommitRecord]:
     matcher = FixMatcher.build(settings.include, settings.exclude)
-    for commit in stream_commits(repo, since=since):
+    commits = stream_commits(repo, since=since, numstat=False)
+    while True:
+        try:
+            commit = next(commits, None)
+        except GitCommandError:
+            if counter[0] == 0:
+                raise
+            # An object git cannot read further back (a clone without its largest blobs, a
+            # broken pack): the history read so far still makes cases.
+            counter[1] = 1
+            return
+        if commit is None:
+            return
         counter[0] += 1
-        paths = fix_sources(commit, matcher, settings.limits)
-        if paths:
-            yield commit, paths
+        if is_fix_message(commit, matcher):
+            yield commit
 
 
 def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = None,
@@ -169,7 +196,7 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
     """The cases of ``repo``'s history, newest fix first, at most ``max_cases``."""
     store = MinedStore(cache_dir, settings.key())
     cases: dict[str, EvalCase] = {}
-    counter = [0]
+    counter = [0, 0]  # commits read, whether the history was cut by an unreadable object
     fixes = 0
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -181,17 +208,18 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
                 item = next(stream, None)
                 if item is None:
                     break
-                commit, paths = item
+                commit = item
                 known = store.records.get(commit.sha)
                 window.append((commit, known if known is not None else pool.submit(
-                    examine, repo, commit, paths, settings)))
+                    examine, repo, commit, settings)))
             if not window:
                 break
             commit, pending = window.pop(0)
             record = pending if isinstance(pending, MinedRecord) else pending.result()
             if isinstance(pending, Future):
                 store.add(record)
-            fixes += 1
+            if record.reason != NOT_A_CANDIDATE:
+                fixes += 1
             if record.bug is not None and record.reason is None:
                 _merge(cases, record)
             if on_progress is not None:

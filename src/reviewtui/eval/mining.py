@@ -83,9 +83,13 @@ def _parse_record(raw: bytes) -> CommitRecord | None:
 
 
 def stream_commits(repo: GitRepo, *, since: str | None = None, rev: str = "HEAD",
-                   merges: bool = False) -> Iterator[CommitRecord]:
-    """Every commit reachable from ``rev``, newest first, with its files' line counts."""
-    args = ["log", "--no-color", "--no-renames", "--numstat", f"--format={_FORMAT}"]
+                   merges: bool = False, numstat: bool = True) -> Iterator[CommitRecord]:
+    """Every commit reachable from ``rev``, newest first, with its files' line counts unless
+    ``numstat`` is off (then ``files`` is empty: reading no blob, the log never fails on one
+    a partial clone lacks, and costs a tenth)."""
+    args = ["log", "--no-color", "--no-renames", f"--format={_FORMAT}"]
+    if numstat:
+        args.append("--numstat")
     if not merges:
         args.append("--no-merges")
     if since:
@@ -110,10 +114,24 @@ class FixLimits:
     max_removed: int = 40  # removed lines in them
 
 
+def file_stats(repo: GitRepo, commit: CommitRecord) -> CommitRecord:
+    """``commit`` with its files' line counts (one ``diff-tree``)."""
+    out = repo.run("diff-tree", "--numstat", "-r", "--no-renames", "--no-commit-id",
+                   commit.parents[0], commit.sha)
+    parsed = _parse_record(b"\x1f" * 5 + out)
+    return CommitRecord(commit.sha, commit.parents, commit.time, commit.author, commit.message,
+                        parsed.files if parsed is not None else ())
+
+
+def is_fix_message(commit: CommitRecord, matcher: FixMatcher) -> bool:
+    return len(commit.parents) == 1 and matcher.is_fix(commit.message)
+
+
 def fix_sources(commit: CommitRecord, matcher: FixMatcher, limits: FixLimits
                 ) -> tuple[str, ...] | None:
-    """The source files whose removed lines a fix's blame reads, or None: not a usable fix."""
-    if len(commit.parents) != 1 or not matcher.is_fix(commit.message):
+    """The source files whose removed lines a fix's blame reads, or None: not a usable fix
+    (``commit`` with its line counts)."""
+    if not is_fix_message(commit, matcher):
         return None
     sources = [f for f in commit.files if not f.binary and is_source(f.path)]
     removed = sum(f.removed for f in sources)

@@ -13,12 +13,15 @@ from __future__ import annotations
 import time
 from math import comb
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from reviewtui.eval.cases import EvalCase
 from reviewtui.git import ChangeSelector, SelectorMode
+
+if TYPE_CHECKING:
+    from reviewtui.pipeline import LoadedChange
 
 ORDERS = ("reviewtui", "file", "largest")
 MIN_UNITS = 2  # a one-unit change: the whole diff is the answer
@@ -48,6 +51,14 @@ class Holder(_Model):
     rank: int  # in reviewtui's order
 
 
+class UnitSample(_Model):
+    """One unit as the learned priority sees it: what ``eval --fit`` trains on."""
+
+    base: float  # the priority without its learned part
+    features: list[float]  # rules.triage_model.ALL_FEATURES, in that order
+    holds: bool
+
+
 class CaseResult(_Model):
     case: EvalCase
     status: Literal["ok", "too_small", "no_holder", "failed"]
@@ -59,6 +70,7 @@ class CaseResult(_Model):
     random: RandomExpectation | None = None
     top: list[str] = []  # the first units of reviewtui's order (locations)
     seconds: float = 0.0
+    samples: list[UnitSample] = []  # every unit, in file order
 
 
 def random_expectation(sizes: list[int], holding: set[int], ks: tuple[int, ...] = (1, 3, 5)
@@ -103,6 +115,7 @@ def _rank(root: Path, case: EvalCase) -> CaseResult:
                          use_cache=False).with_reach(keep=False)
     index = loaded.review_index()
     units = loaded.units
+    samples = _samples(loaded)
     position = {unit.unit_id: i for i, unit in enumerate(units)}
     sizes = [unit.added_lines + unit.removed_lines for unit in units]
     base = CaseResult(case=case, status="ok", units=len(units), changed_lines=sum(sizes))
@@ -113,6 +126,7 @@ def _rank(root: Path, case: EvalCase) -> CaseResult:
     hits = [sum(1 for hunk in unit.hunks for ln in hunk.lines
                 if ln.kind == "+" and (unit.file_path, ln.new_no) in targets) for unit in units]
     holding = {i for i, count in enumerate(hits) if count}
+    samples = [s.model_copy(update={"holds": i in holding}) for i, s in enumerate(samples)]
     if not holding:
         return base.model_copy(update={
             "status": "no_holder", "reason": "no unit's added lines hold a target line"})
@@ -131,4 +145,21 @@ def _rank(root: Path, case: EvalCase) -> CaseResult:
     return base.model_copy(update={
         "holders": holders, "rankings": rankings,
         "random": random_expectation(sizes, holding),
-        "top": [units[i].location for i in prioritised[:3]]})
+        "top": [units[i].location for i in prioritised[:3]], "samples": samples})
+
+
+def _samples(loaded: LoadedChange) -> list[UnitSample]:
+    from reviewtui.rules.triage_model import ALL_FEATURES, rule_features
+
+    features = loaded.triage_features()
+    out = []
+    for unit in loaded.units:
+        suggestion = loaded.suggestions.get(unit.unit_id)
+        if suggestion is None:
+            out.append(UnitSample(base=0.0, features=[0.0] * len(ALL_FEATURES), holds=False))
+            continue
+        values = features[unit.unit_id] | rule_features(suggestion)
+        base = sum(p for name, p in suggestion.priority_parts if name != "learned")
+        out.append(UnitSample(base=round(base, 2), features=[values[n] for n in ALL_FEATURES],
+                              holds=False))
+    return out

@@ -6,7 +6,7 @@ traced to the rule (and the pack file) that caused it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from reviewtui.rules.confidence import RISK_BONUS
@@ -80,7 +80,9 @@ def learned_origin(rule: LearnedRule, sources: Sequence[Path] = ()) -> str:
 
 
 def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion,
-            sources: Sequence[Path] = ()) -> str:
+            sources: Sequence[Path] = (), learned_part: Sequence[str] = ()) -> str:
+    """Every step of ``unit``'s scoring; ``learned_part``: the lines explaining the learned part of
+    its priority (``learned_lines``)."""
     handler = engine.handler(unit.language)
     f = suggestion.factors
     mc = f.match_certainty()
@@ -116,8 +118,24 @@ def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion,
     if learned is not None:
         out.append(f"  {suggestion.learned}")
         out.append(f"  {learned_origin(learned, sources)}")
-    out += ["", "priority (the review order, higher first):", *_priority_lines(suggestion)]
+    out += ["", "priority (the review order, higher first):", *_priority_lines(suggestion),
+            *learned_part]
     out += [f"  {note}" for note in suggestion.scanner_notes]
     requests = [r.type + (f" {r.symbol}" if r.symbol else "") for r in suggestion.extra_requests]
     out += [f"extra requests: {', '.join(requests) or '-'}", f"notes: {suggestion.notes}"]
     return "\n".join(out) + "\n"
+
+
+def learned_lines(unit: ReviewUnit, contributions: Sequence[tuple[str, float]],
+                  features: Mapping[str, float], weights_path: Path) -> list[str]:
+    """The learned part, feature by feature with its evidence, strongest first."""
+    from reviewtui.rules.triage_features import feature_evidence
+
+    lines = [f"  learned (weights: {weights_path}):"]
+    if not contributions:
+        lines.append("    no feature of this unit carries weight")
+    for name, points in contributions[:8]:
+        evidence = feature_evidence(unit, name)
+        lines.append(f"    {name} {features[name]:g} -> {points:+g}"
+                     + (f"   {evidence}" if evidence else ""))
+    return lines

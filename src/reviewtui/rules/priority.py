@@ -12,7 +12,10 @@ The priority is a score out of about 100, made of parts that ``rules explain`` l
 * **size** — changed lines, logarithmic, at most 8 (bigger is more to read, not more risk);
 * **reach** — files that use a changed public definition, logarithmic, at most 10; it needs a
   project-wide search, so it is counted only where the order is used (``index --sort
-  priority``, the workbench, the planner, the bundle budget) and is ``None`` elsewhere.
+  priority``, the workbench, the planner, the bundle budget) and is ``None`` elsewhere;
+* **learned** — the learned model's part (``rules.triage_model``), counted with the reach: what
+  the changed lines do and where the unit stands in its change, weighted by weights fitted on
+  real bug-introducing commits.
 """
 
 from __future__ import annotations
@@ -104,6 +107,12 @@ def reach_points(reach: int) -> float:
 
 def with_reach(suggestion: RuleSuggestion, reach: int) -> RuleSuggestion:
     """``suggestion`` whose priority also counts ``reach`` (files using its definitions)."""
-    parts = tuple(p for p in suggestion.priority_parts if p[0] != "reach")
+    parts = tuple(p for p in suggestion.priority_parts if p[0] not in ("reach", "learned"))
     return replace(suggestion, priority_parts=(*parts, ("reach", reach_points(reach))),
                    reach=reach)
+
+
+def with_learned(suggestion: RuleSuggestion, points: float) -> RuleSuggestion:
+    """``suggestion`` whose priority also counts the learned model's ``points``."""
+    parts = tuple(p for p in suggestion.priority_parts if p[0] != "learned")
+    return replace(suggestion, priority_parts=(*parts, ("learned", points)))

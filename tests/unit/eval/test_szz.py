@@ -86,7 +86,7 @@ def test_a_fix_whose_parent_is_missing_is_skipped_with_the_reason(
     repo.write("app.py", "x = 1\n")
     head = repo.commit("initial")
     commit = CommitRecord(head, ("0" * 40,), 0, "a", "fix x", ())
-    record = examine(open_repository(repo.root), commit, ("app.py",), SETTINGS)
+    record = examine(open_repository(repo.root), commit, SETTINGS)
     assert record.bug is None and "parent is missing" in (record.reason or "")
 
 

@@ -1,0 +1,113 @@
+"""The learned part of the priority: weights for what the changed lines do, fitted on real bugs.
+
+The hand-set priority (``rules.priority``: risk, role, signals, confidence, size, reach) stays
+the base of the order; this model adds one part, ``learned``, worth ``scale`` points per unit of
+its linear score over ``rules.triage_features`` plus three of the rule parts themselves (so the
+fit can also temper what the rules over-reward: security-pattern signals on ordinary bugs). The
+weights are data: ``reviewtui/rules/triage_weights.toml`` ships weights fitted on the bug
+histories of public projects (``benchmarks/bench_triage.py``); a repository's own fit
+(``reviewtui eval --fit``) is written to ``.reviewtui/triage_weights.toml``, which wins while it
+exists -- deleting it reverts to the shipped weights.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reviewtui.errors import ConfigError
+from reviewtui.rules.priority import MAX_REACH_POINTS, MAX_SIGNALS, SIGNAL_POINTS
+from reviewtui.rules.suggestion import RuleSuggestion
+from reviewtui.rules.triage_features import FEATURES
+
+WEIGHTS_NAME = "triage_weights.toml"
+RULE_FEATURES: tuple[str, ...] = ("rule_risk", "rule_signals", "rule_reach")
+ALL_FEATURES: tuple[str, ...] = FEATURES + RULE_FEATURES
+
+
+class TriageWeights(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int = 1
+    scale: float = Field(default=10.0, gt=0, description="priority points per unit of score")
+    weights: dict[str, float] = Field(default_factory=dict)
+    fitted_on: str = ""  # what the weights were fitted on, for the person reading the file
+    cases: int = 0  # cases they were fitted on
+
+    def points(self, features: Mapping[str, float]) -> float:
+        return round(self.scale * sum(self.weights.get(name, 0.0) * value
+                                      for name, value in features.items()), 1)
+
+    def contributions(self, features: Mapping[str, float]) -> list[tuple[str, float]]:
+        """Each feature's points, largest first (what ``rules explain`` shows)."""
+        parts = [(name, round(self.scale * self.weights.get(name, 0.0) * value, 1))
+                 for name, value in features.items() if value]
+        return sorted((p for p in parts if p[1]), key=lambda p: -abs(p[1]))
+
+
+def rule_features(suggestion: RuleSuggestion) -> dict[str, float]:
+    parts = dict(suggestion.priority_parts)
+    return {
+        "rule_risk": parts.get("risk", 0.0) / 40.0,
+        "rule_signals": parts.get("signals", 0.0) / (SIGNAL_POINTS * MAX_SIGNALS),
+        "rule_reach": parts.get("reach", 0.0) / MAX_REACH_POINTS,
+    }
+
+
+def _read(path: Path) -> TriageWeights:
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+        weights = TriageWeights.model_validate(data)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the triage weights: {exc}") from None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"])
+        raise ConfigError(f"{path}: {key}: {error['msg']}") from None
+    unknown = sorted(set(weights.weights) - set(ALL_FEATURES))
+    if unknown:
+        raise ConfigError(f"{path}: weights.{unknown[0]}: not a feature "
+                          f"(known: {', '.join(ALL_FEATURES)})")
+    return weights
+
+
+def shipped_weights_path() -> Path:
+    """Inside the package, beside this module (``rules/`` at the top holds only rule packs)."""
+    return Path(__file__).resolve().parent / WEIGHTS_NAME
+
+
+def repository_weights_path(root: Path) -> Path:
+    return root / ".reviewtui" / WEIGHTS_NAME
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(path: Path, stamp: tuple[int, int]) -> TriageWeights:
+    return _read(path)
+
+
+def load_weights(root: Path | None) -> tuple[TriageWeights, Path]:
+    """The repository's accepted weights if it has them, else the shipped ones."""
+    for path in ([repository_weights_path(root)] if root is not None else []) + [
+            shipped_weights_path()]:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        return _cached(path, (info.st_size, info.st_mtime_ns)), path
+    return TriageWeights(), shipped_weights_path()
+
+
+def write_weights(path: Path, weights: TriageWeights, comment: Sequence[str] = ()) -> None:
+    """The weights as a reviewable TOML file, one feature a line."""
+    lines = [f"# {line}" for line in comment]
+    lines += [f"version = {weights.version}", f"scale = {weights.scale}",
+              f"fitted_on = {weights.fitted_on!r}".replace("'", '"'),
+              f"cases = {weights.cases}", "", "[weights]"]
+    lines += [f"{name} = {weights.weights[name]:.4f}" for name in ALL_FEATURES
+              if name in weights.weights]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
