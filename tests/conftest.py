@@ -20,9 +20,10 @@ class GitRepoBuilder:
         self.root.mkdir(parents=True, exist_ok=True)
         self.git("init", "-q", "-b", "main")
 
-    def git(self, *args: str, input: bytes | None = None) -> str:
+    def git(self, *args: str, input: bytes | None = None,
+            env: dict[str, str] | None = None) -> str:
         proc = subprocess.run(["git", *args], cwd=self.root, input=input, capture_output=True,
-                              check=False)
+                              check=False, env={**os.environ, **env} if env else None)
         if proc.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
         return proc.stdout.decode("utf-8", "replace")
@@ -38,10 +39,13 @@ class GitRepoBuilder:
             target.chmod(mode)
         return target
 
-    def commit(self, message: str = "change", *, add: bool = True) -> str:
+    def commit(self, message: str = "change", *, add: bool = True,
+               date: str | None = None) -> str:
+        """Commit everything; ``date``: the author and committer date (ISO 8601)."""
         if add:
             self.git("add", "-A")
-        self.git("commit", "-q", "--allow-empty", "-m", message)
+        env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else None
+        self.git("commit", "-q", "--allow-empty", "-m", message, env=env)
         return self.git("rev-parse", "HEAD").strip()
 
     def head(self) -> str:

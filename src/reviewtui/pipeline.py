@@ -177,7 +177,7 @@ class LoadedChange:
         files = ReachCounter(self.repo, self.change_set, cache).counts(
             n for group in names.values() for n in group)
         weights, _ = load_weights(self.root)
-        features = self.triage_features()
+        features = self.triage_features(keep=keep)
         suggestions = dict(self.suggestions)
         for unit in self.units:
             suggestion = suggestions.get(unit.unit_id)
@@ -190,12 +190,20 @@ class LoadedChange:
                 suggestion, weights.points(features[unit.unit_id] | rule_features(suggestion)))
         return replace(self, suggestions=suggestions)
 
-    def triage_features(self) -> dict[str, dict[str, float]]:
-        """The learned priority's features of every unit, without the rule parts."""
+    def triage_features(self, *, keep: bool = True) -> dict[str, dict[str, float]]:
+        """The learned priority's features of every unit, without the rule parts: what the
+        lines do, where the unit stands in its change and the history of its lines (kept per
+        base commit in .git/reviewtui/history unless ``keep`` is off)."""
+        from reviewtui.history.line_history import LineHistory
         from reviewtui.rules.triage_features import change_features, unit_features
 
         standing = change_features(self.units)
-        return {u.unit_id: unit_features(u, standing[u.unit_id]) for u in self.units}
+        history: dict[str, dict[str, float]] = {}
+        if self.repo is not None:
+            cache = self.repo.common_dir / "reviewtui" / "history" if keep else None
+            history = LineHistory(self.repo, self.change_set, cache).features(self.units)
+        return {u.unit_id: unit_features(u, standing[u.unit_id]) | history.get(u.unit_id, {})
+                for u in self.units}
 
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""

@@ -122,3 +122,37 @@ def test_fix_patterns_come_from_the_settings(repo: GitRepoBuilder, cli: CliRunne
         '[eval]\nfix_patterns = ["percentage"]\nexclude_patterns = []\n')
     report = cli("eval", "--json", "--jobs", "1", repo.root).json()
     assert [c["case"]["bug"] for c in report["cases"]] == [planted.bug]
+
+
+def test_fit_reports_on_newer_cases_and_accepting_writes_the_repository_weights(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    from tests.support.histories import many_bugs
+
+    bugs = many_bugs(repo)
+    result = cli("eval", "--fit", "--json", "--jobs", "2", repo.root)
+    assert result.code == 0, result.err
+    report = result.json()
+    assert {c["case"]["bug"] for c in report["cases"]} == set(bugs)
+    fit = report["fit"]
+    assert fit["trained_on"] + fit["evaluated_on"] == len(bugs)
+    assert fit["evaluated_on"] == 4  # the newest 30 %
+    proposal = Path(fit["proposal"])
+    assert proposal.is_file() and not (repo.root / ".reviewtui").exists()
+    table = cli("eval", "--fit", repo.root)
+    assert "fit: 10 older cases, reported on the 4 cases since 2024-01-12" in table.out
+    assert "accept with 'reviewtui eval --accept-weights'" in table.out
+    accepted = cli("eval", "--accept-weights", repo.root)
+    assert accepted.code == 0, accepted.err
+    written = repo.root / ".reviewtui" / "triage_weights.toml"
+    assert written.read_text() == proposal.read_text()
+    unit = cli("index", "--json", "--commit", bugs[-1], repo.root).json()["units"][0]
+    explained = cli("rules", "explain", unit["unit_id"], "--commit", bugs[-1], repo.root)
+    assert f"learned (weights: {written})" in explained.out
+
+
+def test_accepting_weights_before_any_fit_is_a_clear_error(repo: GitRepoBuilder,
+                                                           cli: CliRunner) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit("a")
+    result = cli("eval", "--accept-weights", repo.root)
+    assert result.code == 2 and "no fitted weights to accept" in result.err

@@ -70,3 +70,25 @@ def planted_bug(repo: GitRepoBuilder) -> PlantedBug:
     later = repo.commit("add a later helper")
     line = PRICING_BUG.splitlines().index("    return price - percent") + 1
     return PlantedBug(root, bug, unrelated, fix, typo, later, line)
+
+
+def many_bugs(repo: GitRepoBuilder, count: int = 14) -> list[str]:
+    """``count`` bug commits, each changing a function (the bug) and a far-away constant, each
+    fixed by a later commit; committed a day apart so time order is clear. The bug commits."""
+    functions = "".join(f"def f{i}(x):\n    return x + {i}\n" + "\n" * 12 for i in range(count))
+    constants = "".join(f"C{i} = {i}\n" + "\n" * 12 for i in range(count))
+    repo.write("calc.py", functions + "\n" * 12 + constants)
+    repo.commit("initial calc")
+    bugs = []
+    for i in range(count):
+        text = (repo.root / "calc.py").read_text()
+        text = text.replace(f"    return x + {i}\n", f"    if x > {i}:\n        return x - {i}\n"
+                                                      f"    return x + {i}\n")
+        text = text.replace(f"C{i} = {i}\n", f"C{i} = {i + 100}\n")
+        repo.write("calc.py", text)
+        bugs.append(repo.commit(f"rework f{i} and C{i}", date=f"2024-01-{i + 2:02d}T00:00:00Z"))
+    for i in range(count):
+        text = (repo.root / "calc.py").read_text()
+        repo.write("calc.py", text.replace(f"        return x - {i}\n", f"        return x * {i}\n"))
+        repo.commit(f"fix f{i}: wrong sign", date=f"2024-02-{i + 2:02d}T00:00:00Z")
+    return bugs

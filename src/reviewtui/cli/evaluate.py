@@ -12,6 +12,7 @@ from reviewtui.errors import UsageError
 
 if TYPE_CHECKING:
     from reviewtui.app.evaluate import EvalProgress, EvalReport
+    from reviewtui.app.fit_weights import FitReport
     from reviewtui.eval.metrics import GroupMetrics
 
 _ORDER_NAMES = {"reviewtui": "reviewtui priority", "file": "file order",
@@ -55,18 +56,59 @@ def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--max-cases must be 1 or more")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be 1 or more")
+    if args.accept_weights:
+        from reviewtui.app.fit_weights import accept_weights
+
+        written = accept_weights(args.path)
+        out.write(f"accepted: {written} (the priority order now uses it; delete it to revert "
+                  "to the shipped weights)\n")
+        return 0
     line = _ProgressLine(err)
     try:
         report = run_eval(EvalRequest(args.path, since=args.since, max_cases=args.max_cases,
                                       jobs=args.jobs, use_cache=not args.no_cache), line)
     finally:
         line.close()
+    fit = None
+    if args.fit:
+        from reviewtui.app.fit_weights import fit_repository
+
+        fit = fit_repository(report)
     if args.json:
-        out.write(json.dumps(report_json(report, samples=args.samples), indent=2) + "\n")
+        document = report_json(report, samples=args.samples)
+        if fit is not None:
+            document["fit"] = fit_json(fit)
+        out.write(json.dumps(document, indent=2) + "\n")
     else:
         out.write(render_report(report, markdown=args.markdown))
+        if fit is not None:
+            out.write(render_fit(fit, markdown=args.markdown))
     out.flush()
     return 0
+
+
+def fit_json(fit: FitReport) -> dict[str, object]:
+    return {"proposal": str(fit.proposal), "trained_on": fit.trained_on,
+            "evaluated_on": fit.evaluated_on, "weights": fit.weights.weights,
+            "in_use": str(fit.in_use), "before": fit.before.model_dump(mode="json"),
+            "after": fit.after.model_dump(mode="json")}
+
+
+def render_fit(fit: FitReport, *, markdown: bool = False) -> str:
+    window = time.strftime("%Y-%m-%d", time.gmtime(fit.window_start))
+    lines = ["", ("## " if markdown else "") + f"fit: {fit.trained_on} older cases, reported "
+             f"on the {fit.evaluated_on} cases since {window}", ""]
+    header = ["weights", "cases", "R@1", "R@3", "R@5", "MRR", "effort"]
+    rows = [header]
+    for label, metrics in (("in use", fit.before), ("fitted", fit.after)):
+        for group, title in ((metrics.all, ""), (metrics.large, f", {metrics.large_units}+ units")):
+            m = group.orders["reviewtui"]
+            rows.append([label + title, str(group.cases), _pct(m.recall[1]), _pct(m.recall[3]),
+                         _pct(m.recall[5]), f"{m.mrr:.2f}", _pct(m.effort)])
+    lines += _table(rows, markdown)
+    lines += ["", f"in use: {fit.in_use}", f"proposed: {fit.proposal}",
+              "accept with 'reviewtui eval --accept-weights'"]
+    return "\n".join(lines) + "\n"
 
 
 def report_json(report: EvalReport, *, samples: bool = False) -> dict[str, object]:

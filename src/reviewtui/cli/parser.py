@@ -309,6 +309,14 @@ def build_eval_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true",
                         help="mine and rank everything again, ignoring (and not writing) "
                              ".git/reviewtui/eval/")
+    learning = parser.add_mutually_exclusive_group()
+    learning.add_argument("--fit", action="store_true",
+                          help="also fit the learned priority's weights on this repository's "
+                               "older cases, report them against the weights in use on the "
+                               "newer cases, and propose them (.git/reviewtui/eval/)")
+    learning.add_argument("--accept-weights", action="store_true",
+                          help="accept the proposed weights: write "
+                               ".reviewtui/triage_weights.toml (delete it to revert)")
     parser.add_argument("path", nargs="?", default=None, metavar="PATH",
                         help="repository (default: the current directory, searched upwards)")
     return parser

@@ -55,6 +55,7 @@ class UnitSample(_Model):
     """One unit as the learned priority sees it: what ``eval --fit`` trains on."""
 
     base: float  # the priority without its learned part
+    lines: int = 0  # changed lines
     features: list[float]  # rules.triage_model.ALL_FEATURES, in that order
     holds: bool
 
@@ -151,15 +152,16 @@ def _rank(root: Path, case: EvalCase) -> CaseResult:
 def _samples(loaded: LoadedChange) -> list[UnitSample]:
     from reviewtui.rules.triage_model import ALL_FEATURES, rule_features
 
-    features = loaded.triage_features()
+    features = loaded.triage_features(keep=False)
     out = []
     for unit in loaded.units:
         suggestion = loaded.suggestions.get(unit.unit_id)
         if suggestion is None:
-            out.append(UnitSample(base=0.0, features=[0.0] * len(ALL_FEATURES), holds=False))
+            out.append(UnitSample(base=0.0, lines=unit.added_lines + unit.removed_lines,
+                                  features=[0.0] * len(ALL_FEATURES), holds=False))
             continue
         values = features[unit.unit_id] | rule_features(suggestion)
         base = sum(p for name, p in suggestion.priority_parts if name != "learned")
-        out.append(UnitSample(base=round(base, 2), features=[values[n] for n in ALL_FEATURES],
-                              holds=False))
+        out.append(UnitSample(base=round(base, 2), lines=unit.added_lines + unit.removed_lines,
+                              features=[values[n] for n in ALL_FEATURES], holds=False))
     return out

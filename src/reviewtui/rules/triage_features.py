@@ -46,6 +46,7 @@ FEATURES: tuple[str, ...] = (
     "new_code", "only_messages", "comment_share", "imports_only", "pure_removal",
     "one_function", "signature_change", "share_of_change", "largest_in_change",
     "file_share", "alone_in_file", "test_or_doc", "security_tag", "size_log",
+    "added_code_log", "removed_code_log",
 )
 
 
@@ -98,6 +99,8 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
                                 changed),
         "imports_only": 1.0 if n and all(_IMPORT.match(line) for line in code) else 0.0,
         "pure_removal": 1.0 if code_removed and not code_added else 0.0,
+        "added_code_log": min(1.0, math.log2(1 + len(code_added)) / 8),
+        "removed_code_log": min(1.0, math.log2(1 + len(code_removed)) / 8),
     }
 
 

@@ -20,13 +20,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui.errors import ConfigError
+from reviewtui.history.line_history import FEATURES as HISTORY_FEATURES
 from reviewtui.rules.priority import MAX_REACH_POINTS, MAX_SIGNALS, SIGNAL_POINTS
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.rules.triage_features import FEATURES
 
 WEIGHTS_NAME = "triage_weights.toml"
-RULE_FEATURES: tuple[str, ...] = ("rule_risk", "rule_signals", "rule_reach")
-ALL_FEATURES: tuple[str, ...] = FEATURES + RULE_FEATURES
+RULE_FEATURES: tuple[str, ...] = ("rule_risk", "rule_signals", "rule_reach", "rule_base")
+ALL_FEATURES: tuple[str, ...] = FEATURES + HISTORY_FEATURES + RULE_FEATURES
 
 
 class TriageWeights(BaseModel):
@@ -55,6 +56,7 @@ def rule_features(suggestion: RuleSuggestion) -> dict[str, float]:
         "rule_risk": parts.get("risk", 0.0) / 40.0,
         "rule_signals": parts.get("signals", 0.0) / (SIGNAL_POINTS * MAX_SIGNALS),
         "rule_reach": parts.get("reach", 0.0) / MAX_REACH_POINTS,
+        "rule_base": sum(p for name, p in suggestion.priority_parts if name != "learned") / 100,
     }
 
 
@@ -102,12 +104,20 @@ def load_weights(root: Path | None) -> tuple[TriageWeights, Path]:
 
 
 def write_weights(path: Path, weights: TriageWeights, comment: Sequence[str] = ()) -> None:
-    """The weights as a reviewable TOML file, one feature a line."""
-    lines = [f"# {line}" for line in comment]
-    lines += [f"version = {weights.version}", f"scale = {weights.scale}",
-              f"fitted_on = {weights.fitted_on!r}".replace("'", '"'),
-              f"cases = {weights.cases}", "", "[weights]"]
-    lines += [f"{name} = {weights.weights[name]:.4f}" for name in ALL_FEATURES
-              if name in weights.weights]
+    """The weights as a reviewable TOML file, one feature a line, in the features' order."""
+    import tomlkit
+
+    document = tomlkit.document()
+    for line in comment:
+        document.add(tomlkit.comment(line))
+    document.add("version", weights.version)
+    document.add("scale", weights.scale)
+    document.add("fitted_on", weights.fitted_on)
+    document.add("cases", weights.cases)
+    table = tomlkit.table()
+    for name in ALL_FEATURES:
+        if name in weights.weights:
+            table.add(name, weights.weights[name])
+    document.add("weights", table)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text(tomlkit.dumps(document), encoding="utf-8")

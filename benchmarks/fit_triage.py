@@ -1,0 +1,120 @@
+"""Fit the learned priority on the kept ``bench_triage.py`` runs, and report it honestly.
+
+Reads ``benchmarks/results/triage-<project>.json`` (``bench_triage.py`` keeps every unit's
+features there) and reports, on changes of 10+ units and on all changes:
+
+* **today** -- the hand-set priority alone (what the runs ranked, no learned part);
+* **leave one project out** -- for each development project, weights fitted on the *other*
+  development projects, scored on it; pooled;
+* **newer cases, own fit** -- per project, weights fitted on its older 70 % of cases
+  (``reviewtui eval --fit``'s time-ordered split) scored on its newer 30 %;
+* **held-out projects** -- projects never looked at while the features were designed, scored
+  with the weights fitted on all development projects (the ones shipped).
+
+    python benchmarks/fit_triage.py                    # the report
+    python benchmarks/fit_triage.py --write            # also write the shipped weights
+    python benchmarks/fit_triage.py --markdown
+
+Run it with the project's virtualenv active.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from reviewtui.eval.fit import evaluate, fit_weights, time_split, usable
+from reviewtui.eval.metrics import EvalMetrics, GroupMetrics
+from reviewtui.eval.rank import CaseResult
+from reviewtui.rules.triage_model import TriageWeights, shipped_weights_path, write_weights
+
+RESULTS = Path(__file__).resolve().parent / "results"
+HELD_OUT = ("gson", "sinatra")  # never looked at while designing the features
+
+
+def load() -> dict[str, list[CaseResult]]:
+    return {p.stem.removeprefix("triage-"): [CaseResult.model_validate(c)
+                                             for c in json.loads(p.read_text())["cases"]]
+            for p in sorted(RESULTS.glob("triage-*.json"))}
+
+
+def _row(name: str, group: GroupMetrics) -> list[str]:
+    m = group.orders["reviewtui"]
+    r = group.orders["random"]
+    return [name, str(group.cases), f"{100 * m.recall[1]:.0f}%", f"{100 * m.recall[3]:.0f}%",
+            f"{100 * m.recall[5]:.0f}%", f"{m.mrr:.2f}", f"{100 * m.effort:.0f}%",
+            f"{100 * r.recall[3]:.0f}%", f"{r.mrr:.2f}"]
+
+
+def table(rows: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        out = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+        return "\n".join(out + ["| " + " | ".join(r) + " |" for r in rows[1:]])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--l2", type=float, default=2.0)
+    args = parser.parse_args()
+    projects = load()
+    dev = {n: c for n, c in projects.items() if n not in HELD_OUT}
+    held = {n: c for n, c in projects.items() if n in HELD_OUT}
+    zero = TriageWeights()
+    rows: dict[str, list[tuple[str, EvalMetrics]]] = {}
+
+    def add(label: str, metrics: EvalMetrics) -> None:
+        rows.setdefault(label, []).append(("", metrics))
+
+    dev_cases = [c for cases in dev.values() for c in usable(cases)]
+    add("development projects, today", evaluate(dev_cases, zero))
+    lopo: list[CaseResult] = []
+    from reviewtui.eval.fit import rescored
+
+    for name, cases in dev.items():
+        others = [c for n, cs in dev.items() if n != name for c in cs]
+        weights = fit_weights(others, l2=args.l2)
+        lopo += [rescored(c, weights) for c in usable(cases)]
+    from reviewtui.eval.metrics import eval_metrics
+
+    add("development projects, leave one project out", eval_metrics(lopo))
+    newer_today: list[CaseResult] = []
+    newer_own: list[CaseResult] = []
+    for cases in dev.values():
+        train, test = time_split(cases)
+        if len(usable(train)) < 8:
+            continue
+        weights = fit_weights(train, l2=args.l2)
+        newer_today += test
+        newer_own += [rescored(c, weights) for c in test]
+    add("newer 30% of each project, today", eval_metrics(newer_today))
+    add("newer 30% of each project, own older 70% fit", eval_metrics(newer_own))
+    shipped = fit_weights([c for cs in dev.values() for c in cs], l2=args.l2,
+                          fitted_on="bug-introducing commits of " + ", ".join(sorted(dev)))
+    held_cases = [c for cs in held.values() for c in usable(cs)]
+    if held_cases:
+        add(f"held-out projects ({', '.join(sorted(held))}), today", evaluate(held_cases, zero))
+        add(f"held-out projects ({', '.join(sorted(held))}), shipped weights",
+            evaluate(held_cases, shipped))
+    header = ["", "cases", "R@1", "R@3", "R@5", "MRR", "effort", "random R@3", "random MRR"]
+    for title, pick in (("changes of 10+ units", "large"), ("all changes", "all")):
+        body = [_row(label, getattr(m, pick)) for label, ms in rows.items() for _, m in ms]
+        print(("### " if args.markdown else "") + title + "\n")
+        print(table([header, *body], args.markdown) + "\n")
+    print("shipped weights: " + ", ".join(f"{k} {v:+.2f}" for k, v in shipped.weights.items()))
+    if args.write:
+        write_weights(shipped_weights_path(), shipped, [
+            "The learned part of the priority (src/reviewtui/rules/triage_model.py), fitted by",
+            "benchmarks/fit_triage.py on the bench_triage.py runs. A repository's own fit",
+            "(reviewtui eval --fit) goes to .reviewtui/triage_weights.toml and wins over this."])
+        print(f"wrote {shipped_weights_path()}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""``reviewtui eval --fit``: fit the learned priority on this repository's own bug history.
+
+Time-ordered, so the figure is honest: the weights are fitted on the older 70 % of the cases and
+the report compares them with the weights in use on the newer 30 % only (no training case is
+newer than the evaluation window). The fit is written as a proposal,
+``.git/reviewtui/eval/triage_weights.toml``; ``--accept-weights`` copies it to
+``.reviewtui/triage_weights.toml`` (reviewable, committable), which then wins over the shipped
+weights; deleting that file reverts.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from reviewtui.app.evaluate import EvalReport
+from reviewtui.errors import EvalError
+from reviewtui.eval.fit import evaluate, fit_weights, time_split
+from reviewtui.eval.metrics import EvalMetrics
+from reviewtui.git import open_repository
+from reviewtui.rules.triage_model import (
+    TriageWeights,
+    load_weights,
+    repository_weights_path,
+    write_weights,
+)
+
+
+@dataclass(frozen=True)
+class FitReport:
+    weights: TriageWeights
+    proposal: Path
+    trained_on: int
+    evaluated_on: int
+    window_start: int  # the bug-commit time of the oldest held-out case
+    before: EvalMetrics  # the weights in use, on the newer cases
+    after: EvalMetrics  # the fitted weights, on the same cases
+    in_use: Path
+
+
+def proposal_path(common_dir: Path) -> Path:
+    return common_dir / "reviewtui" / "eval" / "triage_weights.toml"
+
+
+def fit_repository(report: EvalReport) -> FitReport:
+    repo = open_repository(report.root)
+    train, test = time_split(report.results)
+    if not test:
+        raise EvalError("no case to evaluate a fit on", hint="raise --max-cases")
+    window = time.strftime("%Y-%m-%d", time.gmtime(test[0].case.time))
+    weights = fit_weights(train, fitted_on=f"{repo.root.name}: {len(train)} bug-introducing "
+                                           f"commits before {window}",
+                          before=test[0].case.time)
+    current, in_use = load_weights(repo.root)
+    proposal = proposal_path(repo.common_dir)
+    write_weights(proposal, weights, [
+        "The learned priority fitted on this repository's bug history (reviewtui eval --fit).",
+        "Accept it with 'reviewtui eval --accept-weights': it becomes",
+        ".reviewtui/triage_weights.toml, which wins over the shipped weights until deleted."])
+    return FitReport(weights, proposal, len(train), len(test), test[0].case.time,
+                     evaluate(test, current), evaluate(test, weights), in_use)
+
+
+def accept_weights(path: str | Path | None) -> Path:
+    """Copy the proposed weights to ``.reviewtui/triage_weights.toml``; the path written."""
+    repo = open_repository(path)
+    proposal = proposal_path(repo.common_dir)
+    if not proposal.is_file():
+        raise EvalError("no fitted weights to accept", hint="run 'reviewtui eval --fit' first")
+    target = repository_weights_path(repo.root)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(proposal, target)
+    except OSError as exc:
+        raise EvalError(f"cannot write {target}: {exc.strerror or exc}") from None
+    load_weights(repo.root)  # a ConfigError now, not at the next index, if it does not load
+    return target

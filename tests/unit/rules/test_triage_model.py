@@ -1,0 +1,126 @@
+"""The learned priority: its weights as a file, its fit on time-ordered cases, and orders a
+reviewer notices (a removed bounds check before a reworded log message; a definition fixed
+again and again before an otherwise identical one)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewtui.errors import ConfigError, EvalError
+from reviewtui.eval.cases import EvalCase
+from reviewtui.eval.fit import fit_weights, rescored, time_split
+from reviewtui.eval.rank import CaseResult, Ranking, UnitSample
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.rules.triage_model import (
+    ALL_FEATURES,
+    TriageWeights,
+    load_weights,
+    repository_weights_path,
+    shipped_weights_path,
+    write_weights,
+)
+from reviewtui.units.order import sort_units
+from tests.conftest import GitRepoBuilder
+
+
+def test_weights_round_trip_through_the_file(tmp_path: Path) -> None:
+    weights = TriageWeights(scale=12.5, weights={name: round(0.01 * i - 0.1, 4)
+                                                 for i, name in enumerate(ALL_FEATURES)},
+                            fitted_on='a "quoted" project', cases=17)
+    path = tmp_path / ".reviewtui" / "triage_weights.toml"
+    write_weights(path, weights, ["a comment"])
+    assert path.read_text().startswith("# a comment\n")
+    loaded, where = load_weights(tmp_path)
+    assert where == repository_weights_path(tmp_path) == path
+    assert loaded == weights
+    path.unlink()  # deleting the repository's file reverts to the shipped weights
+    assert load_weights(tmp_path)[1] == shipped_weights_path()
+
+
+def test_a_broken_weights_file_names_the_file_and_the_key(tmp_path: Path) -> None:
+    path = repository_weights_path(tmp_path)
+    path.parent.mkdir()
+    path.write_text("[weights]\nnot_a_feature = 1.0\n")
+    with pytest.raises(ConfigError, match=r"triage_weights.toml: weights.not_a_feature"):
+        load_weights(tmp_path)
+    path.write_text("scale = -1\n")
+    with pytest.raises(ConfigError, match=r"triage_weights.toml: scale"):
+        load_weights(tmp_path)
+
+
+def _case(time: int, holder_feature: str, units: int = 5) -> CaseResult:
+    """A ranked case whose bug sits in the one unit with ``holder_feature`` set."""
+    samples = []
+    for i in range(units):
+        values = [0.0] * len(ALL_FEATURES)
+        holds = i == units - 1
+        if holds:
+            values[ALL_FEATURES.index(holder_feature)] = 1.0
+        samples.append(UnitSample(base=10.0, lines=5, features=values, holds=holds))
+    return CaseResult(case=EvalCase(bug=f"{time:040x}", subject="s", time=time, fixes=[],
+                                    targets=[]),
+                      status="ok", units=units, samples=samples,
+                      rankings={"reviewtui": Ranking(rank=units, effort=0.8),
+                                "file": Ranking(rank=units, effort=0.8),
+                                "largest": Ranking(rank=1, effort=0.0)})
+
+
+def test_fitting_learns_what_held_the_bugs_and_moves_the_rank() -> None:
+    cases = [_case(t, "boundary") for t in range(20)]
+    weights = fit_weights(cases)
+    assert weights.weights["boundary"] > 0.5 and weights.cases == 20
+    assert rescored(cases[0], weights).rankings["reviewtui"].rank == 1
+    assert rescored(cases[0], TriageWeights()).rankings["reviewtui"].rank == 5
+
+
+def test_time_ordered_fitting_never_trains_on_the_evaluation_window() -> None:
+    cases = [_case(t, "boundary") for t in (50, 10, 40, 20, 30, 30, 60, 70, 80, 90,
+                                           15, 25, 35, 45)]
+    train, test = time_split(cases, share=0.3)
+    assert max(c.case.time for c in train) < min(c.case.time for c in test)
+    assert len(train) + len(test) == len(cases)
+    with pytest.raises(EvalError, match="as new as the evaluation window"):
+        fit_weights(cases, before=60)
+    fit_weights(train, before=test[0].case.time)  # the older cases alone are fine
+
+
+def _priority_order(repo: GitRepoBuilder) -> list[str]:
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False).with_reach(keep=False)
+    index = sort_units(loaded.review_index(), "priority")
+    return [u.location for u in index.units]
+
+
+JOBS = '''"""Jobs."""
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def pick(items, i):
+    """The i-th item."""
+    if i >= len(items):
+        raise IndexError(i)
+    return items[i]
+''' + "\n" * 30 + '''
+
+def start(job):
+    """Start a job."""
+    log.info("starting job %s", job)
+    return job.run()
+'''
+
+
+def test_a_removed_bounds_check_outranks_a_reworded_log_message(
+        repo: GitRepoBuilder) -> None:
+    repo.write("jobs.py", JOBS)
+    repo.commit("jobs")
+    repo.write("jobs.py", JOBS.replace('    if i >= len(items):\n        raise IndexError(i)\n',
+                                       "").replace('"starting job %s"', '"job %s starts"'))
+    repo.commit("simplify pick, reword the start message")
+    order = _priority_order(repo)
+    assert len(order) == 2
+    assert order[0].startswith("jobs.py:L9-10 (removed)"), order  # pick()'s bounds check
