@@ -25,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from reviewtui.eval.fit import evaluate, fit_weights, time_split, usable
+from reviewtui.eval.fit import L2, evaluate, fit_weights, rescored, time_split, usable
 from reviewtui.eval.metrics import EvalMetrics, GroupMetrics
 from reviewtui.eval.rank import CaseResult
 from reviewtui.rules.triage_model import TriageWeights, shipped_weights_path, write_weights
@@ -60,7 +60,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--l2", type=float, default=2.0)
+    parser.add_argument("--l2", type=float, default=L2)
     args = parser.parse_args()
     projects = load()
     dev = {n: c for n, c in projects.items() if n not in HELD_OUT}
@@ -74,8 +74,6 @@ def main() -> int:
     dev_cases = [c for cases in dev.values() for c in usable(cases)]
     add("development projects, today", evaluate(dev_cases, zero))
     lopo: list[CaseResult] = []
-    from reviewtui.eval.fit import rescored
-
     for name, cases in dev.items():
         others = [c for n, cs in dev.items() if n != name for c in cs]
         weights = fit_weights(others, l2=args.l2)

@@ -62,6 +62,8 @@ class LoadedChange:
     use_cache: bool = True
     stamps: WorktreeStamps | None = None  # the working-tree files as read (for ``refresh``)
     config_stamp: tuple[object, ...] = ()  # the settings and rule packs as read
+    # the learned priority's features per unit, once ``with_reach`` has counted them
+    learned_features: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -186,9 +188,29 @@ class LoadedChange:
             users = {f for n in names[unit.unit_id]
                      for f in files.get(n.rsplit(".", 1)[-1], ())} - {unit.file_path}
             suggestion = with_reach(suggestion, len(users))
+            features[unit.unit_id] |= rule_features(suggestion)
             suggestions[unit.unit_id] = with_learned(
-                suggestion, weights.points(features[unit.unit_id] | rule_features(suggestion)))
-        return replace(self, suggestions=suggestions)
+                suggestion, weights.points(features[unit.unit_id]))
+        return replace(self, suggestions=suggestions, learned_features=features)
+
+    def priority_reasons(self, unit_id: str) -> tuple[str, ...]:
+        """Why a unit stands where it does in the priority order: its parts, then the learned
+        part feature by feature with the line that gave it (for the workbench's detail)."""
+        from reviewtui.rules.explain import learned_lines
+        from reviewtui.rules.triage_model import load_weights
+
+        suggestion = self.suggestions.get(unit_id)
+        unit = self.units_by_id.get(unit_id)
+        if suggestion is None or unit is None:
+            return ()
+        parts = " + ".join(f"{name} {points:g}" for name, points in suggestion.priority_parts)
+        reasons = [f"{suggestion.priority_score:g} = {parts}"]
+        features = self.learned_features.get(unit_id)
+        if features:
+            weights, path = load_weights(self.root)
+            reasons += [line.strip() for line in learned_lines(
+                unit, weights.contributions(features), features, path)[1:]]
+        return tuple(reasons)
 
     def triage_features(self, *, keep: bool = True) -> dict[str, dict[str, float]]:
         """The learned priority's features of every unit, without the rule parts: what the

@@ -89,6 +89,7 @@ def many_bugs(repo: GitRepoBuilder, count: int = 14) -> list[str]:
         bugs.append(repo.commit(f"rework f{i} and C{i}", date=f"2024-01-{i + 2:02d}T00:00:00Z"))
     for i in range(count):
         text = (repo.root / "calc.py").read_text()
-        repo.write("calc.py", text.replace(f"        return x - {i}\n", f"        return x * {i}\n"))
+        repo.write("calc.py", text.replace(f"        return x - {i}\n",
+                                           f"        return x * {i}\n"))
         repo.commit(f"fix f{i}: wrong sign", date=f"2024-02-{i + 2:02d}T00:00:00Z")
     return bugs

@@ -81,7 +81,8 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
 
     suggestion = loaded.suggestions[unit.unit_id]
     weights, weights_path = load_weights(loaded.root)
-    features = loaded.triage_features()[unit.unit_id] | rule_features(suggestion)
+    features = loaded.learned_features.get(unit.unit_id) or (
+        loaded.triage_features()[unit.unit_id] | rule_features(suggestion))
     learned = learned_lines(unit, weights.contributions(features), features, weights_path)
     out.write(explain(unit, loaded.rules, suggestion, loaded.rule_pack.sources, learned))
     return 0

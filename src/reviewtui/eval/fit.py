@@ -21,7 +21,7 @@ from reviewtui.eval.metrics import EvalMetrics, eval_metrics
 from reviewtui.eval.rank import CaseResult, first_holder
 from reviewtui.rules.triage_model import ALL_FEATURES, TriageWeights
 
-L2 = 2.0
+L2 = 0.5  # chosen by leave-one-project-out on the development projects only
 MIN_CASES = 8
 # SZZ blames lines that exist after the bug commit, so a unit that only removed code can never
 # hold a blamed line: fitted, the features of removed code would learn that artifact (a removed

@@ -14,7 +14,9 @@ line the commit that last changed it, its author, time and subject. From that, p
 
 Blame walks only the base's ancestry, so nothing here can see a later commit: an evaluation of
 an old commit scores it as a reviewer could have then. Results are kept per base commit in
-``.git/reviewtui/history/`` (a second look costs one file read).
+``.git/reviewtui/history/`` (a second look costs one file read). At most ``MAX_FILES`` files
+of a change are blamed, the most changed first, in parallel: a release-sized change must not
+cost a minute of blame.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +39,7 @@ _log = logging.getLogger(__name__)
 _TIMEOUT = 60.0
 _RECENT = 30 * 24 * 3600
 _KEEP = 16
+MAX_FILES = 100  # files blamed per change, the most changed first; the rest get no history
 FEATURES: tuple[str, ...] = ("fixed_before", "recent_lines", "many_authors", "unfamiliar")
 
 
@@ -148,17 +152,21 @@ class LineHistory:
             if unit.change_type != "add":
                 by_file.setdefault(unit.old_path or unit.file_path, []).append(unit)
         out = {u.unit_id: dict.fromkeys(FEATURES, 0.0) for u in units}
-        for path, group in by_file.items():
-            ranges = _ranges(group)
-            if not ranges:
-                continue
+        busiest = sorted(by_file, key=lambda p: (-sum(u.added_lines + u.removed_lines
+                                                      for u in by_file[p]), p))[:MAX_FILES]
+
+        def blamed(path: str) -> dict[int, LineOrigin]:
             try:
-                lines = blame_lines(self._repo, base, path, ranges, matcher)
+                return blame_lines(self._repo, base, path, _ranges(by_file[path]), matcher)
             except GitCommandError as exc:
                 _log.info("no line history for %s: %s", path, exc)
-                continue
-            for unit in group:
-                out[unit.unit_id] = unit_history(unit, lines, author, base_time)
+                return {}
+
+        # git does the work, in its own processes: threads keep every core busy
+        with ThreadPoolExecutor(max_workers=min(len(busiest), os.cpu_count() or 1) or 1) as pool:
+            for path, lines in zip(busiest, pool.map(blamed, busiest), strict=True):
+                for unit in by_file[path]:
+                    out[unit.unit_id] = unit_history(unit, lines, author, base_time)
         return out
 
     def _path(self, base: str) -> Path | None:

@@ -128,13 +128,15 @@ def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion,
 
 def learned_lines(unit: ReviewUnit, contributions: Sequence[tuple[str, float]],
                   features: Mapping[str, float], weights_path: Path) -> list[str]:
-    """The learned part, feature by feature with its evidence, strongest first."""
+    """The learned part, feature by feature with its evidence, strongest first (what moves
+    the order by half a point or more)."""
     from reviewtui.rules.triage_features import feature_evidence
 
     lines = [f"  learned (weights: {weights_path}):"]
-    if not contributions:
+    shown = [(name, points) for name, points in contributions if abs(points) >= 0.5]
+    if not shown:
         lines.append("    no feature of this unit carries weight")
-    for name, points in contributions[:8]:
+    for name, points in shown:
         evidence = feature_evidence(unit, name)
         lines.append(f"    {name} {features[name]:g} -> {points:+g}"
                      + (f"   {evidence}" if evidence else ""))

@@ -57,7 +57,7 @@ class WorkbenchBase(App[None]):
         self.session = TuiSession(loaded, store_path)
         plan = loaded.plan(use_llm=False)
         self.triage = Triage(loaded.units, plan, self.session.overrides(),
-                             self.session.marks())
+                             self.session.marks(), reasons=loaded.priority_reasons)
         self.filter = Filter()
         self._filter_timer: Timer | None = None
         self.rows: list[Row] = []

@@ -89,7 +89,7 @@ class LearnActions(WorkbenchBase):
             self.triage.set_plan(plan)
         else:  # other units (the tagging changed too): keep the person's decisions
             fresh = Triage(loaded.units, plan, self.triage.overrides, self.triage.marks,
-                           self.triage.findings)
+                           self.triage.findings, reasons=loaded.priority_reasons)
             fresh.sort_key = self.triage.sort_key
             self.triage = fresh
         self.bundles.clear()

@@ -283,7 +283,7 @@ class ReviewActions(WorkbenchBase):
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}
         self.triage = Triage(fresh.units, refreshed.plan, refreshed.overrides,
-                             self.session.marks(), scanner)
+                             self.session.marks(), scanner, reasons=fresh.priority_reasons)
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()

@@ -9,7 +9,7 @@ row refresh even with thousands of units.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from reviewtui.models import ContextLevel, ExtraRequest
@@ -31,6 +31,7 @@ class Row:
     findings: int  # open review findings + scanner findings: what the table's column counts
     review: tuple[StoredFinding, ...] = ()  # the review agent's findings on this unit
     comments: tuple[ReviewComment, ...] = ()  # the reviewer's own
+    why: tuple[str, ...] = ()  # why it stands where it does in the priority order
 
     @property
     def open_findings(self) -> tuple[StoredFinding, ...]:
@@ -102,8 +103,10 @@ class Triage:
 
     def __init__(self, units: Sequence[ReviewUnit], plan: FusedPlan,
                  overrides: OverrideSet | None = None, marks: dict[str, str] | None = None,
-                 findings: dict[str, int] | None = None) -> None:
+                 findings: dict[str, int] | None = None,
+                 reasons: Callable[[str], tuple[str, ...]] | None = None) -> None:
         self.units = list(units)
+        self.reasons = reasons  # unit id -> why it stands where it does (LoadedChange's)
         self.by_id = {u.unit_id: u for u in self.units}
         self.plan = plan
         self.fused = {item.unit_id: item for item in plan.plan}
@@ -157,7 +160,8 @@ class Triage:
         review = tuple(self.review.get(unit_id, ()))
         count = self.findings.get(unit_id, 0) + sum(1 for f in review if f.state == "open")
         return Row(unit, self.item(unit_id), self.status(unit), count, review,
-                   tuple(self.comments.get(unit_id, ())))
+                   tuple(self.comments.get(unit_id, ())),
+                   self.reasons(unit_id) if self.reasons is not None else ())
 
     def rows(self, flt: Filter | None = None) -> list[Row]:
         rows = [self.row(u.unit_id) for u in self.units if u.unit_id in self.fused]

@@ -124,3 +124,44 @@ def test_a_removed_bounds_check_outranks_a_reworded_log_message(
     order = _priority_order(repo)
     assert len(order) == 2
     assert order[0].startswith("jobs.py:L9-10 (removed)"), order  # pick()'s bounds check
+
+
+def _pair(name: str, offset: int) -> str:
+    return (f"def {name}(items, limit):\n"
+            f"    total = {offset}\n"
+            "    for item in items:\n"
+            "        total += item.size\n"
+            "    if total > limit:\n"
+            "        return limit\n"
+            "    return total\n")
+
+
+def test_a_definition_fixed_three_times_outranks_an_identical_one_in_the_same_file(
+        repo: GitRepoBuilder) -> None:
+    spacer = "\n" * 20
+    body_f, body_g = _pair("measure", 0), _pair("weigh", 0)
+    repo.write("sizes.py", body_f + spacer + body_g)
+    repo.commit("sizes")
+    fixed = body_f
+    for n, (old, new) in enumerate([("total = 0", "total = 0  # start"),
+                                    ("total += item.size", "total += item.size or 0"),
+                                    ("return limit", "return limit  # capped")]):
+        fixed = fixed.replace(old, new)
+        repo.write("sizes.py", fixed + spacer + body_g)
+        repo.commit(f"fix measure: wrong total ({n})")
+    # the same edit to both definitions
+    change_f = fixed.replace("    if total > limit:", "    if total >= limit:")
+    change_g = body_g.replace("    if total > limit:", "    if total >= limit:")
+    repo.write("sizes.py", change_f + spacer + change_g)
+    repo.commit("cap at the limit itself")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False).with_reach(keep=False)
+    by_function = {u.functions[0]: u.unit_id for u in loaded.units}
+    assert set(by_function) == {"measure", "weigh"}
+    history = loaded.learned_features
+    assert history[by_function["measure"]]["fixed_before"] > 0
+    assert history[by_function["weigh"]]["fixed_before"] == 0
+    order = [u.unit_id for u in sort_units(loaded.review_index(), "priority").units]
+    assert order.index(by_function["measure"]) < order.index(by_function["weigh"])
+    reasons = loaded.priority_reasons(by_function["measure"])
+    assert any(r.startswith("fixed_before ") for r in reasons), reasons

@@ -42,6 +42,8 @@ def _decision(row: Row) -> RenderableType:
     table.add_row("requests", requests or "-")
     table.add_row("status", f"{row.status}{' · skipped' if item.skip_review else ''} · "
                             f"{item.reason}")
+    if row.why:
+        table.add_row("priority", "\n".join(row.why))
     return table
 
 
