@@ -255,3 +255,20 @@ def test_a_server_without_usage_is_counted_locally(fake_llm: ScriptedOpenAIServe
         assert client.take() == Account(1, 1200, 80, False)
     finally:
         client.close()
+
+
+def test_a_bug_unit_over_the_review_budget_is_reported_as_such(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    planted_bug(repo)
+    (repo.root / ".reviewtui.toml").write_text("[context]\nreview_budget = 1000\n")
+    fake_llm.script(_answer())
+    result = cli("eval", "--review", "--context", "diff_only", "--jobs", "1", repo.root)
+    assert result.code == 0, result.err
+    assert "missed" not in result.out
+    assert "bug unit over the review budget, 0 findings" in result.out
+    body = _user_text(fake_llm.chat_requests[0].body)
+    assert "shop/pricing.py" not in body.split("## Context bundles", 1)[1]
+    outcome = cli("eval", "--review", "--context", "diff_only", "--json", repo.root).json()[
+        "review"]["cases"][0]["diff_only"]
+    assert outcome["units_deferred"] > 0 and not outcome["holder_reviewed"]
+    assert not outcome["holder_skipped"]

@@ -38,7 +38,7 @@ class EvalRequest:
 
 @dataclass(frozen=True, slots=True)
 class EvalProgress:
-    phase: str  # "mine" | "rank"
+    phase: str  # "mine" | "rank" | "prepare" | "review" (eval --review)
     done: int
     total: int | None  # None while mining (the history is streamed)
     detail: str = ""

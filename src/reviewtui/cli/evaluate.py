@@ -201,8 +201,9 @@ def _outcome_cell(outcome: ReviewOutcome | None) -> str:
     if outcome.status != "ok":
         return "failed: " + (outcome.reason or "")[:50]
     found = len(outcome.findings)
-    verdict = "detected" if outcome.detected else (
-        "missed" if outcome.holder_reviewed else "not sent")
+    verdict = "detected" if outcome.detected else "missed" if outcome.holder_reviewed else (
+        "bug unit skipped by the plan" if outcome.holder_skipped
+        else "bug unit over the review budget")
     return f"{verdict}, {found} finding{'s' if found != 1 else ''}"
 
 
@@ -238,7 +239,8 @@ def render_review(review: EvalReviewReport, *, markdown: bool = False) -> list[s
     from reviewtui.eval.review import NEAR
 
     lines += ["", f"detected: a finding within {NEAR} lines of a blamed line; other: the "
-                  "rest; not sent: the bug's unit was over the review budget"]
+                  "rest; bug unit sent: the unit holding the bug was reviewed at all (not "
+                  "skipped by the plan, not over the review budget)"]
     return [*lines, ""]
 
 

@@ -69,6 +69,7 @@ class ReviewOutcome(_Model):
     units_reviewed: int = 0
     units_deferred: int = 0  # kept units over the review budget
     holder_reviewed: bool = False  # a unit holding the bug was among those reviewed
+    holder_skipped: bool = False  # the plan skipped every unit holding the bug
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -174,13 +175,16 @@ def review_run(run: PreparedRun, client: MeteredClient) -> ReviewOutcome:
     targets = [(path, line) for path, line in run.result.case.targets]
     findings = [seen(f, targets) for f in review.findings]
     sent = {bundle.unit_id for bundle in run.prepared.allocated.bundles}
+    skipped = {i.unit_id for i in run.reviewer.workspace.plan.plan if i.skip_review}
+    holders = {h.unit_id for h in run.result.holders}
     return ReviewOutcome(
         bug=run.result.case.bug, mode=run.mode, model=review.model or client.config.model or "",
         status="ok", detected=any(f.near_target for f in findings), findings=findings,
         other_findings=sum(1 for f in findings if not f.near_target),
         dropped=len(review.dropped), units_reviewed=review.units_reviewed,
         units_deferred=len(review.not_reviewed),
-        holder_reviewed=any(h.unit_id in sent for h in run.result.holders),
+        holder_reviewed=bool(holders & sent),
+        holder_skipped=bool(holders) and holders <= skipped,
         requests=account.requests, prompt_tokens=account.prompt_tokens,
         completion_tokens=account.completion_tokens, tokens_estimated=account.estimated,
         seconds=round(time.perf_counter() - started, 3))
