@@ -272,3 +272,27 @@ def test_a_bug_unit_over_the_review_budget_is_reported_as_such(
         "review"]["cases"][0]["diff_only"]
     assert outcome["units_deferred"] > 0 and not outcome["holder_reviewed"]
     assert not outcome["holder_skipped"]
+
+
+def test_the_agent_reads_the_bug_commit_never_the_fix(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    planted = planted_bug(repo)
+
+    def after_tools(request: dict[str, Any]) -> Reply:
+        tools = [str(m["content"]) for m in request["messages"] if m["role"] == "tool"]
+        assert len(tools) == 2 and "return price - percent" in tools[0]
+        assert "def discounted" in tools[1]
+        return _answer(_finding(PRICING, planted.bug_line))
+
+    fake_llm.script(
+        Reply.tool_calls([{"name": "read_file_hunk",
+                           "arguments": {"path": PRICING, "start": 1, "end": 40}},
+                          {"name": "search_in_project", "arguments": {"query": "percent"}}]),
+        after_tools)
+    result = cli("eval", "--review", "--context", "planned", "--json", "--jobs", "1",
+                 repo.root)
+    assert result.code == 0, result.err
+    outcome = _review(result.json())["cases"][0]["planned"]
+    assert outcome["detected"] and outcome["requests"] == 2
+    sent = json.dumps([r.body for r in fake_llm.chat_requests])
+    assert "100 - percent" not in sent and "later_only" not in sent

@@ -112,7 +112,8 @@ def run_eval_review(report: EvalReport, request: EvalReviewRequest,
     model = config.model or ""
     settings = load_settings(report.root).eval
     counter = token_counter(model)
-    stores = {mode: ReviewStore(report.cache_dir, review_key(report.key, model, mode))
+    stores = {mode: ReviewStore(report.cache_dir, review_key(report.key, model, mode,
+                                                             request.max_tool_rounds))
               for mode in request.modes}
     outcomes: dict[str, dict[ContextMode, ReviewOutcome]] = {}
     ranked = [r for r in report.results if r.status == "ok"]

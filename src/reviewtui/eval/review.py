@@ -11,7 +11,8 @@ context scheduler adds for this model.
 Nothing here touches the person's review: no session is written, no evidence is logged (the
 plan is fused without the evidence log), and tool results live in the run's memory only.
 Outcomes are appended to ``.git/reviewtui/eval/reviews-<key>.jsonl``, keyed by the ranking's
-key, the model and the context mode, so a stopped run continues and never pays twice.
+key, the model, the context mode and the tool rounds, so a stopped run continues and never pays
+twice.
 """
 
 from __future__ import annotations
@@ -207,8 +208,10 @@ def summarise(outcomes: Sequence[ReviewOutcome], mode: ContextMode) -> ReviewSum
         tokens_estimated=any(o.tokens_estimated for o in ok))
 
 
-def review_key(results_key: str, model: str, mode: ContextMode) -> str:
-    text = f"{REVIEW_VERSION}:{results_key}:{model}:{mode}"
+def review_key(results_key: str, model: str, mode: ContextMode, max_tool_rounds: int) -> str:
+    """What an outcome depends on: the ranking's key (reviewtui, the settings, the rule packs,
+    hence the plan and the bundles), the model, the context mode and the agent's tool rounds."""
+    text = f"{REVIEW_VERSION}:{results_key}:{model}:{mode}:{max_tool_rounds}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
