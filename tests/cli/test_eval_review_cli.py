@@ -296,3 +296,21 @@ def test_the_agent_reads_the_bug_commit_never_the_fix(
     assert outcome["detected"] and outcome["requests"] == 2
     sent = json.dumps([r.body for r in fake_llm.chat_requests])
     assert "100 - percent" not in sent and "later_only" not in sent
+
+
+def test_an_endpoint_error_stops_the_run_and_the_next_continues(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    planted = planted_bug(repo)
+    fake_llm.script(_answer(_finding(PRICING, planted.bug_line)),
+                    Reply.error(401, "Incorrect API key provided"))
+    stopped = cli("eval", "--review", "--jobs", "1", repo.root)
+    assert stopped.code == 2 and stopped.out == ""
+    assert stopped.err.strip().splitlines()[-1].startswith("reviewtui: error: ")
+    assert "Traceback" not in stopped.err
+    fake_llm.script(_answer())
+    again = cli("eval", "--review", "--json", repo.root)
+    assert again.code == 0, again.err
+    assert "1 reviews of 1 cases (1 reused)" in again.err
+    assert len(fake_llm.chat_requests) == 3
+    case = _review(again.json())["cases"][0]
+    assert case["planned"]["detected"] and not case["diff_only"]["detected"]
