@@ -87,9 +87,10 @@ def test_a_finding_ten_lines_away_is_not_a_detection(
     # same function: neither is within 3 lines.
     fake_llm.script(_answer(_finding(PRICING, planted.bug_line - 10),
                             _finding(PRICING, planted.bug_line - 4, "Docstring is vague")))
-    result = cli("eval", "--review", "--context", "planned", "--json", "--jobs", "1",
-                 repo.root)
+    result = cli("eval", "--review", "--context", "planned", "--max-tool-rounds", "0",
+                 "--json", "--jobs", "1", repo.root)
     assert result.code == 0, result.err
+    assert "tools" not in fake_llm.chat_requests[0].body
     review = _review(result.json())
     outcome = review["cases"][0]["planned"]
     assert outcome["detected"] is False and outcome["holder_reviewed"] is True

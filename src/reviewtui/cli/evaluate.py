@@ -101,8 +101,9 @@ def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO,
                                         stdin=stdin if stdin is not None else sys.stdin,
                                         err=err)
 
-            rounds = args.max_tool_rounds if args.max_tool_rounds is not None else 8
-            review = run_eval_review(report, EvalReviewRequest(modes, rounds), confirm, line)
+            request = (EvalReviewRequest(modes) if args.max_tool_rounds is None
+                       else EvalReviewRequest(modes, args.max_tool_rounds))
+            review = run_eval_review(report, request, confirm, line)
     finally:
         line.close()
     if args.json:
