@@ -93,7 +93,7 @@ def test_top_level_holds_only_the_stages() -> None:
     packages = sorted(p.name for p in PACKAGE.iterdir()
                       if p.is_dir() and (p / "__init__.py").is_file())
     modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
-    assert packages == ["agent", "analysis", "cli", "code", "context", "conversation", "git",
+    assert packages == ["agent", "analysis", "app", "cli", "code", "context", "conversation", "git",
                         "llm", "plan", "rules", "sessions", "tui", "units"]
     assert modules == ["__init__", "__main__", "config", "errors", "models", "pipeline"]
 
