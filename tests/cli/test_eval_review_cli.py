@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from reviewtui.app.eval_review import ReviewEstimate
-from reviewtui.cli.evaluate import confirm_estimate, run_eval_command
+from reviewtui.cli.eval_review import confirm_estimate
+from reviewtui.cli.evaluate import run_eval_command
 from reviewtui.cli.parser import parse
 from reviewtui.config import Settings
 from reviewtui.errors import EvalError, UsageError
