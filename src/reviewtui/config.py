@@ -99,6 +99,10 @@ class EvalSettings(_Section):
     max_cases: int = Field(default=100, ge=1, description="cases per run (--max-cases)")
     review_confirm_tokens: int = Field(default=500_000, ge=0, description=(
         "eval --review asks before sending more estimated tokens than this (0: always)"))
+    price_input_per_million: float | None = Field(default=None, ge=0, description=(
+        "the model's price per million prompt tokens, for eval --review's cost estimate"))
+    price_output_per_million: float | None = Field(default=None, ge=0, description=(
+        "the model's price per million completion tokens, for eval --review's cost estimate"))
 
     @field_validator("fix_patterns", "exclude_patterns")
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from reviewtui.agent.findings import ReviewResult, check_findings, findings_schema
@@ -22,7 +23,7 @@ from reviewtui.agent.workspace import Workspace
 from reviewtui.context import render_bundle_markdown
 from reviewtui.errors import ReviewError
 from reviewtui.llm import LLMClient, TokenCounter
-from reviewtui.models import ContextBundle
+from reviewtui.models import BundleSet, ContextBundle
 from reviewtui.plan.extract import PlanParseError, extract_object
 
 DEFAULT_PROMPT = "Review this change for correctness, security and maintainability."
@@ -72,6 +73,16 @@ def batch_bundles(bundles: Sequence[ContextBundle], count: Callable[[str], int],
     return batches
 
 
+@dataclass(frozen=True)
+class PreparedReview:
+    """A review's requests before they are sent (what an estimate counts)."""
+
+    wanted: list[str]  # the units asked for
+    allocated: BundleSet  # their bundles within the review budget, and the rest deferred
+    messages: list[list[dict[str, Any]]]  # the first request of each batch
+    sizes: list[int]  # units per batch
+
+
 class Reviewer:
     def __init__(self, workspace: Workspace, client: LLMClient, counter: TokenCounter, *,
                  max_tool_rounds: int = 8) -> None:
@@ -109,33 +120,60 @@ class Reviewer:
             value, _ = extract_object(reply.content, "findings")
             return value, turn, repair
 
-    def review(self, unit_ids: Sequence[str] | None = None, *, prompt: str = DEFAULT_PROMPT,
-               on_progress: Callable[[str], None] | None = None,
-               on_tool: Callable[[ToolRun], None] | None = None,
-               cancel: threading.Event | None = None,
-               all_batches: bool = False) -> ReviewResult:
-        """Review the units (default: the kept ones) whose bundles fit the review budget, by
-        priority -- ``[context] review_batches`` budgets of them, or all with
-        ``all_batches`` -- and list the rest in ``not_reviewed``."""
+    def prepare(self, unit_ids: Sequence[str] | None = None, *, prompt: str = DEFAULT_PROMPT,
+                all_batches: bool = False) -> PreparedReview:
+        """The requests ``review`` would start with, built and not sent: the units (default:
+        the kept ones) whose bundles fit the review budget, by priority -- ``[context]
+        review_batches`` budgets of them, or all with ``all_batches`` -- in batches that fit
+        the model's context."""
         ws = self.workspace
         wanted = list(unit_ids) if unit_ids is not None else [
             i.unit_id for i in ws.plan.plan if not i.skip_review]
         allocated = ws.allocate(
             wanted, batches=None if all_batches else ws.loaded.settings.context.review_batches)
-        bundles = allocated.bundles
         config = self.client.config
         budget = max(1_000, config.context_window - config.max_output_tokens - _RESERVE
                      - self.counter.count(SYSTEM_PROMPT) - self.counter.count(prompt))
-        batches = batch_bundles(bundles, self.counter.count, budget)
+        batches = batch_bundles(allocated.bundles, self.counter.count, budget)
+        messages = [self._messages(prompt, batch, number, len(batches))
+                    for number, batch in enumerate(batches, start=1)]
+        return PreparedReview(wanted, allocated, messages,
+                              [len(batch) for batch in batches])
+
+    def first_request_tokens(self, prepared: PreparedReview) -> int:
+        """Tokens of the first request of each batch (messages and tool definitions): what a
+        review costs at least, before any tool round."""
+        tools = self.counter.count_tools(self.loop.toolbox.schemas()
+                                         if self.loop.toolbox is not None else None)
+        return sum(self.counter.count_messages(m) + tools for m in prepared.messages)
+
+    def review(self, unit_ids: Sequence[str] | None = None, *, prompt: str = DEFAULT_PROMPT,
+               on_progress: Callable[[str], None] | None = None,
+               on_tool: Callable[[ToolRun], None] | None = None,
+               cancel: threading.Event | None = None,
+               all_batches: bool = False,
+               prepared: PreparedReview | None = None) -> ReviewResult:
+        """Review the units (default: the kept ones) whose bundles fit the review budget, by
+        priority -- ``[context] review_batches`` budgets of them, or all with
+        ``all_batches`` -- and list the rest in ``not_reviewed``; ``prepared`` (from
+        ``prepare``) saves building the bundles again."""
+        ws = self.workspace
+        if prepared is None:
+            prepared = self.prepare(unit_ids, prompt=prompt, all_batches=all_batches)
+        wanted = prepared.wanted
+        allocated = prepared.allocated
+        bundles = allocated.bundles
+        config = self.client.config
         raw: list[Any] = []
         verdicts: list[str] = []
         summaries: list[str] = []
         dropped: list[str] = []
         tokens = [0, 0]
-        for number, batch in enumerate(batches, start=1):
+        total = len(prepared.messages)
+        for number, (messages, size) in enumerate(zip(prepared.messages, prepared.sizes,
+                                                      strict=True), start=1):
             if on_progress is not None:
-                on_progress(f"reviewing part {number} of {len(batches)} ({len(batch)} units)")
-            messages = self._messages(prompt, batch, number, len(batches))
+                on_progress(f"reviewing part {number} of {total} ({size} units)")
             try:
                 value, turn, repair = self._batch(messages, on_tool, cancel)
             except PlanParseError as problem:
@@ -149,7 +187,7 @@ class Reviewer:
             raw += findings if isinstance(findings, list) else []
             verdicts.append(str(value.get("verdict", "comment")))
             summaries.append(str(value.get("summary", "")).strip())
-        if batches and len(dropped) == len(batches):
+        if total and len(dropped) == total:
             raise ReviewError("the model gave no usable review: " + dropped[0])
         findings, left_out = check_findings(raw, [u for u in ws.loaded.units
                                                   if u.unit_id in wanted], ws.line_text)

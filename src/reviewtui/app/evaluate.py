@@ -38,7 +38,7 @@ class EvalRequest:
 
 @dataclass(frozen=True, slots=True)
 class EvalProgress:
-    phase: str  # "mine" | "rank"
+    phase: str  # "mine" | "rank" | "prepare" | "review" (eval --review)
     done: int
     total: int | None  # None while mining (the history is streamed)
     detail: str = ""
@@ -53,6 +53,8 @@ class EvalReport:
     metrics: EvalMetrics
     reused: int = 0  # results taken from an earlier run
     statuses: dict[str, int] = field(default_factory=dict)
+    key: str = ""  # the results' key: what the ranking depended on
+    cache_dir: Path | None = None  # .git/reviewtui/eval/, None with use_cache off
 
 
 def mining_settings(path: str | Path | None) -> tuple[MiningSettings, int]:
@@ -106,7 +108,8 @@ def run_eval(request: EvalRequest,
             f"no bug-fix commits with a traceable origin in {mined[0].commits} commits "
             f"({mined[0].fixes} fixes examined)",
             hint="widen --since, or set [eval] fix_patterns for this project's messages")
-    store = ResultStore(folder, results_key(settings.key(), _fingerprint(repo.root)))
+    key = results_key(settings.key(), _fingerprint(repo.root))
+    store = ResultStore(folder, key)
     done = {c.bug: store.results[c.bug] for c in cases
             if c.bug in store.results and store.results[c.bug].case == c}
     todo = [c for c in cases if c.bug not in done]
@@ -124,7 +127,7 @@ def run_eval(request: EvalRequest,
     for result in results:
         statuses[result.status] = statuses.get(result.status, 0) + 1
     return EvalReport(repo.root, mined[0].commits, mined[0].fixes, results,
-                      eval_metrics(results), reused, statuses)
+                      eval_metrics(results), reused, statuses, key, folder)
 
 
 def _rank_all(root: Path, cases: list[EvalCase], jobs: int | None,

@@ -1,16 +1,21 @@
 """``reviewtui eval``: the triage measured on the repository's bug history, as a table,
-Markdown or JSON, with a progress line on stderr while it runs (only on a terminal)."""
+Markdown or JSON, with a progress line on stderr while it runs (only on a terminal).
+
+With ``--review`` the review agent also runs on each case (``cli.eval_review``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.errors import UsageError
 
 if TYPE_CHECKING:
+    from reviewtui.app.eval_review import EvalReviewReport
     from reviewtui.app.evaluate import EvalProgress, EvalReport
     from reviewtui.app.fit_weights import FitReport
     from reviewtui.eval.metrics import GroupMetrics
@@ -37,8 +42,10 @@ class _ProgressLine:
         else:
             total = progress.total or 1
             filled = int(20 * progress.done / total)
-            text = (f"eval: ranking [{'#' * filled}{'.' * (20 - filled)}] "
-                    f"{progress.done}/{total}")
+            verb = {"rank": "ranking", "prepare": "preparing reviews",
+                    "review": "reviewing"}.get(progress.phase, progress.phase)
+            text = (f"eval: {verb} [{'#' * filled}{'.' * (20 - filled)}] "
+                    f"{progress.done}/{total} {progress.detail}").rstrip()
         self._err.write("\r\x1b[K" + text)
         self._err.flush()
         self._shown = True
@@ -49,8 +56,10 @@ class _ProgressLine:
             self._err.flush()
 
 
-def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO,
+                     stdin: TextIO | None = None) -> int:
     from reviewtui.app.evaluate import EvalRequest, run_eval
+    from reviewtui.cli import eval_review
 
     if args.max_cases is not None and args.max_cases < 1:
         raise UsageError("--max-cases must be 1 or more")
@@ -63,10 +72,15 @@ def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"accepted: {written} (the priority order now uses it; delete it to revert "
                   "to the shipped weights)\n")
         return 0
+    modes = eval_review.check_review(args)  # no model for --review: said before mining
     line = _ProgressLine(err)
+    review: EvalReviewReport | None = None
     try:
         report = run_eval(EvalRequest(args.path, since=args.since, max_cases=args.max_cases,
                                       jobs=args.jobs, use_cache=not args.no_cache), line)
+        if modes:
+            review = eval_review.run_reviews(args, modes, report, line, line.close, err,
+                                             stdin if stdin is not None else sys.stdin)
     finally:
         line.close()
     fit = None
@@ -78,9 +92,13 @@ def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         document = report_json(report, samples=args.samples)
         if fit is not None:
             document["fit"] = fit_json(fit)
+        if review is not None:
+            document["review"] = eval_review.review_json(review)
         out.write(json.dumps(document, indent=2) + "\n")
     else:
         out.write(render_report(report, markdown=args.markdown))
+        if review is not None:
+            out.write(eval_review.render_review(review, markdown=args.markdown))
         if fit is not None:
             out.write(render_fit(fit, markdown=args.markdown))
     out.flush()

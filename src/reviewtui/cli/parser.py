@@ -317,6 +317,21 @@ def build_eval_parser() -> argparse.ArgumentParser:
     learning.add_argument("--accept-weights", action="store_true",
                           help="accept the proposed weights: write "
                                ".reviewtui/triage_weights.toml (delete it to revert)")
+    review = parser.add_argument_group(
+        "review", "with a model configured, also run the review agent on each ranked case "
+                  "(its bug commit, rules plan) and report whether a finding lands within 3 "
+                  "lines of a blamed line, the other findings, tokens and time -- with the "
+                  "planned context and with the diff alone")
+    review.add_argument("--review", action="store_true",
+                        help="run the review agent on each case (estimates the requests, "
+                             "tokens and cost first; asks above eval.review_confirm_tokens)")
+    review.add_argument("--context", choices=("both", "planned", "diff_only"), default=None,
+                        help="which context to review with: the planned levels, every unit "
+                             "at diff_only, or both side by side (default)")
+    review.add_argument("--yes", "-y", action="store_true",
+                        help="send without asking, whatever the estimate")
+    review.add_argument("--max-tool-rounds", type=int, default=None, metavar="N",
+                        help="tool rounds the agent may take per request (default: 8)")
     parser.add_argument("path", nargs="?", default=None, metavar="PATH",
                         help="repository (default: the current directory, searched upwards)")
     return parser
