@@ -61,6 +61,9 @@ def main() -> int:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--l2", type=float, default=L2)
+    parser.add_argument("--tokens", type=int, default=0,
+                        help="the token model's vocabulary (0: no token model)")
+    parser.add_argument("--l2-tokens", type=float, default=5.0)
     args = parser.parse_args()
     projects = load()
     dev = {n: c for n, c in projects.items() if n not in HELD_OUT}
@@ -76,7 +79,7 @@ def main() -> int:
     lopo: list[CaseResult] = []
     for name, cases in dev.items():
         others = [c for n, cs in dev.items() if n != name for c in cs]
-        weights = fit_weights(others, l2=args.l2)
+        weights = fit_weights(others, l2=args.l2, tokens=args.tokens, l2_tokens=args.l2_tokens)
         lopo += [rescored(c, weights) for c in usable(cases)]
     from reviewtui.eval.metrics import eval_metrics
 
@@ -87,12 +90,13 @@ def main() -> int:
         train, test = time_split(cases)
         if len(usable(train)) < 8:
             continue
-        weights = fit_weights(train, l2=args.l2)
+        weights = fit_weights(train, l2=args.l2, tokens=args.tokens, l2_tokens=args.l2_tokens)
         newer_today += test
         newer_own += [rescored(c, weights) for c in test]
     add("newer 30% of each project, today", eval_metrics(newer_today))
     add("newer 30% of each project, own older 70% fit", eval_metrics(newer_own))
     shipped = fit_weights([c for cs in dev.values() for c in cs], l2=args.l2,
+                          tokens=args.tokens, l2_tokens=args.l2_tokens,
                           fitted_on="bug-introducing commits of " + ", ".join(sorted(dev)))
     held_cases = [c for cs in held.values() for c in usable(cs)]
     if held_cases:

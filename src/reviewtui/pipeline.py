@@ -169,6 +169,7 @@ class LoadedChange:
         lines do and where the unit stands in its change)."""
         from reviewtui.context.search.reach import ReachCounter
         from reviewtui.rules.priority import with_learned, with_reach
+        from reviewtui.rules.triage_features import unit_tokens
         from reviewtui.rules.triage_model import load_weights, rule_features
 
         if self.repo is None or any(s.reach_counted for s in self.suggestions.values()):
@@ -189,14 +190,15 @@ class LoadedChange:
                      for f in files.get(n.rsplit(".", 1)[-1], ())} - {unit.file_path}
             suggestion = with_reach(suggestion, len(users))
             features[unit.unit_id] |= rule_features(suggestion)
-            suggestions[unit.unit_id] = with_learned(
-                suggestion, weights.points(features[unit.unit_id]))
+            suggestions[unit.unit_id] = with_learned(suggestion, weights.points(
+                features[unit.unit_id], unit_tokens(unit) if weights.tokens else ()))
         return replace(self, suggestions=suggestions, learned_features=features)
 
     def priority_reasons(self, unit_id: str) -> tuple[str, ...]:
         """Why a unit stands where it does in the priority order: its parts, then the learned
         part feature by feature with the line that gave it (for the workbench's detail)."""
         from reviewtui.rules.explain import learned_lines
+        from reviewtui.rules.triage_features import unit_tokens
         from reviewtui.rules.triage_model import load_weights
 
         suggestion = self.suggestions.get(unit_id)
@@ -209,7 +211,7 @@ class LoadedChange:
         if features:
             weights, path = load_weights(self.root)
             reasons += [line.strip() for line in learned_lines(
-                unit, weights.contributions(features), features, path)[1:]]
+                unit, weights.contributions(features, unit_tokens(unit)), features, path)[1:]]
         return tuple(reasons)
 
     def triage_features(self, *, keep: bool = True) -> dict[str, dict[str, float]]:

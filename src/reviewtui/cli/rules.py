@@ -77,12 +77,14 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
         raise UsageError(f"no unit {unit_id!r} in this change ({len(loaded.units)} units; "
                          f"run 'reviewtui index' to list them){hint}")
     from reviewtui.rules.explain import learned_lines
+    from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import load_weights, rule_features
 
     suggestion = loaded.suggestions[unit.unit_id]
     weights, weights_path = load_weights(loaded.root)
     features = loaded.learned_features.get(unit.unit_id) or (
         loaded.triage_features()[unit.unit_id] | rule_features(suggestion))
-    learned = learned_lines(unit, weights.contributions(features), features, weights_path)
+    learned = learned_lines(unit, weights.contributions(features, unit_tokens(unit)), features,
+                            weights_path)
     out.write(explain(unit, loaded.rules, suggestion, loaded.rule_pack.sources, learned))
     return 0

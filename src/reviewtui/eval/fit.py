@@ -22,6 +22,7 @@ from reviewtui.eval.rank import CaseResult, first_holder
 from reviewtui.rules.triage_model import ALL_FEATURES, TriageWeights
 
 L2 = 0.5  # chosen by leave-one-project-out on the development projects only
+L2_TOKENS = 5.0  # the token model's weights: many, each seen in few cases
 MIN_CASES = 8
 # SZZ blames lines that exist after the bug commit, so a unit that only removed code can never
 # hold a blamed line: fitted, the features of removed code would learn that artifact (a removed
@@ -36,11 +37,27 @@ def usable(cases: Sequence[CaseResult]) -> list[CaseResult]:
             and len(c.samples[0].features) == len(ALL_FEATURES)]
 
 
+def token_vocabulary(cases: Sequence[CaseResult], size: int, min_share: float = 0.01
+                     ) -> list[str]:
+    """The ``size`` tokens found in the most units (at least ``min_share`` of them)."""
+    counts: dict[str, int] = {}
+    units = 0
+    for case in cases:
+        for sample in case.samples:
+            units += 1
+            for token in sample.tokens:
+                counts[token] = counts.get(token, 0) + 1
+    floor = max(3, int(min_share * units))
+    common = sorted((t for t, n in counts.items() if n >= floor), key=lambda t: (-counts[t], t))
+    return common[:size]
+
+
 def fit_weights(cases: Sequence[CaseResult], *, scale: float = 10.0, l2: float = L2,
-                steps: int = 25, fitted_on: str = "", before: int | None = None
-                ) -> TriageWeights:
+                steps: int = 25, fitted_on: str = "", before: int | None = None,
+                tokens: int = 0, l2_tokens: float = L2_TOKENS) -> TriageWeights:
     """Weights that order holders before the other units of their change; ``before``: the
-    start of an evaluation window (a bug-commit time) no training case may reach."""
+    start of an evaluation window (a bug-commit time) no training case may reach; ``tokens``:
+    the size of the token model's vocabulary (0: no token model)."""
     import numpy as np
 
     chosen = usable(cases)
@@ -50,38 +67,57 @@ def fit_weights(cases: Sequence[CaseResult], *, scale: float = 10.0, l2: float =
     if len(chosen) < MIN_CASES:
         raise EvalError(f"{len(chosen)} usable cases: at least {MIN_CASES} are needed to fit",
                         hint="raise --max-cases or widen --since")
-    diffs, offsets, weights = [], [], []
+    vocabulary = token_vocabulary(chosen, tokens) if tokens else []
+    column = {token: i for i, token in enumerate(vocabulary)}
+    rows: list[list[float]] = []
+    bases: list[float] = []
+    first, second, pair_weight_list = [], [], []
     for case in chosen:
-        holders = [s for s in case.samples if s.holds]
-        others = [s for s in case.samples if not s.holds]
+        start = len(rows)
+        for sample in case.samples:
+            present = [0.0] * len(vocabulary)
+            for token in sample.tokens:
+                if token in column:
+                    present[column[token]] = 1.0
+            rows.append(list(sample.features) + present)
+            bases.append(sample.base)
+        holders = [start + i for i, s in enumerate(case.samples) if s.holds]
+        others = [start + i for i, s in enumerate(case.samples) if not s.holds]
         share = 1.0 / (len(holders) * len(others))
         for h in holders:
             for o in others:
-                diffs.append(np.subtract(h.features, o.features))
-                offsets.append((h.base - o.base) / scale)
-                weights.append(share)
-    fitted = [i for i, name in enumerate(ALL_FEATURES) if name not in PRIOR]
-    fixed = np.asarray([PRIOR.get(name, 0.0) for name in ALL_FEATURES])
-    full = np.asarray(diffs)
+                first.append(h)
+                second.append(o)
+                pair_weight_list.append(share)
+    matrix = np.asarray(rows)
+    base = np.asarray(bases) / scale
+    full = matrix[first] - matrix[second]
+    names = [*ALL_FEATURES, *vocabulary]
+    fitted = [i for i, name in enumerate(names) if name not in PRIOR]
+    fixed = np.asarray([PRIOR.get(name, 0.0) for name in names])
     x = full[:, fitted]
-    offset = np.asarray(offsets) + full @ fixed
-    pair_weight = np.asarray(weights) / len(chosen)
+    offset = base[first] - base[second] + full @ fixed
+    pair_weight = np.asarray(pair_weight_list) / len(chosen)
+    penalty = np.asarray([l2 if i < len(ALL_FEATURES) else l2_tokens for i in fitted])
+    penalty = penalty / len(chosen)
     w = np.zeros(x.shape[1])
     for _ in range(steps):
         margin = offset + x @ w
         p = 1.0 / (1.0 + np.exp(np.clip(margin, -30, 30)))  # P(wrong order)
-        gradient = -(x.T @ (pair_weight * p)) + l2 * w / len(chosen)
+        gradient = -(x.T @ (pair_weight * p)) + penalty * w
         curvature = pair_weight * p * (1 - p)
-        hessian = (x.T * curvature) @ x + (l2 / len(chosen)) * np.eye(x.shape[1])
+        hessian = (x.T * curvature) @ x + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if float(np.max(np.abs(step))) < 1e-6:
             break
     values = fixed.copy()
     values[fitted] = w
-    return TriageWeights(scale=scale, weights={name: round(float(v), 4)
-                                               for name, v in zip(ALL_FEATURES, values,
-                                                                  strict=True)},
+    weights = {name: round(float(v), 4) for name, v in zip(ALL_FEATURES, values, strict=False)}
+    learned_tokens = {token: round(float(v), 4)
+                      for token, v in zip(vocabulary, values[len(ALL_FEATURES):], strict=True)
+                      if abs(v) >= 0.005}
+    return TriageWeights(scale=scale, weights=weights, tokens=learned_tokens,
                          fitted_on=fitted_on, cases=len(chosen))
 
 
@@ -89,8 +125,8 @@ def rescored(case: CaseResult, weights: TriageWeights) -> CaseResult:
     """``case`` with reviewtui's rank as ``weights`` would have ordered its units."""
     if case.status != "ok" or not case.samples:
         return case
-    scores = [round(s.base + weights.points(dict(zip(ALL_FEATURES, s.features, strict=True))),
-                    1) for s in case.samples]
+    scores = [round(s.base + weights.points(dict(zip(ALL_FEATURES, s.features, strict=True)),
+                                            s.tokens), 1) for s in case.samples]
     order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: file order
     holding = {i for i, s in enumerate(case.samples) if s.holds}
     ranking = first_holder(order, [s.lines for s in case.samples], holding)

@@ -58,6 +58,7 @@ class UnitSample(_Model):
     lines: int = 0  # changed lines
     features: list[float]  # rules.triage_model.ALL_FEATURES, in that order
     holds: bool
+    tokens: list[str] = []  # rules.triage_features.unit_tokens
 
 
 class CaseResult(_Model):
@@ -150,6 +151,7 @@ def _rank(root: Path, case: EvalCase) -> CaseResult:
 
 
 def _samples(loaded: LoadedChange) -> list[UnitSample]:
+    from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import ALL_FEATURES, rule_features
 
     features = loaded.triage_features(keep=False)
@@ -163,5 +165,6 @@ def _samples(loaded: LoadedChange) -> list[UnitSample]:
         values = features[unit.unit_id] | rule_features(suggestion)
         base = sum(p for name, p in suggestion.priority_parts if name != "learned")
         out.append(UnitSample(base=round(base, 2), lines=unit.added_lines + unit.removed_lines,
-                              features=[values[n] for n in ALL_FEATURES], holds=False))
+                              features=[values[n] for n in ALL_FEATURES], holds=False,
+                              tokens=unit_tokens(unit)))
     return out

@@ -138,6 +138,6 @@ def learned_lines(unit: ReviewUnit, contributions: Sequence[tuple[str, float]],
         lines.append("    no feature of this unit carries weight")
     for name, points in shown:
         evidence = feature_evidence(unit, name)
-        lines.append(f"    {name} {features[name]:g} -> {points:+g}"
-                     + (f"   {evidence}" if evidence else ""))
+        value = f" {features[name]:g}" if name in features else ""
+        lines.append(f"    {name}{value} -> {points:+g}" + (f"   {evidence}" if evidence else ""))
     return lines

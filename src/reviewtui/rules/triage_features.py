@@ -167,3 +167,23 @@ def feature_evidence(unit: ReviewUnit, name: str) -> str | None:
                 number = line.new_no if line.kind == "+" else line.old_no
                 return f"{line.kind}L{number} {line.text.strip()[:80]}"
     return None
+
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|==|!=|<=|>=|&&|\|\||\+\+|--|[-+*/%<>!?]")
+MAX_TOKENS = 400
+
+
+def unit_tokens(unit: ReviewUnit) -> list[str]:
+    """The distinct tokens of the unit's added (``+tok``) and removed (``-tok``) code lines,
+    lower-cased: the bag of tokens of a JITLine-style model (Pornprasit & Tantithamthavorn,
+    MSR 2021), whose weights say which tokens pushed a unit up."""
+    seen: dict[str, None] = {}
+    for hunk in unit.hunks:
+        for line in hunk.lines:
+            if line.kind == " " or not line.text.strip() or _COMMENT.match(line.text):
+                continue
+            for token in _TOKEN.findall(line.text):
+                seen[line.kind + token.lower()] = None
+                if len(seen) >= MAX_TOKENS:
+                    return list(seen)
+    return list(seen)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -36,17 +36,28 @@ class TriageWeights(BaseModel):
     version: int = 1
     scale: float = Field(default=10.0, gt=0, description="priority points per unit of score")
     weights: dict[str, float] = Field(default_factory=dict)
+    # the token model: ``+tok`` / ``-tok`` (a token of an added / removed code line) -> weight
+    tokens: dict[str, float] = Field(default_factory=dict)
     fitted_on: str = ""  # what the weights were fitted on, for the person reading the file
     cases: int = 0  # cases they were fitted on
 
-    def points(self, features: Mapping[str, float]) -> float:
-        return round(self.scale * sum(self.weights.get(name, 0.0) * value
-                                      for name, value in features.items()), 1)
+    def points(self, features: Mapping[str, float], tokens: Iterable[str] = ()) -> float:
+        score = sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+        if self.tokens:
+            score += sum(self.tokens.get(token, 0.0) for token in tokens)
+        return round(self.scale * score, 1)
 
-    def contributions(self, features: Mapping[str, float]) -> list[tuple[str, float]]:
-        """Each feature's points, largest first (what ``rules explain`` shows)."""
+    def contributions(self, features: Mapping[str, float], tokens: Iterable[str] = ()
+                      ) -> list[tuple[str, float]]:
+        """Each feature's points, and the token model's (``tokens``: the summed points of
+        its tokens, named ``tokens +x +y``), largest first (what ``rules explain`` shows)."""
         parts = [(name, round(self.scale * self.weights.get(name, 0.0) * value, 1))
                  for name, value in features.items() if value]
+        weighed = sorted(((t, self.scale * self.tokens[t]) for t in tokens if t in self.tokens),
+                         key=lambda p: -abs(p[1]))
+        if weighed:
+            names = " ".join(f"{t}({p:+.1f})" for t, p in weighed[:6])
+            parts.append((f"tokens {names}", round(sum(p for _, p in weighed), 1)))
         return sorted((p for p in parts if p[1]), key=lambda p: -abs(p[1]))
 
 
@@ -70,6 +81,9 @@ def _read(path: Path) -> TriageWeights:
         error = exc.errors()[0]
         key = ".".join(str(p) for p in error["loc"])
         raise ConfigError(f"{path}: {key}: {error['msg']}") from None
+    bad = next((t for t in weights.tokens if t[:1] not in "+-" or len(t) < 2), None)
+    if bad is not None:
+        raise ConfigError(f"{path}: tokens.{bad}: a token starts with + (added) or - (removed)")
     unknown = sorted(set(weights.weights) - set(ALL_FEATURES))
     if unknown:
         raise ConfigError(f"{path}: weights.{unknown[0]}: not a feature "
@@ -119,5 +133,10 @@ def write_weights(path: Path, weights: TriageWeights, comment: Sequence[str] = (
         if name in weights.weights:
             table.add(name, weights.weights[name])
     document.add("weights", table)
+    if weights.tokens:
+        tokens = tomlkit.table()
+        for token, weight in sorted(weights.tokens.items(), key=lambda t: -abs(t[1])):
+            tokens.add(token, weight)
+        document.add("tokens", tokens)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(tomlkit.dumps(document), encoding="utf-8")
