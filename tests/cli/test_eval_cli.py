@@ -156,3 +156,14 @@ def test_accepting_weights_before_any_fit_is_a_clear_error(repo: GitRepoBuilder,
     repo.commit("a")
     result = cli("eval", "--accept-weights", repo.root)
     assert result.code == 2 and "no fitted weights to accept" in result.err
+
+
+def test_a_shallow_clone_orders_without_line_history_and_says_so_once(
+        repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
+    planted_bug(repo)
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "-q", "--depth", "2", f"file://{repo.root}", str(shallow))
+    result = cli("index", "--sort", "priority", "--json", "--commit", "HEAD", shallow)
+    assert result.code == 0, result.err
+    assert result.err.count("shallow clone") == 1
+    assert result.json()["units"]

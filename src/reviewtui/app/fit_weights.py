@@ -28,6 +28,9 @@ from reviewtui.rules.triage_model import (
 )
 
 
+REPOSITORY_TOKENS = 200  # a repository's own fit learns its own tokens (JITLine's way)
+
+
 @dataclass(frozen=True)
 class FitReport:
     weights: TriageWeights
@@ -52,7 +55,7 @@ def fit_repository(report: EvalReport) -> FitReport:
     window = time.strftime("%Y-%m-%d", time.gmtime(test[0].case.time))
     weights = fit_weights(train, fitted_on=f"{repo.root.name}: {len(train)} bug-introducing "
                                            f"commits before {window}",
-                          before=test[0].case.time)
+                          before=test[0].case.time, tokens=REPOSITORY_TOKENS)
     current, in_use = load_weights(repo.root)
     proposal = proposal_path(repo.common_dir)
     write_weights(proposal, weights, [

@@ -30,6 +30,9 @@ def run_index(args: argparse.Namespace) -> int:
         print_scan_summary(scan, sys.stderr)
     if args.sort == "priority":
         loaded = loaded.with_reach()
+        if loaded.repo is not None and loaded.repo.is_shallow():
+            sys.stderr.write("index: a shallow clone: the priority leaves out the history of "
+                             "the changed lines ('git fetch --unshallow' brings it)\n")
     index = sort_units(loaded.review_index(scan), args.sort)
     fmt = "planner" if args.planner else "json" if args.json else "table"
     print_index(index, fmt, sys.stdout)

@@ -133,8 +133,8 @@ class LineHistory:
     def features(self, units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
         base = base_commit(self._repo, self._change)
         zero = {u.unit_id: dict.fromkeys(FEATURES, 0.0) for u in units}
-        if base is None:
-            return zero
+        if base is None or self._repo.is_shallow():
+            return zero  # a shallow clone's blame ends at its cut: it would say nothing true
         cached = self._read(base)
         missing = [u for u in units if u.unit_id not in cached]
         if missing:

@@ -165,3 +165,35 @@ def test_a_definition_fixed_three_times_outranks_an_identical_one_in_the_same_fi
     assert order.index(by_function["measure"]) < order.index(by_function["weigh"])
     reasons = loaded.priority_reasons(by_function["measure"])
     assert any(r.startswith("fixed_before ") for r in reasons), reasons
+
+
+def _token_case(time: int) -> CaseResult:
+    """Five units; the bug sits in the one whose added lines have ``unsafe_cast``."""
+    samples = [UnitSample(base=10.0, lines=5, features=[0.0] * len(ALL_FEATURES),
+                          holds=i == 4, tokens=["+return", "+x"] + (["+unsafe_cast"] if i == 4
+                                                                    else ["+safe"]))
+               for i in range(5)]
+    return CaseResult(case=EvalCase(bug=f"{time:040x}", subject="s", time=time, fixes=[],
+                                    targets=[]),
+                      status="ok", units=5, samples=samples,
+                      rankings={"reviewtui": Ranking(rank=5, effort=0.8)})
+
+
+def test_the_token_model_learns_which_tokens_held_bugs_and_says_so(tmp_path: Path) -> None:
+    cases = [_token_case(t) for t in range(12)]
+    weights = fit_weights(cases, tokens=10)
+    assert weights.tokens["+unsafe_cast"] > 0 > weights.tokens["+safe"]
+    assert "+return" not in weights.tokens  # in every unit: says nothing
+    assert rescored(cases[0], weights).rankings["reviewtui"].rank == 1
+    [(name, points)] = weights.contributions({}, ["+unsafe_cast", "+x"])
+    assert name.startswith("tokens +unsafe_cast(+") and points > 0
+    write_weights(tmp_path / ".reviewtui" / "triage_weights.toml", weights)
+    assert load_weights(tmp_path)[0].tokens == weights.tokens
+
+
+def test_a_token_must_say_which_side_it_is_on(tmp_path: Path) -> None:
+    path = repository_weights_path(tmp_path)
+    path.parent.mkdir()
+    path.write_text('[tokens]\nreturn = 1.0\n')
+    with pytest.raises(ConfigError, match=r"tokens.return: a token starts with"):
+        load_weights(tmp_path)
