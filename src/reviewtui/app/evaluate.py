@@ -53,6 +53,7 @@ class EvalReport:
     metrics: EvalMetrics
     reused: int = 0  # results taken from an earlier run
     statuses: dict[str, int] = field(default_factory=dict)
+    history_cut: bool = False  # git could not read the history past an object it lacks
     key: str = ""  # the results' key: what the ranking depended on
     cache_dir: Path | None = None  # .git/reviewtui/eval/, None with use_cache off
 

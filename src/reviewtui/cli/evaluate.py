@@ -136,6 +136,7 @@ def report_json(report: EvalReport, *, samples: bool = False) -> dict[str, objec
         "fixes_examined": report.fixes,
         "statuses": report.statuses,
         "reused_results": report.reused,
+        "history_cut": report.history_cut,
         "metrics": report.metrics.model_dump(mode="json"),
         "cases": [r.model_dump(mode="json", exclude=None if samples else {"samples"})
                   for r in report.results],
@@ -168,7 +169,9 @@ def render_report(report: EvalReport, *, markdown: bool = False) -> str:
              f"{len(report.results)} bug-introducing commits from {report.fixes} fixes in "
              f"{report.commits} commits; {metrics.all.cases} ranked"
              + (f" ({skipped})" if skipped else "")
-             + (f"; {report.reused} results reused" if report.reused else ""), ""]
+             + (f"; {report.reused} results reused" if report.reused else "")
+             + ("; the history was read up to an object git cannot read" if report.history_cut
+                else ""), ""]
     header = ["order", "R@1", "R@3", "R@5", "MRR", "effort"]
     for title, group in ((f"all changes ({metrics.all.cases} cases)", metrics.all),
                          (f"changes of {metrics.large_units}+ units ({metrics.large.cases} "

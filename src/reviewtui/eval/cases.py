@@ -90,6 +90,7 @@ class MiningProgress:
     commits: int  # commits read from the log
     fixes: int  # fixes examined
     cases: int  # distinct bug commits found
+    cut: bool = False  # git could not read further back (an object missing from the clone)
 
 
 def _bug_facts(repo: GitRepo, origin: BugOrigin, settings: MiningSettings
@@ -223,7 +224,7 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
             if record.bug is not None and record.reason is None:
                 _merge(cases, record)
             if on_progress is not None:
-                on_progress(MiningProgress(counter[0], fixes, len(cases)))
+                on_progress(MiningProgress(counter[0], fixes, len(cases), bool(counter[1])))
             done = max_cases is not None and len(cases) >= max_cases
         for _, pending in window:
             if isinstance(pending, Future):
