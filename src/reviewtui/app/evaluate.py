@@ -128,7 +128,8 @@ def run_eval(request: EvalRequest,
     for result in results:
         statuses[result.status] = statuses.get(result.status, 0) + 1
     return EvalReport(repo.root, mined[0].commits, mined[0].fixes, results,
-                      eval_metrics(results), reused, statuses, key, folder)
+                      eval_metrics(results), reused, statuses, history_cut=mined[0].cut,
+                      key=key, cache_dir=folder)
 
 
 def _rank_all(root: Path, cases: list[EvalCase], jobs: int | None,

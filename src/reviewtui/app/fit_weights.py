@@ -27,7 +27,6 @@ from reviewtui.rules.triage_model import (
     write_weights,
 )
 
-
 REPOSITORY_TOKENS = 200  # a repository's own fit learns its own tokens (JITLine's way)
 
 
