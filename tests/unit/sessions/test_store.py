@@ -664,6 +664,44 @@ def test_killing_a_writer_loses_at_most_the_message_in_flight(tmp_path: Path) ->
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_killing_a_chat_writer_leaves_only_whole_rounds(tmp_path: Path) -> None:
+    """Killed at any moment, a writer of rounds leaves each round in flight with just its
+    question, or ended with every message and tool result of its answer."""
+    writer = _writer()
+    path = tmp_path / "rounds" / "sessions.sqlite3"
+    rng = random.Random(2727)
+    for lines in (0, 1, 4, 9):
+        proc = subprocess.Popen([sys.executable, str(WRITER), str(path), "rounds"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            assert first.startswith("session "), proc.stderr.read() if proc.stderr else ""
+            sid = first.split()[1]
+            printed = [proc.stdout.readline() for _ in range(lines)]
+            time.sleep(rng.uniform(0.0, 0.01))
+            printed += _kill(proc).splitlines(keepends=True)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        ended = [int(line) for line in printed if line.endswith("\n")]
+        assert _integrity(path) == "ok"
+        with SessionStore(path) as reopened:
+            rounds = reopened.rounds(sid)
+            messages = reopened.messages(sid)
+            assert [r.index for r in rounds] == list(range(len(rounds)))
+            assert len(ended) <= len([r for r in rounds if r.ended_at]) <= len(ended) + 1
+            for record in rounds:
+                own = [(m.role, m.content) for m in messages if m.round_index == record.index]
+                whole = [("user", "question"), *writer.answer(record.index)]
+                assert own == (whole if record.ended_at else whole[:1]), record.index
+                result = reopened.tool_result(sid, f"tm_{record.index}")
+                assert (result is not None) == (record.ended_at is not None)
+            assert all(r.ended_at for r in rounds[:-1])  # only the last may be in flight
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_killing_the_first_open_leaves_a_usable_store(tmp_path: Path) -> None:
     # The kill lands before, during or after the store is created and migrated.
     for n, delay in enumerate((0.05, 0.12, 0.16, 0.2, 0.3)):
