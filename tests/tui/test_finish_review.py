@@ -366,6 +366,24 @@ async def _until(pilot: object, done: Callable[[], bool], seconds: float = 15.0)
     return done()
 
 
+def _inotify_watched() -> set[int] | None:
+    """The inodes this process has inotify watches on (Linux), None where that is not known."""
+    fdinfo = Path("/proc/self/fdinfo")
+    if not fdinfo.is_dir():
+        return None
+    watched: set[int] = set()
+    for entry in fdinfo.iterdir():
+        try:
+            text = entry.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("inotify wd:"):
+                fields = dict(f.split(":", 1) for f in line.split()[1:] if ":" in f)
+                watched.add(int(fields["ino"], 16))
+    return watched
+
+
 async def test_watch_follows_git_add_commit_and_the_branch(repo: GitRepoBuilder,
                                                            tmp_path: Path) -> None:
     """A staged review under --watch follows the repository when no file of the working tree
@@ -394,6 +412,13 @@ async def test_watch_follows_git_add_commit_and_the_branch(repo: GitRepoBuilder,
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause(0.5)
         assert files() == {"app/a.py"}
+        watched = _inotify_watched()
+        if watched is not None:  # the tree, .git and its refs are watched; objects/ is not
+            git = repo.root / ".git"
+            for folder in (repo.root, repo.root / "app", git, git / "refs" / "heads"):
+                assert folder.stat().st_ino in watched, folder
+            inside = [git / "objects", *(git / "objects").iterdir(), git / "logs"]
+            assert not {p.stat().st_ino for p in inside if p.is_dir()} & watched
         repo.git("add", "app/b.py")
         assert await _until(pilot, lambda: files() == {"app/a.py", "app/b.py"}), files()
         repo.git("commit", "-q", "-m", "a only", "--", "app/a.py")  # b stays staged
@@ -406,6 +431,26 @@ async def test_watch_follows_git_add_commit_and_the_branch(repo: GitRepoBuilder,
         await pilot.pause(1.5)
         assert len(refreshes) == settled  # objects/ is not watched; no refresh storm either
     assert 3 <= settled <= 6
+
+
+async def test_watch_follows_a_new_top_level_folder(repo: GitRepoBuilder,
+                                                    tmp_path: Path) -> None:
+    """A folder created at the top of the tree is watched from then on (the recursive watch
+    covers the folders that were there when it started, and starts again)."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3", watch=True)
+
+    def units_of(path: str) -> list[str]:
+        return [r.unit.unit_id for r in app.rows if r.unit.file_path == path]
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause(0.5)
+        repo.write("lib/new.py", "NEW = 1\n")
+        assert await _until(pilot, lambda: bool(units_of("lib/new.py")))
+        first = units_of("lib/new.py")
+        await pilot.pause(1.0)
+        repo.write("lib/new.py", "NEW = 1\n\n\ndef grown():\n    return NEW\n")
+        assert await _until(pilot, lambda: units_of("lib/new.py") not in ([], first))
 
 
 def test_the_watch_filter_keeps_index_head_and_the_refs_only(repo: GitRepoBuilder,
@@ -425,7 +470,10 @@ def test_the_watch_filter_keeps_index_head_and_the_refs_only(repo: GitRepoBuilde
     def kept(path: Path) -> bool:
         return watch(Change.modified, str(path))
 
-    assert watch.paths() == [opened.root]
+    (opened.root / "app").mkdir()
+    (opened.root / "__pycache__").mkdir()
+    assert watch.tree_paths() == [opened.root / "app", git / "refs"]  # not .git, not caches
+    assert watch.shallow_paths() == [opened.root, git]
     assert kept(git / "index") and kept(git / "HEAD") and kept(git / "packed-refs")
     assert kept(git / "refs" / "heads" / "main")  # HEAD's branch
     assert kept(git / "refs" / "remotes" / "origin" / "main")  # the base
@@ -440,7 +488,8 @@ def test_the_watch_filter_keeps_index_head_and_the_refs_only(repo: GitRepoBuilde
     repo.git("worktree", "add", "-q", str(linked), "-b", "side")
     other = open_repository(linked)
     side = RepositoryWatch(other.root, other.git_dir, other.common_dir)
-    assert side.paths() == [other.root, other.git_dir, other.common_dir / "refs"]
+    assert side.tree_paths() == [other.common_dir / "refs"]
+    assert side.shallow_paths() == [other.root, other.git_dir, other.common_dir]
     assert side(Change.modified, str(other.git_dir / "index"))
     assert side(Change.modified, str(other.common_dir / "refs" / "heads" / "side"))
     assert not side(Change.modified, str(other.common_dir / "index"))  # the main worktree's

@@ -11,28 +11,41 @@ git directory, ``packed-refs``, the branch ``HEAD`` points at (read from ``HEAD`
 after a checkout it is another one), and — for the automatic choice and ``--base`` — the refs the
 base may be (``main``, ``master``, ``origin/HEAD``, the named base, under ``refs/heads``,
 ``refs/remotes`` and ``refs/tags``). Everything else in them, ``objects/`` first, is dropped, and
-working-tree paths go through watchfiles' ``DefaultFilter`` as before. A linked worktree's git
-directory and the shared ``refs/`` lie outside the working tree: they are watched as extra paths
-(not the shared directory itself, whose ``objects/`` would be watched with it). Git writes a file
-as ``X.lock`` then renames it to ``X``; the rename is the event that counts, the lock is dropped.
+working-tree paths go through watchfiles' ``DefaultFilter`` as before. Git writes a file as
+``X.lock`` then renames it to ``X``; the rename is the event that counts, the lock is dropped.
 
-No Textual here: the workbench's watcher thread hands ``paths()`` and this filter to
-``watchfiles.watch``, whose debounce folds the files of one git command into one refresh.
+Filtering is not enough not to *watch* ``objects/``: a recursive watch of the working tree
+would put a watch on every folder of ``.git`` too. So ``watch_repository`` runs two watchers:
+a recursive one over the working tree's top-level folders (not ``.git``, not the folders
+``DefaultFilter`` ignores) and the shared ``refs/``, and a shallow one over the working tree's
+top level and the git directories themselves (``index``, ``HEAD``, ``packed-refs`` are files
+directly in them). A top-level folder created or removed restarts the recursive watcher over
+the new list. Each watcher debounces; batches of the two that arrive together (one ``git
+commit`` touches the index and a branch) are folded into one.
+
+No Textual here: the workbench's watcher thread iterates ``watch_repository`` and refreshes on
+each batch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import queue
+import threading
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from watchfiles import Change, DefaultFilter
+from watchfiles import Change, DefaultFilter, watch
 
 from reviewtui.git.selector import DEFAULT_BRANCH_CANDIDATES
 
-__all__ = ["RepositoryWatch", "base_refs"]
+__all__ = ["RepositoryWatch", "base_refs", "watch_repository"]
+
+Batch = set[tuple[Change, str]]
 
 WORKTREE_FILES = frozenset({"HEAD", "index"})  # in the worktree's own git directory
 REF_ROOTS = ("refs/heads/", "refs/remotes/", "refs/tags/")
+FOLD_SECONDS = 0.1  # batches of the two watchers this close together are one
 
 
 def base_refs(*names: str | None) -> tuple[str, ...]:
@@ -55,14 +68,22 @@ class RepositoryWatch:
         self.refs = frozenset(refs)  # ref files besides HEAD's branch, relative to common_dir
         self._worktree = DefaultFilter()
 
-    def paths(self) -> list[Path]:
-        """What to hand ``watchfiles.watch``: the working tree, and the git directories that
-        are not inside it (a linked worktree's)."""
-        paths = [self.root]
-        for extra in (self.git_dir, self.common_dir / "refs"):
-            if not extra.is_relative_to(self.root) and extra.is_dir() and extra not in paths:
-                paths.append(extra)
-        return paths
+    def tree_paths(self) -> list[Path]:
+        """The recursive watch: the working tree's top-level folders (not ``.git``, not the
+        ones ``DefaultFilter`` ignores) and the shared ``refs/``."""
+        ignored = set(DefaultFilter.ignore_dirs)
+        try:
+            entries = sorted(self.root.iterdir())
+        except OSError:
+            entries = []
+        folders = [p for p in entries if p.name not in ignored and p.is_dir()
+                   and not p.is_symlink()]
+        return [*folders, self.common_dir / "refs"]
+
+    def shallow_paths(self) -> list[Path]:
+        """The watch of folders without their subfolders: the working tree's top level (its
+        files, folders coming and going) and the git directories (index, HEAD, packed-refs)."""
+        return list(dict.fromkeys([self.root, self.git_dir, self.common_dir]))
 
     def head_ref(self) -> str | None:
         """The ref ``HEAD`` points at now (``refs/heads/main``), None when detached."""
@@ -89,3 +110,82 @@ class RepositoryWatch:
     def __call__(self, change: Change, path: str) -> bool:
         verdict = self.wanted(Path(path))
         return self._worktree(change, path) if verdict is None else verdict
+
+
+class _Either:
+    """A stop event for watchfiles that is set when any of its events is."""
+
+    def __init__(self, *events: threading.Event) -> None:
+        self.events = events
+
+    def is_set(self) -> bool:
+        return any(event.is_set() for event in self.events)
+
+
+def _pump(name: str, paths: list[Path], recursive: bool, spec: RepositoryWatch,
+          stop: _Either, debounce_ms: int, out: queue.Queue[tuple[str, Batch]]) -> None:
+    try:
+        for changes in watch(*paths, watch_filter=spec, recursive=recursive, stop_event=stop,
+                             debounce=debounce_ms, raise_interrupt=False,
+                             ignore_permission_denied=True):
+            out.put((name, changes))
+    except (OSError, RuntimeError):  # a folder went away before it was watched: start again
+        if not stop.is_set():
+            time.sleep(0.2)
+            out.put((name + " failed", set()))
+
+
+def _reshapes(spec: RepositoryWatch, changes: Batch, tree: list[Path]) -> bool:
+    """Did a top-level folder of the working tree come or go (the tree watch must change)?"""
+    for change, raw in changes:
+        path = Path(raw)
+        if path.parent != spec.root:
+            continue
+        if (change == Change.added and path.is_dir()) or (change == Change.deleted
+                                                          and path in tree):
+            return True
+    return False
+
+
+def watch_repository(spec: RepositoryWatch, stop: threading.Event, *,
+                     debounce_ms: int) -> Iterator[Batch]:
+    """Batches of changes that may move the change, until ``stop`` is set (see the module)."""
+    out: queue.Queue[tuple[str, Batch]] = queue.Queue()
+    done = threading.Event()
+
+    def start(name: str, paths: list[Path], recursive: bool,
+              own: threading.Event) -> threading.Thread:
+        thread = threading.Thread(target=_pump, name=f"reviewtui-watch-{name}", daemon=True,
+                                  args=(name, paths, recursive, spec, _Either(stop, done, own),
+                                        debounce_ms, out))
+        thread.start()
+        return thread
+
+    tree = spec.tree_paths()
+    tree_stop = threading.Event()
+    start("shallow", spec.shallow_paths(), False, threading.Event())
+    start("tree", tree, True, tree_stop)
+    try:
+        while not stop.is_set():
+            try:
+                name, changes = out.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            batch: Batch = set()
+            while True:
+                if name == "tree failed" or (name == "shallow" and _reshapes(spec, changes,
+                                                                             tree)):
+                    tree_stop.set()
+                    tree, tree_stop = spec.tree_paths(), threading.Event()
+                    start("tree", tree, True, tree_stop)
+                elif name == "shallow failed":
+                    start("shallow", spec.shallow_paths(), False, threading.Event())
+                batch |= changes
+                try:
+                    name, changes = out.get(timeout=FOLD_SECONDS)
+                except queue.Empty:
+                    break
+            if batch and not stop.is_set():
+                yield batch
+    finally:
+        done.set()

@@ -305,10 +305,8 @@ class ReviewActions(WorkbenchBase):
         ``commit``, ``checkout`` or ``stash`` (the index, ``HEAD`` and the refs the change is
         taken against; see ``git.watched``). watchfiles batches the events of a save or of one
         git command into one refresh."""
-        from watchfiles import watch
-
         from reviewtui.git import SelectorMode
-        from reviewtui.git.watched import RepositoryWatch, base_refs
+        from reviewtui.git.watched import RepositoryWatch, base_refs, watch_repository
 
         repo, selector = self.loaded.repo, self.loaded.selector
         if repo is None or selector is None:
@@ -316,8 +314,7 @@ class ReviewActions(WorkbenchBase):
         refs = base_refs(selector.ref, self.loaded.change_set.base_branch) if (
             selector.mode in (SelectorMode.AUTO, SelectorMode.BASE)) else ()
         watcher = RepositoryWatch(repo.root, repo.git_dir, repo.common_dir, refs)
-        for _changes in watch(*watcher.paths(), stop_event=stop, debounce=WATCH_DEBOUNCE_MS,
-                              watch_filter=watcher, raise_interrupt=False):
+        for _changes in watch_repository(watcher, stop, debounce_ms=WATCH_DEBOUNCE_MS):
             if stop.is_set():
                 return
             self.call_from_thread(self.action_refresh)
