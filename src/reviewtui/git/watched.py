@@ -14,8 +14,8 @@ base may be (``main``, ``master``, ``origin/HEAD``, the named base, under ``refs
 working-tree paths go through watchfiles' ``DefaultFilter`` as before. Git writes a file as
 ``X.lock`` then renames it to ``X``; the rename is the event that counts, the lock is dropped.
 
-Filtering is not enough not to *watch* ``objects/``: a recursive watch of the working tree
-would put a watch on every folder of ``.git`` too. So ``watch_repository`` runs two watchers:
+Filtering alone would still *watch* ``objects/``: a recursive watch of the working tree puts a
+watch on every folder of ``.git`` too. So ``watch_repository`` runs two watchers:
 a recursive one over the working tree's top-level folders (not ``.git``, not the folders
 ``DefaultFilter`` ignores) and the shared ``refs/``, and a shallow one over the working tree's
 top level and the git directories themselves (``index``, ``HEAD``, ``packed-refs`` are files
@@ -58,7 +58,8 @@ def base_refs(*names: str | None) -> tuple[str, ...]:
 
 
 class RepositoryWatch:
-    """A ``watch_filter`` for ``watchfiles.watch`` over ``paths()``."""
+    """The folders ``watch_repository`` watches, and the ``watch_filter`` for both of its
+    watchers."""
 
     def __init__(self, root: Path, git_dir: Path, common_dir: Path,
                  refs: Iterable[str] = ()) -> None:
