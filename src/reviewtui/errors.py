@@ -108,6 +108,14 @@ class LLMResponseError(LLMError):
     """The endpoint answered, but the answer is malformed or empty."""
 
 
+class LLMTruncatedError(LLMResponseError):
+    """The model stopped at its output token limit (``finish_reason: "length"``): what it
+    said is kept, marked incomplete. Its own exit status, so that a script can go on with
+    ``reviewtui ask --continue``."""
+
+    exit_code = 3
+
+
 class LLMCancelledError(LLMError):
     """The caller cancelled the request."""
 

@@ -1,9 +1,11 @@
 """What ``reviewtui ask`` does when the model's server misbehaves: a stream cut off mid-answer,
-a stream that ends before its first word, a server that never answers."""
+a stream that ends before its first word, a server that never answers, an answer stopped at the
+token limit (and ``--continue``)."""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from reviewtui.sessions import SessionStore
 from tests.cli.conftest import CliRunner
@@ -67,3 +69,53 @@ def test_a_silent_server_is_given_up_on_once_within_the_time_budget(
     assert "--rules-plan" in line
     assert len(fake_llm.chat_requests) == 2
     assert spent < 2 * 2  # the budget is 2 s: far from two full budgets plus backoff
+
+
+def test_an_answer_stopped_at_the_token_limit_is_flagged_and_continued(
+        repo: GitRepoBuilder, installed: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """finish_reason "length": printed, marked, stored incomplete, exit 3; ``--continue`` asks
+    the model to go on (the partial answer is in its prompt) in a round that completes it."""
+    _repo(repo)
+    fake_llm.script(Reply.text("It triples the charge, which breaks",
+                               chunks=["It triples ", "the charge, ", "which breaks"],
+                               finish_reason="length"))
+    first = installed("ask", "--rules-plan", "what changed?", cwd=repo.root)
+    assert first.code == 3, first.err
+    assert first.out == ("It triples the charge, which breaks\n[answer incomplete: the model "
+                         "stopped at its output token limit; reviewtui ask --continue goes on]\n")
+    last = first.err.splitlines()[-1]
+    assert last.startswith("reviewtui: error: the answer stopped at the model's output token "
+                           "limit") and "ask --continue" in last
+    assert "Traceback" not in first.err
+
+    def rest(request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        assert messages[-2:-1] == [{"role": "assistant",
+                                    "content": "It triples the charge, which breaks"}]
+        assert "Continue it exactly where it stopped" in messages[-1]["content"]
+        return Reply.text(" every caller of charge().")
+
+    fake_llm.script(rest)
+    second = installed("ask", "--rules-plan", "--continue", repo.root)
+    assert second.code == 0, second.err
+    assert second.out == " every caller of charge().\n"
+    assert "continuing round 1" in second.err
+    with SessionStore() as store:
+        [session] = store.list_sessions()
+        stopped, continued = store.rounds(session.session_id)
+    assert (stopped.answer, stopped.truncated, stopped.incomplete) == (
+        "It triples the charge, which breaks", True, True)
+    assert (continued.continues, continued.incomplete) == (0, False)
+    assert continued.answer == " every caller of charge()."
+    again = installed("ask", "--rules-plan", "--continue", cwd=repo.root)
+    assert again.code == 2 and "nothing to continue" in again.err
+    assert len(fake_llm.chat_requests) == 2
+
+
+def test_ask_arguments_are_checked_before_any_work(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    _repo(repo)
+    bare = cli("ask")
+    assert bare.code == 2 and bare.err.startswith("reviewtui: error: ask needs a QUESTION")
+    assert "not with --new" in cli("ask", "--continue", "--new", repo.root).err
+    both = cli("ask", "--continue", "why?", repo.root)
+    assert both.code == 2 and "--continue takes no QUESTION" in both.err

@@ -72,6 +72,17 @@ def test_review_markdown_and_a_bad_answer_is_repaired(repo: GitRepoBuilder, cli:
     assert "could not be used" in repair["messages"][-1]["content"]
 
 
+def test_a_review_answer_stopped_at_the_token_limit_says_so(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    fake_llm.script(Reply.text(json.dumps({"verdict": "comment", "summary": "So far.",
+                                           "findings": []}), finish_reason="length"))
+    result = cli("review", "--rules-plan", repo.root)
+    assert result.code == 0, result.err
+    assert ("review: part 1: the answer stopped at the model's output token limit; its "
+            "findings may be incomplete") in result.err
+
+
 def test_review_without_a_model_says_how_to_configure_one(repo: GitRepoBuilder,
                                                           cli: CliRunner) -> None:
     _repo(repo)

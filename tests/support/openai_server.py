@@ -67,15 +67,17 @@ class Reply:
 
     @classmethod
     def tool_calls(cls, calls: Sequence[Mapping[str, Any]], *, content: str = "",
-                   usage: Usage | None = None, arg_chunk: int = 7) -> Reply:
-        """``calls``: ``{"name": ..., "arguments": dict | str, "id": optional}`` each."""
+                   usage: Usage | None = None, arg_chunk: int = 7,
+                   finish_reason: str = "tool_calls") -> Reply:
+        """``calls``: ``{"name": ..., "arguments": dict | str, "id": optional}`` each;
+        ``finish_reason="length"``: the model ran out of output tokens while writing them."""
         built = []
         for number, call in enumerate(calls):
             arguments = call.get("arguments", {})
             text = arguments if isinstance(arguments, str) else json.dumps(arguments)
             built.append((str(call.get("id", f"call_{number}")), str(call["name"]), text))
         return cls("message", content=content, calls=tuple(built), usage=usage,
-                   finish_reason="tool_calls", arg_chunk=max(1, arg_chunk))
+                   finish_reason=finish_reason, arg_chunk=max(1, arg_chunk))
 
     @classmethod
     def error(cls, status: int, message: str, *, headers: Mapping[str, str] | None = None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -356,6 +357,143 @@ async def test_watch_refreshes_when_a_file_changes(repo: GitRepoBuilder,
                 r.unit.file_path == "app/watched.py" for r in app.rows):
             await pilot.pause(0.2)
         assert any(r.unit.file_path == "app/watched.py" for r in app.rows)
+
+
+async def _until(pilot: object, done: Callable[[], bool], seconds: float = 15.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not done():
+        await pilot.pause(0.2)  # type: ignore[attr-defined]
+    return done()
+
+
+def _inotify_watched() -> set[int] | None:
+    """The inodes this process has inotify watches on (Linux), None where that is not known."""
+    fdinfo = Path("/proc/self/fdinfo")
+    if not fdinfo.is_dir():
+        return None
+    watched: set[int] = set()
+    for entry in fdinfo.iterdir():
+        try:
+            text = entry.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("inotify wd:"):
+                fields = dict(f.split(":", 1) for f in line.split()[1:] if ":" in f)
+                watched.add(int(fields["ino"], 16))
+    return watched
+
+
+async def test_watch_follows_git_add_commit_and_the_branch(repo: GitRepoBuilder,
+                                                           tmp_path: Path) -> None:
+    """A staged review under --watch follows the repository when no file of the working tree
+    changes: git add (the index), git commit (index and branch), git reset --soft (the branch
+    alone). Objects written alone, and the workbench's own refreshes, refresh nothing."""
+    repo.write("app/a.py", "A = 1\n")
+    repo.write("app/b.py", "B = 1\n")
+    repo.commit("base")
+    repo.write("app/a.py", "A = 2\n")
+    repo.write("app/b.py", "B = 2\n")
+    repo.git("add", "app/a.py")
+    app = _app(repo, tmp_path / "s.sqlite3", selector=ChangeSelector(SelectorMode.STAGED),
+               watch=True)
+    refreshes: list[float] = []
+    refresh = app.action_refresh
+
+    def counted() -> None:
+        refreshes.append(time.monotonic())
+        refresh()
+
+    app.action_refresh = counted  # type: ignore[method-assign]
+
+    def files() -> set[str]:
+        return {r.unit.file_path for r in app.rows}
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause(0.5)
+        assert files() == {"app/a.py"}
+        watched = _inotify_watched()
+        if watched is not None:  # the tree, .git and its refs are watched; objects/ is not
+            git = repo.root / ".git"
+            for folder in (repo.root, repo.root / "app", git, git / "refs" / "heads"):
+                assert folder.stat().st_ino in watched, folder
+            inside = [git / "objects", *(git / "objects").iterdir(), git / "logs"]
+            assert not {p.stat().st_ino for p in inside if p.is_dir()} & watched
+        repo.git("add", "app/b.py")
+        assert await _until(pilot, lambda: files() == {"app/a.py", "app/b.py"}), files()
+        repo.git("commit", "-q", "-m", "a only", "--", "app/a.py")  # b stays staged
+        assert await _until(pilot, lambda: files() == {"app/b.py"}), files()
+        repo.git("reset", "-q", "--soft", "HEAD~1")  # only refs/heads/main moves
+        assert await _until(pilot, lambda: files() == {"app/a.py", "app/b.py"}), files()
+        await pilot.pause(1.5)
+        settled = len(refreshes)
+        repo.git("hash-object", "-w", "--stdin", input=b"only an object\n")
+        await pilot.pause(1.5)
+        assert len(refreshes) == settled  # objects/ is not watched; no refresh storm either
+    assert 3 <= settled <= 6
+
+
+async def test_watch_follows_a_new_top_level_folder(repo: GitRepoBuilder,
+                                                    tmp_path: Path) -> None:
+    """A folder created at the top of the tree is watched from then on (the recursive watch
+    covers the folders that were there when it started, and starts again)."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3", watch=True)
+
+    def units_of(path: str) -> list[str]:
+        return [r.unit.unit_id for r in app.rows if r.unit.file_path == path]
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause(0.5)
+        repo.write("lib/new.py", "NEW = 1\n")
+        assert await _until(pilot, lambda: bool(units_of("lib/new.py")))
+        first = units_of("lib/new.py")
+        await pilot.pause(1.0)
+        repo.write("lib/new.py", "NEW = 1\n\n\ndef grown():\n    return NEW\n")
+        assert await _until(pilot, lambda: units_of("lib/new.py") not in ([], first))
+
+
+def test_the_watch_filter_keeps_index_head_and_the_refs_only(repo: GitRepoBuilder,
+                                                               tmp_path: Path) -> None:
+    from watchfiles import Change
+
+    from reviewtui.git import open_repository
+    from reviewtui.git.watched import RepositoryWatch, base_refs
+
+    repo.write("a.py", "A = 1\n")
+    repo.commit("base")
+    opened = open_repository(repo.root)
+    watch = RepositoryWatch(opened.root, opened.git_dir, opened.common_dir,
+                            base_refs("origin/main"))
+    git = opened.git_dir
+
+    def kept(path: Path) -> bool:
+        return watch(Change.modified, str(path))
+
+    (opened.root / "app").mkdir()
+    (opened.root / "__pycache__").mkdir()
+    assert watch.tree_paths() == [opened.root / "app", git / "refs"]  # not .git, not caches
+    assert watch.shallow_paths() == [opened.root, git]
+    assert kept(git / "index") and kept(git / "HEAD") and kept(git / "packed-refs")
+    assert kept(git / "refs" / "heads" / "main")  # HEAD's branch
+    assert kept(git / "refs" / "remotes" / "origin" / "main")  # the base
+    assert not kept(git / "refs" / "heads" / "other")
+    assert not kept(git / "index.lock") and not kept(git / "objects" / "ab" / "cdef")
+    assert not kept(git / "logs" / "HEAD") and not kept(git / "COMMIT_EDITMSG")
+    assert kept(opened.root / "a.py") and not kept(opened.root / "__pycache__" / "a.pyc")
+    repo.git("checkout", "-q", "-b", "other")  # HEAD moved: its branch is the one now
+    assert kept(git / "refs" / "heads" / "other")
+    # A linked worktree: its own git directory and the shared refs are watched besides it.
+    linked = tmp_path / "linked"
+    repo.git("worktree", "add", "-q", str(linked), "-b", "side")
+    other = open_repository(linked)
+    side = RepositoryWatch(other.root, other.git_dir, other.common_dir)
+    assert side.tree_paths() == [other.common_dir / "refs"]
+    assert side.shallow_paths() == [other.root, other.git_dir, other.common_dir]
+    assert side(Change.modified, str(other.git_dir / "index"))
+    assert side(Change.modified, str(other.common_dir / "refs" / "heads" / "side"))
+    assert not side(Change.modified, str(other.common_dir / "index"))  # the main worktree's
+    assert not side(Change.modified, str(other.common_dir / "refs" / "heads" / "main"))
 
 
 async def test_the_default_export_stays_out_of_the_change(repo: GitRepoBuilder,

@@ -1,5 +1,6 @@
 """The workbench as people run it: 80×24 terminals, zoom, a chat that shows its answer, an honest
-status line, and LLM calls that Escape or ctrl+c stop at once."""
+status line, LLM calls that Escape or ctrl+c stop at once, and answers that are not whole
+offered for continuing."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from textual.containers import VerticalScroll
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
+from reviewtui.sessions import SessionStore
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
@@ -258,3 +260,43 @@ async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_pa
         assert answer.source == "It now checks active users "  # type: ignore[attr-defined]
         notices = [str(w.render()) for w in app.query(".chat-notice")]
         assert any("cut off" in n for n in notices)
+
+
+async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_it(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text("It now checks active users, so",
+                               chunks=["It now checks ", "active users, ", "so"],
+                               finish_reason="length"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "round 1 incomplete: the model's token limit — c continues" in _status(app)
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert any("output token limit" in n and "press c" in n for n in notices)
+
+        def rest(request: dict[str, object]) -> Reply:
+            messages = request["messages"]
+            assert isinstance(messages, list)
+            assert messages[-2]["content"] == "It now checks active users, so"
+            return Reply.text(" inactive ones cannot log in.")
+
+        fake_llm.script(rest)
+        await pilot.press("c")  # the transcript has the focus: c continues
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        answer = app.query(".chat-answer").last()
+        assert answer.source == " inactive ones cannot log in."  # type: ignore[attr-defined]
+        assert "round 1 continued in round 2" in _status(app)
+        assert app.query_one(ChatPane).has_class("visible")
+        await pilot.press("c")  # nothing left to continue: c is the chat key again
+        await pilot.pause()
+        assert not app.query_one(ChatPane).has_class("visible")
+    assert len(fake_llm.chat_requests) == 2
+    with SessionStore(tmp_path / "s.sqlite3") as store:
+        [session] = store.list_sessions()
+        rounds = store.rounds(session.session_id)
+    assert [(r.truncated, r.continues) for r in rounds] == [(True, None), (False, 0)]

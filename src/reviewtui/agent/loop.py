@@ -44,6 +44,11 @@ class AgentTurn:
     tool_rounds: int = 0
     capped: bool = False
     cut_off: bool = False  # the server closed the stream mid-answer: ``answer`` is partial
+    truncated: bool = False  # the model stopped at its output token limit: ``answer`` is partial
+
+    @property
+    def incomplete(self) -> bool:
+        return self.cut_off or self.truncated
 
     @property
     def files(self) -> list[str]:
@@ -116,10 +121,12 @@ class AgentLoop:
             offer = tools if tools and turn.tool_rounds < self.max_tool_rounds else None
             reply = self.client.chat(history, tools=offer, on_delta=on_delta, cancel=cancel)
             self._account(turn, reply)
-            if reply.cut_off or not reply.tool_calls or offer is None:
-                # A cut-off reply's tool calls may be half-written: never run them.
+            if reply.cut_off or reply.truncated or not reply.tool_calls or offer is None:
+                # The tool calls of a reply cut off, or stopped at the token limit, may be
+                # half-written: never run them.
                 turn.answer = reply.content
                 turn.cut_off = reply.cut_off
+                turn.truncated = reply.truncated
                 final = {"role": "assistant", "content": reply.content}
                 turn.messages.append(final)
                 return turn

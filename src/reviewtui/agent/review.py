@@ -179,6 +179,10 @@ class Reviewer:
             except PlanParseError as problem:
                 dropped.append(f"part {number}: no usable answer after one repair ({problem})")
                 continue
+            if turn.incomplete and on_progress is not None:
+                why = ("stopped at the model's output token limit" if turn.truncated
+                       else "was cut off by the server")
+                on_progress(f"part {number}: the answer {why}; its findings may be incomplete")
             for t in (turn, repair):
                 if t is not None:
                     tokens[0] += t.prompt_tokens

@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.parser import selector_from_args
-from reviewtui.errors import LLMError, LLMResponseError, UsageError
+from reviewtui.errors import LLMError, LLMResponseError, LLMTruncatedError, UsageError
 
 if TYPE_CHECKING:
     from reviewtui.agent.findings import ReviewResult
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 
 CUT_OFF_MARK = "[answer cut off: the server closed the stream before it finished]"
+TRUNCATED_MARK = ("[answer incomplete: the model stopped at its output token limit; "
+                  "reviewtui ask --continue goes on]")
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
@@ -132,11 +134,29 @@ def write_output(path: str, text: str) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _ask_arguments(args: argparse.Namespace) -> str | None:
+    """The question (None with ``--continue``), checked before any work is done; with
+    ``--continue`` the one positional is the ``PATH``."""
+    if not args.continue_answer:
+        if args.question is None:
+            raise UsageError("ask needs a QUESTION", hint="or --continue to go on with the "
+                                                          "last answer")
+        return str(args.question)
+    if args.new:
+        raise UsageError("--continue goes on in an existing session: not with --new")
+    if args.question is not None:
+        if args.path is not None:
+            raise UsageError("--continue takes no QUESTION: it goes on with the last answer")
+        args.path, args.question = args.question, None
+    return None
+
+
 def run_ask(args: argparse.Namespace, out: TextIO,
             err: TextIO) -> int:
     from reviewtui.conversation.engine import ChatSession
     from reviewtui.sessions.store import SessionStore
 
+    question = _ask_arguments(args)
     ws = workspace(args)
     client, counter = _client_for(ws)
     with SessionStore() as store:
@@ -148,12 +168,25 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             out.write(text)
             out.flush()
 
-        result = chat.ask(args.question, on_delta=delta, on_tool=lambda r: _tool_line(r, err))
+        def tool(run: ToolRun) -> None:
+            _tool_line(run, err)
+
+        if question is None:
+            unfinished = chat.unfinished()
+            if unfinished is None:
+                raise UsageError(f"nothing to continue: the last answer of session "
+                                 f"{chat.session.session_id} is complete")
+            err.write(f"continuing round {unfinished.index + 1}\n")
+            result = chat.continue_answer(on_delta=delta, on_tool=tool)
+        else:
+            result = chat.ask(question, on_delta=delta, on_tool=tool)
         if not result.answer.endswith("\n"):
             out.write("\n")
         if result.round.cut_off:
             out.write(CUT_OFF_MARK + "\n")
-            out.flush()
+        elif result.round.truncated:
+            out.write(TRUNCATED_MARK + "\n")
+        out.flush()
         record = result.round
         inherited = ", ".join(f.path for f in result.context.inherited) or "none"
         stats = chat.rounds.cache_stats().get("inheritance")
@@ -167,7 +200,13 @@ def run_ask(args: argparse.Namespace, out: TextIO,
         raise LLMResponseError(
             "the answer was cut off: the server closed the stream before it finished",
             hint=f"the partial answer is kept in session {chat.session.session_id}, marked cut "
-                 "off; ask again to get the rest")
+                 "off; 'reviewtui ask --continue' asks for the rest")
+    if result.round.truncated:
+        raise LLMTruncatedError(
+            "the answer stopped at the model's output token limit (finish_reason length)",
+            hint=f"it is kept in session {chat.session.session_id}, marked incomplete; "
+                 "'reviewtui ask --continue' asks for the rest (or raise [llm] "
+                 "max_output_tokens)")
     return 0
 
 

@@ -246,11 +246,16 @@ def build_ask_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui ask",
         description="Ask about the change; the answer streams to stdout. Continues the last "
-                    "session of this change unless --new or --session.")
-    parser.add_argument("question", metavar="QUESTION", help="what to ask")
+                    "session of this change unless --new or --session. Exit status 3: the "
+                    "answer stopped at the model's output token limit (--continue goes on).")
+    parser.add_argument("question", metavar="QUESTION", nargs="?", default=None,
+                        help="what to ask")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--session", metavar="ID", help="continue this session (id or prefix)")
     which.add_argument("--new", action="store_true", help="start a new session")
+    parser.add_argument("--continue", dest="continue_answer", action="store_true",
+                        help="ask the model to go on from where the session's last answer "
+                             "stopped (the token limit, or a cut stream); no QUESTION")
     _add_agent_options(parser)
     add_selectors(parser)
     return parser

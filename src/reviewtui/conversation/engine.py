@@ -4,8 +4,12 @@ Each question is one round (seed 004): the round manager picks the files it inhe
 earlier rounds, the packer assembles the prompt at send time under the token budget (static
 review context, summaries of old rounds, the recent window, inherited context, the question --
 seed 002), the agent loop answers with tools, and everything is written to the session store as
-it happens: the question when the round starts, tool results and the answer when it ends. Old
-rounds that fall out of the window are summarised (by the model when there is one).
+it happens: the question when the round starts, tool results and the answer when it ends (each
+in one transaction, under an index the store gives, so that several processes can ask in one
+session at once). Old rounds that fall out of the window are summarised (by the model when there
+is one). An answer that is not whole (stopped at the model's output token limit, or cut off by
+the server) is kept marked, and ``continue_answer`` asks the model to go on with it in a new
+round.
 """
 
 from __future__ import annotations
@@ -22,7 +26,12 @@ from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.summary import Summarizer
 from reviewtui.errors import UsageError
 from reviewtui.llm import LLMClient, TokenCounter
-from reviewtui.sessions.records import MessageRecord, RoundRecord, SessionInfo
+from reviewtui.sessions.records import (
+    MessageRecord,
+    RoundRecord,
+    SessionInfo,
+    ToolResultRecord,
+)
 from reviewtui.sessions.store import SessionStore
 
 SYSTEM_PROMPT = """\
@@ -32,6 +41,9 @@ list_project_files, get_dependencies, get_scanner_issues, get_unit, get_bundle, 
 get_tool_result) when you need more code; a tool result cut short in the history can be read \
 again with get_tool_result and its ref id. Cite code as path:line. Be direct and concrete; say \
 when you are not sure."""
+
+CONTINUE_PROMPT = ("Your previous answer stopped before it was finished. Continue it exactly "
+                   "where it stopped: do not repeat what you already wrote, do not start over.")
 
 WINDOW_ROUNDS = 6
 STATIC_SHARE = 0.4  # at most this share of the context goes to the static review context
@@ -82,13 +94,15 @@ class ChatSession:
             if session is None:
                 raise UsageError(f"no session {session_id!r}",
                                  hint="'reviewtui sessions' lists them")
-        elif not new:
-            session = store.latest_session(workspace.repo_key, workspace.change_key)
         if session is None:
             meta = workspace.index.review_metadata
-            session = store.create_session(workspace.repo_key, workspace.change_key,
-                                           f"{meta.mode}: {meta.old} -> {meta.new}",
-                                           model=client.config.model)
+            title = f"{meta.mode}: {meta.old} -> {meta.new}"
+            if new:
+                session = store.create_session(workspace.repo_key, workspace.change_key, title,
+                                               model=client.config.model)
+            else:  # found or created in one transaction: runs started together share it
+                session = store.session_for_change(workspace.repo_key, workspace.change_key,
+                                                   title, model=client.config.model)
         return cls(workspace, store, client, counter, session)
 
     def static_context(self) -> str:
@@ -114,15 +128,21 @@ class ChatSession:
 
     def ask(self, question: str, *, on_delta: Callable[[str], None] | None = None,
             on_tool: Callable[[ToolRun], None] | None = None,
-            cancel: threading.Event | None = None) -> AskResult:
-        """One round: question in, streamed answer out, all of it persisted."""
+            cancel: threading.Event | None = None,
+            continues: int | None = None) -> AskResult:
+        """One round: question in, streamed answer out, all of it persisted.
+
+        The round is written twice, each time whole: the question when it starts (the store
+        gives it the session's next index, so another process asking at the same moment gets
+        another one), the answer with its messages and tool results when it ends."""
         with self._lock:
             sid = self.session.session_id
-            record, context = self.rounds.start_round(question)
-            self.store.start_round(sid, record)
-            self.store.add_message(sid, MessageRecord(round_index=record.index, role="user",
-                                                      content=question,
-                                                      tokens=self.counter.count(question)))
+            self.rounds.sync(self.store.rounds(sid))  # other processes' rounds, if any
+            guess, context = self.rounds.start_round(question, continues=continues)
+            record = self.store.open_round(sid, guess, [MessageRecord(
+                round_index=guess.index, role="user", content=question,
+                tokens=self.counter.count(question))])
+            self.rounds.renumber(record.index)
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
             config = self.client.config
             packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
@@ -132,14 +152,35 @@ class ChatSession:
                           count=self.counter.count, window=WINDOW_ROUNDS)
             turn = self.loop.run(packed.messages, round_index=record.index, on_delta=on_delta,
                                  on_tool=on_tool, cancel=cancel)
-            self._persist_turn(record.index, turn)
             done = self.rounds.end_round(
                 turn.answer, files_used=turn.files,
                 usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens),
-                cut_off=turn.cut_off)
-            self.store.end_round(sid, done)
+                cut_off=turn.cut_off, truncated=turn.truncated)
+            self.store.end_round(sid, done, self._turn_messages(record.index, turn),
+                                 self._turn_results(turn))
             self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)
+
+    def unfinished(self) -> RoundRecord | None:
+        """The session's last round if its answer is not whole (stopped at the token limit or
+        cut off by the server): what ``continue_answer`` would go on with."""
+        with self._lock:
+            self.rounds.sync(self.store.rounds(self.session.session_id))
+            ended = [r for r in self.rounds.rounds if r.ended_at is not None]
+        return ended[-1] if ended and ended[-1].incomplete else None
+
+    def continue_answer(self, *, on_delta: Callable[[str], None] | None = None,
+                        on_tool: Callable[[ToolRun], None] | None = None,
+                        cancel: threading.Event | None = None) -> AskResult:
+        """Ask the model to go on from where the last answer stopped, as a new round that
+        says which round it continues (the unfinished one stays marked). ``UsageError`` when
+        the last answer is whole."""
+        last = self.unfinished()
+        if last is None:
+            raise UsageError(f"nothing to continue: the last answer of session "
+                             f"{self.session.session_id} is complete")
+        return self.ask(CONTINUE_PROMPT, on_delta=on_delta, on_tool=on_tool, cancel=cancel,
+                        continues=last.index)
 
     def _messages_by_round(self) -> dict[int, list[MessageRecord]]:
         grouped: dict[int, list[MessageRecord]] = {}
@@ -147,21 +188,22 @@ class ChatSession:
             grouped.setdefault(message.round_index, []).append(message)
         return grouped
 
-    def _persist_turn(self, index: int, turn: AgentTurn) -> None:
-        sid = self.session.session_id
+    def _turn_results(self, turn: AgentTurn) -> list[ToolResultRecord]:
+        found = (self.memory.get(run.ref_id) for run in turn.tool_runs)
+        return [record for record in found if record is not None]
+
+    def _turn_messages(self, index: int, turn: AgentTurn) -> list[MessageRecord]:
         refs = {run.call.id: run.ref_id for run in turn.tool_runs}
-        for run in turn.tool_runs:
-            record = self.memory.get(run.ref_id)
-            if record is not None:
-                self.store.save_tool_result(sid, record)
+        messages = []
         for message in turn.messages:
             content = message.get("content") or ""
             call_id = message.get("tool_call_id")
-            self.store.add_message(sid, MessageRecord(
+            messages.append(MessageRecord(
                 round_index=index, role=message["role"], content=content,
                 tool_calls=list(message.get("tool_calls") or []), tool_call_id=call_id,
                 name=message.get("name"), ref_id=refs.get(call_id) if call_id else None,
                 tokens=self.counter.count(content)))
+        return messages
 
     def _summarise_old_rounds(self) -> None:
         rounds = [r for r in self.rounds.rounds if r.ended_at is not None]

@@ -156,6 +156,29 @@ class RoundManager:
                 return
         raise KeyError(f"no round {index}")
 
+    def sync(self, stored: Sequence[RoundRecord]) -> None:
+        """Take the session's rounds as the store has them now: other processes (the workbench,
+        another ``reviewtui ask``) may have added rounds since. The store numbers rounds, so an
+        index names the same round everywhere; a result cached before new rounds came in is
+        not used again. Call it between rounds, not with one in flight."""
+        fresh = sorted(stored, key=lambda record: record.index)
+        if [(r.index, r.ended_at) for r in fresh] == [(r.index, r.ended_at)
+                                                     for r in self._rounds]:
+            return
+        self._rounds = fresh
+        self._current = None
+        self._ended += 1
+        for record in fresh:
+            self._files.add(record.files)
+
+    def renumber(self, index: int) -> RoundRecord:
+        """Give the round in flight the index the store allotted it (``open_round``)."""
+        if self._current is None:
+            raise RuntimeError("no round in flight: call start_round first")
+        record = self._rounds[self._current].model_copy(update={"index": index})
+        self._rounds[self._current] = record
+        return record
+
     def cache_stats(self) -> dict[str, CacheStats]:
         return {"inheritance": self._inheritance.stats(), "relevance": self._relevance.stats()}
 
@@ -178,15 +201,17 @@ class RoundManager:
         return self._context(message, files, index)
 
     def start_round(self, message: str, *, files: Collection[str] = (),
-                    units: Collection[str] = ()) -> tuple[RoundRecord, RoundContext]:
+                    units: Collection[str] = (),
+                    continues: int | None = None) -> tuple[RoundRecord, RoundContext]:
         """Open a round for ``message``; ``files`` are files the UI says it is about (e.g. the
-        focused unit's). Returns the in-flight record and what it inherits."""
+        focused unit's); ``continues``: the round whose unfinished answer this one goes on
+        with. Returns the in-flight record and what it inherits."""
         index = self._rounds[-1].index + 1 if self._rounds else 0
         context = self._context(message, files, index)
         record = RoundRecord(index=index, user_message=message, keywords=list(context.keywords),
                              files=list(context.mentioned_files), units=_merge(units),
                              inherited_files=[f.path for f in context.inherited],
-                             started_at=iso_time(self._now()))
+                             started_at=iso_time(self._now()), continues=continues)
         self._rounds.append(record)
         self._current = len(self._rounds) - 1
         return record, context
@@ -208,10 +233,11 @@ class RoundManager:
     def end_round(self, answer: str, *, files_used: Collection[str] = (),
                   units: Collection[str] = (),
                   usage: tuple[int, int, int] = (0, 0, 0),
-                  cut_off: bool = False) -> RoundRecord:
+                  cut_off: bool = False, truncated: bool = False) -> RoundRecord:
         """Complete the round in flight: the answer, the files the tools read and the files the
         answer mentions, units, token usage (prompt, completion, cached), ``ended_at``, and
-        whether the answer was ``cut_off`` by the server."""
+        whether the answer was ``cut_off`` by the server or ``truncated`` by the model's output
+        token limit."""
         if self._current is None:
             raise RuntimeError("no round in flight: call start_round first")
         record = self._rounds[self._current]
@@ -220,7 +246,7 @@ class RoundManager:
         done = record.model_copy(update={
             "answer": answer, "files": files, "units": _merge(record.units, units),
             "prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached,
-            "ended_at": iso_time(self._now()), "cut_off": cut_off,
+            "ended_at": iso_time(self._now()), "cut_off": cut_off, "truncated": truncated,
         })
         self._rounds[self._current] = done
         self._current = None

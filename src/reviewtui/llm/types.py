@@ -37,3 +37,8 @@ class ChatResult:
     usage: Usage | None
     model: str
     cut_off: bool = False  # the server closed the stream mid-answer (no finish reason)
+
+    @property
+    def truncated(self) -> bool:
+        """The model stopped at its output token limit: the answer is not whole."""
+        return self.finish_reason == "length"

@@ -60,6 +60,13 @@ class RoundRecord(_Record):
     started_at: str = ""
     ended_at: str | None = None  # None while the round is in flight
     cut_off: bool = False  # the server closed the stream before the answer was finished
+    truncated: bool = False  # the model stopped at its output token limit (finish "length")
+    continues: int | None = None  # the index of the round whose answer this one goes on with
+
+    @property
+    def incomplete(self) -> bool:
+        """The answer is not whole: cut off by the server or stopped by the token limit."""
+        return self.cut_off or self.truncated
 
 
 class ToolResultRecord(_Record):

@@ -127,6 +127,12 @@ MIGRATIONS: list[tuple[str, ...]] = [
             updated_at TEXT NOT NULL
         )""",
     ),
+    # v4: an answer the model stopped at its output token limit (finish_reason "length") says
+    # so, and a round that asked the model to go on from one says which round it continues.
+    (
+        "ALTER TABLE rounds ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rounds ADD COLUMN continues INTEGER",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -242,7 +248,15 @@ def _check_ours(conn: sqlite3.Connection, path: Path) -> int:
 
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    if _check_ours(conn, path) == SCHEMA_VERSION:
+    # One read transaction: the version, the id and the tables from one snapshot. Read one by
+    # one, a process opening the store while another creates it could see version 0 and then
+    # the new tables, and take a fresh store for another program's database.
+    conn.execute("BEGIN")
+    try:
+        version = _check_ours(conn, path)
+    finally:
+        conn.execute("COMMIT")
+    if version == SCHEMA_VERSION:
         return
     conn.execute("BEGIN IMMEDIATE")
     try:

@@ -13,6 +13,7 @@ from reviewtui.errors import ReviewTuiError
 from reviewtui.models import Allocation, ContextBundle
 from reviewtui.pipeline import make_planner
 from reviewtui.plan import FusedPlan, plan_change
+from reviewtui.sessions.records import RoundRecord
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.widgets.chat_input import ChatInput
 from reviewtui.tui.widgets.chat_pane import ChatPane
@@ -151,8 +152,20 @@ class ModelActions(WorkbenchBase):
         self._show_busy()
         self._chat_worker(event.text, answer, cancel)
 
+    @on(ChatPane.ContinueRequested)
+    def _continue(self, event: ChatPane.ContinueRequested) -> None:
+        """``c`` after an unfinished answer: the model goes on from where it stopped."""
+        chat = self.query_one(ChatPane)
+        answer = chat.start_exchange("(continue the answer)")
+        cancel = self.jobs.start("chat")
+        self._show_busy()
+        self.set_status("continuing the answer…")
+        self._chat_worker(None, answer, cancel)
+
     @work(thread=True, exclusive=True, group="chat")
-    def _chat_worker(self, question: str, answer: Markdown, cancel: threading.Event) -> None:
+    def _chat_worker(self, question: str | None, answer: Markdown,
+                     cancel: threading.Event) -> None:
+        """One round; ``question`` None continues the last answer."""
         parts: list[str] = []
         pane = self.query_one(ChatPane)
 
@@ -173,8 +186,7 @@ class ModelActions(WorkbenchBase):
         except ReviewTuiError as error:
             self.call_from_thread(self._chat_failed, cancel, str(error))
             return
-        self.call_from_thread(self._chat_done, cancel, answer, result.answer,
-                              result.round.cut_off)
+        self.call_from_thread(self._chat_done, cancel, answer, result.answer, result.round)
 
     def _chat_failed(self, cancel: threading.Event, error: str) -> None:
         if self.jobs.finish("chat", cancel):
@@ -182,15 +194,24 @@ class ModelActions(WorkbenchBase):
         self._show_busy()
 
     def _chat_done(self, cancel: threading.Event, answer: Markdown, text: str,
-                   cut_off: bool) -> None:
+                   record: RoundRecord) -> None:
         counted = self.jobs.finish("chat", cancel)
         self._show_busy()
         if not counted:
             return
         pane = self.query_one(ChatPane)
         pane.update_answer(answer, text)
-        if cut_off:
-            pane.show_notice("the answer was cut off: the server closed the stream before it "
-                             "finished (kept in the session, marked cut off)")
         pane.set_rounds(self.session.rounds_text())
+        if record.cut_off:
+            pane.offer_continue("the answer was cut off: the server closed the stream before "
+                                "it finished (kept in the session, marked cut off)")
+            self.set_status(f"round {record.index + 1} cut off by the server — c continues")
+        elif record.truncated:
+            pane.offer_continue("the answer stopped at the model's output token limit (kept "
+                                "in the session, marked incomplete)")
+            self.set_status(f"round {record.index + 1} incomplete: the model's token limit — "
+                            "c continues")
+        elif record.continues is not None:
+            self.set_status(f"round {record.continues + 1} continued in round "
+                            f"{record.index + 1}")
 

@@ -301,11 +301,20 @@ class ReviewActions(WorkbenchBase):
 
     @work(thread=True, group="watch")
     def _watch_worker(self, stop: threading.Event) -> None:
-        """Refresh when files change (``--watch``): watchfiles batches the events of a save."""
-        from watchfiles import DefaultFilter, watch
+        """Refresh when the change may have moved (``--watch``): a file saved, and ``git add``,
+        ``commit``, ``checkout`` or ``stash`` (the index, ``HEAD`` and the refs the change is
+        taken against; see ``git.watched``). watchfiles batches the events of a save or of one
+        git command into one refresh."""
+        from reviewtui.git import SelectorMode
+        from reviewtui.git.watched import RepositoryWatch, base_refs, watch_repository
 
-        for _changes in watch(self.loaded.root, stop_event=stop, debounce=WATCH_DEBOUNCE_MS,
-                              watch_filter=DefaultFilter(), raise_interrupt=False):
+        repo, selector = self.loaded.repo, self.loaded.selector
+        if repo is None or selector is None:
+            return
+        refs = base_refs(selector.ref, self.loaded.change_set.base_branch) if (
+            selector.mode in (SelectorMode.AUTO, SelectorMode.BASE)) else ()
+        watcher = RepositoryWatch(repo.root, repo.git_dir, repo.common_dir, refs)
+        for _changes in watch_repository(watcher, stop, debounce_ms=WATCH_DEBOUNCE_MS):
             if stop.is_set():
                 return
             self.call_from_thread(self.action_refresh)

@@ -247,8 +247,15 @@ class TuiSession:
         if carried is not None:
             self._recorded = carried
 
-    def ask(self, plan: FusedPlan, question: str, *, on_delta: Callable[[str], None],
+    def ask(self, plan: FusedPlan, question: str | None, *, on_delta: Callable[[str], None],
             on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:
+        """One round of the chat; ``question`` None: go on with the last, unfinished answer."""
+        chat = self._chat_session(plan)
+        if question is None:
+            return chat.continue_answer(on_delta=on_delta, on_tool=on_tool, cancel=cancel)
+        return chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel)
+
+    def _chat_session(self, plan: FusedPlan) -> ChatSession:
         if self._chat is None:
             store = self.store()
             if store is None:
@@ -257,7 +264,7 @@ class TuiSession:
             sid = self._session(create=True)
             self._chat = ChatSession.open(workspace, store, LLMClient(self.config),
                                           token_counter(self.config.model), session_id=sid)
-        return self._chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel)
+        return self._chat
 
     def rounds_text(self) -> str:
         chat = self._chat

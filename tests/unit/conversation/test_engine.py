@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from reviewtui.agent import Workspace
 from reviewtui.conversation import ChatSession
 from reviewtui.conversation.engine import WINDOW_ROUNDS
+from reviewtui.errors import UsageError
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.llm import LLMClient, resolve_llm, token_counter
 from reviewtui.pipeline import load_change
@@ -123,3 +126,58 @@ def test_a_long_tool_loop_is_kept_inside_the_context(repo: GitRepoBuilder, tmp_p
     assert total <= 8000 - 500
     # The oldest results shrank to head/tail with the id to read them back.
     assert "get_tool_result" in tools[0]["content"] and "LINE_0 = 0" in tools[0]["content"]
+
+
+def test_an_answer_stopped_at_the_token_limit_is_kept_marked_and_continued(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """finish_reason "length" while the model wrote a tool call: the half-written call is not
+    run, the round is stored incomplete; continue_answer goes on in a round that says so."""
+    _repo(repo)
+    store = SessionStore(tmp_path / "s.sqlite3")
+    chat = _session(repo, store)
+    fake_llm.script(Reply.tool_calls(
+        [{"name": "read_file_hunk", "arguments": '{"path": "app/au'}],
+        content="login() now also checks", finish_reason="length"))
+    ran: list[object] = []
+    result = chat.ask("What does login check?", on_tool=ran.append)
+    assert ran == [] and result.turn.truncated and not result.turn.cut_off
+    assert (result.round.truncated, result.round.incomplete) == (True, True)
+    assert result.answer == "login() now also checks"
+    unfinished = chat.unfinished()
+    assert unfinished is not None and unfinished.index == 0
+    fake_llm.script(Reply.text(" user.active, in app/auth.py:2."))
+    more = chat.continue_answer()
+    assert (more.round.index, more.round.continues, more.round.incomplete) == (1, 0, False)
+    assert chat.unfinished() is None
+    with pytest.raises(UsageError, match="nothing to continue"):
+        chat.continue_answer()
+    stored = store.rounds(chat.session.session_id)
+    assert [(r.truncated, r.continues) for r in stored] == [(True, None), (False, 0)]
+    store.close()
+
+
+def test_two_sessions_objects_on_one_store_never_share_a_round(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The workbench and ``ask`` (two ChatSessions, two connections): each question is its
+    own round, and each sees the other's rounds when it asks next."""
+    _repo(repo)
+    path = tmp_path / "s.sqlite3"
+    first_store, second_store = SessionStore(path), SessionStore(path)
+    first = _session(repo, first_store)
+    second = _session(repo, second_store)
+    assert first.session.session_id == second.session.session_id
+    fake_llm.script(Reply.text("one"), Reply.text("two"))
+    assert first.ask("first question?").round.index == 0
+    assert second.ask("second question?").round.index == 1
+
+    def sees_both(request: dict[str, Any]) -> Reply:
+        contents = " ".join(str(m.get("content")) for m in request["messages"])
+        assert "second question?" in contents and "first question?" in contents
+        return Reply.text("three")
+
+    fake_llm.script(sees_both)
+    assert first.ask("third question?").round.index == 2
+    assert [(r.index, r.answer) for r in first_store.rounds(first.session.session_id)] == [
+        (0, "one"), (1, "two"), (2, "three")]
+    first_store.close()
+    second_store.close()

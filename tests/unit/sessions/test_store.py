@@ -236,23 +236,25 @@ def test_round_lifecycle(store: SessionStore) -> None:
     store.start_round(sid, RoundRecord(index=0, user_message="first?"))
     [flight] = store.rounds(sid)
     assert flight.ended_at is None and flight.started_at and flight.answer == ""
-    # A round still in flight (a crash) may be started again; it is replaced.
-    store.start_round(sid, RoundRecord(index=0, user_message="first, again?"))
-    [flight] = store.rounds(sid)
-    assert flight.user_message == "first, again?"
+    # A round is never replaced: not one in flight, not one that has ended.
+    with pytest.raises(StoreError, match=r"round 0 of session s_\w+ is in flight"):
+        store.start_round(sid, RoundRecord(index=0, user_message="first, again?"))
+    assert [r.user_message for r in store.rounds(sid)] == ["first?"]
+    store.update_round_summary(sid, 0, "asked why; slow loop")
     done = flight.model_copy(update={
         "answer": "because", "files": ["a.py", "b.py"], "units": ["u1"],
         "inherited_files": ["c.py"], "keywords": ["slow", "loop"], "prompt_tokens": 100,
         "completion_tokens": 20, "cached_tokens": 64})
-    store.end_round(sid, done)
+    store.end_round(sid, done)  # a record without a summary keeps the stored one
     [ended] = store.rounds(sid)
     assert ended.ended_at is not None
-    assert ended == done.model_copy(update={"ended_at": ended.ended_at})
+    assert ended == done.model_copy(update={"ended_at": ended.ended_at,
+                                            "summary": "asked why; slow loop"})
     with pytest.raises(StoreError, match="already ended"):
         store.start_round(sid, RoundRecord(index=0, user_message="again"))
-    store.update_round_summary(sid, 0, "asked why; slow loop")
-    store.end_round(sid, done)  # a record without a summary keeps the stored one
-    assert store.rounds(sid)[0].summary == "asked why; slow loop"
+    with pytest.raises(StoreError, match="already ended"):
+        store.end_round(sid, done.model_copy(update={"answer": "overwritten"}))
+    assert store.rounds(sid)[0].answer == "because"
     with pytest.raises(StoreError, match="no round 5"):
         store.update_round_summary(sid, 5, "x")
     # end_round on a round that was never started inserts it whole.
@@ -263,6 +265,34 @@ def test_round_lifecycle(store: SessionStore) -> None:
     assert store.rounds(sid)[1].ended_at == "2024-01-01T00:00:05+00:00"
     info = store.session(sid)
     assert info is not None and info.rounds == 2
+
+
+def test_open_round_numbers_rounds_and_writes_a_round_whole(store: SessionStore,
+                                                            store_path: Path) -> None:
+    """The store picks the index (the caller's guess is ignored), the question goes in with the
+    round, the answer's messages and tool results with its end: a second connection sees the
+    round in flight or whole, never in between."""
+    sid = store.create_session("/r", "c", "t").session_id
+    store.start_round(sid, RoundRecord(index=0, user_message="crashed"))  # never ended
+    first = store.open_round(sid, RoundRecord(index=0, user_message="q1"),
+                             [_message(7, "q1")])
+    second = store.open_round(sid, RoundRecord(index=0, user_message="q2"),
+                              [_message(0, "q2")])
+    assert (first.index, second.index) == (1, 2)
+    with SessionStore(store_path) as reader:
+        assert [(m.round_index, m.content) for m in reader.messages(sid)] == [
+            (1, "q1"), (2, "q2")]
+        answer = [_message(2, "a2").model_copy(update={"role": "assistant"})]
+        result = ToolResultRecord(ref_id="tm_1", round_index=2, tool="read", arguments="{}",
+                                  content="body")
+        store.end_round(sid, second.model_copy(update={"answer": "a2", "truncated": True}),
+                        answer, [result])
+        done = reader.rounds(sid)
+        assert [(r.index, r.ended_at is not None) for r in done] == [
+            (0, False), (1, False), (2, True)]
+        assert done[2].truncated and done[2].incomplete and not done[2].cut_off
+        assert [m.content for m in reader.messages(sid, since_round=2)] == ["q2", "a2"]
+        assert reader.tool_result(sid, "tm_1") is not None
 
 
 def test_messages_round_trip(store: SessionStore) -> None:
@@ -631,6 +661,44 @@ def test_killing_a_writer_loses_at_most_the_message_in_flight(tmp_path: Path) ->
             assert len(reopened.list_sessions(limit=0)) == len(survived) + 1
         survived[sid] = count
     assert _integrity(path) == "ok"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_killing_a_chat_writer_leaves_only_whole_rounds(tmp_path: Path) -> None:
+    """Killed at any moment, a writer of rounds leaves each round in flight with just its
+    question, or ended with every message and tool result of its answer."""
+    writer = _writer()
+    path = tmp_path / "rounds" / "sessions.sqlite3"
+    rng = random.Random(2727)
+    for lines in (0, 1, 4, 9):
+        proc = subprocess.Popen([sys.executable, str(WRITER), str(path), "rounds"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            assert first.startswith("session "), proc.stderr.read() if proc.stderr else ""
+            sid = first.split()[1]
+            printed = [proc.stdout.readline() for _ in range(lines)]
+            time.sleep(rng.uniform(0.0, 0.01))
+            printed += _kill(proc).splitlines(keepends=True)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        ended = [int(line) for line in printed if line.endswith("\n")]
+        assert _integrity(path) == "ok"
+        with SessionStore(path) as reopened:
+            rounds = reopened.rounds(sid)
+            messages = reopened.messages(sid)
+            assert [r.index for r in rounds] == list(range(len(rounds)))
+            assert len(ended) <= len([r for r in rounds if r.ended_at]) <= len(ended) + 1
+            for record in rounds:
+                own = [(m.role, m.content) for m in messages if m.round_index == record.index]
+                whole = [("user", "question"), *writer.answer(record.index)]
+                assert own == (whole if record.ended_at else whole[:1]), record.index
+                result = reopened.tool_result(sid, f"tm_{record.index}")
+                assert (result is not None) == (record.ended_at is not None)
+            assert all(r.ended_at for r in rounds[:-1])  # only the last may be in flight
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")

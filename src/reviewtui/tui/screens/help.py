@@ -30,7 +30,9 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-dialog"):
             yield Static(table)
             yield Static("Filter syntax: words, tag:NAME, risk:high, status:new|reviewed|"
-                         "skipped|changed, level:file. Esc closes this help.")
+                         "skipped|changed, level:file. After a chat answer that stopped early "
+                         "(the model's token limit, a cut stream), c in the transcript "
+                         "continues it. Esc closes this help.")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -5,12 +5,21 @@ The conversation itself is ``reviewtui.conversation.ChatSession`` (the same engi
 call is a collapsed line that expands to its (compressed) output. The transcript is anchored to
 its end: it follows the newest text while an answer streams, until the person scrolls up to
 read something earlier (scrolling back to the end follows again).
+
+An answer that is not whole (stopped at the model's output token limit, or cut off by the
+server) is offered for continuing: the transcript takes the focus and ``c`` there asks the model
+to go on (``ContinueRequested``); anywhere else ``c`` is what it always is (the chat key, or a
+letter in the input), so a question that starts with "c" is never taken for it.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Collapsible, Markdown, Static
 
 from reviewtui.tui.widgets.chat_input import ChatInput
@@ -20,6 +29,28 @@ class ChatPane(Vertical):
     """Messages, the rounds list and the input."""
 
     ALLOW_MAXIMIZE = True  # zoom (z) from the input or the transcript takes the whole pane
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "continue_answer", "continue the answer", show=False),
+    ]
+
+    class ContinueRequested(Message):
+        """The person asked to go on with the last, unfinished answer (``c``)."""
+
+    continuable = False  # the last answer is not whole: ``c`` in the transcript continues it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Not continuable: ``c`` falls through to the app's binding (open or close the chat).
+        return self.continuable if action == "continue_answer" else True
+
+    def action_continue_answer(self) -> None:
+        self.continuable = False
+        self.post_message(self.ContinueRequested())
+
+    def offer_continue(self, why: str) -> None:
+        """Say the last answer is not whole, and let ``c`` in the transcript continue it."""
+        self.continuable = True
+        self.show_notice(f"{why} — press c to continue it (tab goes back to the input)")
+        self.log_view.focus()
 
     def compose(self) -> ComposeResult:
         yield Static("chat — no messages yet", id="chat-rounds")
@@ -38,6 +69,7 @@ class ChatPane(Vertical):
 
     def start_exchange(self, question: str, answer_text: str = "") -> Markdown:
         """A question and its answer (empty until it streams in, or ``answer_text``)."""
+        self.continuable = False
         log = self.log_view
         log.mount(Static(f"> {question}", classes="chat-question", markup=False))
         answer = Markdown(answer_text, classes="chat-answer")

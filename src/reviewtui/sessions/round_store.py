@@ -1,0 +1,229 @@
+"""The session store's conversations: rounds, their messages and the tool memory.
+
+A mixin of ``SessionStore`` (same file, same transactions), kept in its own module so that the
+rules about rounds are in one place. Several processes write one session at once (the workbench
+is open while ``reviewtui ask`` runs in another shell, or many ``ask`` runs start together), so:
+
+* **The store numbers rounds.** ``open_round`` takes the next index inside its ``BEGIN
+  IMMEDIATE`` transaction (the write lock is held from the ``SELECT max`` to the ``INSERT``), so
+  two processes never get the same index and each question is its own round. An index the
+  caller chose (``start_round``) that is taken is refused.
+* **A round is never replaced.** There is no ``INSERT OR REPLACE`` on rounds: starting a taken
+  index is an error, and ending a round that has already ended is an error (its answer would be
+  lost).
+* **A reader sees whole rounds.** A round is written twice, each time in one transaction: the
+  question opens it (the round in flight, with the user's message), and the answer closes it
+  together with every message and tool result the answer produced. A reader that opens the
+  session in between sees the question in flight, never half an answer; a process killed while
+  the model streams leaves just that round in flight, which the next ``open_round`` steps over.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
+
+from reviewtui.errors import StoreError
+from reviewtui.sessions.records import MessageRecord, RoundRecord, ToolResultRecord
+from reviewtui.sessions.values import (
+    clean_json,
+    clean_opt_text,
+    clean_text,
+    expect,
+)
+
+_ROUND_COLUMNS = (
+    "idx, user_message, answer, files, units, inherited_files, keywords, summary, prompt_tokens, "
+    "completion_tokens, cached_tokens, started_at, ended_at, cut_off, truncated, continues"
+)
+_ROUND_SLOTS = ", ".join("?" * (_ROUND_COLUMNS.count(",") + 2))  # session_id + the columns
+_LIST_FIELDS = ("files", "units", "inherited_files", "keywords")
+_MESSAGE_COLUMNS = ("round_index, role, content, tool_calls, tool_call_id, name, ref_id, tokens, "
+                    "created_at")
+
+
+class RoundStore:
+    """Rounds, messages and tool results of a session (a mixin of ``SessionStore``)."""
+
+    if TYPE_CHECKING:
+        def _writing(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def _reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def _now(self) -> str: ...
+        def _require_session(self, conn: sqlite3.Connection, session_id: str) -> None: ...
+        def _touch(self, conn: sqlite3.Connection, session_id: str, now: str) -> None: ...
+
+    # -- rounds --------------------------------------------------------------------------------
+
+    def open_round(self, session_id: str, record: RoundRecord,
+                   messages: Iterable[MessageRecord] = ()) -> RoundRecord:
+        """Record a round in flight under the session's next free index, with its first
+        ``messages`` (the question), in one transaction; returns the record with that index
+        (``record.index`` is only the caller's guess)."""
+        record = expect(record, RoundRecord)
+        messages = [expect(m, MessageRecord) for m in messages]
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            row = conn.execute("SELECT coalesce(max(idx) + 1, 0) FROM rounds "
+                               "WHERE session_id = ?", (session_id,)).fetchone()
+            now = self._now()
+            record = record.model_copy(update={"index": int(row[0]),
+                                               "started_at": record.started_at or now,
+                                               "ended_at": None})
+            self._insert_round(conn, session_id, record)
+            for message in messages:
+                self._insert_message(conn, session_id, message.model_copy(
+                    update={"round_index": record.index}), now)
+            self._touch(conn, session_id, now)
+        return record
+
+    def start_round(self, session_id: str, record: RoundRecord) -> None:
+        """Record a round in flight under ``record.index`` (``ended_at`` stays empty until
+        ``end_round``). An index that is taken is refused: a round is never replaced (use
+        ``open_round`` to be given a free one)."""
+        record = expect(record, RoundRecord)
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            self._insert_round(conn, session_id, record.model_copy(
+                update={"started_at": record.started_at or now, "ended_at": None}))
+            self._touch(conn, session_id, now)
+
+    def _insert_round(self, conn: sqlite3.Connection, session_id: str,
+                      record: RoundRecord) -> None:
+        taken = conn.execute("SELECT ended_at FROM rounds WHERE session_id = ? AND idx = ?",
+                             (session_id, record.index)).fetchone()
+        if taken is not None:
+            state = "has already ended" if taken["ended_at"] is not None else "is in flight"
+            raise StoreError(f"round {record.index} of session {session_id} {state}; a round "
+                             "is never replaced")
+        conn.execute(f"INSERT INTO rounds (session_id, {_ROUND_COLUMNS}) "
+                     f"VALUES ({_ROUND_SLOTS})", (session_id, *_round_values(record)))
+
+    def end_round(self, session_id: str, record: RoundRecord,
+                  messages: Iterable[MessageRecord] = (),
+                  tool_results: Iterable[ToolResultRecord] = ()) -> None:
+        """Complete a round in flight: answer, files, units, keywords, tokens, whether it is
+        incomplete, ``ended_at`` (now if unset) — with the ``messages`` and ``tool_results`` of
+        its answer, all in one transaction. A round that was never started is inserted whole; a
+        summary is kept if the record has none; a round that has ended is refused."""
+        record = expect(record, RoundRecord)
+        messages = [expect(m, MessageRecord) for m in messages]
+        results = [expect(r, ToolResultRecord) for r in tool_results]
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            existing = conn.execute("SELECT ended_at, summary FROM rounds WHERE session_id = ? "
+                                    "AND idx = ?", (session_id, record.index)).fetchone()
+            if existing is not None and existing["ended_at"] is not None:
+                raise StoreError(f"round {record.index} of session {session_id} has already "
+                                 "ended; a round is never replaced")
+            done = record.model_copy(update={"started_at": record.started_at or now,
+                                             "ended_at": record.ended_at or now})
+            if existing is not None:
+                done = done.model_copy(update={"summary": done.summary or existing["summary"]})
+                conn.execute("DELETE FROM rounds WHERE session_id = ? AND idx = ?",
+                             (session_id, record.index))
+            conn.execute(f"INSERT INTO rounds (session_id, {_ROUND_COLUMNS}) "
+                         f"VALUES ({_ROUND_SLOTS})", (session_id, *_round_values(done)))
+            for result in results:
+                self._insert_tool_result(conn, session_id, result, now)
+            for message in messages:
+                self._insert_message(conn, session_id, message, now)
+            self._touch(conn, session_id, now)
+
+    def update_round_summary(self, session_id: str, index: int, summary: str) -> None:
+        with self._writing() as conn:
+            cursor = conn.execute(
+                "UPDATE rounds SET summary = ? WHERE session_id = ? AND idx = ?",
+                (clean_text(summary), clean_text(session_id), int(index)))
+            if cursor.rowcount == 0:
+                raise StoreError(f"no round {index} in session {session_id}")
+
+    def rounds(self, session_id: str) -> list[RoundRecord]:
+        with self._reading() as conn:
+            rows = conn.execute(f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE session_id = ? "
+                                "ORDER BY idx", (clean_text(session_id),)).fetchall()
+            return [_round_record(row) for row in rows]
+
+    # -- messages and tool memory --------------------------------------------------------------
+
+    def add_message(self, session_id: str, message: MessageRecord) -> int:
+        """Append one message in its own transaction; returns its ``message_id``."""
+        message = expect(message, MessageRecord)
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            message_id = self._insert_message(conn, session_id, message, now)
+            self._touch(conn, session_id, now)
+        return message_id
+
+    def _insert_message(self, conn: sqlite3.Connection, session_id: str,
+                        message: MessageRecord, now: str) -> int:
+        values = (message.round_index, clean_text(message.role), clean_text(message.content),
+                  clean_json(message.tool_calls), clean_opt_text(message.tool_call_id),
+                  clean_opt_text(message.name), clean_opt_text(message.ref_id),
+                  int(message.tokens), clean_text(message.created_at) or now)
+        cursor = conn.execute(
+            f"INSERT INTO messages (session_id, {_MESSAGE_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (session_id, *values))
+        message_id = cursor.lastrowid
+        assert message_id is not None
+        return message_id
+
+    def messages(self, session_id: str, *, since_round: int = 0) -> list[MessageRecord]:
+        """The session's messages in order, from round ``since_round`` on."""
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT message_id, {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? "
+                "AND round_index >= ? ORDER BY message_id",
+                (clean_text(session_id), int(since_round))).fetchall()
+            return [MessageRecord.model_validate({**dict(row),
+                                                  "tool_calls": json.loads(row["tool_calls"])})
+                    for row in rows]
+
+    def save_tool_result(self, session_id: str, record: ToolResultRecord) -> None:
+        """Keep the full output of a tool call under its ``ref_id`` (saving again replaces:
+        the id is a hash of the call and its output, so the same id is the same result)."""
+        record = expect(record, ToolResultRecord)
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            self._insert_tool_result(conn, session_id, record, self._now())
+
+    def _insert_tool_result(self, conn: sqlite3.Connection, session_id: str,
+                            record: ToolResultRecord, now: str) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO tool_results (session_id, ref_id, round_index, tool, "
+            "arguments, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (session_id, clean_text(record.ref_id), record.round_index, clean_text(record.tool),
+             clean_text(record.arguments), clean_text(record.content),
+             clean_text(record.created_at) or now))
+
+    def tool_result(self, session_id: str, ref_id: str) -> ToolResultRecord | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT ref_id, round_index, tool, arguments, content, created_at "
+                "FROM tool_results WHERE session_id = ? AND ref_id = ?",
+                (clean_text(session_id), clean_text(ref_id))).fetchone()
+            return ToolResultRecord.model_validate(dict(row)) if row is not None else None
+
+
+def _round_values(record: RoundRecord) -> tuple[object, ...]:
+    return (record.index, clean_text(record.user_message), clean_text(record.answer),
+            *(clean_json(getattr(record, name)) for name in _LIST_FIELDS),
+            clean_opt_text(record.summary), int(record.prompt_tokens),
+            int(record.completion_tokens), int(record.cached_tokens),
+            clean_text(record.started_at), clean_opt_text(record.ended_at),
+            int(record.cut_off), int(record.truncated), record.continues)
+
+
+def _round_record(row: sqlite3.Row) -> RoundRecord:
+    data = dict(row)
+    data["index"] = data.pop("idx")
+    data["cut_off"] = bool(data["cut_off"])
+    data["truncated"] = bool(data["truncated"])
+    for name in _LIST_FIELDS:
+        data[name] = json.loads(data[name])
+    return RoundRecord.model_validate(data)
