@@ -22,7 +22,7 @@ from reviewtui.eval.cases import EvalCase, MiningProgress, MiningSettings, mine_
 from reviewtui.eval.metrics import EvalMetrics, eval_metrics
 from reviewtui.eval.mining import FixLimits
 from reviewtui.eval.rank import CaseResult, rank_case
-from reviewtui.eval.results import ResultStore, results_key
+from reviewtui.eval.results import result_journal, results_key
 from reviewtui.git import open_repository
 from reviewtui.history.fixes import DEFAULT_EXCLUDE_PATTERNS, DEFAULT_FIX_PATTERNS
 
@@ -110,9 +110,9 @@ def run_eval(request: EvalRequest,
             f"({mined[0].fixes} fixes examined)",
             hint="widen --since, or set [eval] fix_patterns for this project's messages")
     key = results_key(settings.key(), _fingerprint(repo.root))
-    store = ResultStore(folder, key)
-    done = {c.bug: store.results[c.bug] for c in cases
-            if c.bug in store.results and store.results[c.bug].case == c}
+    store = result_journal(folder, key)
+    done = {c.bug: store.items[c.bug] for c in cases
+            if c.bug in store.items and store.items[c.bug].case == c}
     todo = [c for c in cases if c.bug not in done]
     reused = len(done)
 

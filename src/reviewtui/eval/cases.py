@@ -17,9 +17,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from reviewtui.errors import GitCommandError
+from reviewtui.eval.journal import Journal
 from reviewtui.eval.mining import (
     CommitRecord,
     FixLimits,
@@ -142,31 +143,10 @@ def examine(repo: GitRepo, commit: CommitRecord, settings: MiningSettings) -> Mi
                        targets=list(origin.targets), reason=reason)
 
 
-class MinedStore:
+def mined_journal(folder: Path | None, key: str) -> Journal[MinedRecord]:
     """The examined fixes of one mining key, appended as they are blamed."""
-
-    def __init__(self, folder: Path | None, key: str) -> None:
-        self.path = folder / f"mined-{key}.jsonl" if folder is not None else None
-        self.records: dict[str, MinedRecord] = {}
-        if self.path is None or not self.path.is_file():
-            return
-        for line in self.path.read_text("utf-8", "replace").splitlines():
-            try:
-                record = MinedRecord.model_validate_json(line)
-            except ValidationError:
-                continue  # a line torn by a killed run
-            self.records[record.fix.sha] = record
-
-    def add(self, record: MinedRecord) -> None:
-        self.records[record.fix.sha] = record
-        if self.path is None:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(record.model_dump_json() + "\n")
-        except OSError:
-            self.path = None  # unwritable: keep mining, without the cache
+    return Journal(folder / f"mined-{key}.jsonl" if folder is not None else None,
+                   MinedRecord, lambda record: record.fix.sha)
 
 
 def _candidates(repo: GitRepo, settings: MiningSettings, since: str | None,
@@ -195,7 +175,7 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
                cache_dir: Path | None = None,
                on_progress: Callable[[MiningProgress], None] | None = None) -> list[EvalCase]:
     """The cases of ``repo``'s history, newest fix first, at most ``max_cases``."""
-    store = MinedStore(cache_dir, settings.key())
+    store = mined_journal(cache_dir, settings.key())
     cases: dict[str, EvalCase] = {}
     counter = [0, 0]  # commits read, whether the history was cut by an unreadable object
     fixes = 0
@@ -210,7 +190,7 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
                 if item is None:
                     break
                 commit = item
-                known = store.records.get(commit.sha)
+                known = store.items.get(commit.sha)
                 window.append((commit, known if known is not None else pool.submit(
                     examine, repo, commit, settings)))
             if not window:

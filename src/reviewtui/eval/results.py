@@ -12,8 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from pydantic import ValidationError
-
+from reviewtui.eval.journal import Journal
 from reviewtui.eval.rank import CaseResult
 
 RANK_VERSION = 1  # bump when ranking or its result's shape changes
@@ -24,26 +23,6 @@ def results_key(mining_key: str, fingerprint: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-class ResultStore:
-    def __init__(self, folder: Path | None, key: str) -> None:
-        self.path = folder / f"results-{key}.jsonl" if folder is not None else None
-        self.results: dict[str, CaseResult] = {}
-        if self.path is None or not self.path.is_file():
-            return
-        for line in self.path.read_text("utf-8", "replace").splitlines():
-            try:
-                result = CaseResult.model_validate_json(line)
-            except ValidationError:
-                continue
-            self.results[result.case.bug] = result
-
-    def add(self, result: CaseResult) -> None:
-        self.results[result.case.bug] = result
-        if self.path is None:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(result.model_dump_json() + "\n")
-        except OSError:
-            self.path = None
+def result_journal(folder: Path | None, key: str) -> Journal[CaseResult]:
+    return Journal(folder / f"results-{key}.jsonl" if folder is not None else None,
+                   CaseResult, lambda result: result.case.bug)

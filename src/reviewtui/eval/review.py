@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
+from reviewtui.eval.journal import Journal
 from reviewtui.eval.rank import CaseResult
 from reviewtui.models import ContextLevel
 
@@ -215,31 +216,18 @@ def review_key(results_key: str, model: str, mode: ContextMode, max_tool_rounds:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-class ReviewStore:
+class ReviewStore(Journal[ReviewOutcome]):
     """The reviewed cases of one key (ranking, model, context mode), appended as they come;
     a failed review is not kept, so the next run tries it again."""
 
     def __init__(self, folder: Path | None, key: str) -> None:
-        self.path = folder / f"reviews-{key}.jsonl" if folder is not None else None
-        self.outcomes: dict[str, ReviewOutcome] = {}
-        if self.path is None or not self.path.is_file():
-            return
-        for line in self.path.read_text("utf-8", "replace").splitlines():
-            try:
-                outcome = ReviewOutcome.model_validate_json(line)
-            except ValidationError:
-                continue  # a line torn by a killed run
-            self.outcomes[outcome.bug] = outcome
+        super().__init__(folder / f"reviews-{key}.jsonl" if folder is not None else None,
+                         ReviewOutcome, lambda outcome: outcome.bug)
 
-    def add(self, outcome: ReviewOutcome) -> None:
-        if outcome.status != "ok":
-            return
-        self.outcomes[outcome.bug] = outcome
-        if self.path is None:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(outcome.model_dump_json() + "\n")
-        except OSError:
-            self.path = None
+    @property
+    def outcomes(self) -> dict[str, ReviewOutcome]:
+        return self.items
+
+    def add(self, record: ReviewOutcome) -> None:
+        if record.status == "ok":
+            super().add(record)

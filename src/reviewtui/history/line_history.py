@@ -21,7 +21,6 @@ cost a minute of blame.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -31,6 +30,7 @@ from pathlib import Path
 
 from reviewtui.errors import GitCommandError
 from reviewtui.git.model import ChangeSet, SideKind
+from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 from reviewtui.units.model import ReviewUnit
@@ -128,18 +128,18 @@ class LineHistory:
     def __init__(self, repo: GitRepo, change_set: ChangeSet, cache_dir: Path | None) -> None:
         self._repo = repo
         self._change = change_set
-        self._cache_dir = cache_dir
+        self._cache = ObjectCache(cache_dir, _KEEP)
 
     def features(self, units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
         base = base_commit(self._repo, self._change)
         zero = {u.unit_id: dict.fromkeys(FEATURES, 0.0) for u in units}
         if base is None or self._repo.is_shallow():
             return zero  # a shallow clone's blame ends at its cut: it would say nothing true
-        cached = self._read(base)
+        cached = self._cache.read(base)
         missing = [u for u in units if u.unit_id not in cached]
         if missing:
             cached.update(self._compute(base, missing))
-            self._write(base, cached)
+            self._cache.write(base, cached)
         return {u.unit_id: cached.get(u.unit_id, zero[u.unit_id]) for u in units}
 
     def _compute(self, base: str, units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
@@ -168,30 +168,3 @@ class LineHistory:
                 for unit in by_file[path]:
                     out[unit.unit_id] = unit_history(unit, lines, author, base_time)
         return out
-
-    def _path(self, base: str) -> Path | None:
-        return self._cache_dir / f"{base}.json" if self._cache_dir is not None else None
-
-    def _read(self, base: str) -> dict[str, dict[str, float]]:
-        path = self._path(base)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path else {}
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _write(self, base: str, data: Mapping[str, dict[str, float]]) -> None:
-        path = self._path(base)
-        if path is None:
-            return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(data), encoding="utf-8")
-            temporary.replace(path)
-            kept = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime,
-                          reverse=True)
-            for old in kept[_KEEP:]:
-                old.unlink(missing_ok=True)
-        except OSError as exc:
-            _log.info("line history not kept: %s", exc)

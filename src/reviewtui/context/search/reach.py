@@ -11,15 +11,14 @@ working tree: ``HEAD``, which is what the rest of the code looks like), and kept
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 from reviewtui.errors import GitCommandError
 from reviewtui.git.model import ChangeSet, SideKind
+from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
 
 _log = logging.getLogger(__name__)
@@ -56,7 +55,7 @@ class ReachCounter:
         self._repo = repo
         side = change_set.new_side
         self._rev = side.rev if side.kind is SideKind.COMMIT and side.rev else "HEAD"
-        self._cache_dir = cache_dir
+        self._cache = ObjectCache(cache_dir, _KEEP_TREES)
 
     def _tree(self) -> str | None:
         try:
@@ -71,12 +70,12 @@ class ReachCounter:
         tree = self._tree() if wanted else None
         if tree is None:
             return {}
-        cached = self._read(tree)
+        cached = self._cache.read(tree)
         missing = [n for n in wanted if n not in cached]
         if missing:
             found = self._grep(tree, missing)
             cached.update({n: sorted(found.get(n, ())) for n in missing})
-            self._write(tree, cached)
+            self._cache.write(tree, cached)
         return {n: set(cached[n]) for n in wanted if cached.get(n)}
 
     def _grep(self, tree: str, names: list[str]) -> dict[str, set[str]]:
@@ -99,30 +98,3 @@ class ReachCounter:
                 files.setdefault(name, set()).add(
                     path.decode("utf-8", "replace").removeprefix(prefix))
         return files
-
-    def _path(self, tree: str) -> Path | None:
-        return self._cache_dir / f"{tree}.json" if self._cache_dir is not None else None
-
-    def _read(self, tree: str) -> dict[str, list[str]]:
-        path = self._path(tree)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path else {}
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _write(self, tree: str, data: Mapping[str, list[str]]) -> None:
-        path = self._path(tree)
-        if path is None:
-            return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(data), encoding="utf-8")
-            temporary.replace(path)
-            kept = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime,
-                          reverse=True)
-            for old in kept[_KEEP_TREES:]:
-                old.unlink(missing_ok=True)
-        except OSError as exc:  # a read-only .git: count again next time
-            _log.info("reach cache not written: %s", exc)
