@@ -54,7 +54,8 @@ def fit_repository(report: EvalReport) -> FitReport:
     window = time.strftime("%Y-%m-%d", time.gmtime(test[0].case.time))
     weights = fit_weights(train, fitted_on=f"{repo.root.name}: {len(train)} bug-introducing "
                                            f"commits before {window}",
-                          before=test[0].case.time, tokens=REPOSITORY_TOKENS)
+                          before=test[0].case.time, tokens=REPOSITORY_TOKENS,
+                          prior=load_weights(repo.root)[0])
     current, in_use = load_weights(repo.root)
     proposal = proposal_path(repo.common_dir)
     write_weights(proposal, weights, [

@@ -54,10 +54,13 @@ def token_vocabulary(cases: Sequence[CaseResult], size: int, min_share: float = 
 
 def fit_weights(cases: Sequence[CaseResult], *, scale: float = 10.0, l2: float = L2,
                 steps: int = 25, fitted_on: str = "", before: int | None = None,
-                tokens: int = 0, l2_tokens: float = L2_TOKENS) -> TriageWeights:
+                tokens: int = 0, l2_tokens: float = L2_TOKENS,
+                prior: TriageWeights | None = None) -> TriageWeights:
     """Weights that order holders before the other units of their change; ``before``: the
     start of an evaluation window (a bug-commit time) no training case may reach; ``tokens``:
-    the size of the token model's vocabulary (0: no token model)."""
+    the size of the token model's vocabulary (0: no token model); ``prior``: weights to stay
+    near where the cases say little (a repository's few dozen cases adjust the shipped weights
+    rather than replace them)."""
     import numpy as np
 
     chosen = usable(cases)
@@ -100,11 +103,15 @@ def fit_weights(cases: Sequence[CaseResult], *, scale: float = 10.0, l2: float =
     pair_weight = np.asarray(pair_weight_list) / len(chosen)
     penalty = np.asarray([l2 if i < len(ALL_FEATURES) else l2_tokens for i in fitted])
     penalty = penalty / len(chosen)
-    w = np.zeros(x.shape[1])
+    centre = np.zeros(len(fitted))
+    if prior is not None:
+        known = {**prior.weights, **prior.tokens}
+        centre = np.asarray([known.get(names[i], 0.0) for i in fitted])
+    w = centre.copy()
     for _ in range(steps):
         margin = offset + x @ w
         p = 1.0 / (1.0 + np.exp(np.clip(margin, -30, 30)))  # P(wrong order)
-        gradient = -(x.T @ (pair_weight * p)) + penalty * w
+        gradient = -(x.T @ (pair_weight * p)) + penalty * (w - centre)
         curvature = pair_weight * p * (1 - p)
         hessian = (x.T * curvature) @ x + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
