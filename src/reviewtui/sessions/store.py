@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import secrets
 import sqlite3
 import threading
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Literal, NoReturn, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reviewtui.errors import StoreError
+from reviewtui.llm.redact import redact_secrets
 from reviewtui.sessions.records import (
     MessageRecord,
     RoundRecord,
@@ -69,13 +69,6 @@ __all__ = [
 
 ReviewStatus = Literal["new", "reviewed", "changed"]
 
-REDACTED = "[REDACTED]"
-_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # OpenAI-style keys (sk-..., sk-proj-..., sk-ant-...), not "task-..." or "disk-...".
-    (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}"), REDACTED),
-    # Authorization headers and pasted curl commands.
-    (re.compile(r"\b((?i:bearer))(\s+)[A-Za-z0-9._~+/=-]{16,}"), rf"\1\2{REDACTED}"),
-)
 _BUSY_TIMEOUT = 5.0
 _SESSION_COLUMNS = (
     "s.session_id, s.repo_key, s.change_key, s.title, s.created_at, s.updated_at, s.model, "
@@ -88,13 +81,6 @@ _ROUND_COLUMNS = (
 _ROUND_SLOTS = ", ".join("?" * (_ROUND_COLUMNS.count(",") + 2))  # session_id + the columns
 _LIST_FIELDS = ("files", "units", "inherited_files", "keywords")
 _R = TypeVar("_R", bound=BaseModel)
-
-
-def redact_secrets(text: str) -> str:
-    """``text`` with anything that looks like an API key (``sk-…``, ``Bearer …``) blanked."""
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 def review_status(marks: Mapping[str, str], unit_key: str, content_hash: str) -> ReviewStatus:
