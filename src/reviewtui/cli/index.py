@@ -18,9 +18,11 @@ if TYPE_CHECKING:
 
 
 def run_index(args: argparse.Namespace) -> int:
+    from reviewtui.cli.intent import intent_line, loaded_with_intent
     from reviewtui.pipeline import load_change
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    loaded = loaded_with_intent(loaded, args)
     scan = None
     if args.scan or args.scan_tools:
         tools = [t.strip() for t in args.scan_tools.split(",") if t.strip()] if (
@@ -31,7 +33,7 @@ def run_index(args: argparse.Namespace) -> int:
         loaded = loaded.with_reach()
     index = sort_units(loaded.review_index(scan), args.sort)
     fmt = "planner" if args.planner else "json" if args.json else "table"
-    print_index(index, fmt, sys.stdout)
+    print_index(index, fmt, sys.stdout, intent=intent_line(loaded))
     return 0
 
 
@@ -63,11 +65,13 @@ def risk_summary(index: ReviewIndex) -> str:
             f"critical), {counts['medium']} medium, {counts['low']} low")
 
 
-def _table(index: ReviewIndex) -> str:
+def _table(index: ReviewIndex, intent: str = "") -> str:
     meta = index.review_metadata
     total = index.summary.total_lines
     header = (f"{meta.mode}: {meta.old} -> {meta.new} | {meta.total_files} files, "
               f"{meta.total_changes} units, +{total.added} -{total.removed}")
+    if intent:
+        header += "\n" + intent
     risks = risk_summary(index)
     if risks:
         header += "\n" + risks
@@ -95,8 +99,9 @@ def _table(index: ReviewIndex) -> str:
     return "\n".join(lines) + "\n"
 
 
-def print_index(index: ReviewIndex, fmt: str, out: TextIO) -> None:
-    """Write the index as ``table``, ``json`` (review_index) or ``planner`` (planner_index)."""
+def print_index(index: ReviewIndex, fmt: str, out: TextIO, *, intent: str = "") -> None:
+    """Write the index as ``table`` (``intent``, the stated purpose's line, in its header),
+    ``json`` (review_index) or ``planner`` (planner_index)."""
     from reviewtui.units.index import planner_index
 
     if fmt == "json":
@@ -104,7 +109,7 @@ def print_index(index: ReviewIndex, fmt: str, out: TextIO) -> None:
     elif fmt == "planner":
         out.write(planner_index(index).model_dump_json(indent=2) + "\n")
     else:
-        out.write(_table(index))
+        out.write(_table(index, intent))
     out.flush()
 
 

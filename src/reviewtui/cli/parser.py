@@ -35,6 +35,10 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
     chooser.add_argument("--patch", metavar="FILE", help="a patch file, or - for stdin")
     group.add_argument("--no-untracked", action="store_true",
                        help="leave untracked files out of auto/--working/--all")
+    parser.add_argument("--description", metavar="FILE",
+                        help="the change's stated purpose (a pull request's description, say): "
+                             "a text file, or - for stdin; sent with the commit messages to the "
+                             "planner, the review agent and the chat")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse and score every file again, ignoring (and not writing) the "
                              "per-file results kept in .git/reviewtui/")
