@@ -7,7 +7,7 @@ missing ``unit_id`` is filled from the overlap. One exception: a finding of the 
 ``intent_mismatch`` (the change does not do what its commit messages or description say: a
 promised part missing, an unrequested part, a test that does not test the stated fix) may name
 something that is *not* there; when its lines miss the change but its unit (or file) is one of
-the change's, it is moved onto that unit's first changed lines rather than dropped. Severities
+the change's, it is moved onto that unit's first changed line rather than dropped. Severities
 are P0 (must fix, breaks things) to P3 (nit). Fingerprints hash the file, the normalised title
 and the text of the flagged lines, not their numbers, so a finding keeps its identity when
 unrelated lines move (SARIF ``partialFingerprints``).
@@ -132,14 +132,22 @@ def fingerprint(finding: Finding, line_text: Callable[[str, int], str | None]) -
 def _intent_owner(finding: Finding, by_id: dict[str, ReviewUnit],
                   units: Sequence[ReviewUnit]) -> ReviewUnit | None:
     """An intent finding off the changed lines: moved onto its unit's (else its file's first
-    unit's) first changed lines; None when neither is part of the change."""
+    unit's) first changed line; None when neither is part of the change."""
     owner = by_id.get(finding.unit_id or "") or next(
         (u for u in units if u.file_path == finding.file_path), None)
-    spans = _spans(owner) if owner is not None else []
-    if owner is None or not spans:
+    if owner is None:
         return None
-    path, lo, hi = spans[0]
-    finding.file_path, finding.start_line, finding.end_line = path, lo, hi
+    lines = [line for hunk in owner.hunks for line in hunk.lines if line.kind != " "]
+    added = next((line.new_no for line in lines if line.new_no is not None
+                  and line.kind == "+"), None)
+    removed = next((line.old_no for line in lines if line.old_no is not None), None)
+    if added is not None:
+        finding.file_path, finding.start_line = owner.file_path, added
+    elif removed is not None:
+        finding.file_path, finding.start_line = owner.old_path or owner.file_path, removed
+    else:
+        return None
+    finding.end_line = finding.start_line
     return owner
 
 
