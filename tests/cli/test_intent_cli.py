@@ -211,3 +211,34 @@ def test_an_unreadable_description_is_one_line(repo: GitRepoBuilder, cli: CliRun
     assert result.code == 2
     assert result.err.count("\n") == 1 and "cannot read the description" in result.err
     assert "Traceback" not in result.err
+
+
+def test_description_sources_flag_then_workbench_then_config(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer,
+        tmp_path: Path) -> None:
+    """A working-tree change has no commits: its purpose comes from --description, else the
+    description written in the workbench (any session of the change), else [review]
+    description in the configuration."""
+    from reviewtui.sessions.store import SessionStore
+
+    _base(repo)
+    repo.write(".reviewtui.toml", '[review]\ndescription = "From the config."\n')
+    repo.commit("config")
+    repo.write("app/service.py", SERVICE.replace("* 2", "* 3"))
+    fake_llm.script(_plan_for_every_unit)
+    first = cli("plan", repo.root)
+    assert first.out.startswith("intent: From the config. · branch main\n"), first.err
+    assert "### Description\nFrom the config." in fake_llm.chat_requests[0].body[
+        "messages"][1]["content"]
+
+    with SessionStore() as store:  # what the workbench's i writes, then a newer session
+        key = f"all:{repo.head()}..worktree"
+        written = store.create_session(str(repo.root.resolve()), key, "t")
+        store.set_description(written.session_id, "From the workbench.")
+        store.create_session(str(repo.root.resolve()), key, "a newer session (ask --new)")
+    assert cli("plan", "--no-llm", repo.root).out.startswith(
+        "intent: From the workbench. · branch main\n")
+    flag = tmp_path / "d.txt"
+    flag.write_text("From the flag.")
+    assert cli("plan", "--no-llm", "--description", flag, repo.root).out.startswith(
+        "intent: From the flag. · branch main\n")

@@ -45,14 +45,15 @@ def read_description(spec: str | None, *, patch_from_stdin: bool = False) -> str
 
 def stored_description(loaded: LoadedChange) -> str | None:
     """The description written in the workbench for this change, if the store has one."""
-    from reviewtui.sessions.store import SessionStore
+    from reviewtui.sessions.store import SessionStore, default_store_path
 
     if loaded.repo is None:
         return None
     try:
+        if not default_store_path().is_file():
+            return None  # nothing written yet: reading must not create the store
         with SessionStore() as store:
-            session = store.latest_session(str(loaded.root), loaded.change_set.key)
-            return store.description(session.session_id) if session is not None else None
+            return store.change_description(str(loaded.root), loaded.change_set.key)
     except ReviewTuiError:
         return None
 

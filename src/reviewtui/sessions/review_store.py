@@ -186,6 +186,16 @@ class ReviewStore:
                                (session_id,)).fetchone()
             return str(row["text"]) if row else None
 
+    def change_description(self, repo_key: str, change_key: str) -> str | None:
+        """The description last written for this change, in any of its sessions (``ask
+        --new`` starts a session; the change's description stays the same)."""
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT d.text FROM descriptions d JOIN sessions s USING (session_id) "
+                "WHERE s.repo_key = ? AND s.change_key = ? ORDER BY d.updated_at DESC, "
+                "d.rowid DESC LIMIT 1", (repo_key, change_key)).fetchone()
+            return str(row["text"]) if row else None
+
     def set_description(self, session_id: str, text: str) -> None:
         """Keep ``text`` (redacted) as the change's description; blank text removes it."""
         with self._writing() as conn:

@@ -88,9 +88,9 @@ class TuiSession:
     def description(self) -> str | None:
         """The description the person wrote in the workbench for this change, if any."""
         store = self.store()
-        sid = self._session(create=False)
         try:
-            return store.description(sid) if store is not None and sid else None
+            return (store.change_description(self.repo_key, self.change_key)
+                    if store is not None else None)
         except StoreError:
             return None
 
