@@ -143,14 +143,14 @@ def test_intent_findings_their_category_and_the_export(
     repo.write("app/service.py", "def charge(amount):\n    return amount * 3\n\n\n"
                "def refund(amount):\n    return amount\n")
     repo.commit("Triple the charge and add refunds\n\nCloses #5")
-    fake_llm.script(Reply.json({"verdict": "request_changes", "summary": "Half done.",
-                                "findings": [
+    answer = Reply.json({"verdict": "request_changes", "summary": "Half done.", "findings": [
         # promised but missing: no changed line to sit on, so it moves onto its unit
         {"title": "Refunds are not negative as the description says", "body": "",
          "severity": "P2", "confidence": 0.7, "file_path": "app/service.py",
          "start_line": 40, "end_line": 41, "category": "Intent mismatch"},
         {"title": "A bug elsewhere", "body": "", "severity": "P2", "confidence": 0.7,
-         "file_path": "app/service.py", "start_line": 40, "end_line": 41}]}))
+         "file_path": "app/service.py", "start_line": 40, "end_line": 41}]})
+    fake_llm.script(answer, answer)
     description = tmp_path / "d.md"
     description.write_text("Refunds return a negative amount.\n")
     result = cli("review", "--rules-plan", "--commit", "HEAD", "--description", description,
@@ -162,6 +162,8 @@ def test_intent_findings_their_category_and_the_export(
     assert any("A bug elsewhere" in d for d in review["dropped"])
     system = fake_llm.chat_requests[0].body["messages"][0]["content"]
     assert "intent_mismatch" in system and "tests that do not test the stated fix" in system
+    text = cli("review", "--rules-plan", "--commit", "HEAD", repo.root).out
+    assert "[P2 minor] intent mismatch: Refunds are not negative" in text
 
     exported = cli("export", "--commit", "HEAD", "--description", description,
                    "--format", "json", repo.root).json()
