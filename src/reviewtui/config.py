@@ -65,6 +65,14 @@ class ContextSettings(_Section):
     search_timeout: float = Field(default=15.0, gt=0)
 
 
+class ReviewSettings(_Section):
+    """What the change is for, when its commits do not say (or say it too briefly)."""
+
+    description: str | None = Field(default=None, description=(
+        "the change's stated purpose, sent to the planner, the review agent and the chat "
+        "(--description and the workbench's own description win over it)"))
+
+
 class TuiSettings(_Section):
     """The workbench's look and keys.
 
@@ -78,21 +86,13 @@ class TuiSettings(_Section):
         "run the LLM planner when the workbench opens (when a model is configured)"))
 
 
-class ReviewSettings(_Section):
-    """What the change is for, when its commits do not say (or say it too briefly)."""
-
-    description: str | None = Field(default=None, description=(
-        "the change's stated purpose, sent to the planner, the review agent and the chat "
-        "(--description and the workbench's own description win over it)"))
-
-
 class Settings(_Section):
     units: UnitsSettings = UnitsSettings()
     git: GitSettings = GitSettings()
     llm: LLMSettings = LLMSettings()
     context: ContextSettings = ContextSettings()
-    tui: TuiSettings = TuiSettings()
     review: ReviewSettings = ReviewSettings()
+    tui: TuiSettings = TuiSettings()
 
 
 def user_config_path() -> Path:
