@@ -103,7 +103,7 @@ def test_small_range_full_messages_merge_and_odd_encodings_in_index_plan_and_rev
 
     index = cli("index", "--range", f"{start}..main", repo.root)
     assert index.code == 0, index.err
-    assert index.out.splitlines()[1] == (
+    assert index.out.splitlines()[2] == (  # under the change's line and the risks
         "intent: (empty commit message) · 5 commits · branch main · issues #88")
 
     units = {u["file_path"]: u["unit_id"] for u in cli(

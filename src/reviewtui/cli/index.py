@@ -70,11 +70,11 @@ def _table(index: ReviewIndex, intent: str = "") -> str:
     total = index.summary.total_lines
     header = (f"{meta.mode}: {meta.old} -> {meta.new} | {meta.total_files} files, "
               f"{meta.total_changes} units, +{total.added} -{total.removed}")
-    if intent:
-        header += "\n" + intent
     risks = risk_summary(index)
     if risks:
         header += "\n" + risks
+    if intent:
+        header += "\n" + intent
     if not index.units:
         return header + "\nno changes to review\n"
     rows = [("UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "CONF", "RISK", "PRIO", "TAGS")]
