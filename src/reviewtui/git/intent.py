@@ -158,8 +158,12 @@ def _branch(repo: GitRepo, change_set: ChangeSet) -> str | None:
 
 
 def _read_commits(repo: GitRepo, revs: list[str], limit: int) -> list[CommitMessage]:
-    raw = repo.run("-c", "log.showSignature=false", "log", "--no-color", "-z",
-                   f"--max-count={limit}", "--format=%H %P%n%B", *revs, "--")
+    """The messages, most recent first; none when git cannot walk the range (a shallow
+    clone's missing history): the stated purpose never stops a review."""
+    raw = repo.try_run("-c", "log.showSignature=false", "log", "--no-color", "-z",
+                       f"--max-count={limit}", "--format=%H %P%n%B", *revs, "--")
+    if raw is None:
+        return []
     commits: list[CommitMessage] = []
     for record in raw.split(b"\0"):
         if not record.strip():

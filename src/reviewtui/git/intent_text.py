@@ -19,6 +19,7 @@ INTENT_SHARE = 10  # one tenth of the context window
 INTENT_MAX_TOKENS = 4_000
 INTENT_MIN_TOKENS = 200
 _MAX_ISSUES = 20
+_MAX_SUBJECT = 200  # characters of a first line in the capped form
 
 Count = Callable[[str], int]
 
@@ -56,8 +57,10 @@ def _full(commit: CommitMessage) -> str:
 
 
 def _subject(commit: CommitMessage) -> str:
-    return (f"- {commit.short}{' (merge)' if commit.merge else ''}: "
-            f"{commit.subject or '(empty commit message)'}")
+    subject = commit.subject or "(empty commit message)"
+    if len(subject) > _MAX_SUBJECT:
+        subject = subject[:_MAX_SUBJECT] + "…"
+    return f"- {commit.short}{' (merge)' if commit.merge else ''}: {subject}"
 
 
 def _commits(intent: ChangeIntent, count: Count, budget: int) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from reviewtui.git import ChangeSelector, SelectorMode, collect_change, open_repository
-from reviewtui.git.intent import ChangeIntent, gather_intent, split_message
+from reviewtui.git.intent import ChangeIntent, CommitMessage, gather_intent, split_message
 from reviewtui.git.intent_text import (
     INTENT_MAX_TOKENS,
     INTENT_MIN_TOKENS,
@@ -117,3 +117,16 @@ def test_five_thousand_commits_are_capped_most_recent_first(repo: GitRepoBuilder
     assert 50 < len(shown) < 1_000
     assert lines[-1] == f"- … and {5_000 - len(shown)} older commits not shown"
     assert "Part 5000" not in text  # first lines only
+
+
+def test_huge_subjects_and_descriptions_stay_within_the_budget() -> None:
+    words = " ".join(f"word{n}" for n in range(2_000))
+    intent = ChangeIntent(
+        commits=tuple(CommitMessage(f"{n:040x}", f"{n} {words}", words) for n in range(3)),
+        total_commits=3, description=f"{words}\n{words}\nlast line")
+    counter = token_counter(None)
+    text = intent_markdown(intent, counter.count, 600)
+    assert counter.count(text) <= 600
+    assert "[… description cut to fit the model's budget]" in text
+    shown = [line for line in text.splitlines() if line.startswith("- 00")]
+    assert shown and all(len(line) < 240 and line.endswith("…") for line in shown)
