@@ -18,11 +18,15 @@ if TYPE_CHECKING:
 
 
 def run_index(args: argparse.Namespace) -> int:
-    from reviewtui.cli.intent import intent_line, loaded_with_intent
+    from reviewtui.cli.intent import intent_line, loaded_with_intent, read_description
     from reviewtui.pipeline import load_change
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
-    loaded = loaded_with_intent(loaded, args)
+    fmt = "planner" if args.planner else "json" if args.json else "table"
+    if fmt == "table":  # the JSON contracts are the seeds'; only the table shows the intent
+        loaded = loaded_with_intent(loaded, args)
+    else:
+        read_description(args.description)  # still a bad --description is said
     scan = None
     if args.scan or args.scan_tools:
         tools = [t.strip() for t in args.scan_tools.split(",") if t.strip()] if (
@@ -32,7 +36,6 @@ def run_index(args: argparse.Namespace) -> int:
     if args.sort == "priority":
         loaded = loaded.with_reach()
     index = sort_units(loaded.review_index(scan), args.sort)
-    fmt = "planner" if args.planner else "json" if args.json else "table"
     print_index(index, fmt, sys.stdout, intent=intent_line(loaded))
     return 0
 
