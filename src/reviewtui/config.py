@@ -66,6 +66,14 @@ class ContextSettings(_Section):
     search_timeout: float = Field(default=15.0, gt=0)
 
 
+class ReviewSettings(_Section):
+    """What the change is for, when its commits do not say (or say it too briefly)."""
+
+    description: str | None = Field(default=None, description=(
+        "the change's stated purpose, sent to the planner, the review agent and the chat "
+        "(--description and the workbench's own description win over it)"))
+
+
 class TuiSettings(_Section):
     """The workbench's look and keys.
 
@@ -120,6 +128,7 @@ class Settings(_Section):
     git: GitSettings = GitSettings()
     llm: LLMSettings = LLMSettings()
     context: ContextSettings = ContextSettings()
+    review: ReviewSettings = ReviewSettings()
     tui: TuiSettings = TuiSettings()
     eval: EvalSettings = EvalSettings()
 

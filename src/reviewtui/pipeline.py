@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     # load_change); the LLM stack (openai, tiktoken) loads only when planning.
     from reviewtui.config import Settings
     from reviewtui.context import BundleStream
+    from reviewtui.git.intent import ChangeIntent
     from reviewtui.git.refresh import Recollected, WorktreeStamps
     from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
@@ -64,6 +65,7 @@ class LoadedChange:
     config_stamp: tuple[object, ...] = ()  # the settings and rule packs as read
     # the learned priority's features per unit, once ``with_reach`` has counted them
     learned_features: dict[str, dict[str, float]] = field(default_factory=dict)
+    intent: ChangeIntent | None = None  # the stated purpose, once ``with_intent`` gathered it
 
     @property
     def root(self) -> Path:
@@ -86,7 +88,8 @@ class LoadedChange:
             raise UsageError("a commit, a range or a patch does not change: nothing to refresh")
         again = self._recollect()
         if again is None:
-            return load_change(self.root, self.selector, use_cache=self.use_cache)
+            return replace(load_change(self.root, self.selector, use_cache=self.use_cache),
+                           intent=self.intent)
         if not again.changed:
             return replace(self, stamps=again.stamps)
         from reviewtui.analysis import analyse_change, open_unit_cache
@@ -102,7 +105,8 @@ class LoadedChange:
         languages = repository_languages(self.repo, again.change_set)
         if languages != repository_languages(self.repo, self.change_set):
             # .h files became C++ (or C) with the change's new paths: their units differ
-            return load_change(self.root, self.selector, use_cache=self.use_cache)
+            return replace(load_change(self.root, self.selector, use_cache=self.use_cache),
+                           intent=self.intent)
         reader = ContentReader(self.repo, again.change_set, self.settings.git.max_file_bytes)
         cache = (open_unit_cache(self.repo.common_dir, self.settings, self.rule_pack.pack)
                  if self.use_cache and self.settings.units.cache else None)
@@ -124,6 +128,22 @@ class LoadedChange:
         return recollect(self.repo, self.change_set, self.stamps,
                          include_untracked=self.selector.include_untracked,
                          max_file_bytes=self.settings.git.max_file_bytes)
+
+    def with_intent(self, description: str | None = None, *,
+                    stored: str | None = None) -> LoadedChange:
+        """This change with its stated purpose gathered (``git.intent.gather_intent``): the
+        commits' messages, the branch, and the first description of ``description`` (given
+        with ``--description``), ``stored`` (written in the workbench, kept in the session) and
+        the ``[review] description`` setting."""
+        from reviewtui.git.intent import gather_intent
+
+        chosen = next(((text, source) for text, source in (
+            (description, "--description"), (stored, "workbench"),
+            (self.settings.review.description, "config")) if text and text.strip()),
+            (None, None))
+        intent = gather_intent(self.repo, self.change_set, description=chosen[0],
+                               description_source=chosen[1])
+        return replace(self, intent=intent)
 
     def unit(self, unit_id: str) -> ReviewUnit | None:
         """The unit with this id, or the only one starting with it."""
@@ -321,7 +341,8 @@ class LoadedChange:
         # The planner batches by priority: count reach then (the model call costs far more).
         source = self.with_reach() if planner is not None else self
         return plan_change(source.review_index(scan), planner, overrides=overrides,
-                           conflict_log=self.conflict_log(), without_planner=why_not)
+                           conflict_log=self.conflict_log(), without_planner=why_not,
+                           intent=self.intent)
 
     def replan(self, previous: FusedPlan) -> FusedPlan:
         """``previous`` carried over to this change after a refresh: its items for the units

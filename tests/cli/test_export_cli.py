@@ -65,7 +65,9 @@ def test_review_findings_are_kept_and_exported(repo: GitRepoBuilder, cli: CliRun
     markdown = cli("export", repo.root)
     assert markdown.code == 0, markdown.err
     text = markdown.out
-    assert text.startswith("## Review: Request changes\n\nOne blocker.")
+    # the stated purpose first (a working-tree change: the branch alone), then the verdict
+    assert text.startswith("## Review: Request changes\n\n**Stated purpose:** branch main\n\n"
+                           "One blocker.")
     assert "### `app/service.py`" in text
     assert "**L2-3** — Please add a test for 30." in text
     assert "    2 |     total = amount * 3" in text  # the lines are quoted

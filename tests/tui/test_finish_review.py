@@ -222,7 +222,8 @@ async def test_verdict_and_export(repo: GitRepoBuilder, tmp_path: Path,
         await pilot.pause()
         written = repo.root / "out" / "review.md"
         text = written.read_text()
-        assert text.startswith("## Review: Request changes\n\nFix the rate.")
+        assert text.startswith("## Review: Request changes\n\n**Stated purpose:** branch main"
+                               "\n\nFix the rate.")
         assert "Charge rate tripled" in text
         assert any(f"wrote {written}" in str(n.message) for n in app._notifications)
         # A path that cannot be written: one notification, nothing lost.

@@ -19,6 +19,7 @@ from reviewtui.sessions.export import (
     build_export,
     render_export,
 )
+from reviewtui.sessions.export_intent import ExportedIntent
 from reviewtui.sessions.store import SessionStore, review_status
 from reviewtui.units.model import unit_key
 
@@ -54,7 +55,8 @@ def gather(ws: Workspace, store: SessionStore, session_id: str | None, *,
         store.verdict(session_id) if session_id else None,
         store.findings(session_id) if session_id else [],
         store.comments(session_id) if session_id else [], units, quote,
-        everything=everything)
+        everything=everything,
+        intent=ExportedIntent.of(ws.loaded.intent) if ws.loaded.intent is not None else None)
 
 
 def export_review(ws: Workspace, store: SessionStore, fmt: str, *,

@@ -3,10 +3,14 @@
 A finding must point at the change: its file is one of the changed files and its line range
 overlaps a unit's lines (after side; the before side for removed code). Findings that point
 elsewhere are dropped with a reason rather than shown as if they were about this change; a
-missing ``unit_id`` is filled from the overlap. Severities are P0 (must fix, breaks things) to
-P3 (nit). Fingerprints hash the file, the normalised title and the text of the flagged lines,
-not their numbers, so a finding keeps its identity when unrelated lines move (SARIF
-``partialFingerprints``).
+missing ``unit_id`` is filled from the overlap. One exception: a finding of the category
+``intent_mismatch`` (the change does not do what its commit messages or description say: a
+promised part missing, an unrequested part, a test that does not test the stated fix) may name
+something that is *not* there; when its lines miss the change but its unit (or file) is one of
+the change's, it is moved onto that unit's first changed line rather than dropped. Severities
+are P0 (must fix, breaks things) to P3 (nit). Fingerprints hash the file, the normalised title
+and the text of the flagged lines, not their numbers, so a finding keeps its identity when
+unrelated lines move (SARIF ``partialFingerprints``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ Severity = Literal["P0", "P1", "P2", "P3"]
 Verdict = Literal["approve", "comment", "request_changes"]
 SEVERITY_NAMES = {"P0": "critical", "P1": "major", "P2": "minor", "P3": "nit"}
 SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
+INTENT_CATEGORY = "intent_mismatch"  # "does not match the stated purpose"
+CATEGORIES = ("bug", "security", INTENT_CATEGORY, "maintainability", "performance", "test")
+_CATEGORY_WORDS = {"intent": INTENT_CATEGORY, "intent-mismatch": INTENT_CATEGORY,
+                   "mismatch": INTENT_CATEGORY, "scope": INTENT_CATEGORY,
+                   "description": INTENT_CATEGORY, "purpose": INTENT_CATEGORY}
 
 
 class Finding(BaseModel):
@@ -41,6 +50,14 @@ class Finding(BaseModel):
     category: str | None = None
     suggestion: str | None = None
     fingerprint: str = ""
+
+    @field_validator("category", mode="before")
+    @classmethod
+    def _category(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return None
+        text = value.strip().lower().replace(" ", "_")[:40]
+        return _CATEGORY_WORDS.get(text.replace("_", "-"), text) or None
 
     @field_validator("severity", mode="before")
     @classmethod
@@ -77,6 +94,7 @@ def findings_schema() -> dict[str, Any]:
             "confidence": {"type": "number"}, "file_path": {"type": "string"},
             "start_line": {"type": "integer"}, "end_line": {"type": "integer"},
             "unit_id": {"type": "string"}, "suggestion": {"type": "string"},
+            "category": {"type": "string", "enum": list(CATEGORIES)},
         },
         "required": ["title", "body", "severity", "confidence", "file_path", "start_line",
                      "end_line"],
@@ -111,6 +129,28 @@ def fingerprint(finding: Finding, line_text: Callable[[str, int], str | None]) -
     return hashlib.sha256(data.encode("utf-8", "replace")).hexdigest()[:32]
 
 
+def _intent_owner(finding: Finding, by_id: dict[str, ReviewUnit],
+                  units: Sequence[ReviewUnit]) -> ReviewUnit | None:
+    """An intent finding off the changed lines: moved onto its unit's (else its file's first
+    unit's) first changed line; None when neither is part of the change."""
+    owner = by_id.get(finding.unit_id or "") or next(
+        (u for u in units if u.file_path == finding.file_path), None)
+    if owner is None:
+        return None
+    lines = [line for hunk in owner.hunks for line in hunk.lines if line.kind != " "]
+    added = next((line.new_no for line in lines if line.new_no is not None
+                  and line.kind == "+"), None)
+    removed = next((line.old_no for line in lines if line.old_no is not None), None)
+    if added is not None:
+        finding.file_path, finding.start_line = owner.file_path, added
+    elif removed is not None:
+        finding.file_path, finding.start_line = owner.old_path or owner.file_path, removed
+    else:
+        return None
+    finding.end_line = finding.start_line
+    return owner
+
+
 def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
                    line_text: Callable[[str, int], str | None]) -> tuple[list[Finding], list[str]]:
     """Validated findings that overlap the change (unit ids filled), and why others were not."""
@@ -134,6 +174,8 @@ def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
             owner = next((u for u in units for path, lo, hi in _spans(u)
                           if path == finding.file_path and finding.start_line <= hi
                           and lo <= finding.end_line), None)
+        if owner is None and finding.category == INTENT_CATEGORY:
+            owner = _intent_owner(finding, by_id, units)
         if owner is None:
             dropped.append(f"{finding.file_path}:{finding.start_line}-{finding.end_line} "
                            f"{finding.title!r}: not on a changed line of this change")

@@ -13,7 +13,12 @@ import json
 from typing import Any
 
 from reviewtui import __version__
-from reviewtui.agent.findings import SARIF_LEVEL, SEVERITY_NAMES, ReviewResult
+from reviewtui.agent.findings import (
+    INTENT_CATEGORY,
+    SARIF_LEVEL,
+    SEVERITY_NAMES,
+    ReviewResult,
+)
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
@@ -27,8 +32,9 @@ def render_markdown(result: ReviewResult) -> str:
         where = (f"{finding.file_path}:{finding.start_line}" if finding.start_line ==
                  finding.end_line else
                  f"{finding.file_path}:{finding.start_line}-{finding.end_line}")
+        kind = "intent mismatch: " if finding.category == INTENT_CATEGORY else ""
         lines += [f"## {n}. [{finding.severity} {SEVERITY_NAMES[finding.severity]}] "
-                  f"{finding.title}", "",
+                  f"{kind}{finding.title}", "",
                   f"`{where}` · unit `{finding.unit_id}` · confidence {finding.confidence:.2f}",
                   "", finding.body.strip()]
         if finding.suggestion:

@@ -1,6 +1,7 @@
 """``reviewtui review``: the review agent over the kept units' bundles (seed 001 §5).
 
-Input: the user's prompt, the review index as Markdown, the bundles (JSON+Markdown). The agent
+Input: the user's prompt, the change's stated purpose (commit messages, description: see
+``git.intent``), the review index as Markdown, the bundles (JSON+Markdown). The agent
 may call the read-only tools, then answers with JSON findings. The units reviewed are those the
 review budget holds, by priority (``context.allocate``; more budgets with ``review_batches`` or
 ``all_batches``), and the result names the others. They are sent in batches whose bundles fit
@@ -40,6 +41,12 @@ contracts with callers, missing error handling, data loss, races, and clear main
 problems. No praise, no style nits unless they hide a bug. Every finding must point at lines of \
 the change (the new line numbers of the diff; for removed code the old ones).
 
+When the change's stated purpose is given (commit messages, description, linked issues), check \
+the implementation against it: parts it promises that are missing or incomplete, parts nobody \
+asked for (unrelated edits riding along), and tests that do not test the stated fix. Report \
+those with "category": "intent_mismatch", on the lines concerned (for something missing, the \
+changed lines where it should have been, with their unit_id).
+
 Severity: P0 breaks production or security now; P1 a real bug or a serious risk; P2 a problem \
 worth fixing; P3 a minor issue. Confidence: 0.0-1.0, how sure you are it is a real problem.
 
@@ -47,7 +54,8 @@ Finish with one JSON object and nothing else:
 {"verdict": "approve" | "comment" | "request_changes", "summary": "two or three sentences", \
 "findings": [{"title": "...", "body": "what is wrong and why", "severity": "P1", \
 "confidence": 0.8, "file_path": "src/a.py", "start_line": 10, "end_line": 12, \
-"unit_id": "u_...", "suggestion": "how to fix (optional)"}]}"""
+"unit_id": "u_...", "category": "bug", "suggestion": "how to fix (optional)"}]}
+category is one of: bug, security, intent_mismatch, maintainability, performance, test."""
 
 REPAIR = ("Your answer could not be used: {problem}. Answer again with only the JSON object "
           "{{\"verdict\", \"summary\", \"findings\"}} described in the instructions.")
@@ -94,10 +102,12 @@ class Reviewer:
                               max_tool_rounds=max_tool_rounds, count=counter.count)
 
     def _messages(self, prompt: str, batch: list[tuple[ContextBundle, str]], number: int,
-                  total: int) -> list[dict[str, Any]]:
+                  total: int, purpose: str = "") -> list[dict[str, Any]]:
         ids = [bundle.unit_id for bundle, _ in batch]
         part = f" (part {number} of {total}: review only these units)" if total > 1 else ""
-        user = (f"{prompt}\n\n## Review index{part}\n\n{self.workspace.index_markdown(ids)}"
+        intent = f"{purpose}\n\n" if purpose else ""
+        user = (f"{prompt}\n\n{intent}## Review index{part}\n\n"
+                f"{self.workspace.index_markdown(ids)}"
                 "\n\n## Context bundles\n\n" + "\n\n".join(text for _, text in batch))
         return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
@@ -132,10 +142,12 @@ class Reviewer:
         allocated = ws.allocate(
             wanted, batches=None if all_batches else ws.loaded.settings.context.review_batches)
         config = self.client.config
+        purpose = ws.intent_markdown(self.counter.count, config.context_window)
         budget = max(1_000, config.context_window - config.max_output_tokens - _RESERVE
-                     - self.counter.count(SYSTEM_PROMPT) - self.counter.count(prompt))
+                     - self.counter.count(SYSTEM_PROMPT) - self.counter.count(prompt)
+                     - self.counter.count(purpose))
         batches = batch_bundles(allocated.bundles, self.counter.count, budget)
-        messages = [self._messages(prompt, batch, number, len(batches))
+        messages = [self._messages(prompt, batch, number, len(batches), purpose)
                     for number, batch in enumerate(batches, start=1)]
         return PreparedReview(wanted, allocated, messages,
                               [len(batch) for batch in batches])

@@ -15,6 +15,7 @@ from reviewtui.agent.tools import ToolBox, ToolContext
 from reviewtui.context import ProjectSearch
 from reviewtui.git import ChangeSet
 from reviewtui.git.contents import SideLines
+from reviewtui.git.intent_text import intent_budget, intent_markdown
 from reviewtui.models import BundleSet, ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan
@@ -48,6 +49,14 @@ class Workspace:
     @property
     def change_key(self) -> str:
         return change_key(self.loaded.change_set)
+
+    def intent_markdown(self, count: Callable[[str], int], context_window: int) -> str:
+        """The change's stated purpose for a prompt, within ``intent_budget`` of
+        ``context_window``; "" when none was gathered or there is none."""
+        intent = self.loaded.intent
+        if intent is None:
+            return ""
+        return intent_markdown(intent, count, intent_budget(context_window))
 
     def index_unit(self, unit_id: str) -> IndexUnit | None:
         found = self._units.get(unit_id)

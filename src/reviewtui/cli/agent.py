@@ -29,6 +29,7 @@ TRUNCATED_MARK = ("[answer incomplete: the model stopped at its output token lim
 
 def workspace(args: argparse.Namespace) -> Workspace:
     from reviewtui.agent.workspace import Workspace
+    from reviewtui.cli.intent import loaded_with_intent
     from reviewtui.cli.plan import overrides_from_args, print_planner_report
     from reviewtui.pipeline import load_change
 
@@ -36,6 +37,7 @@ def workspace(args: argparse.Namespace) -> Workspace:
         raise UsageError("--max-tool-rounds must be 0 or more")
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    loaded = loaded_with_intent(loaded, args)
     plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides)
     if plan.planner.endpoint_error:
         # The agent would wait on the same silent or refusing endpoint all over again.

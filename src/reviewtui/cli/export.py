@@ -16,10 +16,12 @@ from reviewtui.cli.parser import selector_from_args
 def run_export(args: argparse.Namespace) -> int:
     from reviewtui.agent.deliverable import export_review, write_export
     from reviewtui.agent.workspace import Workspace, change_key
+    from reviewtui.cli.intent import loaded_with_intent
     from reviewtui.pipeline import load_change
     from reviewtui.sessions import SessionStore
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    loaded = loaded_with_intent(loaded, args)
     with SessionStore() as store:
         session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
         overrides = store.overrides(session.session_id) if session else None

@@ -18,10 +18,16 @@ if TYPE_CHECKING:
 
 
 def run_index(args: argparse.Namespace) -> int:
+    from reviewtui.cli.intent import intent_line, loaded_with_intent, read_description
     from reviewtui.pipeline import load_change
     from reviewtui.units.order import sort_units
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    fmt = "planner" if args.planner else "json" if args.json else "table"
+    if fmt == "table":  # the JSON contracts are the seeds'; only the table shows the intent
+        loaded = loaded_with_intent(loaded, args)
+    else:
+        read_description(args.description)  # still a bad --description is said
     scan = None
     if args.scan or args.scan_tools:
         tools = [t.strip() for t in args.scan_tools.split(",") if t.strip()] if (
@@ -34,8 +40,7 @@ def run_index(args: argparse.Namespace) -> int:
             sys.stderr.write("index: a shallow clone: the priority leaves out the history of "
                              "the changed lines ('git fetch --unshallow' brings it)\n")
     index = sort_units(loaded.review_index(scan), args.sort)
-    fmt = "planner" if args.planner else "json" if args.json else "table"
-    print_index(index, fmt, sys.stdout)
+    print_index(index, fmt, sys.stdout, intent=intent_line(loaded))
     return 0
 
 
@@ -49,7 +54,7 @@ def risk_summary(index: ReviewIndex) -> str:
             f"critical), {counts['medium']} medium, {counts['low']} low")
 
 
-def _table(index: ReviewIndex) -> str:
+def _table(index: ReviewIndex, intent: str = "") -> str:
     meta = index.review_metadata
     total = index.summary.total_lines
     header = (f"{meta.mode}: {meta.old} -> {meta.new} | {meta.total_files} files, "
@@ -57,6 +62,8 @@ def _table(index: ReviewIndex) -> str:
     risks = risk_summary(index)
     if risks:
         header += "\n" + risks
+    if intent:
+        header += "\n" + intent
     if not index.units:
         return header + "\nno changes to review\n"
     rows = [("UNIT", "LOCATION", "LANG", "TYPE", "+/-", "LEVEL", "CONF", "RISK", "PRIO", "TAGS")]
@@ -81,8 +88,9 @@ def _table(index: ReviewIndex) -> str:
     return "\n".join(lines) + "\n"
 
 
-def print_index(index: ReviewIndex, fmt: str, out: TextIO) -> None:
-    """Write the index as ``table``, ``json`` (review_index) or ``planner`` (planner_index)."""
+def print_index(index: ReviewIndex, fmt: str, out: TextIO, *, intent: str = "") -> None:
+    """Write the index as ``table`` (``intent``, the stated purpose's line, in its header),
+    ``json`` (review_index) or ``planner`` (planner_index)."""
     from reviewtui.units.index import planner_index
 
     if fmt == "json":
@@ -90,7 +98,7 @@ def print_index(index: ReviewIndex, fmt: str, out: TextIO) -> None:
     elif fmt == "planner":
         out.write(planner_index(index).model_dump_json(indent=2) + "\n")
     else:
-        out.write(_table(index))
+        out.write(_table(index, intent))
     out.flush()
 
 

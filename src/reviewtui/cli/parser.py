@@ -18,8 +18,9 @@ SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", 
                "eval")
 
 
-def add_selectors(parser: argparse.ArgumentParser) -> None:
-    """The options that say which change to review, ``--no-cache`` and the ``PATH``."""
+def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) -> None:
+    """The options that say which change to review, ``--description`` (unless the command
+    sends nothing to a model nor shows the intent), ``--no-cache`` and the ``PATH``."""
     group = parser.add_argument_group("what to review (default: pending changes, else the "
                                       "branch against its merge base)")
     chooser = group.add_mutually_exclusive_group()
@@ -36,6 +37,11 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
     chooser.add_argument("--patch", metavar="FILE", help="a patch file, or - for stdin")
     group.add_argument("--no-untracked", action="store_true",
                        help="leave untracked files out of auto/--working/--all")
+    if description:
+        parser.add_argument("--description", metavar="FILE",
+                            help="the change's stated purpose (a pull request's description, "
+                                 "say): a text file, or - for stdin; sent with the commit "
+                                 "messages to the planner, the review agent and the chat")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse and score every file again, ignoring (and not writing) the "
                              "per-file results kept in .git/reviewtui/")
@@ -109,7 +115,7 @@ def _rules_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _rules_explain_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("unit_id", metavar="UNIT_ID", help="a unit id (or a unique prefix)")
-    add_selectors(parser)
+    add_selectors(parser, description=False)
 
 
 def _rules_learn_arguments(parser: argparse.ArgumentParser) -> None:

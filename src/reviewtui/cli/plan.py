@@ -25,17 +25,20 @@ if TYPE_CHECKING:
 
 
 def run_plan(args: argparse.Namespace) -> int:
+    from reviewtui.cli.intent import intent_line, loaded_with_intent
     from reviewtui.pipeline import load_change
 
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    loaded = loaded_with_intent(loaded, args)
     plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
-    print_plan(plan, args.json, sys.stdout)
+    print_plan(plan, args.json, sys.stdout, intent=intent_line(loaded))
     return 0
 
 
 def run_bundle(args: argparse.Namespace) -> int:
+    from reviewtui.cli.intent import loaded_with_intent
     from reviewtui.pipeline import load_change
 
     for name in ("budget", "review_budget"):
@@ -44,6 +47,7 @@ def run_bundle(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 100 tokens")
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    loaded = loaded_with_intent(loaded, args)
     plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     units = selected(plan, args.unit)
@@ -75,9 +79,12 @@ def _level(value: object) -> str:
     return str(getattr(value, "value", value)) if value is not None else "-"
 
 
-def plan_table(plan: FusedPlan) -> str:
+def plan_table(plan: FusedPlan, intent: str = "") -> str:
+    """The plan as a table; ``intent`` (the stated purpose's line) heads it. A unit the
+    planner found unrelated to the stated purpose says so in its reason."""
+    head = f"{intent}\n\n" if intent else ""
     if not plan.plan:
-        return "no changes to review\n"
+        return head + "no changes to review\n"
     rows = [("UNIT", "LOCATION", "RISK", "RULE", "CONF", "LLM", "FINAL", "BY", "SKIP",
              "REQUESTS", "REASON")]
     for item in plan.plan:
@@ -89,7 +96,7 @@ def plan_table(plan: FusedPlan) -> str:
             f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-",
             _level(item.llm_context_level), _level(item.final_context_level),
             item.provenance.level, "yes" if item.skip_review else "no", requests or "-",
-            item.reason,
+            item.reason + (f" [unrelated: {item.unrelated}]" if item.unrelated else ""),
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     lines = []
@@ -99,14 +106,17 @@ def plan_table(plan: FusedPlan) -> str:
     kept = sum(1 for item in plan.plan if not item.skip_review)
     lines.append("")
     lines.append(f"{kept} of {len(plan.plan)} units kept for review")
-    return "\n".join(lines) + "\n"
+    unrelated = sum(1 for item in plan.plan if item.unrelated)
+    if unrelated:
+        lines.append(f"{unrelated} units unrelated to the stated purpose")
+    return head + "\n".join(lines) + "\n"
 
 
-def print_plan(plan: FusedPlan, as_json: bool, out: TextIO) -> None:
+def print_plan(plan: FusedPlan, as_json: bool, out: TextIO, *, intent: str = "") -> None:
     if as_json:
         out.write(json.dumps(plan.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
     else:
-        out.write(plan_table(plan))
+        out.write(plan_table(plan, intent))
     out.flush()
 
 

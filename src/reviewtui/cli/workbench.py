@@ -9,15 +9,19 @@ from reviewtui.cli.parser import selector_from_args
 
 
 def run_workbench(args: argparse.Namespace) -> int:
+    from reviewtui.cli.intent import read_description
     from reviewtui.pipeline import load_change
     from reviewtui.tui.app import ReviewApp
 
     # The table opens in priority order, which counts each changed definition's reach.
     loaded = load_change(args.path, selector_from_args(args),
                          use_cache=not args.no_cache).with_reach()
+    # The workbench reads its own stored description (``i`` edits it) when it opens.
+    description = read_description(args.description,
+                                   patch_from_stdin=getattr(args, "patch", None) == "-")
     # The workbench runs for long: collect garbage cycles again, but leave the loaded change
     # (hundreds of thousands of objects that live as long as the app) out of every scan.
     gc.freeze()
     gc.enable()
-    ReviewApp(loaded, watch=args.watch).run()
+    ReviewApp(loaded, watch=args.watch, description=description).run()
     return 0

@@ -106,15 +106,19 @@ class ChatSession:
         return cls(workspace, store, client, counter, session)
 
     def static_context(self) -> str:
-        """The review context sent with every request: the index and the kept units' diffs."""
+        """The review context sent with every request: the change's stated purpose (commit
+        messages, description), the index and the kept units' diffs."""
         if self._static is None:
             ws = self.workspace
             limit = int(self.client.config.context_window * STATIC_SHARE)
             kept = [i.unit_id for i in ws.plan.plan if not i.skip_review]
             diffs = [f"### {u.location} ({u.unit_id})\n```diff\n{u.diff_text()}\n```"
                      for u in ws.loaded.units if u.unit_id in set(kept)]
+            purpose = ws.intent_markdown(self.counter.count, self.client.config.context_window)
             text = "## Review index\n\n" + ws.index_markdown() + "\n\n## Diffs\n\n" + "\n\n".join(
                 diffs)
+            # the stated purpose first: truncation cuts the end (the diffs), never the purpose
+            text = f"{purpose}\n\n{text}" if purpose else text
             self._static = self.counter.truncate(text, limit)
         return self._static
 

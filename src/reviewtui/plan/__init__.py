@@ -7,6 +7,7 @@ planner and the person said goes to the evidence log (``conflicts``, ``evidence`
 
 from __future__ import annotations
 
+from reviewtui.git.intent import ChangeIntent
 from reviewtui.models import ReviewIndex
 from reviewtui.plan.conflicts import (
     EvidenceLog,
@@ -35,17 +36,19 @@ from reviewtui.units.index import planner_index
 
 def plan_change(index: ReviewIndex, planner: Planner | None, *,
                 overrides: OverrideSet | None = None, conflict_log: EvidenceLog | None = None,
-                without_planner: PlannerReport | None = None) -> FusedPlan:
+                without_planner: PlannerReport | None = None,
+                intent: ChangeIntent | None = None) -> FusedPlan:
     """Plan (when a planner is given), fuse, log the evidence, and apply the overrides.
 
     ``without_planner`` is the report to show when ``planner`` is None (why there is none).
+    ``intent``, the change's stated purpose, goes to the planner with every batch.
     What the LLM said about each unit and the person's ``overrides`` go to ``conflict_log``.
     """
     if planner is None or not index.units:
         report = without_planner or PlannerReport(status="skipped")
         outcome = PlannerOutcome({}, frozenset(), report)
     else:
-        outcome = planner.plan(planner_index(index))
+        outcome = planner.plan(planner_index(index), intent)
     fusion = fuse_plan(index.units, outcome.items, outcome.planned_ids,
                        model=outcome.report.model)
     if overrides is not None:

@@ -126,6 +126,12 @@ def fuse_unit(unit: IndexUnit, llm: LLMPlanItem | None, planned: bool) -> FusedI
         skip, reason, skip_source = llm.skip_review, (llm.reason or "llm_plan"), "llm"
         if skip and is_high_risk(unit):
             skip, reason, skip_source = False, "high_risk_cannot_skip", "rule"
+        elif skip and llm.unrelated:
+            skip, reason, skip_source = False, "unrelated_cannot_skip", "rule"
+        if llm.unrelated and unit.rule_context_level is not None and (
+                final.rank < unit.rule_context_level.rank):
+            # off-topic is not a reason for less context: the rules' level stands
+            final, level_source = unit.rule_context_level, "rule"
         requests = merge_requests(llm.extra_requests, rule_requests)
     llm_keys = {request_key(r) for r in (llm.extra_requests if llm else [])}
     sources: list[Source] = ["llm" if request_key(r) in llm_keys else "rule" for r in requests]
@@ -136,6 +142,8 @@ def fuse_unit(unit: IndexUnit, llm: LLMPlanItem | None, planned: bool) -> FusedI
         final_context_level=final, extra_requests=requests, skip_review=skip, reason=reason,
         provenance=Provenance(level=level_source, skip=skip_source, extra_requests=sources),
         priority=unit.priority_score,
+        unrelated=llm.unrelated_reason or "unrelated" if llm is not None and llm.unrelated
+        else None,
     )
 
 
@@ -167,7 +175,7 @@ def llm_answers(items: Sequence[FusedItem]) -> tuple[dict[str, LLMPlanItem], set
     answers: dict[str, LLMPlanItem] = {}
     planned: set[str] = set()
     for item in items:
-        overruled = item.reason == "high_risk_cannot_skip"
+        overruled = item.reason in ("high_risk_cannot_skip", "unrelated_cannot_skip")
         if item.provenance.skip == "llm" or overruled:
             requests = [r for r, source in zip(item.extra_requests,
                                                item.provenance.extra_requests, strict=True)
@@ -175,7 +183,8 @@ def llm_answers(items: Sequence[FusedItem]) -> tuple[dict[str, LLMPlanItem], set
             answers[item.unit_id] = LLMPlanItem(
                 unit_id=item.unit_id, llm_context_level=item.llm_context_level,
                 extra_requests=requests, skip_review=item.skip_review or overruled,
-                reason="" if overruled or item.reason == "llm_plan" else item.reason)
+                reason="" if overruled or item.reason == "llm_plan" else item.reason,
+                unrelated=item.unrelated is not None, unrelated_reason=item.unrelated or "")
             planned.add(item.unit_id)
         elif item.reason.startswith(_PLANNED_WITHOUT_ITEM):
             planned.add(item.unit_id)

@@ -28,6 +28,8 @@ from reviewtui.errors import (
     LLMNotConfiguredError,
     LLMTimeoutError,
 )
+from reviewtui.git.intent import ChangeIntent
+from reviewtui.git.intent_text import intent_budget, intent_markdown
 from reviewtui.llm import ChatResult
 from reviewtui.models import PlannerIndex, PlannerUnit
 from reviewtui.plan.extract import PlanParseError, extract_plan_items
@@ -105,9 +107,17 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
             else:
                 requests.append(request)
         reason = item.reason if isinstance(item.reason, str) else ""
+        unrelated = _bool(item.unrelated) and item.unrelated != "skip"
+        why = item.unrelated_reason if isinstance(item.unrelated_reason, str) else ""
+        if isinstance(item.unrelated, str) and not why and item.unrelated.strip().lower() not in (
+                "true", "yes", "1", "false", "no", "0", ""):
+            unrelated, why = True, item.unrelated  # a reason given in place of the flag
         result.items[item.unit_id] = LLMPlanItem(
             unit_id=item.unit_id, llm_context_level=level, extra_requests=requests,
-            skip_review=_bool(item.skip_review), reason=reason.strip()[:500])
+            skip_review=_bool(item.skip_review), reason=reason.strip()[:500],
+            unrelated=unrelated,
+            unrelated_reason=(why.strip()[:300] or "not part of the stated purpose")
+            if unrelated else "")
 
 
 class Planner:
@@ -129,12 +139,12 @@ class Planner:
         return reply
 
     def _run_batch(self, header: str, units: list[PlannerUnit], number: int,
-                   total: int) -> _BatchResult:
+                   total: int, intent: str = "") -> _BatchResult:
         result = _BatchResult()
         wanted = {u.unit_id: u for u in units}
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": user_message(
-                        header, [unit_json(u) for u in units], number, total)}]
+                        header, [unit_json(u) for u in units], number, total, intent)}]
         label = f"batch {number}/{total}" if total > 1 else "plan"
         try:
             reply = self._chat(messages, result)
@@ -163,10 +173,16 @@ class Planner:
             result.planned = set(wanted)
         return result
 
-    def plan(self, index: PlannerIndex) -> PlannerOutcome:
+    def plan(self, index: PlannerIndex, intent: ChangeIntent | None = None) -> PlannerOutcome:
+        """Plan ``index``; every batch also carries the change's stated purpose (``intent``,
+        within ``intent_budget`` of the context window) so the model can mark units that
+        have nothing to do with it."""
         config = self.client.config
         header = header_json(index)
-        fixed = self.count(SYSTEM_PROMPT) + self.count(header) + _MARGIN
+        purpose = (intent_markdown(intent, self.count, intent_budget(config.context_window))
+                   if intent is not None else "")
+        fixed = (self.count(SYSTEM_PROMPT) + self.count(header) + self.count(purpose)
+                 + _MARGIN)
         input_budget = max(500, config.context_window - config.max_output_tokens - fixed)
         batches = make_batches(index.units, self.count, input_budget=input_budget,
                                output_budget=config.max_output_tokens)
@@ -174,11 +190,11 @@ class Planner:
         results: list[_BatchResult] = []
         if batches:
             # The first batch runs alone: an error that would repeat (a bad key) stops here.
-            results.append(self._run_batch(header, batches[0], 1, total))
+            results.append(self._run_batch(header, batches[0], 1, total, purpose))
             if not results[0].fatal and total > 1:
                 with ThreadPoolExecutor(max_workers=min(self.max_workers, total - 1)) as pool:
                     results += pool.map(lambda pair: self._run_batch(header, pair[1], pair[0],
-                                                                     total),
+                                                                     total, purpose),
                                         list(enumerate(batches[1:], start=2)))
         return self._outcome(results, total, config.model)
 

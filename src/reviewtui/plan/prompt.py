@@ -41,9 +41,15 @@ extra requests; raise the level when the rules look too narrow, lower it when th
 wide, and say why in one short sentence. Only skip units that need no review at all (formatting, \
 generated files, lockfiles); never skip security, configuration or routing changes.
 
+When the change's stated purpose is given (commit messages, description, linked issues), mark a \
+unit that has nothing to do with it "unrelated": true with a short unrelated_reason (what it \
+does instead). Being off-topic is never a reason to lower a level or skip: a change nobody asked \
+for deserves at least as much attention as the rest.
+
 Answer with one JSON object and nothing else:
 {"plan": [{"unit_id": "...", "llm_context_level": "function", "extra_requests": \
-[{"type": "callers", "details": "name"}], "skip_review": false, "reason": "..."}]}
+[{"type": "callers", "details": "name"}], "skip_review": false, "reason": "...", \
+"unrelated": false, "unrelated_reason": ""}]}
 Include exactly one item for every unit_id you are given, and no other unit_id."""
 
 REPAIR_PROMPT = """\
@@ -68,8 +74,11 @@ def plan_schema() -> dict[str, Any]:
             "extra_requests": {"type": "array", "items": request},
             "skip_review": {"type": "boolean"},
             "reason": {"type": "string"},
+            "unrelated": {"type": "boolean"},
+            "unrelated_reason": {"type": "string"},
         },
-        "required": ["unit_id", "llm_context_level", "extra_requests", "skip_review", "reason"],
+        "required": ["unit_id", "llm_context_level", "extra_requests", "skip_review", "reason",
+                     "unrelated", "unrelated_reason"],
         "additionalProperties": False,
     }
     return {"type": "object", "properties": {"plan": {"type": "array", "items": item}},
@@ -86,10 +95,14 @@ def header_json(index: PlannerIndex) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def user_message(header: str, units: Sequence[str], batch: int, batches: int) -> str:
+def user_message(header: str, units: Sequence[str], batch: int, batches: int,
+                 intent: str = "") -> str:
+    """The batch's request: the change's metadata, its stated purpose (``intent``, the
+    Markdown of ``git.intent_text``; may be empty), and the units to plan."""
     part = f" (batch {batch} of {batches}; plan only these units)" if batches > 1 else ""
-    return (f"Change metadata and summary:\n{header}\n\nUnits{part}:\n[" + ",\n".join(units)
-            + "]\n\nReturn the plan JSON.")
+    purpose = f"{intent}\n\n" if intent else ""
+    return (f"Change metadata and summary:\n{header}\n\n{purpose}Units{part}:\n["
+            + ",\n".join(units) + "]\n\nReturn the plan JSON.")
 
 
 # Tokens one plan item takes in the reply (an id, a level, a request or two, a short reason).

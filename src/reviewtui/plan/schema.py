@@ -30,6 +30,8 @@ class RawPlanItem(BaseModel):
     extra_requests: Any = None
     skip_review: Any = False
     reason: Any = None
+    unrelated: Any = False  # older prompts and many models leave these out
+    unrelated_reason: Any = None
 
 
 class LLMPlanItem(_Model):
@@ -38,6 +40,8 @@ class LLMPlanItem(_Model):
     extra_requests: list[ExtraRequest] = Field(default_factory=list)
     skip_review: bool = False
     reason: str = ""
+    unrelated: bool = False  # nothing to do with the change's stated purpose
+    unrelated_reason: str = ""
 
 
 class Provenance(_Model):
@@ -62,6 +66,9 @@ class FusedItem(_Model):
     reason: str
     provenance: Provenance
     priority: float | None = None  # the rules' review order (higher first)
+    # The planner found it unrelated to the change's stated purpose: why (None: related, or
+    # no planner, or no stated purpose).
+    unrelated: str | None = None
 
 
 class PlannerReport(_Model):

@@ -5,7 +5,10 @@ file the reviewer's comments and the findings with the lines they are about quot
 ``ExportedReview`` (a documented pydantic schema); SARIF 2.1.0 carries the findings with the
 same fingerprints ``reviewtui review`` gives (a dismissed finding is a suppression with its
 reason) and the comments as notes. Accepted and untriaged findings are in; dismissed, gone
-and fixed ones only with ``everything`` (``--all``).
+and fixed ones only with ``everything`` (``--all``). Each starts with the change's stated
+purpose (``export_intent``: Markdown's top lines, JSON's ``intent``, the SARIF run's
+``intent`` property), and findings of the ``intent_mismatch`` category ("does not do what it
+says") are labelled and counted as such.
 """
 
 from __future__ import annotations
@@ -17,6 +20,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewtui import __version__
+from reviewtui.sessions.export_intent import (
+    ExportedIntent,
+    intent_markdown_lines,
+    intent_sarif,
+)
 from reviewtui.sessions.review_records import (
     STATE_LABELS,
     ReviewComment,
@@ -33,6 +41,7 @@ _SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
 _VERDICT_TITLES = {"approve": "Approve", "request_changes": "Request changes",
                    "comment": "Comment"}
 _DEFAULT_STATES = frozenset({"accepted", "open"})
+INTENT_CATEGORY = "intent_mismatch"  # agent.findings' category for "does not match the intent"
 
 
 class _Model(BaseModel):
@@ -75,6 +84,7 @@ class ExportedReview(_Model):
     verdict: VerdictKind | None
     verdict_summary: str = ""
     summary: ExportSummary
+    intent: ExportedIntent | None = None  # the change's stated purpose
     comments: list[ExportedComment]
     findings: list[ExportedFinding]
     units: list[ExportedUnit]
@@ -83,7 +93,8 @@ class ExportedReview(_Model):
 def build_export(change: str, session_id: str | None, verdict: ReviewVerdict | None,
                  findings: Sequence[StoredFinding], comments: Sequence[ReviewComment],
                  units: Sequence[ExportedUnit], quote: Quote, *,
-                 everything: bool = False) -> ExportedReview:
+                 everything: bool = False, intent: ExportedIntent | None = None,
+                 ) -> ExportedReview:
     shown = [f for f in findings if everything or f.state in _DEFAULT_STATES]
     counts = {status: sum(1 for u in units if u.status == status)
               for status in ("reviewed", "skipped")}
@@ -94,6 +105,7 @@ def build_export(change: str, session_id: str | None, verdict: ReviewVerdict | N
         summary=ExportSummary(units=len(units), reviewed=counts["reviewed"],
                               skipped=counts["skipped"],
                               left=len(units) - counts["reviewed"] - counts["skipped"]),
+        intent=intent,
         comments=[ExportedComment(**c.model_dump(), quote=quote(
             c.file_path, c.side, c.start_line, c.end_line)) for c in comments],
         findings=[ExportedFinding(**f.model_dump(), quote=quote(
@@ -122,11 +134,15 @@ def _markdown(review: ExportedReview) -> str:
     title = _VERDICT_TITLES[review.verdict] if review.verdict else "No verdict yet"
     s = review.summary
     out = [f"## Review: {title}", ""]
+    if review.intent is not None:
+        out += intent_markdown_lines(review.intent)
     if review.verdict_summary:
         out += [review.verdict_summary, ""]
+    mismatches = sum(1 for f in review.findings if f.category == INTENT_CATEGORY)
+    against = f" ({mismatches} against the stated purpose)" if mismatches else ""
     out += [f"**{s.reviewed} of {s.units} units reviewed** · {s.skipped} skipped · "
             f"{s.left} left · {len(review.comments)} comments · "
-            f"{len(review.findings)} findings  ", f"<sub>{review.change}</sub>", ""]
+            f"{len(review.findings)} findings{against}  ", f"<sub>{review.change}</sub>", ""]
     files = sorted({c.file_path for c in review.comments}
                    | {f.file_path for f in review.findings})
     for path in files:
@@ -137,8 +153,9 @@ def _markdown(review: ExportedReview) -> str:
         for finding in (f for f in review.findings if f.file_path == path):
             state = "" if finding.state == "accepted" else f", {STATE_LABELS[finding.state]}"
             reason = f" (dismissed: {finding.reason})" if finding.reason else ""
-            out.append(f"- **{finding.severity} · {finding.title}** ({finding.lines}{state})"
-                       f"{reason}")
+            kind = "intent mismatch · " if finding.category == INTENT_CATEGORY else ""
+            out.append(f"- **{finding.severity} · {kind}{finding.title}** "
+                       f"({finding.lines}{state}){reason}")
             if finding.body:
                 out.append(f"  {finding.body}")
             if finding.suggestion:
@@ -183,7 +200,8 @@ def _sarif(review: ExportedReview) -> str:
             "results": results,
             "properties": {"verdict": review.verdict, "summary": review.verdict_summary,
                            "change": review.change,
-                           "units": review.summary.model_dump()},
+                           "units": review.summary.model_dump(),
+                           "intent": intent_sarif(review.intent) if review.intent else None},
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

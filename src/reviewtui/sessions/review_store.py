@@ -1,4 +1,5 @@
-"""The session store's review records: findings by fingerprint, comments, the verdict.
+"""The session store's review records: findings by fingerprint, comments, the verdict, and the
+description of the change the person wrote in the workbench.
 
 A mixin of ``SessionStore`` (same file, same transactions), kept in its own module so the store
 reads as conversations and this as a review. Merging a new review: a finding seen before keeps
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from reviewtui.errors import StoreError
+from reviewtui.llm.redact import redact_secrets
 from reviewtui.sessions.review_records import (
     FindingState,
     MergeReport,
@@ -175,3 +177,33 @@ class ReviewStore:
                          "VALUES (?, ?, ?)", (session_id, self._dump(saved), now))
             self._touch(conn, session_id, now)
         return saved
+
+    # -- the change's description (its stated purpose, written in the workbench) ---------------
+
+    def description(self, session_id: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT text FROM descriptions WHERE session_id = ?",
+                               (session_id,)).fetchone()
+            return str(row["text"]) if row else None
+
+    def change_description(self, repo_key: str, change_key: str) -> str | None:
+        """The description last written for this change, in any of its sessions (``ask
+        --new`` starts a session; the change's description stays the same)."""
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT d.text FROM descriptions d JOIN sessions s USING (session_id) "
+                "WHERE s.repo_key = ? AND s.change_key = ? ORDER BY d.updated_at DESC, "
+                "d.rowid DESC LIMIT 1", (repo_key, change_key)).fetchone()
+            return str(row["text"]) if row else None
+
+    def set_description(self, session_id: str, text: str) -> None:
+        """Keep ``text`` (redacted) as the change's description; blank text removes it."""
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            if text.strip():
+                conn.execute("INSERT OR REPLACE INTO descriptions (session_id, text, updated_at) "
+                             "VALUES (?, ?, ?)", (session_id, redact_secrets(text), now))
+            else:
+                conn.execute("DELETE FROM descriptions WHERE session_id = ?", (session_id,))
+            self._touch(conn, session_id, now)

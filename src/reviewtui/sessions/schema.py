@@ -133,6 +133,15 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "ALTER TABLE rounds ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE rounds ADD COLUMN continues INTEGER",
     ),
+    # v5: the change's stated purpose as the person wrote it in the workbench (``i``), for a
+    # change whose commits do not say it (a working-tree change has none).
+    (
+        """CREATE TABLE descriptions (
+            session_id TEXT PRIMARY KEY REFERENCES sessions (session_id) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -9,28 +9,17 @@ serialised, so an API key never reaches the file.
 from __future__ import annotations
 
 import json
-import re
 from typing import NoReturn, TypeVar
 
 from pydantic import BaseModel
 
 from reviewtui.errors import StoreError
+from reviewtui.llm.redact import REDACTED, redact_secrets
 
-REDACTED = "[REDACTED]"
-_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # OpenAI-style keys (sk-..., sk-proj-..., sk-ant-...), not "task-..." or "disk-...".
-    (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}"), REDACTED),
-    # Authorization headers and pasted curl commands.
-    (re.compile(r"\b((?i:bearer))(\s+)[A-Za-z0-9._~+/=-]{16,}"), rf"\1\2{REDACTED}"),
-)
+__all__ = ["REDACTED", "clean_json", "clean_opt_text", "clean_text", "expect",
+           "redact_secrets", "refuse"]
+
 _R = TypeVar("_R", bound=BaseModel)
-
-
-def redact_secrets(text: str) -> str:
-    """``text`` with anything that looks like an API key (``sk-…``, ``Bearer …``) blanked."""
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 def refuse(value: object) -> NoReturn:

@@ -5,7 +5,7 @@ Triage runs on the rules' plan at once; the LLM planner (``P``), scanners (``S``
 table stays responsive. Every decision (level, skip, requests, reviewed) is applied by the core's
 override layer and persisted in the session store of this change. This module is the layout;
 the keys live in one mixin per group (``triage_actions``, ``view_actions``, ``model_actions``,
-``review_actions``, ``learn_actions``) over ``base.WorkbenchBase``.
+``review_actions``, ``learn_actions``, ``intent_actions``) over ``base.WorkbenchBase``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
+from reviewtui.tui.intent_actions import IntentActions
 from reviewtui.tui.keys import ACTIONS
 from reviewtui.tui.learn_actions import LearnActions
 from reviewtui.tui.model_actions import ModelActions
@@ -26,10 +27,12 @@ from reviewtui.tui.triage_actions import TriageActions
 from reviewtui.tui.view_actions import ViewActions
 from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
+from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 
-class ReviewApp(ReviewActions, LearnActions, ModelActions, ViewActions, TriageActions):
+class ReviewApp(ReviewActions, IntentActions, LearnActions, ModelActions, ViewActions,
+                TriageActions):
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
@@ -40,6 +43,7 @@ class ReviewApp(ReviewActions, LearnActions, ModelActions, ViewActions, TriageAc
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield IntentPane(id="intent")
         with Horizontal(id="main"):
             longest = max((len(u.location) for u in self.loaded.units), default=20)
             yield UnitTable(id="units", location_width=longest)
@@ -58,9 +62,7 @@ class ReviewApp(ReviewActions, LearnActions, ModelActions, ViewActions, TriageAc
             self.theme = self._theme_name
         for problem in self._theme_problems:
             self.notify(problem, title="theme skipped", severity="warning")
-        meta = self.loaded.change_set
-        self.sub_title = (f"{meta.mode}: {meta.old_side.describe()} -> "
-                          f"{meta.new_side.describe()}")
+        self.show_intent()
         self.load_review()
         self.query_one(UnitTable).focus()
         if self.watch_files:

@@ -7,11 +7,12 @@ one kind of work and the app module stays the layout.
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from pathlib import Path
 
 from textual import on
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
@@ -29,6 +30,7 @@ from reviewtui.tui.themes import load_themes
 from reviewtui.tui.triage import Filter, Row, Triage
 from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
+from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
@@ -49,12 +51,13 @@ FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_b
 
 class WorkbenchBase(App[None]):
     def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None,
-                 watch: bool = False) -> None:
+                 watch: bool = False, description: str | None = None) -> None:
         super().__init__()
-        self.loaded = loaded
         self.watch_files = watch  # refresh by itself when files change (--watch)
         self.watch_stop = threading.Event()
-        self.session = TuiSession(loaded, store_path)
+        # ``description``: --description's text; the session gathers the stated purpose
+        self.session = TuiSession(loaded, store_path, description=description)
+        self.loaded = loaded = self.session.loaded
         plan = loaded.plan(use_llm=False)
         self.triage = Triage(loaded.units, plan, self.session.overrides(),
                              self.session.marks(), reasons=loaded.priority_reasons)
@@ -113,6 +116,38 @@ class WorkbenchBase(App[None]):
 
     def current(self) -> str | None:
         return self.table.current_unit
+
+    def show_intent(self) -> None:
+        """The stated purpose in one line in the header, and whole in the intent pane."""
+        cs = self.loaded.change_set
+        intent = self.loaded.intent
+        line = intent.headline() if intent is not None else ""
+        if intent is None or (not intent.commits and not intent.description):
+            line = " · ".join(p for p in (line if intent and intent.branch else "",
+                                          "no description (i writes one)") if p)
+        self.sub_title = (f"{cs.mode}: {cs.old_side.describe()} -> {cs.new_side.describe()}"
+                          f" · {line}")
+        self.query_one(IntentPane).show(intent)
+
+    def run_editor(self, command: list[str]) -> int | None:
+        """Run the editor with the terminal handed over; its exit status, or None (and a
+        notification) when it could not run or failed."""
+        try:
+            try:
+                with self.suspend():
+                    proc = subprocess.run(command, check=False)
+            except SuspendNotSupported:  # no terminal to hand over (tests, the web)
+                proc = subprocess.run(command, check=False, stdin=subprocess.DEVNULL,
+                                      capture_output=True)
+        except OSError as exc:
+            self.notify(f"cannot run {command[0]}: {exc.strerror or exc}", title="editor",
+                        severity="error")
+            return None
+        if proc.returncode != 0:
+            self.notify(f"{Path(command[0]).name} exited with status {proc.returncode}",
+                        title="editor", severity="warning")
+            return None
+        return proc.returncode
 
     def set_status(self, text: str | None = None) -> None:
         """Counts · where the plan came from · ``text`` (the last event; None keeps it)."""

@@ -65,6 +65,9 @@ ACTIONS: Mapping[str, KeyAction] = {
     "verdict": KeyAction(False, "verdict: approve, request changes, comment", "V"),
     "export_review": KeyAction(True, "export the review (Markdown, JSON, SARIF)", "X"),
     "open_editor": KeyAction(False, "open the unit's file in $VISUAL / $EDITOR", "ctrl+e"),
+    "edit_description": KeyAction(False, "write the change's description (what it is for) "
+                                  "in $VISUAL / $EDITOR", "i"),
+    "toggle_intent": KeyAction(False, "show the change's whole stated purpose, and back", "I"),
     "refresh": KeyAction(True, "collect the change again (keeps every decision)", "r"),
     "help": KeyAction(True, "help", "question_mark"),
     "quit": KeyAction(True, "quit", "q"),

@@ -34,7 +34,8 @@ class ModelActions(WorkbenchBase):
         planner, why = make_planner(self.loaded.settings, cancel=cancel)
         try:
             plan = plan_change(self.loaded.review_index(), planner,
-                               conflict_log=self.loaded.conflict_log(), without_planner=why)
+                               conflict_log=self.loaded.conflict_log(), without_planner=why,
+                               intent=self.loaded.intent)
         except ReviewTuiError as error:
             self.call_from_thread(self._plan_failed, cancel, str(error))
             return

@@ -9,13 +9,10 @@ worker: the person's overrides follow their units, "reviewed" marks of changed u
 
 from __future__ import annotations
 
-import subprocess
 import threading
-from pathlib import Path
 from typing import Literal
 
 from textual import work
-from textual.app import SuspendNotSupported
 from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
@@ -231,29 +228,9 @@ class ReviewActions(WorkbenchBase):
         except ReviewTuiError as error:
             self.notify(str(error), title="no editor", severity="warning")
             return
-        code = self._run_editor(command)
+        code = self.run_editor(command)
         if code is not None:
             self.action_refresh()
-
-    def _run_editor(self, command: list[str]) -> int | None:
-        """Run the editor with the terminal handed over; its exit status, or None (and a
-        notification) when it could not run or failed."""
-        try:
-            try:
-                with self.suspend():
-                    proc = subprocess.run(command, check=False)
-            except SuspendNotSupported:  # no terminal to hand over (tests, the web)
-                proc = subprocess.run(command, check=False, stdin=subprocess.DEVNULL,
-                                      capture_output=True)
-        except OSError as exc:
-            self.notify(f"cannot run {command[0]}: {exc.strerror or exc}", title="editor",
-                        severity="error")
-            return None
-        if proc.returncode != 0:
-            self.notify(f"{Path(command[0]).name} exited with status {proc.returncode}",
-                        title="editor", severity="warning")
-            return None
-        return proc.returncode
 
     def action_refresh(self) -> None:
         if not self.loaded.refreshable:

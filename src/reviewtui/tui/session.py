@@ -43,7 +43,8 @@ class Refreshed:
 
 
 class TuiSession:
-    def __init__(self, loaded: LoadedChange, store_path: Path | None = None) -> None:
+    def __init__(self, loaded: LoadedChange, store_path: Path | None = None, *,
+                 description: str | None = None) -> None:
         self.loaded = loaded
         self.config = resolve_llm(loaded.settings.llm)
         self._store_path = store_path
@@ -55,6 +56,9 @@ class TuiSession:
         self._recorded = OverrideSet()  # the overrides last logged as evidence
         self.repo_key = str(loaded.root)
         self.change_key = change_key(loaded.change_set)  # what `reviewtui ask` uses too
+        # The stated purpose, gathered once: --description wins, else the one written here
+        # (``i``) and kept in the session, else the [review] description setting.
+        self.loaded = loaded.with_intent(description, stored=self.description())
 
     # --- store ----------------------------------------------------------------------------
 
@@ -80,6 +84,23 @@ class TuiSession:
                     model=self.config.model)
             self._session_id = found.session_id if found else None
         return self._session_id
+
+    def description(self) -> str | None:
+        """The description the person wrote in the workbench for this change, if any."""
+        store = self.store()
+        try:
+            return (store.change_description(self.repo_key, self.change_key)
+                    if store is not None else None)
+        except StoreError:
+            return None
+
+    def set_description(self, text: str) -> str | None:
+        """Keep ``text`` as the change's description and gather the intent again with it
+        (the chat starts its static context again); a problem comes back as one line."""
+        problem = self._write(lambda s, sid: s.set_description(sid, text))
+        self.loaded = self.loaded.with_intent(None, stored=text)
+        self._chat = None
+        return problem
 
     def overrides(self) -> OverrideSet:
         sid = self._session(create=False)

@@ -177,3 +177,23 @@ def test_overrides_form_the_top_layer() -> None:
     assert b.skip_review and b.provenance.skip == "user" and b.reason.startswith("user: skipped")
     # The fused items underneath are untouched.
     assert base[0].final_context_level is F and base[1].skip_review is False
+
+
+def test_an_unrelated_unit_is_not_lowered_nor_skipped_for_being_off_topic() -> None:
+    """At low rule confidence the LLM's level wins -- but not when the model's only point is
+    that the unit has nothing to do with the stated purpose: the rules' level stands, and the
+    skip is refused."""
+    off = LLMPlanItem(unit_id="u1", llm_context_level=D, skip_review=True, reason="noise",
+                      unrelated=True, unrelated_reason="reformats the logger")
+    [item] = fuse_plan([unit(level=C, conf=0.2, risk="low")], {"u1": off}, {"u1"}).items
+    assert (item.final_context_level, item.provenance.level) == (C, "rule")
+    assert (item.skip_review, item.reason) == (False, "unrelated_cannot_skip")
+    assert item.unrelated == "reformats the logger"
+    # the same answer without the flag: the LLM's level and its skip
+    related = off.model_copy(update={"unrelated": False, "unrelated_reason": ""})
+    [plain] = fuse_plan([unit(level=C, conf=0.2, risk="low")], {"u1": related}, {"u1"}).items
+    assert (plain.final_context_level, plain.skip_review, plain.unrelated) == (D, True, None)
+    # raising is still the model's to do
+    wider = off.model_copy(update={"llm_context_level": FULL, "skip_review": False})
+    [up] = fuse_plan([unit(level=C, conf=0.2, risk="low")], {"u1": wider}, {"u1"}).items
+    assert (up.final_context_level, up.provenance.level) == (FULL, "llm")

@@ -240,3 +240,25 @@ def test_no_model_configured_plans_on_the_rules(repo: GitRepoBuilder) -> None:
     assert plan.planner.status == "not_configured"
     assert "REVIEWTUI_MODEL" in plan.planner.messages[0]
     assert len(plan.plan) == 3
+
+
+def test_unrelated_is_read_tolerantly(repo: GitRepoBuilder,
+                                      fake_llm: ScriptedOpenAIServer) -> None:
+    """The flag with its reason, a reason in place of the flag, a bare flag, and nothing."""
+    loaded = _change(repo).with_intent("Guard login against empty users.")
+    auth, util, docs = (_unit(loaded, p) for p in ("app/auth.py", "app/util.py", "README.md"))
+
+    def answer(request: dict[str, Any]) -> Reply:
+        assert "### Description\nGuard login against empty users." in (
+            request["messages"][1]["content"])
+        return Reply.json({"plan": [
+            {"unit_id": auth, "llm_context_level": "function", "unrelated": False},
+            {"unit_id": util, "llm_context_level": "function",
+             "unrelated": "adds zero to a sum; nothing to do with login"},
+            {"unit_id": docs, "llm_context_level": "diff_only", "unrelated": "true"}]})
+
+    fake_llm.script(answer)
+    plan = {item.unit_id: item for item in loaded.plan().plan}
+    assert plan[auth].unrelated is None
+    assert plan[util].unrelated == "adds zero to a sum; nothing to do with login"
+    assert plan[docs].unrelated == "not part of the stated purpose"

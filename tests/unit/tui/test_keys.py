@@ -21,6 +21,7 @@ BRIEF_DEFAULTS = {
     "next_finding": "f", "prev_finding": "F", "accept_finding": "a", "accept_with_comment": "A",
     "dismiss_finding": "x", "comment": "m", "verdict": "V", "export_review": "X",
     "open_editor": "ctrl+e", "refresh": "r",
+    "edit_description": "i", "toggle_intent": "I",  # the change's stated purpose
 }
 
 

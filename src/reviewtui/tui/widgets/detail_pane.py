@@ -42,6 +42,9 @@ def _decision(row: Row) -> RenderableType:
     table.add_row("requests", requests or "-")
     table.add_row("status", f"{row.status}{' · skipped' if item.skip_review else ''} · "
                             f"{item.reason}")
+    if item.unrelated:
+        table.add_row("unrelated", Text(f"to the stated purpose: {item.unrelated}",
+                                        style="yellow"))
     if row.why:
         table.add_row("priority", "\n".join(row.why))
     return table

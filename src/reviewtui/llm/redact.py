@@ -1,0 +1,32 @@
+"""Blank what looks like a secret in text that is stored or sent to a model.
+
+One place for the patterns, so the session store, the change's stated purpose (commit messages,
+descriptions) and anything else that leaves the process redact the same things: OpenAI-style
+keys, ``Bearer`` tokens, AWS access key ids and ``aws_secret_access_key = ...`` assignments.
+Plain ``re``, no imports of the LLM client: the git stage uses it too.
+"""
+
+from __future__ import annotations
+
+import re
+
+REDACTED = "[REDACTED]"
+SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # OpenAI-style keys (sk-..., sk-proj-..., sk-ant-...), not "task-..." or "disk-...".
+    (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}"), REDACTED),
+    # Authorization headers and pasted curl commands.
+    (re.compile(r"\b((?i:bearer))(\s+)[A-Za-z0-9._~+/=-]{16,}"), rf"\1\2{REDACTED}"),
+    # AWS access key ids (AKIA... long-term, ASIA... temporary).
+    (re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"), REDACTED),
+    # aws_secret_access_key = "...", AWS_SECRET_ACCESS_KEY: ... (40 base64-ish characters).
+    (re.compile(r"((?i:aws_secret_access_key)[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
+     rf"\1{REDACTED}"),
+)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with anything that looks like an API key (``sk-…``, ``Bearer …``, AWS keys)
+    blanked."""
+    for pattern, replacement in SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
