@@ -97,7 +97,7 @@ def main() -> int:
         # cases (tokens included), starting from those weights
         weights = fit_weights(train, l2=args.l2, tokens=200, l2_tokens=args.l2_tokens,
                               prior=others_fit[name])
-        newer_today += test
+        newer_today += [rescored(c, zero) for c in test]
         newer_shipped += [rescored(c, others_fit[name]) for c in test]
         newer_own += [rescored(c, weights) for c in test]
     add("newer 30% of each project, today", eval_metrics(newer_today))

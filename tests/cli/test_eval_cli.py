@@ -167,3 +167,30 @@ def test_a_shallow_clone_orders_without_line_history_and_says_so_once(
     assert result.code == 0, result.err
     assert result.err.count("shallow clone") == 1
     assert result.json()["units"]
+
+
+def test_the_progress_line_shows_on_a_terminal_only() -> None:
+    import io
+
+    from reviewtui.app.evaluate import EvalProgress
+    from reviewtui.cli.evaluate import _ProgressLine
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    line = _ProgressLine(terminal)
+    line._started -= 2  # a run past its first second
+    line(EvalProgress("mine", 3, None, "120 commits, 9 fixes"))
+    line(EvalProgress("rank", 5, 10, "abc"))
+    assert "eval: mining history: 120 commits, 9 fixes, 3 cases" in terminal.getvalue()
+    assert terminal.getvalue().endswith("eval: ranking [##########..........] 5/10 abc")
+    line.close()
+    assert terminal.getvalue().endswith("\r\x1b[K")
+    piped = io.StringIO()
+    quiet = _ProgressLine(piped)
+    quiet._started -= 2
+    quiet(EvalProgress("rank", 5, 10, "abc"))
+    quiet.close()
+    assert piped.getvalue() == ""

@@ -28,6 +28,11 @@ MIN_CASES = 8
 # hold a blamed line: fitted, the features of removed code would learn that artifact (a removed
 # check would rank last). They keep these hand-set weights instead, and the fit leaves them be.
 PRIOR: dict[str, float] = {"check_removed": 0.6, "error_removed": 0.3, "pure_removal": 0.0}
+# SZZ's bugs are ordinary ones, so a fit tempers the rules' risk class and security signals
+# (their weights come out negative). What keeps real security fixes first (bench_risk.py) is
+# the cap on the learned part (TriageWeights.cap, 12 points, under a risk class's 15): the fit
+# is linear, the clip applies when scoring. Fixing the rule parts' weights by hand instead, or
+# fitting a smooth saturation, was tried: no better on held-out data.
 
 
 def usable(cases: Sequence[CaseResult]) -> list[CaseResult]:
@@ -55,7 +60,7 @@ def token_vocabulary(cases: Sequence[CaseResult], size: int, min_share: float = 
 def fit_weights(cases: Sequence[CaseResult], *, scale: float = 10.0, l2: float = L2,
                 steps: int = 25, fitted_on: str = "", before: int | None = None,
                 tokens: int = 0, l2_tokens: float = L2_TOKENS,
-                prior: TriageWeights | None = None) -> TriageWeights:
+                prior: TriageWeights | None = None, cap: float = 12.0) -> TriageWeights:
     """Weights that order holders before the other units of their change; ``before``: the
     start of an evaluation window (a bug-commit time) no training case may reach; ``tokens``:
     the size of the token model's vocabulary (0: no token model); ``prior``: weights to stay
@@ -124,7 +129,7 @@ def fit_weights(cases: Sequence[CaseResult], *, scale: float = 10.0, l2: float =
     learned_tokens = {token: round(float(v), 4)
                       for token, v in zip(vocabulary, values[len(ALL_FEATURES):], strict=True)
                       if abs(v) >= 0.005}
-    return TriageWeights(scale=scale, weights=weights, tokens=learned_tokens,
+    return TriageWeights(scale=scale, cap=cap, weights=weights, tokens=learned_tokens,
                          fitted_on=fitted_on, cases=len(chosen))
 
 

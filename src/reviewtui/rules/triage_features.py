@@ -46,7 +46,7 @@ FEATURES: tuple[str, ...] = (
     "new_code", "only_messages", "comment_share", "imports_only", "pure_removal",
     "one_function", "signature_change", "share_of_change", "largest_in_change",
     "file_share", "alone_in_file", "test_or_doc", "security_tag", "size_log",
-    "added_code_log", "removed_code_log",
+    "added_code_log", "removed_code_log", "unknown_language",
 )
 
 
@@ -126,7 +126,7 @@ def change_features(units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
 
 
 _QUIET = frozenset({"test_file", "doc_file", "translation_file", "asset_file",
-                    "generated_or_vendored", "lockfile", "type_stub"})
+                    "generated_or_vendored", "lockfile", "type_stub", "tooling_file"})
 
 
 def unit_features(unit: ReviewUnit, standing: Mapping[str, float]) -> dict[str, float]:
@@ -141,6 +141,7 @@ def unit_features(unit: ReviewUnit, standing: Mapping[str, float]) -> dict[str, 
         "test_or_doc": 1.0 if tags & _QUIET else 0.0,
         "security_tag": 1.0 if tags & {"security_sensitive", "security_area"} else 0.0,
         "size_log": min(1.0, math.log2(1 + unit.added_lines + unit.removed_lines) / 10),
+        "unknown_language": 1.0 if unit.language is None else 0.0,
     })
     return {name: round(features.get(name, 0.0), 4) for name in FEATURES}
 

@@ -35,6 +35,10 @@ class TriageWeights(BaseModel):
 
     version: int = 1
     scale: float = Field(default=10.0, gt=0, description="priority points per unit of score")
+    cap: float = Field(default=12.0, gt=0, description=(
+        "the learned part's points stay within +-cap: less than a risk class is worth "
+        "(15), so it orders units within their class and at its edges, never a low unit "
+        "above a critical one"))
     weights: dict[str, float] = Field(default_factory=dict)
     # the token model: ``+tok`` / ``-tok`` (a token of an added / removed code line) -> weight
     tokens: dict[str, float] = Field(default_factory=dict)
@@ -45,7 +49,10 @@ class TriageWeights(BaseModel):
         score = sum(self.weights.get(name, 0.0) * value for name, value in features.items())
         if self.tokens:
             score += sum(self.tokens.get(token, 0.0) for token in tokens)
-        return round(self.scale * score, 1)
+        return round(self.clip(self.scale * score), 1)
+
+    def clip(self, points: float) -> float:
+        return max(-self.cap, min(self.cap, points))
 
     def contributions(self, features: Mapping[str, float], tokens: Iterable[str] = ()
                       ) -> list[tuple[str, float]]:
@@ -58,6 +65,10 @@ class TriageWeights(BaseModel):
         if weighed:
             names = " ".join(f"{t}({p:+.1f})" for t, p in weighed[:6])
             parts.append((f"tokens {names}", round(sum(p for _, p in weighed), 1)))
+        linear = sum(p for _, p in parts)
+        if linear:  # shares of the clipped total, so the parts add up to what is counted
+            ratio = self.clip(linear) / linear
+            parts = [(name, round(p * ratio, 1)) for name, p in parts]
         return sorted((p for p in parts if p[1]), key=lambda p: -abs(p[1]))
 
 
@@ -126,6 +137,7 @@ def write_weights(path: Path, weights: TriageWeights, comment: Sequence[str] = (
         document.add(tomlkit.comment(line))
     document.add("version", weights.version)
     document.add("scale", weights.scale)
+    document.add("cap", weights.cap)
     document.add("fitted_on", weights.fitted_on)
     document.add("cases", weights.cases)
     table = tomlkit.table()
