@@ -210,8 +210,9 @@ class LoadedChange:
                      for f in files.get(n.rsplit(".", 1)[-1], ())} - {unit.file_path}
             suggestion = with_reach(suggestion, len(users))
             features[unit.unit_id] |= rule_features(suggestion)
+            tokens = (suggestion.tokens or unit_tokens(unit)) if weights.tokens else ()
             suggestions[unit.unit_id] = with_learned(suggestion, weights.points(
-                features[unit.unit_id], unit_tokens(unit) if weights.tokens else ()))
+                features[unit.unit_id], tokens))
         return replace(self, suggestions=suggestions, learned_features=features)
 
     def priority_reasons(self, unit_id: str) -> tuple[str, ...]:
@@ -246,8 +247,9 @@ class LoadedChange:
         if self.repo is not None:
             cache = self.repo.common_dir / "reviewtui" / "history" if keep else None
             history = LineHistory(self.repo, self.change_set, cache).features(self.units)
-        return {u.unit_id: unit_features(u, standing[u.unit_id]) | history.get(u.unit_id, {})
-                for u in self.units}
+        lines = {uid: dict(s.line_signals) for uid, s in self.suggestions.items()}
+        return {u.unit_id: unit_features(u, standing[u.unit_id], lines.get(u.unit_id))
+                | history.get(u.unit_id, {}) for u in self.units}
 
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""

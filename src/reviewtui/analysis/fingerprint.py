@@ -23,7 +23,7 @@ from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange
 from reviewtui.rules.schema import RulePack
 
-FORMAT = 2
+FORMAT = 3  # 3: suggestions carry the changed lines' signals and tokens
 _CODE_MODULES = ("tree_sitter", *GRAMMAR_MODULES)
 _PACKAGE = Path(__file__).resolve().parent.parent
 

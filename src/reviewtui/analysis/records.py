@@ -82,7 +82,7 @@ def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
         (f.rule_specificity, f.pattern_precision, f.context_availability, f.language_bonus),
         (r.change_scope, r.security_sensitive, r.change_type, r.pattern_risk, r.symbol_risk),
         s.formula_risk.value, s.decided_by, s.learned, s.scanner_notes, s.role,
-        s.priority_parts,
+        s.priority_parts, s.line_signals, s.tokens,
     )
 
 
@@ -110,7 +110,7 @@ class _Builder:
             tuple(RuleMatch(self.rule(rule), precision, evidence)
                   for rule, precision, evidence in t[5]),
             ConfidenceFactors(*t[6]), RiskFactors(*t[7]), _RISKS[t[8]], t[9], t[10], t[11],
-            t[12], t[13],
+            t[12], t[13], line_signals=t[14], tokens=t[15],
         )
 
 

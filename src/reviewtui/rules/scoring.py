@@ -35,6 +35,7 @@ from reviewtui.rules.priority import (
 from reviewtui.rules.schema import LearnedRule
 from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
 from reviewtui.rules.symbols import SymbolFacts
+from reviewtui.rules.triage_features import line_features, unit_tokens
 from reviewtui.units.model import ReviewUnit
 
 MAX_REQUESTS = 8
@@ -170,4 +171,5 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
         risk_factors=risk_factors, formula_risk=formula_risk, decided_by=decided_by,
         learned=learned_note, role=role.name,
         priority_parts=priority_parts(risk, role, len(signals), confidence,
-                                      unit.added_lines + unit.removed_lines))
+                                      unit.added_lines + unit.removed_lines),
+        line_signals=tuple(line_features(unit).items()), tokens=tuple(unit_tokens(unit)))

@@ -47,6 +47,10 @@ class RuleSuggestion:
     # (part, points) of the priority score (``reviewtui.rules.priority``); reach when counted
     priority_parts: tuple[tuple[str, float], ...] = ()
     reach: int | None = None  # files that use the unit's definitions, once counted
+    # what the changed lines do and their tokens (rules.triage_features), computed with the
+    # rules so that the per-file cache keeps them: the learned priority reads them
+    line_signals: tuple[tuple[str, float], ...] = ()
+    tokens: tuple[str, ...] = ()
 
     @property
     def reach_counted(self) -> bool:

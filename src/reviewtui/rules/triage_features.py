@@ -129,10 +129,12 @@ _QUIET = frozenset({"test_file", "doc_file", "translation_file", "asset_file",
                     "generated_or_vendored", "lockfile", "type_stub", "tooling_file"})
 
 
-def unit_features(unit: ReviewUnit, standing: Mapping[str, float]) -> dict[str, float]:
-    """Every feature of one unit, given its ``standing`` in the change (``change_features``)."""
+def unit_features(unit: ReviewUnit, standing: Mapping[str, float],
+                  lines: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Every feature of one unit, given its ``standing`` in the change (``change_features``)
+    and, when the rules computed them already (cached with the file), its ``lines``."""
     tags = set(unit.tags)
-    features = line_features(unit)
+    features = dict(lines) if lines else line_features(unit)
     features.update(standing)
     features.update({
         "one_function": 1.0 if len(unit.functions) == 1 or "in_single_function" in tags
