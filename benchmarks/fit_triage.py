@@ -111,11 +111,28 @@ def main() -> int:
         add(f"held-out projects ({', '.join(sorted(held))}), today", evaluate(held_cases, zero))
         add(f"held-out projects ({', '.join(sorted(held))}), shipped weights",
             evaluate(held_cases, shipped))
+    per_project = [["project", "cases (10+ units)", "today R@1", "R@3", "MRR",
+                    "learned R@1", "R@3", "MRR"]]
+    for name, cases in projects.items():
+        if name in dev:
+            weights = others_fit[name]
+        else:
+            weights = shipped
+        before = evaluate(usable(cases), zero).large
+        after = evaluate(usable(cases), weights).large
+        a, b = before.orders["reviewtui"], after.orders["reviewtui"]
+        per_project.append([name + ("" if name in dev else " (held out)"), str(before.cases),
+                            f"{100 * a.recall[1]:.0f}%", f"{100 * a.recall[3]:.0f}%",
+                            f"{a.mrr:.2f}", f"{100 * b.recall[1]:.0f}%",
+                            f"{100 * b.recall[3]:.0f}%", f"{b.mrr:.2f}"])
     header = ["", "cases", "R@1", "R@3", "R@5", "MRR", "effort", "random R@3", "random MRR"]
     for title, pick in (("changes of 10+ units", "large"), ("all changes", "all")):
         body = [_row(label, getattr(m, pick)) for label, ms in rows.items() for _, m in ms]
         print(("### " if args.markdown else "") + title + "\n")
         print(table([header, *body], args.markdown) + "\n")
+    print(("### " if args.markdown else "") + "per project, changes of 10+ units (learned: "
+          "weights fitted on the other development projects; held out: the shipped weights)\n")
+    print(table(per_project, args.markdown) + "\n")
     print("shipped weights: " + ", ".join(f"{k} {v:+.2f}" for k, v in shipped.weights.items()))
     if args.write:
         write_weights(shipped_weights_path(), shipped, [
