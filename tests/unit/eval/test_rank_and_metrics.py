@@ -99,6 +99,7 @@ def test_a_case_never_reads_a_commit_newer_than_the_case(
     monkeypatch.setattr(GitRepo, "stream", record_stream)
     result = rank_case(repo.root, case)
     assert result.status == "ok" and calls
+    assert any(args[0] == "blame" for args in calls)  # the history signals were read too
     commits = {planted.root, planted.bug, planted.unrelated, planted.fix, planted.typo,
                planted.later}
     for args in calls:
