@@ -14,6 +14,7 @@ from pathlib import Path
 from textual import on
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 from textual.worker import Worker, WorkerState
@@ -106,7 +107,11 @@ class WorkbenchBase(App[None]):
         running = self.jobs.running() or any(
             w.state in (WorkerState.PENDING, WorkerState.RUNNING)
             for w in self.workers if w.group not in ("planner", "review", "chat"))
-        self.query_one("#busy", ProgressBar).set_class(running, "running")
+        try:
+            bar = self.query_one("#busy", ProgressBar)
+        except NoMatches:  # a worker ended while the app closes: no screen to show it on
+            return
+        bar.set_class(running, "running")
 
     # --- helpers --------------------------------------------------------------------------
 
