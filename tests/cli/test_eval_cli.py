@@ -194,3 +194,13 @@ def test_the_progress_line_shows_on_a_terminal_only() -> None:
     quiet(EvalProgress("rank", 5, 10, "abc"))
     quiet.close()
     assert piped.getvalue() == ""
+
+
+def test_accepted_weights_rank_the_cases_again(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    planted_bug(repo)
+    assert cli("eval", "--json", "--jobs", "1", repo.root).json()["reused_results"] == 0
+    assert cli("eval", "--json", "--jobs", "1", repo.root).json()["reused_results"] == 1
+    (repo.root / ".reviewtui").mkdir()
+    (repo.root / ".reviewtui" / "triage_weights.toml").write_text(
+        "[weights]\ncontrol_flow = 3.0\n")
+    assert cli("eval", "--json", "--jobs", "1", repo.root).json()["reused_results"] == 0
