@@ -74,11 +74,15 @@ def mining_settings(path: str | Path | None) -> tuple[MiningSettings, int]:
 
 
 def _fingerprint(root: Path) -> str:
+    """What a rank depends on besides the case: reviewtui, the settings, the rule packs and
+    the learned priority's weights in use (shipped, or the repository's accepted ones)."""
     from reviewtui.analysis.fingerprint import run_fingerprint
     from reviewtui.config import load_settings
     from reviewtui.rules import load_rule_pack
+    from reviewtui.rules.triage_model import load_weights
 
-    return run_fingerprint(load_settings(root), load_rule_pack(root).pack)
+    weights = load_weights(root)[0].model_dump_json()
+    return run_fingerprint(load_settings(root), load_rule_pack(root).pack) + weights
 
 
 def run_eval(request: EvalRequest,
