@@ -70,7 +70,8 @@ def encode(change: FileChange, units: Sequence[ReviewUnit],
 def _flat_rule(rule: Rule) -> tuple[Any, ...]:
     return (rule.stage.value, rule.rule_id, rule.label, rule.risk.value, rule.level.value,
             rule.requests, tuple(sorted(rule.unless)), rule.language_specific, rule.decisive,
-            tuple(sorted(rule.requires)), rule.beyond_role_cap, rule.on, rule.level_floor)
+            tuple(sorted(rule.requires)), rule.beyond_role_cap, rule.on, rule.level_floor,
+            rule.reads)
 
 
 def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
@@ -96,11 +97,11 @@ class _Builder:
         found = self._rules.get(flat)
         if found is None:
             (stage, rule_id, label, risk, level, requests, unless, specific, decisive,
-             requires, beyond, on, floor) = flat
+             requires, beyond, on, floor, reads) = flat
             found = self._rules[flat] = Rule(_STAGES[stage], rule_id, label, _RISKS[risk],
                                              _LEVELS[level], requests, frozenset(unless),
                                              specific, decisive, frozenset(requires), beyond,
-                                             on, floor)
+                                             on, floor, reads)
         return found
 
     def suggestion(self, t: tuple[Any, ...]) -> RuleSuggestion:

@@ -76,6 +76,7 @@ class Rule:
     beyond_role_cap: bool = False
     on: str = "changed"  # the changed lines a text rule reads: changed | added | removed
     level_floor: bool = False  # its level is a floor whatever its risk (as size is)
+    reads: str = "code"  # code: no comments or docstrings | all: prose too
 
     def applies(self, tags: frozenset[str]) -> bool:
         return not (self.unless & tags) and self.requires <= tags
@@ -195,7 +196,7 @@ def _rule(stage: Stage, rule_id: str, body: RuleBody, language_specific: bool) -
                 language_specific=language_specific,
                 decisive=isinstance(body, ChangePattern) and body.decisive,
                 requires=frozenset(body.requires_tags), beyond_role_cap=body.beyond_role_cap,
-                on=body.on, level_floor=body.level_floor)
+                on=body.on, level_floor=body.level_floor, reads=body.reads)
 
 
 def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:

@@ -45,6 +45,10 @@ class RuleBody(_Strict):
         "its level is a floor for the unit whatever its risk (like the size signal)"))
     on: Literal["changed", "added", "removed"] = Field(default="changed", description=(
         "which changed lines a text rule reads: all of them, the added or the removed ones"))
+    reads: Literal["code", "all"] = Field(default="code", description=(
+        "code: a text rule looks for behaviour, so comments and docstrings are left out (and "
+        "for words also imports and string contents); all: prose too (a comment naming an "
+        "attack)"))
 
 
 class DecoratorRule(RuleBody):

@@ -157,6 +157,8 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
             functions=facts.functions,
             scopes=facts.scopes,
             parsed=facts.parsed and (new_structure is not None or old_structure is not None),
+            prose_lines=facts.prose,
+            import_lines=facts.imports,
         ))
     return units
 
