@@ -54,7 +54,7 @@ class Stage(IntEnum):
 # Change patterns triggered by these (path-derived) tags belong to the "config paths" stage.
 PATH_TAGS = frozenset({"config_file", "routing_file", "migration_file", "test_file", "doc_file",
                        "lockfile", "generated_or_vendored", "binary", "deleted_file",
-                       "new_file", "renamed"})
+                       "new_file", "renamed", "translation_catalog", "asset_file"})
 
 
 def normalise_level(value: str) -> ContextLevel:
@@ -77,6 +77,7 @@ class Rule:
     on: str = "changed"  # the changed lines a text rule reads: changed | added | removed
     level_floor: bool = False  # its level is a floor whatever its risk (as size is)
     reads: str = "code"  # code: no comments or docstrings | all: prose too
+    skip_reason: str | None = None  # a low-risk unit it matches is skipped without a plan
 
     def applies(self, tags: frozenset[str]) -> bool:
         return not (self.unless & tags) and self.requires <= tags
@@ -196,7 +197,8 @@ def _rule(stage: Stage, rule_id: str, body: RuleBody, language_specific: bool) -
                 language_specific=language_specific,
                 decisive=isinstance(body, ChangePattern) and body.decisive,
                 requires=frozenset(body.requires_tags), beyond_role_cap=body.beyond_role_cap,
-                on=body.on, level_floor=body.level_floor, reads=body.reads)
+                on=body.on, level_floor=body.level_floor, reads=body.reads,
+                skip_reason=body.skip_reason if isinstance(body, ChangePattern) else None)
 
 
 def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:

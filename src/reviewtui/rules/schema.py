@@ -92,6 +92,10 @@ class ChangePattern(RuleBody):
     decisive: bool = Field(default=False, description=(
         "when it matches, it alone decides the level and the risk (e.g. a mode-only change: "
         "nothing else in the file changed, so path and keyword rules say nothing about it)"))
+    skip_reason: str | None = Field(default=None, min_length=1, description=(
+        "when it matches a low-risk unit, the unit is skipped without a plan, for this reason "
+        "(a file kind nobody reviews as code: a generated catalog, a lockfile); the planner "
+        "may still keep it"))
 
 
 class BaseRules(_Strict):

@@ -47,6 +47,8 @@ class RuleSuggestion:
     # (part, points) of the priority score (``reviewtui.rules.priority``); reach when counted
     priority_parts: tuple[tuple[str, float], ...] = ()
     reach: int | None = None  # files that use the unit's definitions, once counted
+    # a low-risk unit of a file kind nobody reviews as code: skipped without a plan, why
+    skip_reason: str | None = None
 
     @property
     def reach_counted(self) -> bool:

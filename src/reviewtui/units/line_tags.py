@@ -105,13 +105,16 @@ def mask_strings(line: str) -> str:
     return _QUOTED.sub(lambda m: m.group(1) * 2, line)
 
 
-def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary) -> bool:
+def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
+                      strings: bool = False) -> bool:
     """Does any line use a security construct (``eval(``, ``verify=False``: patterns, which may
-    read inside strings) or a security word in its code (``password``, not in a message)?"""
+    read inside strings) or a security word in its code (``password``, not in a message)?
+    ``strings``: words in string literals count too (a test's data is what it tests)."""
     for _, text in lines:
         if vocab.security_code.search(text):
             return True
-        if vocab.security_code_tokens.intersection(identifier_tokens(mask_strings(text))):
+        words = identifier_tokens(text if strings else mask_strings(text))
+        if vocab.security_code_tokens.intersection(words):
             return True
     return False
 
