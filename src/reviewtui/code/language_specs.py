@@ -47,6 +47,10 @@ class LanguageSpec:
     line that is behaviour all the same (PHP docblock annotations: ``@Route``, ``@IsGranted``,
     ``@ORM\\Column`` configure routes, access and mappings, unlike ``@param``; Go's ``//go:``
     directives; TypeScript's ``@ts-ignore`` and ``eslint-disable`` switch checks off).
+    ``namespace_statement``: a statement-form namespace (PHP ``namespace App\\Http;``, C#
+    ``namespace App;``), group 1 its name: it names every definition after it, as a block
+    namespace names those inside it. Read from the lines, so a partial parse (which may not hold
+    the statement) names definitions as a whole-file parse does.
     """
 
     name: str
@@ -58,6 +62,7 @@ class LanguageSpec:
     definition_line: re.Pattern[str] | None = None
     opening_tag: bytes | None = None
     behaviour_comment: re.Pattern[str] | None = None
+    namespace_statement: re.Pattern[bytes] | None = None
 
 
 _JS_DEFINITION = re.compile(
@@ -118,10 +123,13 @@ SPECS: tuple[LanguageSpec, ...] = (
                  Grammar("tree_sitter_cpp", "language", queries.CPP), "//", _CPP_DEFINITION),
     LanguageSpec("csharp", (".cs",), (), _S,
                  Grammar("tree_sitter_c_sharp", "language", queries.CSHARP), "//",
-                 _CSHARP_DEFINITION),
+                 _CSHARP_DEFINITION,
+                 namespace_statement=re.compile(rb"^[ \t]*namespace[ \t]+([\w.]+)[ \t]*;",
+                                                re.MULTILINE)),
     LanguageSpec("php", (".php",), (), _S,
                  Grammar("tree_sitter_php", "language_php", queries.PHP), "//", _PHP_DEFINITION,
-                 b"<?php", re.compile(r"^\s*(?:/\*\*|\*)?\s*@[A-Z]")),
+                 b"<?php", re.compile(r"^\s*(?:/\*\*|\*)?\s*@[A-Z]"),
+                 re.compile(rb"^[ \t]*namespace[ \t]+\\?([\w\\]+)[ \t]*;", re.MULTILINE)),
     LanguageSpec("kotlin", (".kt", ".kts"), (), _S,
                  Grammar("tree_sitter_kotlin", "language", queries.KOTLIN), "//",
                  _KOTLIN_DEFINITION),
