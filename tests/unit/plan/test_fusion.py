@@ -177,3 +177,18 @@ def test_overrides_form_the_top_layer() -> None:
     assert b.skip_review and b.provenance.skip == "user" and b.reason.startswith("user: skipped")
     # The fused items underneath are untouched.
     assert base[0].final_context_level is F and base[1].skip_review is False
+
+
+def test_a_rule_skip_applies_without_a_plan_and_the_planner_may_keep_the_unit() -> None:
+    catalogue = unit(level=D, conf=0.55, risk="low").model_copy(update={
+        "rule_skip_reason": "translation catalogue: not code"})
+    (alone,) = fuse_plan([catalogue], None).items
+    assert alone.skip_review is True
+    assert alone.reason == "rules_only: translation catalogue: not code"
+    (kept,) = fuse_plan([catalogue], {"u1": llm(level=F, reason="a placeholder changed")},
+                        planned_ids={"u1"}).items
+    assert kept.skip_review is False and kept.final_context_level is F
+    # a unit the rules rate above low is never skipped by a rule's reason
+    risky = unit(level=D, conf=0.55, risk="medium").model_copy(update={
+        "rule_skip_reason": "translation catalogue: not code"})
+    assert fuse_plan([risky], None).items[0].skip_review is False
