@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TypeVar
 
@@ -125,11 +125,15 @@ class RegexRule:
 
 @dataclass(frozen=True, slots=True)
 class WordRule:
-    """Identifier words (``auth`` matches ``auth_token`` and ``authToken``, not ``author``)."""
+    """Identifier words (``auth`` matches ``auth_token`` and ``authToken``, not ``author``).
+
+    ``senses``: a word with several meanings counts only on a line that also holds one of its
+    sense words (``token`` with ``csrf``, ``access``, ``user``...; not a parser's ``token``)."""
 
     rule: Rule
     words: frozenset[str]
     prefilter: re.Pattern[str]  # any of the words as a substring, case-insensitive
+    senses: dict[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,14 +219,17 @@ def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:
     return PathMatcher(rule, tuple(dirs), frozenset(names), tuple(suffixes), tuple(globs))
 
 
-def _keyword(rule: Rule, body: KeywordRule) -> list[RegexRule | WordRule]:
+def _keyword(rule: Rule, body: KeywordRule,
+             senses: dict[str, list[str]] | None = None) -> list[RegexRule | WordRule]:
     out: list[RegexRule | WordRule] = []
     if body.patterns:
         out.append(RegexRule(rule, _join(body.patterns)))
     if body.words:
         words = sorted({w.lower() for w in body.words}, key=len, reverse=True)
         out.append(WordRule(rule, frozenset(words), re.compile(
-            "|".join(re.escape(w) for w in words), re.IGNORECASE)))
+            "|".join(re.escape(w) for w in words), re.IGNORECASE),
+            {w.lower(): frozenset(s.lower() for s in said)
+             for w, said in (senses or {}).items() if w.lower() in words}))
     return out
 
 
@@ -292,7 +299,8 @@ def base_keywords(base: BaseRules) -> tuple[RegexRule | WordRule, ...]:
                                notes=f"keyword:{name.split('_')[0]}",
                                unless_tags=["doc_file", "test_file", "lockfile",
                                             "generated_or_vendored", "only_comments"]))
-            out += _keyword(_rule(Stage.KEYWORD, f"base.{name}", body, False), body)
+            out += _keyword(_rule(Stage.KEYWORD, f"base.{name}", body, False), body,
+                            base.keyword_senses)
     return tuple(out)
 
 

@@ -32,6 +32,7 @@ from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit, Scope
+from reviewtui.units.path_tags import identifier_tokens
 
 _EVIDENCE = 48
 
@@ -295,6 +296,14 @@ def _library_type(text: str, start: int) -> bool:
     return head < start - 1 and text[head].islower()
 
 
+def _in_sense(text: str, start: int, end: int, senses: frozenset[str]) -> bool:
+    """Does the line around ``text[start:end]`` hold one of the word's sense words?"""
+    head = text.rfind("\n", 0, start) + 1
+    tail = text.find("\n", end)
+    line = text[head:tail if tail >= 0 else len(text)]
+    return not senses.isdisjoint(identifier_tokens(line))
+
+
 def _words_in(rule: WordRule, text: str, limit: int = 3) -> set[str]:
     """The rule's words standing as whole identifier words (snake_case/camelCase parts) in
     ``text``: ``auth`` in ``auth_token``, not in ``author``; ``token`` in ``csrf_token``, not in
@@ -307,8 +316,10 @@ def _words_in(rule: WordRule, text: str, limit: int = 3) -> set[str]:
         after = text[end] if end < size else " "
         left = not before.isalnum() or (before.islower() and text[start].isupper())
         right = not after.isalnum() or (after.isupper() and text[end - 1].islower())
-        if left and right and not _library_type(text, start):
-            found.add(hit.group(0).lower())
+        word = hit.group(0).lower()
+        if left and right and not _library_type(text, start) and (
+                word not in rule.senses or _in_sense(text, start, end, rule.senses[word])):
+            found.add(word)
             if len(found) >= limit:
                 break
     return found

@@ -106,6 +106,9 @@ class BaseRules(_Strict):
     doc_tags: list[str] = Field(default_factory=lambda: ["doc_file"])
     security_keywords: list[str] = Field(default_factory=list)
     config_keywords: list[str] = Field(default_factory=list)
+    keyword_senses: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "a keyword with more than one meaning (a lexer's token, an auth token) counts only on "
+        "a line that also holds one of these identifier words (csrf_token, check_token(user))"))
 
 
 class BaseOverride(_Strict):

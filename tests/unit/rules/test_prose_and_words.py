@@ -127,3 +127,29 @@ def test_evidence_names_the_added_line_not_the_first_match_in_the_unit(
         "permission check replaced", "src/app/access.py", before, after,
         level="function", risk={"high", "critical"},
         labels={"py:permission_check(.is_staff)"}))
+
+
+PARSER_BEFORE = '''class Parser:
+    def parse_assign_target(self):
+        target = self.stream.expect("name")
+        return target
+'''
+
+
+def test_a_parsers_token_is_not_a_credential_but_a_reset_token_is(
+        repo: GitRepoBuilder) -> None:
+    after = PARSER_BEFORE.replace('        target = self.stream.expect("name")\n',
+                                  '        token = self.stream.expect("name")\n'
+                                  "        target = token.value\n")
+    _, suggestion = score(repo, EvidenceCase(
+        "parser token", "src/jinja2/parser.py", PARSER_BEFORE, after, level="function",
+        risk={"low", "medium"}))
+    assert "keyword:security(" not in suggestion.notes, suggestion.notes
+    repo.commit("parser")
+    repo.write("src/jinja2/parser.py", after.replace(
+        "        target = token.value\n",
+        "        target = token.value\n"
+        "        ok = default_token_generator.check_token(user, token)\n"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL))
+    notes = loaded.suggestions[loaded.units[0].unit_id].notes
+    assert "keyword:security(token)" in notes, notes
