@@ -276,13 +276,12 @@ def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit,
 def search_lines(regex: FastRegex, text: UnitText, rule: Rule) -> re.Match[str] | None:
     """The first match in the lines ``rule`` reads, looked for in the added lines first: the
     evidence names what the change adds, not a line it removes."""
-    if rule.on == "changed":
-        added = text.lines("added", rule.reads)
-        hit = regex.search(added) if added else None
+    for on in ("added", "removed") if rule.on == "changed" else (rule.on,):
+        lines = text.lines(on, rule.reads)
+        hit = regex.search(lines) if lines else None
         if hit is not None:
             return hit
-    lines = text.lines(rule.on, rule.reads)
-    return regex.search(lines) if lines else None
+    return None
 
 
 def _library_type(text: str, start: int) -> bool:
