@@ -113,6 +113,8 @@ class IndexUnit(_Model):
     scanner_issues: list[ScannerFinding] | None = None
     role: str | None = None  # code, test, docs, translation, generated... (the pack's [roles])
     priority_score: float | None = None  # the review order, higher first (rules explain: parts)
+    # the rules skip this unit without a plan (a generated catalog, a lockfile): why
+    rule_skip_reason: str | None = None
 
 
 class ReviewMetadata(_Model):

@@ -186,13 +186,13 @@ class OrderController
 }
 """,
     (Nested("            return $x / 100;", "            return $x / 50;",
-            "function OrderController.create.$fee",
+            "function App.Http.OrderController.create.$fee",
             "        $fee = function ($x) {", "        };"),
      Nested("        return $amount + $fee($amount);", "        return $fee($amount);",
-            "method OrderController.create", "    #[Route('/orders')]", "    }")),
+            "method App.Http.OrderController.create", "    #[Route('/orders')]", "    }")),
     ("public function create(int $amount): int",
      "public function create(int $amount, int $tip): int"),
-    "OrderController.create", "create",  # a statement namespace does not qualify
+    "App.Http.OrderController.create", "create",  # a statement namespace qualifies names
     ("app/Client.php", "<?php\nfunction run($c) {\n    return $c->create(5);\n}\n"),
     ("app/Notes.php", "<?php\n// create() makes an order\n$label = 'create';\n"
                       "function create_all() {}\n"),

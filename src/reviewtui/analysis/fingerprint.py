@@ -23,7 +23,7 @@ from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange
 from reviewtui.rules.schema import RulePack
 
-FORMAT = 3  # 3: suggestions carry the changed lines' signals and tokens
+FORMAT = 4  # 3: the changed lines' signals and tokens; 4: and a rule's skip reason
 _CODE_MODULES = ("tree_sitter", *GRAMMAR_MODULES)
 _PACKAGE = Path(__file__).resolve().parent.parent
 

@@ -70,7 +70,8 @@ def encode(change: FileChange, units: Sequence[ReviewUnit],
 def _flat_rule(rule: Rule) -> tuple[Any, ...]:
     return (rule.stage.value, rule.rule_id, rule.label, rule.risk.value, rule.level.value,
             rule.requests, tuple(sorted(rule.unless)), rule.language_specific, rule.decisive,
-            tuple(sorted(rule.requires)), rule.beyond_role_cap, rule.on, rule.level_floor)
+            tuple(sorted(rule.requires)), rule.beyond_role_cap, rule.on, rule.level_floor,
+            rule.reads, rule.skip_reason)
 
 
 def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
@@ -82,7 +83,7 @@ def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
         (f.rule_specificity, f.pattern_precision, f.context_availability, f.language_bonus),
         (r.change_scope, r.security_sensitive, r.change_type, r.pattern_risk, r.symbol_risk),
         s.formula_risk.value, s.decided_by, s.learned, s.scanner_notes, s.role,
-        s.priority_parts, s.line_signals, s.tokens,
+        s.priority_parts, s.line_signals, s.tokens, s.skip_reason,
     )
 
 
@@ -96,11 +97,11 @@ class _Builder:
         found = self._rules.get(flat)
         if found is None:
             (stage, rule_id, label, risk, level, requests, unless, specific, decisive,
-             requires, beyond, on, floor) = flat
+             requires, beyond, on, floor, reads, skip) = flat
             found = self._rules[flat] = Rule(_STAGES[stage], rule_id, label, _RISKS[risk],
                                              _LEVELS[level], requests, frozenset(unless),
                                              specific, decisive, frozenset(requires), beyond,
-                                             on, floor)
+                                             on, floor, reads, skip)
         return found
 
     def suggestion(self, t: tuple[Any, ...]) -> RuleSuggestion:
@@ -110,7 +111,7 @@ class _Builder:
             tuple(RuleMatch(self.rule(rule), precision, evidence)
                   for rule, precision, evidence in t[5]),
             ConfidenceFactors(*t[6]), RiskFactors(*t[7]), _RISKS[t[8]], t[9], t[10], t[11],
-            t[12], t[13], line_signals=t[14], tokens=t[15],
+            t[12], t[13], line_signals=t[14], tokens=t[15], skip_reason=t[16],
         )
 
 

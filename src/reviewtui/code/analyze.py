@@ -41,11 +41,31 @@ def analyze_source(
     if g is None:
         return None
     data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else bytes(source)
-    if lines:
-        windowed = _analyze_windows(g, data, lines)
-        if windowed is not None:
-            return windowed
-    return _analyze(g, data)
+    structure = _analyze_windows(g, data, lines) if lines else None
+    return _in_namespaces(structure or _analyze(g, data), data)
+
+
+def _in_namespaces(structure: FileStructure, data: bytes) -> FileStructure:
+    """Definitions after a statement-form namespace (``namespace App\\Http;``) named in it."""
+    spec = spec_for(structure.language)
+    pattern = spec.namespace_statement if spec is not None else None
+    if pattern is None or b"namespace" not in data:
+        return structure
+    starts: list[tuple[int, str]] = []  # (1-based line of the statement, dotted name)
+    for found in pattern.finditer(data):
+        name = found.group(1).decode("utf-8", "replace").replace("\\", ".").strip(".")
+        starts.append((data.count(b"\n", 0, found.start()) + 1, name))
+    if not starts:
+        return structure
+
+    def named(line: int, name: str | None) -> str | None:
+        space = next((ns for start, ns in reversed(starts) if start < line), None)
+        return f"{space}.{name}" if space and name is not None else name
+
+    return dataclasses.replace(structure, definitions=tuple(
+        dataclasses.replace(d, qualified_name=named(d.start_line, d.qualified_name) or "",
+                            parent=named(d.start_line, d.parent))
+        for d in structure.definitions))
 
 
 def _mapped(definition: Definition, rows: list[int]) -> Definition:

@@ -28,7 +28,8 @@ _DECORATABLE = frozenset({"class_declaration", "abstract_class_declaration", "me
                           "method_declaration", "constructor_declaration", "function_definition",
                           "interface_declaration", "record_declaration", "struct_declaration",
                           "enum_declaration", "trait_declaration", "destructor_declaration",
-                          "local_function_statement", "class_specifier", "struct_specifier"})
+                          "local_function_statement", "class_specifier", "struct_specifier",
+                          "property_declaration"})
 # Decorators that precede the definition as siblings: TypeScript members, Rust attributes.
 _SIBLING_DECORATORS = frozenset({"decorator", "attribute_item"})
 _SIBLING_DECORATED = frozenset({
@@ -89,6 +90,13 @@ def _body(node: Node, value: Node | None) -> Node | None:
         return node.child_by_field_name("value")
     if node.type == "type_alias_declaration":
         return node.child_by_field_name("value")
+    if node.type == "property_declaration" and node.child_by_field_name("type") is not None:
+        # C# ``int Count { get {...} set {...} }`` or ``string Name => name;``: the accessors
+        # are the body, the header is the type and the name
+        accessors = node.child_by_field_name("accessors")
+        value = node.child_by_field_name("value")
+        return accessors or (value if value is not None
+                             and value.type == "arrow_expression_clause" else None)
     if node.type in ("type_spec", "type_alias"):
         inner = node.child_by_field_name("type")
         if inner is None:

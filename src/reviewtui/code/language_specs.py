@@ -43,7 +43,14 @@ class LanguageSpec:
     where the marker also starts code, such as PHP 8's ``#[Attribute]``). ``definition_line``:
     a regular expression whose group 1 is the name a line defines (``def name(``), so a caller
     search can skip the definition line without parsing the file. ``opening_tag``: code starts
-    after it (PHP's ``<?php``); a partial parse must keep it.
+    after it (PHP's ``<?php``); a partial parse must keep it. ``behaviour_comment``: a comment
+    line that is behaviour all the same (PHP docblock annotations: ``@Route``, ``@IsGranted``,
+    ``@ORM\\Column`` configure routes, access and mappings, unlike ``@param``; Go's ``//go:``
+    directives; TypeScript's ``@ts-ignore`` and ``eslint-disable`` switch checks off).
+    ``namespace_statement``: a statement-form namespace (PHP ``namespace App\\Http;``, C#
+    ``namespace App;``), group 1 its name: it names every definition after it, as a block
+    namespace names those inside it. Read from the lines, so a partial parse (which may not hold
+    the statement) names definitions as a whole-file parse does.
     """
 
     name: str
@@ -54,6 +61,8 @@ class LanguageSpec:
     line_comment: str | None = None
     definition_line: re.Pattern[str] | None = None
     opening_tag: bytes | None = None
+    behaviour_comment: re.Pattern[str] | None = None
+    namespace_statement: re.Pattern[bytes] | None = None
 
 
 _JS_DEFINITION = re.compile(
@@ -79,6 +88,7 @@ _KOTLIN_DEFINITION = re.compile(
     r"(\w+)")
 
 _H, _S, _D, _M = CommentStyle.HASH, CommentStyle.SLASH, CommentStyle.DASH, CommentStyle.MARKUP
+_JS_DIRECTIVE = re.compile(r"^\s*(?://|/\*+)\s*(?:@ts-|eslint-disable)")
 
 SPECS: tuple[LanguageSpec, ...] = (
     # Languages with a grammar: structure, comment and import lines, checked callers.
@@ -87,15 +97,16 @@ SPECS: tuple[LanguageSpec, ...] = (
                  re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)")),
     LanguageSpec("javascript", (".js", ".mjs", ".cjs", ".jsx"), (), _S,
                  Grammar("tree_sitter_javascript", "language", queries.JAVASCRIPT), "//",
-                 _JS_DEFINITION),
+                 _JS_DEFINITION, behaviour_comment=_JS_DIRECTIVE),
     LanguageSpec("typescript", (".ts", ".mts", ".cts"), (), _S,
                  Grammar("tree_sitter_typescript", "language_typescript", queries.TYPESCRIPT),
-                 "//", _JS_DEFINITION),
+                 "//", _JS_DEFINITION, behaviour_comment=_JS_DIRECTIVE),
     LanguageSpec("tsx", (".tsx",), (), _S,
                  Grammar("tree_sitter_typescript", "language_tsx", queries.TYPESCRIPT), "//",
-                 _JS_DEFINITION),
+                 _JS_DEFINITION, behaviour_comment=_JS_DIRECTIVE),
     LanguageSpec("go", (".go",), (), _S, Grammar("tree_sitter_go", "language", queries.GO), "//",
-                 re.compile(r"^\s*func\s+(?:\([^)]*\)\s*)?(\w+)")),
+                 re.compile(r"^\s*func\s+(?:\([^)]*\)\s*)?(\w+)"),
+                 behaviour_comment=re.compile(r"^\s*//(?:go:|nolint)")),
     LanguageSpec("java", (".java",), (), _S,
                  Grammar("tree_sitter_java", "language", queries.JAVA), "//"),
     LanguageSpec("ruby", (".rb", ".rake", ".gemspec", ".ru"),
@@ -112,10 +123,13 @@ SPECS: tuple[LanguageSpec, ...] = (
                  Grammar("tree_sitter_cpp", "language", queries.CPP), "//", _CPP_DEFINITION),
     LanguageSpec("csharp", (".cs",), (), _S,
                  Grammar("tree_sitter_c_sharp", "language", queries.CSHARP), "//",
-                 _CSHARP_DEFINITION),
+                 _CSHARP_DEFINITION,
+                 namespace_statement=re.compile(rb"^[ \t]*namespace[ \t]+([\w.]+)[ \t]*;",
+                                                re.MULTILINE)),
     LanguageSpec("php", (".php",), (), _S,
                  Grammar("tree_sitter_php", "language_php", queries.PHP), "//", _PHP_DEFINITION,
-                 b"<?php"),
+                 b"<?php", re.compile(r"^\s*(?:/\*\*|\*)?\s*@[A-Z]"),
+                 re.compile(rb"^[ \t]*namespace[ \t]+\\?([\w\\]+)[ \t]*;", re.MULTILINE)),
     LanguageSpec("kotlin", (".kt", ".kts"), (), _S,
                  Grammar("tree_sitter_kotlin", "language", queries.KOTLIN), "//",
                  _KOTLIN_DEFINITION),

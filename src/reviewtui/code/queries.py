@@ -143,6 +143,7 @@ CSHARP = """
 (enum_declaration) @def.enum
 (namespace_declaration) @def.namespace
 [(method_declaration) (constructor_declaration) (destructor_declaration)] @def.method
+(property_declaration) @def.method
 (local_function_statement) @def.function
 (variable_declarator (lambda_expression)) @def.var
 (comment) @comment
@@ -169,7 +170,7 @@ KOTLIN = """
 (class_declaration) @def.class
 [(object_declaration) (companion_object)] @def.object
 (function_declaration) @def.function
-(secondary_constructor) @def.method
+[(secondary_constructor) (primary_constructor)] @def.method
 (property_declaration
   (variable_declaration (identifier))
   [(lambda_literal) (anonymous_function)]) @def.var

@@ -142,9 +142,28 @@ def _constructor_like(owner: Node, declarator: Node) -> bool:
     return name is not None and node_text(_plain_name(name)) == node_text(target)
 
 
+def _operator_cast(node: Node) -> tuple[str, str, Node] | None:
+    """(qualifier, name, name node) of a C++ conversion operator, which has no function
+    declarator: ``explicit operator bool() const`` in its class, ``A::operator int()`` out of
+    it. Named ``operator bool`` (its type is its name)."""
+    target = node.child_by_field_name("declarator")
+    scopes: list[str] = []
+    while target is not None and target.type == "qualified_identifier":
+        scope = target.child_by_field_name("scope")
+        if scope is not None:
+            scopes.append(node_text(scope))
+        target = target.child_by_field_name("name")
+    if target is None or target.type != "operator_cast":
+        return None
+    cast = target.child_by_field_name("type")
+    if cast is None:
+        return None
+    return _dotted(".".join(scopes)), f"operator {' '.join(node_text(cast).split())}", target
+
+
 def _c_function(kind: str, node: Node) -> Shape | None:
     declarator = _function_declarator(node)
-    named = _c_name(declarator) if declarator is not None else None
+    named = _c_name(declarator) if declarator is not None else _operator_cast(node)
     if named is None:
         return None
     prefix, name, name_node = named
@@ -289,7 +308,9 @@ def shape(capture_kind: str, node: Node) -> Shape | None:
         return _named(kind, node, node.child_by_field_name("type"))  # Kotlin ``typealias``
     if kind_type == "companion_object" and node.child_by_field_name("name") is None:
         return Shape(kind, node, "Companion", node.start_point[0], node, node.start_byte)
-    if kind_type == "secondary_constructor":
+    if kind_type in ("secondary_constructor", "primary_constructor"):
+        # Kotlin ``class User(val name: String)``: the primary constructor is the class header's
+        # parameter list; a change to it is a constructor change like one to ``constructor()``
         return Shape(kind, node, "constructor", node.start_point[0], node, node.start_byte)
     found = _named(kind, node, node.child_by_field_name("name"))
     if found is not None and kind_type == "method_declaration" \

@@ -4,7 +4,9 @@ Rule confidence >= 0.8: the rule's level, raised if the LLM asks for more. <= 0.
 level. Between: the higher of the two. A high-risk unit (confidence >= 0.8, a security / config /
 routing tag, or high risk) is never skipped. Units the LLM did not plan are decided by the rules:
 high and medium risk are kept; without any plan, low-risk units are kept too unless they are
-pure noise (comments, whitespace, lockfiles, generated code, binaries). Extra requests: the LLM's
+pure noise (comments, whitespace, lockfiles, generated code, binaries) or of a file kind a rule
+skips with its reason (``skip_reason`` in the pack: translation catalogs); the planner's own
+verdict on a unit it planned still wins. Extra requests: the LLM's
 first, the rules' after them, each once. What the LLM said about every unit it planned is
 returned as a ``ConflictRecord`` for the evidence log (agreements too: the learning step needs
 the share of units that agree, not only the disagreements); the big disagreements are the
@@ -107,6 +109,8 @@ def _skip_without_plan(unit: IndexUnit, planned: bool) -> tuple[bool, str]:
         return False, f"{reason}: {risk} risk, kept by the rules"
     if planned:
         return True, "dropped_by_fusion_low_confidence: low risk and not in the LLM plan"
+    if unit.rule_skip_reason:
+        return True, f"rules_only: {unit.rule_skip_reason}"
     if NOISE_TAGS.intersection(unit.tags):
         noise = ",".join(sorted(NOISE_TAGS.intersection(unit.tags)))
         return True, f"rules_only: low-risk noise ({noise})"

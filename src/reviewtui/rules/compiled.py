@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TypeVar
 
@@ -54,7 +54,7 @@ class Stage(IntEnum):
 # Change patterns triggered by these (path-derived) tags belong to the "config paths" stage.
 PATH_TAGS = frozenset({"config_file", "routing_file", "migration_file", "test_file", "doc_file",
                        "lockfile", "generated_or_vendored", "binary", "deleted_file",
-                       "new_file", "renamed"})
+                       "new_file", "renamed", "translation_catalog", "asset_file"})
 
 
 def normalise_level(value: str) -> ContextLevel:
@@ -76,6 +76,8 @@ class Rule:
     beyond_role_cap: bool = False
     on: str = "changed"  # the changed lines a text rule reads: changed | added | removed
     level_floor: bool = False  # its level is a floor whatever its risk (as size is)
+    reads: str = "code"  # code: no comments or docstrings | all: prose too
+    skip_reason: str | None = None  # a low-risk unit it matches is skipped without a plan
 
     def applies(self, tags: frozenset[str]) -> bool:
         return not (self.unless & tags) and self.requires <= tags
@@ -123,11 +125,15 @@ class RegexRule:
 
 @dataclass(frozen=True, slots=True)
 class WordRule:
-    """Identifier words (``auth`` matches ``auth_token`` and ``authToken``, not ``author``)."""
+    """Identifier words (``auth`` matches ``auth_token`` and ``authToken``, not ``author``).
+
+    ``senses``: a word with several meanings counts only on a line that also holds one of its
+    sense words (``token`` with ``csrf``, ``access``, ``user``...; not a parser's ``token``)."""
 
     rule: Rule
     words: frozenset[str]
     prefilter: re.Pattern[str]  # any of the words as a substring, case-insensitive
+    senses: dict[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +201,8 @@ def _rule(stage: Stage, rule_id: str, body: RuleBody, language_specific: bool) -
                 language_specific=language_specific,
                 decisive=isinstance(body, ChangePattern) and body.decisive,
                 requires=frozenset(body.requires_tags), beyond_role_cap=body.beyond_role_cap,
-                on=body.on, level_floor=body.level_floor)
+                on=body.on, level_floor=body.level_floor, reads=body.reads,
+                skip_reason=body.skip_reason if isinstance(body, ChangePattern) else None)
 
 
 def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:
@@ -212,14 +219,17 @@ def _path_matcher(rule: Rule, body: PathRule) -> PathMatcher:
     return PathMatcher(rule, tuple(dirs), frozenset(names), tuple(suffixes), tuple(globs))
 
 
-def _keyword(rule: Rule, body: KeywordRule) -> list[RegexRule | WordRule]:
+def _keyword(rule: Rule, body: KeywordRule,
+             senses: dict[str, list[str]] | None = None) -> list[RegexRule | WordRule]:
     out: list[RegexRule | WordRule] = []
     if body.patterns:
         out.append(RegexRule(rule, _join(body.patterns)))
     if body.words:
         words = sorted({w.lower() for w in body.words}, key=len, reverse=True)
         out.append(WordRule(rule, frozenset(words), re.compile(
-            "|".join(re.escape(w) for w in words), re.IGNORECASE)))
+            "|".join(re.escape(w) for w in words), re.IGNORECASE),
+            {w.lower(): frozenset(s.lower() for s in said)
+             for w, said in (senses or {}).items() if w.lower() in words}))
     return out
 
 
@@ -289,7 +299,8 @@ def base_keywords(base: BaseRules) -> tuple[RegexRule | WordRule, ...]:
                                notes=f"keyword:{name.split('_')[0]}",
                                unless_tags=["doc_file", "test_file", "lockfile",
                                             "generated_or_vendored", "only_comments"]))
-            out += _keyword(_rule(Stage.KEYWORD, f"base.{name}", body, False), body)
+            out += _keyword(_rule(Stage.KEYWORD, f"base.{name}", body, False), body,
+                            base.keyword_senses)
     return tuple(out)
 
 

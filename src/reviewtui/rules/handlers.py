@@ -10,12 +10,13 @@ interface, a data model, and (Ruby) which methods are Rails callbacks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import (
     CompiledPack,
+    FastRegex,
     LanguageSet,
     MetricThreshold,
     RegexRule,
@@ -29,7 +30,9 @@ from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
+from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit, Scope
+from reviewtui.units.path_tags import identifier_tokens
 
 _EVIDENCE = 48
 
@@ -54,20 +57,53 @@ class RuleContext:
     file_text: Callable[[str], str | None] | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class UnitText:
-    """Text gathered once per unit and shared by every rule."""
+    """Text gathered once per unit and shared by every rule, in views built on first use.
 
-    changed: str
-    annotations: str
-    names: tuple[tuple[str, str], ...]  # (name, kind) of defined/enclosing definitions
-    added: str = ""
-    removed: str = ""
+    A view is the changed lines a rule reads (``on``: changed, added or removed) as a rule
+    reads them (``reads``): ``code`` leaves prose out (comments and docstrings: a docstring's
+    example is not a change of behaviour), ``all`` keeps it (a comment naming an attack),
+    ``words`` is code without import lines and without the contents of string literals (a
+    keyword means something in the code, not in an import of ``contextvars.Token`` or in a
+    message).
+    """
 
-    def lines(self, on: str) -> str:
-        """The changed lines a rule reads (``Rule.on``)."""
-        return self.added if on == "added" else self.removed if on == "removed" else (
-            self.changed)
+    __slots__ = ("_rows", "_views", "annotations", "names")
+
+    def __init__(self, rows: Sequence[tuple[str, str, bool, bool]], annotations: str,
+                 names: tuple[tuple[str, str], ...]) -> None:
+        self._rows = rows  # (kind "+"/"-", text, prose, import) in diff order
+        self.annotations = annotations
+        self.names = names  # (name, kind) of defined/enclosing definitions
+        self._views: dict[tuple[str, str], str] = {}
+
+    def lines(self, on: str, reads: str = "code") -> str:
+        """The changed lines a rule reads (``Rule.on``), as it reads them (``Rule.reads``)."""
+        key = (on, reads)
+        found = self._views.get(key)
+        if found is None:
+            kinds = "+" if on == "added" else "-" if on == "removed" else "+-"
+            picked = [(text, prose, imported) for kind, text, prose, imported in self._rows
+                      if kind in kinds and (reads == "all" or not prose)]
+            if reads == "words":
+                found = "\n".join(mask_strings(text) for text, _, imported in picked
+                                  if not imported)
+            else:
+                found = "\n".join(text for text, _, _ in picked)
+            self._views[key] = found
+        return found
+
+    @property
+    def changed(self) -> str:
+        return self.lines("changed")
+
+    @property
+    def added(self) -> str:
+        return self.lines("added")
+
+    @property
+    def removed(self) -> str:
+        return self.lines("removed")
 
 
 def clip(text: str) -> str:
@@ -122,9 +158,16 @@ class RuleHandler:
         return line.lstrip().startswith(self.annotation_prefix)
 
     def annotation_lines(self, unit: ReviewUnit) -> list[str]:
-        lines = [d for scope in unit.scopes for d in scope.decorators]
-        lines += [t.strip() for t in unit.changed_lines() if self.is_annotation(t)]
-        return lines
+        """The changed annotation lines (added first: a rule's evidence is what the change
+        adds), then those of the definitions around them. A docstring's ``@app.route`` example
+        is prose, not an annotation."""
+        prose = unit.prose_lines
+        changed = [(ln.kind, ln.text.strip()) for hunk in unit.hunks for ln in hunk.lines
+                   if ln.kind != " " and self.is_annotation(ln.text)
+                   and (ln.kind, ln.new_no if ln.kind == "+" else ln.old_no) not in prose]
+        lines = [t for kind, t in changed if kind == "+"] + [t for kind, t in changed
+                                                              if kind == "-"]
+        return lines + [d for scope in unit.scopes for d in scope.decorators]
 
     def rule_tags(self, unit: ReviewUnit, context: RuleContext) -> frozenset[str]:
         """The tags rules and roles see: the unit's own, plus what only the language can tell
@@ -137,12 +180,16 @@ class RuleHandler:
 
     # -- matching -----------------------------------------------------------------------
     def unit_text(self, unit: ReviewUnit) -> UnitText:
-        lines = [ln for hunk in unit.hunks for ln in hunk.lines if ln.kind != " "]
-        changed = "\n".join(ln.text for ln in lines)
+        prose, imports = unit.prose_lines, unit.import_lines
+        rows: list[tuple[str, str, bool, bool]] = []
+        for hunk in unit.hunks:
+            for ln in hunk.lines:
+                if ln.kind == " ":
+                    continue
+                key = (ln.kind, (ln.new_no if ln.kind == "+" else ln.old_no) or 0)
+                rows.append((ln.kind, ln.text, key in prose, key in imports))
         names = tuple((s.name, s.kind) for s in unit.scopes if s.role != "outer")
-        return UnitText(changed, "\n".join(self.annotation_lines(unit)), names,
-                        added="\n".join(ln.text for ln in lines if ln.kind == "+"),
-                        removed="\n".join(ln.text for ln in lines if ln.kind == "-"))
+        return UnitText(rows, "\n".join(self.annotation_lines(unit)), names)
 
     def symbols(self, unit: ReviewUnit) -> SymbolFacts:
         return analyse_symbols(unit, self)
@@ -180,11 +227,10 @@ class RuleHandler:
             if not pattern.rule.applies(tags):
                 continue
             hit = pattern.tags & tags
-            lines = text.lines(pattern.rule.on)
             if hit:
                 found.append(RuleMatch(pattern.rule, 1.0, "tag:" + sorted(hit)[0]))
-            elif pattern.indicators is not None and lines:
-                indicator = pattern.indicators.search(lines)
+            elif pattern.indicators is not None:
+                indicator = search_lines(pattern.indicators, text, pattern.rule)
                 if indicator:
                     found.append(RuleMatch(pattern.rule, 0.5, clip(indicator.group(0))))
         found += self.extra_matches(unit, text, context)
@@ -227,8 +273,40 @@ def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit,
     return []
 
 
+def search_lines(regex: FastRegex, text: UnitText, rule: Rule) -> re.Match[str] | None:
+    """The first match in the lines ``rule`` reads, looked for in the added lines first: the
+    evidence names what the change adds, not a line it removes."""
+    for on in ("added", "removed") if rule.on == "changed" else (rule.on,):
+        lines = text.lines(on, rule.reads)
+        hit = regex.search(lines) if lines else None
+        if hit is not None:
+            return hit
+    return None
+
+
+def _library_type(text: str, start: int) -> bool:
+    """Is the capitalised word at ``start`` a class of a module (``contextvars.Token``,
+    ``requests.Session``)? Then it names that library's type, not the project's credential."""
+    if start < 2 or text[start - 1] != "." or not text[start].isupper():
+        return False
+    head = start - 1
+    while head > 0 and (text[head - 1].isalnum() or text[head - 1] == "_"):
+        head -= 1
+    return head < start - 1 and text[head].islower()
+
+
+def _in_sense(text: str, start: int, end: int, senses: frozenset[str]) -> bool:
+    """Does the line around ``text[start:end]`` hold one of the word's sense words?"""
+    head = text.rfind("\n", 0, start) + 1
+    tail = text.find("\n", end)
+    line = text[head:tail if tail >= 0 else len(text)]
+    return not senses.isdisjoint(identifier_tokens(line))
+
+
 def _words_in(rule: WordRule, text: str, limit: int = 3) -> set[str]:
-    """The rule's words standing as identifier words (snake_case/camelCase parts) in text."""
+    """The rule's words standing as whole identifier words (snake_case/camelCase parts) in
+    ``text``: ``auth`` in ``auth_token``, not in ``author``; ``token`` in ``csrf_token``, not in
+    ``_cv_tokens``, ``tokenize`` or a library's ``contextvars.Token``."""
     found: set[str] = set()
     size = len(text)
     for hit in rule.prefilter.finditer(text):
@@ -237,8 +315,10 @@ def _words_in(rule: WordRule, text: str, limit: int = 3) -> set[str]:
         after = text[end] if end < size else " "
         left = not before.isalnum() or (before.islower() and text[start].isupper())
         right = not after.isalnum() or (after.isupper() and text[end - 1].islower())
-        if left and right:
-            found.add(hit.group(0).lower())
+        word = hit.group(0).lower()
+        if left and right and not _library_type(text, start) and (
+                word not in rule.senses or _in_sense(text, start, end, rule.senses[word])):
+            found.add(word)
             if len(found) >= limit:
                 break
     return found
@@ -250,13 +330,15 @@ def _keyword_matches(rules: tuple[RegexRule | WordRule, ...], text: UnitText,
     for item in rules:
         if not item.rule.applies(tags):
             continue
-        lines = text.lines(item.rule.on)
         if isinstance(item, WordRule):
-            common = _words_in(item, lines)
+            prose = item.rule.reads == "all"
+            if not item.prefilter.search(text.lines(item.rule.on, item.rule.reads)):
+                continue  # cheap: no word anywhere, no need for the words view
+            common = _words_in(item, text.lines(item.rule.on, "all" if prose else "words"))
             if common:
                 out.append(RuleMatch(item.rule, 0.5, ",".join(sorted(common)[:3])))
-        elif lines:
-            hit = item.regex.search(lines)
+        else:
+            hit = search_lines(item.regex, text, item.rule)
             if hit:
                 out.append(RuleMatch(item.rule, 0.5, clip(hit.group(0))))
     return out

@@ -33,6 +33,7 @@ def rule_fields(suggestion: RuleSuggestion) -> dict[str, object]:
                                         priority=suggestion.priority),
         "role": suggestion.role,
         "priority_score": suggestion.priority_score,
+        "rule_skip_reason": suggestion.skip_reason,
     }
 
 

@@ -45,6 +45,10 @@ class RuleBody(_Strict):
         "its level is a floor for the unit whatever its risk (like the size signal)"))
     on: Literal["changed", "added", "removed"] = Field(default="changed", description=(
         "which changed lines a text rule reads: all of them, the added or the removed ones"))
+    reads: Literal["code", "all"] = Field(default="code", description=(
+        "code: a text rule looks for behaviour, so comments and docstrings are left out (and "
+        "for words also imports and string contents); all: prose too (a comment naming an "
+        "attack)"))
 
 
 class DecoratorRule(RuleBody):
@@ -88,6 +92,10 @@ class ChangePattern(RuleBody):
     decisive: bool = Field(default=False, description=(
         "when it matches, it alone decides the level and the risk (e.g. a mode-only change: "
         "nothing else in the file changed, so path and keyword rules say nothing about it)"))
+    skip_reason: str | None = Field(default=None, min_length=1, description=(
+        "when it matches a low-risk unit, the unit is skipped without a plan, for this reason "
+        "(a file kind nobody reviews as code: a generated catalog, a lockfile); the planner "
+        "may still keep it"))
 
 
 class BaseRules(_Strict):
@@ -98,6 +106,9 @@ class BaseRules(_Strict):
     doc_tags: list[str] = Field(default_factory=lambda: ["doc_file"])
     security_keywords: list[str] = Field(default_factory=list)
     config_keywords: list[str] = Field(default_factory=list)
+    keyword_senses: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "a keyword with more than one meaning (a lexer's token, an auth token) counts only on "
+        "a line that also holds one of these identifier words (csrf_token, check_token(user))"))
 
 
 class BaseOverride(_Strict):

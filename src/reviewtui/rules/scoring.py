@@ -164,12 +164,14 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
         level, decided_by, confidence, learned_note = _apply_learned(
             learned, unit, risk, level, decided_by, confidence)
     signals = behaviour_signals(matches)
+    skip_reason = next((m.rule.skip_reason for m in ordered if m.rule.skip_reason), None) \
+        if risk is RiskLevel.LOW else None
     return RuleSuggestion(
         context_level=level, confidence=confidence, risk=risk,
         notes=_notes(risk, level, decided_by, matches, learned_note, capped),
         extra_requests=_requests(ordered, symbols), matches=tuple(matches), factors=factors,
         risk_factors=risk_factors, formula_risk=formula_risk, decided_by=decided_by,
-        learned=learned_note, role=role.name,
+        learned=learned_note, role=role.name, skip_reason=skip_reason,
         priority_parts=priority_parts(risk, role, len(signals), confidence,
                                       unit.added_lines + unit.removed_lines),
         line_signals=tuple(line_features(unit).items()), tokens=tuple(unit_tokens(unit)))

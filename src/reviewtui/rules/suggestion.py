@@ -51,6 +51,8 @@ class RuleSuggestion:
     # rules so that the per-file cache keeps them: the learned priority reads them
     line_signals: tuple[tuple[str, float], ...] = ()
     tokens: tuple[str, ...] = ()
+    # a low-risk unit of a file kind nobody reviews as code: skipped without a plan, why
+    skip_reason: str | None = None
 
     @property
     def reach_counted(self) -> bool:

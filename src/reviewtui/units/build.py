@@ -138,7 +138,8 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
         tags = base_tags | facts.tags
         if "test_file" in tags and (
                 vocab.security_path_tokens.intersection(identifier_tokens(path))
-                or security_in_lines([(0, ln.text) for ln in lines if ln.kind != " "], vocab)):
+                or security_in_lines([(0, ln.text) for ln in lines if ln.kind != " "], vocab,
+                                     strings=True)):
             tags.add("security_test")  # a test of security code: weakening it matters
         units.append(ReviewUnit(
             unit_id=unit_id_for(change, hunks),
@@ -157,6 +158,8 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
             functions=facts.functions,
             scopes=facts.scopes,
             parsed=facts.parsed and (new_structure is not None or old_structure is not None),
+            prose_lines=facts.prose,
+            import_lines=facts.imports,
         ))
     return units
 

@@ -50,6 +50,8 @@ class LineFacts:
     functions: tuple[str, ...]  # innermost enclosing definitions of changed lines
     scopes: tuple[Scope, ...] = ()
     parsed: bool = False
+    prose: frozenset[tuple[str, int]] = frozenset()  # ("+", new_no) / ("-", old_no)
+    imports: frozenset[tuple[str, int]] = frozenset()
 
 
 def _is_comment(line: str, language: str | None) -> bool:
@@ -58,26 +60,61 @@ def _is_comment(line: str, language: str | None) -> bool:
     return style is not None and bool(_COMMENT_LINE[style].match(line))
 
 
+def _prose_lines(lines: Sequence[tuple[int, str]], side: FileStructure | None,
+                 language: str | None) -> set[int]:
+    """Lines that are only commentary: comments and docstrings (the parse knows them; without
+    one, the language's comment markers). A comment that is behaviour all the same (a PHP
+    docblock annotation such as ``@IsGranted``) is not prose."""
+    spec = spec_for(language)
+    behaviour = spec.behaviour_comment if spec is not None else None
+    out: set[int] = set()
+    for number, text in lines:
+        commentary = (number in side.comment_lines if side is not None
+                      else _is_comment(text, language))
+        if commentary and not (behaviour is not None and behaviour.match(text)):
+            out.add(number)
+    return out
+
+
+def _import_lines(lines: Sequence[tuple[int, str]], side: FileStructure | None) -> set[int]:
+    if side is not None:
+        return {n for n, _ in lines if n in side.import_lines}
+    return {n for n, text in lines if _IMPORT.match(text)}
+
+
 def _all(lines: Sequence[tuple[int, str]], lines_set: frozenset[int] | None,
-         fallback: re.Pattern[str] | None, language: str | None, comment: bool) -> bool:
+         fallback: re.Pattern[str]) -> bool:
     for number, text in lines:
         if lines_set is not None:
             if number not in lines_set:
                 return False
-        elif comment:
-            if not _is_comment(text, language):
-                return False
-        elif fallback is None or not fallback.match(text):
+        elif not fallback.match(text):
             return False
     return True
 
 
-def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary) -> bool:
-    """Does any line use a security word or construct (``password``, ``eval(``...)?"""
+_QUOTED = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")
+
+
+def mask_strings(line: str) -> str:
+    """``line`` with the contents of its string literals left out (the quotes stay): a word in
+    a message or a dictionary key is not the code's behaviour. A quote that is not closed on
+    the line (a Rust lifetime, a string continued on the next line) is left as it is."""
+    if "'" not in line and '"' not in line and "`" not in line:
+        return line
+    return _QUOTED.sub(lambda m: m.group(1) * 2, line)
+
+
+def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
+                      strings: bool = False) -> bool:
+    """Does any line use a security construct (``eval(``, ``verify=False``: patterns, which may
+    read inside strings) or a security word in its code (``password``, not in a message)?
+    ``strings``: words in string literals count too (a test's data is what it tests)."""
     for _, text in lines:
         if vocab.security_code.search(text):
             return True
-        if vocab.security_code_tokens.intersection(identifier_tokens(text)):
+        words = identifier_tokens(text if strings else mask_strings(text))
+        if vocab.security_code_tokens.intersection(words):
             return True
     return False
 
@@ -117,20 +154,24 @@ def line_facts(
         return LineFacts(frozenset(), (), ())
     plus_code = [(n, t) for n, t in plus if t.strip()]
     minus_code = [(n, t) for n, t in minus if t.strip()]
+    prose_plus = _prose_lines(plus_code, new, language)
+    prose_minus = _prose_lines(minus_code, old, language)
     if _layout_free(plus) == _layout_free(minus):
         tags.add("only_whitespace")  # layout only: spaces, line breaks, trailing commas
     elif plus_code or minus_code:
         both = (plus_code, new), (minus_code, old)
-        if all(_all(c, s.comment_lines if s else None, None, language, True) for c, s in both):
+        if all(n in prose_plus for n, _ in plus_code) and all(
+                n in prose_minus for n, _ in minus_code):
             tags.add("only_comments")
-        if all(_all(c, s.import_lines if s else None, _IMPORT, language, False)
-               for c, s in both):
+        if all(_all(c, s.import_lines if s else None, _IMPORT) for c, s in both):
             tags.add("only_imports")
         if all(_LOGGING.match(t) for _, t in plus_code + minus_code):
             tags.add("only_logging")
         if all(_NUMERIC_DATA.match(t) for _, t in plus_code + minus_code):
             tags.add("only_data")  # tables of numbers (code points, offsets): nothing to run
-    if scan_security and security_in_lines(plus_code + minus_code, vocab) and not (
+    code = ([(n, t) for n, t in plus_code if n not in prose_plus]
+            + [(n, t) for n, t in minus_code if n not in prose_minus])
+    if scan_security and security_in_lines(code, vocab) and not (
         tags & {"only_comments", "only_logging", "only_whitespace"}
     ):
         tags.add("security_sensitive")
@@ -148,8 +189,12 @@ def line_facts(
                 for scope in scopes.values() if scope.role != "outer"
                 and scope.kind in FUNCTION_KINDS):
             tags.add("security_sensitive")  # the change sits in `login`, `check_password`...
+    imports = ({("+", n) for n in _import_lines(plus_code, new)}
+               | {("-", n) for n in _import_lines(minus_code, old)})
     return LineFacts(frozenset(tags), tuple(dict.fromkeys(symbols)),
-                     tuple(dict.fromkeys(functions)), tuple(scopes.values()), structural)
+                     tuple(dict.fromkeys(functions)), tuple(scopes.values()), structural,
+                     frozenset({("+", n) for n in prose_plus} | {("-", n) for n in prose_minus}),
+                     frozenset(imports))
 
 
 def _add_scope(scopes: dict[tuple[str, str], Scope], definition: Definition, role: str) -> None:

@@ -44,6 +44,10 @@ class ReviewUnit:
     functions: tuple[str, ...] = ()  # innermost definitions enclosing changed lines
     scopes: tuple[Scope, ...] = ()  # definitions with decorators and signatures, for rules
     parsed: bool = False  # the code structure of the changed sides was available
+    # changed lines by (kind, number): ("+", new_no) or ("-", old_no). Prose is commentary
+    # (comments, docstrings): rules that look for behaviour do not read it.
+    prose_lines: frozenset[tuple[str, int]] = frozenset()
+    import_lines: frozenset[tuple[str, int]] = frozenset()
 
     def changed_lines(self) -> list[str]:
         """The text of every added and removed line, in diff order."""

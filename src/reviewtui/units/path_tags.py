@@ -1,12 +1,13 @@
 """Tags that follow from a file's path and its change record alone.
 
 doc_file, test_file, config_file, routing_file, migration_file, generated_or_vendored, lockfile,
-translation_file, asset_file, package_manifest, tooling_file, type_stub, security_area (a
-security word in the path: the place, not yet what the change does — ``security_sensitive``
-comes from the changed code), binary, new_file, deleted_file, renamed, mode_change (with
-mode_only when the content is unchanged, made_executable when it gains the executable bit, and
-sensitive_executable when that happens where hooks or CI run files), symlink, submodule,
-non_utf8, too_large. Computed once per file and shared by all its units.
+translation_file (translation_catalog for the catalogue files themselves), asset_file,
+package_manifest, tooling_file, type_stub, security_area (a security word in the path: the
+place, not yet what the change does — ``security_sensitive`` comes from the changed code),
+binary, new_file, deleted_file, renamed, mode_change (with mode_only when the content is
+unchanged, made_executable when it gains the executable bit, and sensitive_executable when that
+happens where hooks or CI run files), symlink, submodule, non_utf8, too_large. Computed once per
+file and shared by all its units.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
         tags.add("generated_or_vendored")
     if name in pack.package_manifest_names or name.endswith(".gemspec"):
         tags.add("package_manifest")
+    if suffix in pack.translation_suffixes:
+        tags.add("translation_catalog")  # the catalogue itself, not code in a locale/ folder
     if suffix in pack.translation_suffixes or (
             _has_dir(dirs, path, pack.translation_dirs) and "config_file" in tags):
         tags.add("translation_file")

@@ -268,17 +268,17 @@ PHP = """
 def test_php_classes_attributes_closures_and_traits() -> None:
     fs = _analyze("php", PHP)
     assert _defs(fs) == [
-        ("class", "UserController", 6, 18),
-        ("method", "UserController.__construct", 8, 8),
-        ("method", "UserController.create", 10, 17),
-        ("function", "UserController.create.$make", 13, 15),
-        ("trait", "Greets", 20, 20),
-        ("method", "Greets.hi", 20, 20),
+        ("class", "App.Http.UserController", 6, 18),
+        ("method", "App.Http.UserController.__construct", 8, 8),
+        ("method", "App.Http.UserController.create", 10, 17),
+        ("function", "App.Http.UserController.create.$make", 13, 15),
+        ("trait", "App.Http.Greets", 20, 20),  # a statement namespace names what follows
+        ("method", "App.Http.Greets.hi", 20, 20),
     ]
-    create = _one(fs, "UserController.create")
+    create = _one(fs, "App.Http.UserController.create")
     assert create.decorators == ("#[Route('/users', methods: ['POST'])]",)
     assert create.signature == "public function create(Request $request): Response"
-    assert fs.enclosing(14) == _one(fs, "UserController.create.$make")
+    assert fs.enclosing(14) == _one(fs, "App.Http.UserController.create.$make")
     assert fs.enclosing(16) == create
     assert fs.comment_lines == frozenset({21})
     assert fs.import_lines == frozenset({4})
@@ -319,7 +319,9 @@ def test_kotlin_functions_lambdas_objects_and_companions() -> None:
         ("function", "Greeting", 5, 11),
         ("function", "Greeting.onClick", 7, 9),
         ("class", "User", 13, 13),
+        ("method", "User.constructor", 13, 13),  # the primary constructor
         ("class", "Api", 15, 21),
+        ("method", "Api.constructor", 15, 15),
         ("method", "Api.constructor", 16, 16),
         ("object", "Api.Companion", 18, 20),
         ("method", "Api.Companion.create", 19, 19),

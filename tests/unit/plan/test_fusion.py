@@ -197,3 +197,18 @@ def test_an_unrelated_unit_is_not_lowered_nor_skipped_for_being_off_topic() -> N
     wider = off.model_copy(update={"llm_context_level": FULL, "skip_review": False})
     [up] = fuse_plan([unit(level=C, conf=0.2, risk="low")], {"u1": wider}, {"u1"}).items
     assert (up.final_context_level, up.provenance.level) == (FULL, "llm")
+
+
+def test_a_rule_skip_applies_without_a_plan_and_the_planner_may_keep_the_unit() -> None:
+    catalogue = unit(level=D, conf=0.55, risk="low").model_copy(update={
+        "rule_skip_reason": "translation catalogue: not code"})
+    (alone,) = fuse_plan([catalogue], None).items
+    assert alone.skip_review is True
+    assert alone.reason == "rules_only: translation catalogue: not code"
+    (kept,) = fuse_plan([catalogue], {"u1": llm(level=F, reason="a placeholder changed")},
+                        planned_ids={"u1"}).items
+    assert kept.skip_review is False and kept.final_context_level is F
+    # a unit the rules rate above low is never skipped by a rule's reason
+    risky = unit(level=D, conf=0.55, risk="medium").model_copy(update={
+        "rule_skip_reason": "translation catalogue: not code"})
+    assert fuse_plan([risky], None).items[0].skip_review is False

@@ -216,7 +216,7 @@ EDITS = [
          "constructor(url: String, n: Int) : this(Repo(url))", constructors=("OrderService",)),
     Edit("kotlin data class", "src/main/kotlin/shop/Order.kt", KOTLIN,
          "data class Order(val total: Long)", "data class Order(val total: Long, val tip: Long)",
-         public=("Order",), models=("Order",)),
+         public=("Order",), models=("Order",), constructors=("Order",)),
     Edit("kotlin interface", "src/main/kotlin/shop/Order.kt", KOTLIN,
          "fun save(order: Order)", "fun save(order: Order, flush: Boolean)",
          public=("save",), interfaces=("Repo",)),
