@@ -73,3 +73,15 @@ def headers_decided(paths: Iterable[str]) -> PathLanguages | None:
     if any(is_cpp_source(p) for p in listed):
         return PathLanguages(cpp_headers=True)
     return None
+
+
+# Languages of the table that hold data, documentation or build settings rather than code: what
+# the changed lines of such a file "do" (a YAML key named ``if-...``) is no control flow.
+NOT_CODE = frozenset({"css", "protobuf", "yaml", "toml", "ini", "properties", "make",
+                      "dockerfile", "cmake", "starlark", "html", "xml", "markdown", "rst",
+                      "text", "json", "terraform", "sql"})
+
+
+def is_code(language: str | None) -> bool:
+    """A programming language (not a data, documentation or build-settings format)."""
+    return language is not None and language not in NOT_CODE

@@ -14,17 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from reviewtui.code.languages import language_for_path
+from reviewtui.code.languages import is_code, language_for_path
 from reviewtui.git.model import ChangeStatus, FileChange
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
 _QUIET_TAGS = frozenset({"test_file", "doc_file", "generated_or_vendored", "lockfile",
                          "translation_file", "asset_file", "type_stub", "tooling_file"})
-# Languages of the table that hold data, documentation or build settings rather than code.
-_NOT_CODE = frozenset({"css", "protobuf", "yaml", "toml", "ini", "properties", "make",
-                       "dockerfile", "cmake", "starlark", "html", "xml", "markdown", "rst",
-                       "text", "json", "terraform", "sql"})
 _FORMAT = "%x1e%H%x1f%P%x1f%ct%x1f%aN%x1f%B%x1f"
 
 
@@ -56,8 +52,7 @@ def is_source(path: str) -> bool:
     from reviewtui.units.path_tags import path_tags
     from reviewtui.units.vocabulary import default_vocabulary
 
-    language = language_for_path(path)
-    if language is None or language in _NOT_CODE:
+    if not is_code(language_for_path(path)):
         return False
     tags = path_tags(FileChange(ChangeStatus.MODIFY, path, path), default_vocabulary())
     return _QUIET_TAGS.isdisjoint(tags)

@@ -16,6 +16,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+from reviewtui.code.languages import is_code
 from reviewtui.units.model import ReviewUnit
 
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|<!--|\"\"\"|''')")
@@ -40,6 +41,12 @@ _IMPORT = re.compile(r"^\s*(import|from\s+\S+\s+import|require|using|#include|us
 _KEYWORDS = frozenset({"if", "for", "while", "switch", "return", "catch", "elif", "and", "or",
                        "not", "in", "is", "new", "typeof", "sizeof", "function", "def"})
 
+LINE_FEATURES: tuple[str, ...] = (
+    "control_flow", "condition_changed", "boundary", "arithmetic", "error_added",
+    "error_removed", "check_removed", "call_args_changed", "null_handling", "return_changed",
+    "new_code", "only_messages", "comment_share", "imports_only", "pure_removal",
+    "added_code_log", "removed_code_log",
+)
 FEATURES: tuple[str, ...] = (
     "control_flow", "condition_changed", "boundary", "arithmetic", "error_added",
     "error_removed", "check_removed", "call_args_changed", "null_handling", "return_changed",
@@ -68,7 +75,11 @@ def _calls(lines: Sequence[str]) -> set[str]:
 
 
 def line_features(unit: ReviewUnit) -> dict[str, float]:
-    """What the added and removed lines do (language-agnostic patterns on code lines)."""
+    """What the added and removed lines do (language-agnostic patterns on code lines); for a
+    data, documentation or settings file (YAML, Markdown, JSON...) nothing: its lines do not
+    run."""
+    if not is_code(unit.language):
+        return dict.fromkeys(LINE_FEATURES, 0.0)
     added = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "+"]
     removed = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "-"]
     code_added, code_removed = _code_lines(added), _code_lines(removed)
@@ -179,7 +190,10 @@ MAX_TOKENS = 400
 def unit_tokens(unit: ReviewUnit) -> list[str]:
     """The distinct tokens of the unit's added (``+tok``) and removed (``-tok``) code lines,
     lower-cased: the bag of tokens of a JITLine-style model (Pornprasit & Tantithamthavorn,
-    MSR 2021), whose weights say which tokens pushed a unit up."""
+    MSR 2021), whose weights say which tokens pushed a unit up. None for a file that is not
+    code."""
+    if not is_code(unit.language):
+        return []
     seen: dict[str, None] = {}
     for hunk in unit.hunks:
         for line in hunk.lines:
