@@ -114,10 +114,7 @@ def main() -> int:
     per_project = [["project", "cases (10+ units)", "today R@1", "R@3", "MRR",
                     "learned R@1", "R@3", "MRR"]]
     for name, cases in projects.items():
-        if name in dev:
-            weights = others_fit[name]
-        else:
-            weights = shipped
+        weights = others_fit[name] if name in dev else shipped
         before = evaluate(usable(cases), zero).large
         after = evaluate(usable(cases), weights).large
         a, b = before.orders["reviewtui"], after.orders["reviewtui"]
