@@ -93,6 +93,19 @@ class StoredFinding(_Record):
                 else f"L{self.start_line}-{self.end_line}")
 
 
+class AppliedFix(_Record):
+    """A fix the person applied: what the file held before, to undo it once, exactly."""
+
+    apply_id: int | None = None  # given by the store
+    fingerprint: str
+    file_path: str
+    before: bytes  # the file's exact bytes before the fix
+    after_sha: str  # sha256 of what the fix wrote: undo only restores over that
+    state_before: FindingState
+    applied_at: str = ""
+    undone_at: str | None = None
+
+
 class ReviewComment(_Record):
     """The reviewer's own comment on a line or a range of the change."""
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from reviewtui.errors import StoreError
 from reviewtui.llm.redact import redact_secrets
 from reviewtui.sessions.review_records import (
+    AppliedFix,
     FindingState,
     MergeReport,
     ReviewComment,
@@ -123,6 +124,53 @@ class ReviewStore:
                      "first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                      (session_id, finding.fingerprint, self._dump(finding), finding.state,
                       finding.first_seen or finding.updated_at, finding.updated_at))
+
+    # -- applied fixes ----------------------------------------------------------------------
+
+    def record_applied_fix(self, session_id: str, applied: AppliedFix,
+                           finding: StoredFinding) -> AppliedFix:
+        """Keep ``applied`` (to undo it) and store ``finding`` as it is after the fix, in one
+        transaction."""
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            cursor = conn.execute(
+                "INSERT INTO applied_fixes (session_id, fingerprint, file_path, before, "
+                "after_sha, state_before, applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (session_id, applied.fingerprint, applied.file_path, applied.before,
+                 applied.after_sha, applied.state_before, now))
+            self._put_finding(conn, session_id, finding.model_copy(update={"updated_at": now}))
+            self._touch(conn, session_id, now)
+        return applied.model_copy(update={"apply_id": cursor.lastrowid, "applied_at": now})
+
+    def applied_fix(self, session_id: str, fingerprint: str | None = None) -> AppliedFix | None:
+        """The latest fix applied and not undone (of the finding ``fingerprint``, or any)."""
+        query = ("SELECT * FROM applied_fixes WHERE session_id = ? AND undone_at IS NULL"
+                 + (" AND fingerprint = ?" if fingerprint else "")
+                 + " ORDER BY apply_id DESC LIMIT 1")
+        params = (session_id, fingerprint) if fingerprint else (session_id,)
+        with self._reading() as conn:
+            row = conn.execute(query, params).fetchone()
+        if row is None:
+            return None
+        return AppliedFix(apply_id=row["apply_id"], fingerprint=row["fingerprint"],
+                          file_path=row["file_path"], before=bytes(row["before"]),
+                          after_sha=row["after_sha"], state_before=row["state_before"],
+                          applied_at=row["applied_at"], undone_at=row["undone_at"])
+
+    def record_undone_fix(self, session_id: str, applied: AppliedFix,
+                          finding: StoredFinding | None) -> None:
+        """Mark ``applied`` undone (it cannot be undone twice) and store ``finding`` back."""
+        with self._writing() as conn:
+            now = self._now()
+            cursor = conn.execute("UPDATE applied_fixes SET undone_at = ? WHERE apply_id = ? "
+                                  "AND session_id = ? AND undone_at IS NULL",
+                                  (now, applied.apply_id, session_id))
+            if cursor.rowcount == 0:
+                raise StoreError(f"the fix {applied.apply_id} was already undone")
+            if finding is not None:
+                self._put_finding(conn, session_id, finding.model_copy(update={"updated_at": now}))
+            self._touch(conn, session_id, now)
 
     # -- comments ---------------------------------------------------------------------------
 
