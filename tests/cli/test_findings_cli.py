@@ -239,3 +239,37 @@ def _change_key(repo: GitRepoBuilder) -> str:
     from reviewtui.pipeline import load_change
 
     return load_change(repo.root, ChangeSelector(SelectorMode.AUTO)).change_set.key
+
+
+def test_asking_the_model_for_a_fix(repo: GitRepoBuilder, cli: CliRunner,
+                                    fake_llm: ScriptedOpenAIServer) -> None:
+    finding = _reviewed(repo, cli, fake_llm, SERVICE.replace("* 3", "* 2").encode(),
+                        SERVICE.encode(), _answer(fix=None))
+    assert finding["fix"] is None
+    _refused(cli("findings", "apply", finding["id"], repo.root), "has no fix")
+    fake_llm.clear_requests()
+    fake_llm.script(
+        Reply.tool_calls([{"name": "read_file_hunk",
+                           "arguments": {"path": "app/service.py", "start": 1, "end": 3}}]),
+        Reply.json({"fix": FIX, "explanation": "Back to the agreed rate."}))
+    asked = cli("findings", "fix", finding["id"], repo.root)
+    assert asked.code == 0, asked.err
+    assert asked.out.startswith("--- a/app/service.py") and "+    total = amount * 2" in asked.out
+    assert "applies with 'reviewtui findings apply" in asked.err
+    assert "Back to the agreed rate." in asked.err
+    first = fake_llm.chat_requests[0].body
+    assert "Charge rate tripled" in first["messages"][1]["content"]
+    assert "    2 |     total = amount * 3" in first["messages"][1]["content"]
+    offered = {tool["function"]["name"] for tool in first["tools"]}
+    assert offered and offered <= READ_ONLY_TOOLS  # the model proposes; it cannot write
+    target = repo.root / "app/service.py"
+    assert target.read_text() == SERVICE  # asking writes nothing
+
+    stored = cli("findings", "--json", repo.root).json()["findings"][0]
+    assert stored["state"] == "open" and stored["fix"]["applicable"]
+    assert cli("findings", "apply", finding["id"], repo.root).code == 0
+    assert target.read_bytes() == FIXED
+
+    fake_llm.script(Reply.json({"fix": None, "explanation": "The rate is a business call."}))
+    _refused(cli("findings", "fix", finding["id"], repo.root),
+             "proposed no fix: The rate is a business call.")

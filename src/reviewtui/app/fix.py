@@ -1,4 +1,4 @@
-"""From finding to fix: preview, apply and undo a finding's structured fix, in the working tree.
+"""From finding to fix: ask the model for one, preview, apply and undo it, in the working tree.
 
 One use case for ``reviewtui findings apply|undo`` and the workbench's preview (``a``pply,
 ``u``ndo), so both refuse the same things the same way. The model only proposes (its tools stay
@@ -23,15 +23,23 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from reviewtui.agent.fixes import patched, range_sha, split_lines, unified_diff
+from reviewtui.agent.fixes import check_fix, patched, range_sha, split_lines, unified_diff
 from reviewtui.agent.record import line_hash
 from reviewtui.errors import FixError
 from reviewtui.sessions.review_records import AppliedFix, StoredFinding, StoredFix
 from reviewtui.sessions.store import SessionStore
+
+if TYPE_CHECKING:
+    from reviewtui.agent.fix_request import FixAnswer
+    from reviewtui.agent.loop import ToolRun
+    from reviewtui.agent.workspace import Workspace
+    from reviewtui.llm import LLMClient, TokenCounter
 
 ID_LENGTH = 8
 
@@ -192,3 +200,26 @@ def undo_fix(store: SessionStore, session_id: str, root: Path,
                 if finding is not None else None)
     store.record_undone_fix(session_id, applied, restored)
     return applied
+
+
+def request_fix(ws: Workspace, client: LLMClient, counter: TokenCounter, store: SessionStore,
+                session_id: str, finding: StoredFinding, *, max_tool_rounds: int = 8,
+                on_tool: Callable[[ToolRun], None] | None = None,
+                cancel: threading.Event | None = None) -> tuple[StoredFinding, FixAnswer]:
+    """Ask the model for a fix to ``finding``, check it against the file as reviewed and keep
+    it on the finding (its state unchanged); ``FixError`` when the model proposes none."""
+    from reviewtui.agent.fix_request import ask_fix
+    from reviewtui.plan.extract import PlanParseError
+
+    try:
+        answer = ask_fix(ws, client, counter, finding, max_tool_rounds=max_tool_rounds,
+                         on_tool=on_tool, cancel=cancel)
+    except PlanParseError as problem:
+        raise FixError(f"the model gave no usable fix: {problem}") from None
+    if answer.fix is None:
+        raise FixError("the model proposed no fix" + (f": {answer.explanation}"
+                                                      if answer.explanation else ""))
+    checked = check_fix(answer.fix, finding.file_path, ws.file_bytes(finding.file_path))
+    updated = finding.model_copy(update={"fix": checked})
+    store.update_findings(session_id, [updated])
+    return updated, answer

@@ -16,6 +16,7 @@ from reviewtui.cli.parser import selector_from_args
 from reviewtui.errors import UsageError
 
 if TYPE_CHECKING:
+    from reviewtui.pipeline import LoadedChange
     from reviewtui.sessions import SessionStore
     from reviewtui.sessions.review_records import StoredFinding
 
@@ -32,6 +33,28 @@ def _listing(store: SessionStore, session_id: str,
              findings: list[StoredFinding]) -> list[tuple[StoredFinding, bool]]:
     return [(f, f.fix is not None and store.applied_fix(session_id, f.fingerprint) is not None)
             for f in findings]
+
+
+def _ask_fix(args: argparse.Namespace, loaded: LoadedChange, store: SessionStore, sid: str,
+             finding: StoredFinding, out: TextIO, err: TextIO) -> int:
+    from reviewtui.agent.workspace import Workspace
+    from reviewtui.app.fix import finding_id, patch_text, request_fix
+    from reviewtui.llm import LLMClient, resolve_llm, token_counter
+
+    if args.max_tool_rounds < 0:
+        raise UsageError("--max-tool-rounds must be 0 or more")
+    ws = Workspace(loaded, loaded.plan(use_llm=False, overrides=store.overrides(sid)))
+    config = resolve_llm(loaded.settings.llm)
+    updated, answer = request_fix(ws, LLMClient(config), token_counter(config.model), store,
+                                  sid, finding, max_tool_rounds=args.max_tool_rounds)
+    out.write(patch_text(updated))
+    fix = updated.fix
+    how = ("applies with 'reviewtui findings apply " + finding_id(updated) + "'"
+           if fix is not None and fix.applicable
+           else f"kept as text only: {fix.reason if fix is not None else ''}")
+    why = f" ({answer.explanation})" if answer.explanation else ""
+    err.write(f"findings: fix for {finding_id(updated)} {how}{why}\n")
+    return 0
 
 
 def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -85,6 +108,8 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       f"{undone.file_path}: its previous bytes are back\n")
             return 0
         finding = find_finding(findings, args.finding)
+        if args.action == "fix":
+            return _ask_fix(args, loaded, store, sid, finding, out, err)
         if args.dry_run:
             out.write(patch_text(finding))
             out.flush()

@@ -314,8 +314,18 @@ def _findings_undo_arguments(parser: argparse.ArgumentParser) -> None:
     add_selectors(parser, description=False)
 
 
+def _findings_fix_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("finding", metavar="ID", help="a finding id (or a unique prefix)")
+    parser.add_argument("--max-tool-rounds", type=int, default=8, metavar="N",
+                        help="tool rounds the model may use (default 8)")
+    add_selectors(parser, description=False)
+
+
 # action -> (description, the arguments it takes); no action: the list
 FINDINGS_ACTIONS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "fix": ("Ask the model for a fix to one finding (read-only tools, as in a review); the fix "
+            "is checked against the file as reviewed and kept on the finding, and its patch "
+            "printed. Nothing is written to the working tree.", _findings_fix_arguments),
     "apply": ("Apply a finding's fix to the working tree: only inside the repository, never "
               "through a link, never to a read-only file, and only while the file still "
               "holds the reviewed lines. Exit status 2 with the reason when it does not apply.",
@@ -329,8 +339,8 @@ def build_findings_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui findings",
         description="List the findings kept for the change (id, state, severity, lines, fix); "
-                    "'findings apply ID [--dry-run]' applies a finding's fix, 'findings undo "
-                    "ID' undoes it.")
+                    "'findings fix ID' asks the model for a fix, 'findings apply ID "
+                    "[--dry-run]' applies it, 'findings undo ID' undoes it.")
     _findings_list_arguments(parser)
     return parser
 
