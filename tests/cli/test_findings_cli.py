@@ -273,3 +273,21 @@ def test_asking_the_model_for_a_fix(repo: GitRepoBuilder, cli: CliRunner,
     fake_llm.script(Reply.json({"fix": None, "explanation": "The rate is a business call."}))
     _refused(cli("findings", "fix", finding["id"], repo.root),
              "proposed no fix: The rate is a business call.")
+
+
+def test_a_fix_asked_for_survives_the_next_review(repo: GitRepoBuilder, cli: CliRunner,
+                                                  fake_llm: ScriptedOpenAIServer) -> None:
+    finding = _reviewed(repo, cli, fake_llm, SERVICE.replace("* 3", "* 2").encode(),
+                        SERVICE.encode(), _answer(fix=None))
+    fake_llm.script(Reply.json({"fix": FIX, "explanation": "x"}))
+    assert cli("findings", "fix", finding["id"], repo.root).code == 0
+    fake_llm.script(Reply.json(_answer(fix=None)))  # the same finding, found again, no fix
+    assert cli("review", "--rules-plan", repo.root).code == 0
+    [again] = cli("findings", "--json", repo.root).json()["findings"]
+    assert again["fingerprint"] == finding["fingerprint"]
+    assert again["fix"]["replacement"] == FIX["replacement"]
+    other = {"start_line": 2, "end_line": 2, "replacement": "    total = amount\n"}
+    fake_llm.script(Reply.json(_answer(fix=other)))  # a review's own fix replaces it
+    assert cli("review", "--rules-plan", repo.root).code == 0
+    [third] = cli("findings", "--json", repo.root).json()["findings"]
+    assert third["fix"]["replacement"] == other["replacement"]

@@ -5,7 +5,8 @@ A mixin of ``SessionStore`` (same file, same transactions), kept in its own modu
 reads as conversations and this as a review. Merging a new review: a finding seen before keeps
 the person's decision (accepted, dismissed with its reason) and gets the new position; one that
 had gone or been fixed and is found again is open again; an open finding of a reviewed unit
-that the new review does not repeat is ``gone`` — kept, never silently dropped.
+that the new review does not repeat is ``gone`` — kept, never silently dropped. A finding seen
+again keeps the fix it had (one the person asked for) unless the new review brings its own.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class ReviewStore:
                         report.seen_again += 1
                     merged = finding.model_copy(update={"state": state, "reason": old.reason,
                                                         "first_seen": old.first_seen,
-                                                        "updated_at": now})
+                                                        "updated_at": now,
+                                                        "fix": finding.fix or old.fix})
                 self._put_finding(conn, session_id, merged)
             for fingerprint, old in kept.items():
                 if fingerprint not in seen and old.state == "open" and reviewed(old):
