@@ -190,7 +190,8 @@ def test_paths_that_leave_the_repository_are_refused(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / ".git").mkdir(parents=True)
     (root / ".git" / "config").write_text("x")
-    for path in ("../escape.py", "/etc/passwd", ".git/config", "a/../../x"):
+    for path in ("../escape.py", "/etc/passwd", ".git/config", "a/../../x", "vendor/.git/HEAD",
+                 ""):
         with pytest.raises(FixError, match="not a path inside the repository"):
             target_path(root, path)
 

@@ -91,7 +91,7 @@ def target_path(root: Path, path: str) -> Path:
     """``root / path`` when it is a regular, writable file inside the repository; ``FixError``
     otherwise (the reason named)."""
     pure = PurePosixPath(path)
-    if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] == ".git":
+    if pure.is_absolute() or not pure.parts or {"..", ".git"} & set(pure.parts):
         raise FixError(f"{path}: not a path inside the repository")
     real_root = root.resolve()
     candidate = real_root / pure
