@@ -93,8 +93,9 @@ def test_preview_apply_undo_is_byte_exact(repo: GitRepoBuilder, cli: CliRunner,
     after = cli("findings", "--json", repo.root).json()["findings"][0]
     assert after["state"] == "fixed" and after["fix_applied"] is True
 
-    again = cli("findings", "apply", ident, repo.root)  # the lines are not the reviewed ones now
-    _refused(again, "the working tree moved on")
+    _refused(cli("findings", "apply", ident, repo.root), "is already applied")
+    dry_again = cli("findings", "apply", ident, "--dry-run", repo.root)
+    _refused(dry_again, "the working tree moved on")  # its lines are not the reviewed ones
     undone = cli("findings", "undo", ident, repo.root)
     assert undone.code == 0, undone.err
     assert target.read_bytes() == edited

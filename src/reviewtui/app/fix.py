@@ -164,6 +164,9 @@ def apply_fix(store: SessionStore, session_id: str, root: Path,
               finding: StoredFinding) -> tuple[FixPreview, StoredFinding]:
     """Write the fix and keep the previous bytes to undo it; the finding, as stored after
     (``fixed`` when its lines' text changed)."""
+    if store.applied_fix(session_id, finding.fingerprint) is not None:
+        raise FixError(f"the fix of {finding_id(finding)} is already applied (undo takes it "
+                       "back)")
     preview = preview_fix(root, finding)
     lines = _line_text(preview.after)
     now = line_hash(finding.file_path, finding.start_line, finding.end_line,
