@@ -78,19 +78,20 @@ def _review(repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer
 
 
 def _suggestion(markdown: str) -> list[list[str]]:
-    """Every suggestion block's lines, the list item's two-space indent removed."""
+    """Every suggestion block's lines, the fence's own indent (a list item's) removed."""
     blocks: list[list[str]] = []
     current: list[str] | None = None
-    fence = ""
+    fence, indent = "", ""
     for line in markdown.split("\n"):
         if current is None and line.strip().endswith("suggestion") and line.strip(
                 ).startswith("```"):
             fence, current = line.strip()[:-len("suggestion")], []
+            indent = line[:len(line) - len(line.lstrip())]
         elif current is not None and line.strip() == fence:
             blocks.append(current)
             current = None
         elif current is not None:
-            current.append(line[2:] if line.startswith("  ") else line)
+            current.append(line[len(indent):] if line.startswith(indent) else line)
     return blocks
 
 
@@ -140,3 +141,20 @@ def test_a_text_only_fix_is_no_suggestion(repo: GitRepoBuilder, cli: CliRunner,
     assert "fixes" not in sarif["runs"][0]["results"][0]
     data = json.loads(cli("export", "--format", "json", repo.root).out)
     assert data["findings"][0]["fix"]["applicable"] is False
+
+
+def test_review_prints_fixes_as_export_does(repo: GitRepoBuilder, cli: CliRunner,
+                                            fake_llm: ScriptedOpenAIServer) -> None:
+    fix = {"start_line": 2, "end_line": 2, "replacement": "    value = 2\n"}
+    _review(repo, cli, fake_llm, [fix])
+    answer = {"verdict": "comment", "summary": "s", "findings": [
+        {"title": "Changed line 2", "body": "b", "severity": "P2", "confidence": 0.8,
+         "file_path": "calc.py", "start_line": 2, "end_line": 2, "fix": fix}]}
+    fake_llm.script(Reply.json(answer), Reply.json(answer))
+    sarif = json.loads(cli("review", "--rules-plan", "--format", "sarif", repo.root).out)
+    exported = json.loads(cli("export", "--format", "sarif", repo.root).out)
+    [reviewed] = sarif["runs"][0]["results"]
+    _check_sarif_fix(reviewed["fixes"][0])
+    assert reviewed["fixes"] == exported["runs"][0]["results"][0]["fixes"]
+    markdown = cli("review", "--rules-plan", repo.root).out
+    assert _suggestion(markdown) == [["    value = 2"]]

@@ -171,7 +171,7 @@ def _markdown(review: ExportedReview) -> str:
                 out.append(f"  Suggestion: {finding.suggestion}")
             out += ["  " + line if line else line for line in _fence(finding.quote)]
             if finding.fix is not None:
-                out += ["  " + line if line else line for line in _fix_block(finding.fix)]
+                out += ["  " + line if line else line for line in fix_block(finding.fix)]
             out.append("")
     if not files:
         out += ["No comments or findings.", ""]
@@ -184,7 +184,7 @@ def _fence_for(lines: Sequence[str]) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _fix_block(fix: StoredFix) -> list[str]:
+def fix_block(fix: StoredFix) -> list[str]:
     """An applicable fix as a GitHub suggestion block: exactly the replacement lines (none:
     the lines are deleted); a text-only fix as plain text with why it is not a suggestion."""
     lines = fix.replacement_lines
