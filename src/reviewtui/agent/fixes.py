@@ -10,8 +10,8 @@ repositories hold). Otherwise the fix is kept as text only, with the reason.
 
 Patching works on bytes: untouched lines are kept exactly (CRLF, a missing final newline, bytes
 that are not UTF-8); replacement lines take the line ending of the lines they replace, and the
-last one has no newline when the replaced range ended the file without one. Lines are counted as
-git counts them: by ``\\n``.
+last one has no newline when the replaced range ended the file without one; a UTF-8 byte order
+mark stays at the start of the file. Lines are counted as git counts them: by ``\\n``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from reviewtui.sessions.review_records import StoredFix
+
+BOM = b"\xef\xbb\xbf"
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -57,6 +59,9 @@ def patched(data: bytes, fix: StoredFix) -> bytes:
     new = [text.encode(encoding) + ending for text in fix.replacement_lines]
     if new and last_open:
         new[-1] = new[-1][:-len(ending)]
+    if fix.start_line == 1 and data.startswith(BOM):  # the file's byte order mark stays
+        new = new or [b""]
+        new[0] = BOM + new[0].removeprefix(BOM)
     return b"".join([*lines[:fix.start_line - 1], *new, *lines[fix.end_line:]])
 
 

@@ -46,6 +46,16 @@ def test_crlf_no_final_newline_and_deletion_are_byte_exact() -> None:
     assert unified_diff("x.py", gone).splitlines()[2] == "@@ -2,1 +1,0 @@"
 
 
+def test_a_byte_order_mark_stays_first() -> None:
+    data = b"\xef\xbb\xbfx = 1\ny = 2\n"
+    fix = check_fix(_fix(1, 1, "x = 3\n"), "b.py", data)
+    assert fix.applicable and patched(data, fix) == b"\xef\xbb\xbfx = 3\ny = 2\n"
+    gone = check_fix(_fix(1, 1, ""), "b.py", data)
+    assert patched(data, gone) == b"\xef\xbb\xbfy = 2\n"
+    echoed = check_fix(_fix(1, 1, "\ufeffx = 4"), "b.txt", data)  # the model copied it
+    assert patched(data, echoed) == b"\xef\xbb\xbfx = 4\ny = 2\n"
+
+
 def test_a_latin1_file_keeps_its_bytes_and_takes_only_ascii() -> None:
     data = "# caf\xe9\nx = 1\ny = '\xe9'\n".encode("latin-1")
     fix = check_fix(_fix(2, 2, "x = 2"), "l.py", data)
