@@ -293,3 +293,26 @@ def test_a_fix_asked_for_survives_the_next_review(repo: GitRepoBuilder, cli: Cli
     assert cli("review", "--rules-plan", repo.root).code == 0
     [third] = cli("findings", "--json", repo.root).json()["findings"]
     assert third["fix"]["replacement"] == other["replacement"]
+
+
+def test_a_commit_review_applies_only_where_the_tree_still_has_its_lines(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    repo.write("app/service.py", SERVICE.replace("* 3", "* 2"))
+    repo.commit("base")
+    repo.write("app/service.py", SERVICE)
+    reviewed = repo.commit("triple the rate")
+    fake_llm.script(Reply.json(_answer()))
+    assert cli("review", "--rules-plan", "--commit", reviewed, repo.root).code == 0
+    [finding] = cli("findings", "--json", "--commit", reviewed, repo.root).json()["findings"]
+    target = repo.root / "app/service.py"
+    # a later commit moved the line: the commit's after side is no longer what is on disk
+    repo.write("app/service.py", "# moved\n" + SERVICE)
+    repo.commit("a header")
+    moved = target.read_bytes()
+    _refused(cli("findings", "apply", finding["id"], "--commit", reviewed, repo.root),
+             "the working tree moved on")
+    assert target.read_bytes() == moved
+    repo.git("revert", "--no-edit", "HEAD")  # the reviewed lines are back where they were
+    applied = cli("findings", "apply", finding["id"], "--commit", reviewed, repo.root)
+    assert applied.code == 0, applied.err
+    assert target.read_bytes() == FIXED
