@@ -125,3 +125,39 @@ async def test_slash_fix_and_a_moved_working_tree(repo: GitRepoBuilder, tmp_path
         await pilot.pause()
         assert app.clipboard.startswith("--- a/app/billing.py")
         assert target.read_bytes() == moved
+
+
+async def test_read_only_files_and_links_out_are_refused_in_the_preview(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    app = _app(repo, tmp_path / "s.sqlite3")
+    target = repo.root / "app/billing.py"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _review_and_select(app, pilot, fake_llm)
+        fake_llm.script(Reply.json(FIX))
+        await pilot.press("ctrl+f")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("escape")
+        target.chmod(0o444)  # as root still writable: the mode bits are what count
+        try:
+            await pilot.press("ctrl+f")
+            await pilot.pause()
+            assert isinstance(app.screen, FixModal)
+            assert "is read-only" in str(app.screen.query_one("#fix-state", Label).render())
+            await pilot.press("a", "escape")
+            await pilot.pause()
+            assert target.read_bytes() == BILLING.encode()
+        finally:
+            target.chmod(0o644)
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        (outside / "billing.py").write_bytes(BILLING.encode())
+        target.unlink()
+        target.symlink_to(outside / "billing.py")
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert "symbolic link" in str(app.screen.query_one("#fix-state", Label).render())
+        await pilot.press("a", "escape")
+        await pilot.pause()
+        assert (outside / "billing.py").read_bytes() == BILLING.encode()
