@@ -158,3 +158,24 @@ def test_review_prints_fixes_as_export_does(repo: GitRepoBuilder, cli: CliRunner
     assert reviewed["fixes"] == exported["runs"][0]["results"][0]["fixes"]
     markdown = cli("review", "--rules-plan", repo.root).out
     assert _suggestion(markdown) == [["    value = 2"]]
+
+
+@pytest.mark.parametrize("line", [2, 7])
+def test_sarif_fixes_keep_crlf_line_endings(repo: GitRepoBuilder, cli: CliRunner,
+                                            fake_llm: ScriptedOpenAIServer, line: int) -> None:
+    before, after = BEFORE.replace("\n", "\r\n"), AFTER.replace("\n", "\r\n")
+    repo.write("calc.py", before)
+    repo.commit("base")
+    repo.write("calc.py", after)
+    fix = {"start_line": line, "end_line": line, "replacement": "    pass  # fixed\n"}
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "s", "findings": [
+        {"title": "t", "body": "b", "severity": "P2", "confidence": 0.8, "file_path": "calc.py",
+         "start_line": line, "end_line": line, "fix": fix}]}))
+    assert cli("review", "--rules-plan", repo.root).code == 0
+    sarif = json.loads(cli("export", "--format", "sarif", repo.root).out)
+    [replacement] = sarif["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0][
+        "replacements"]
+    [finding] = ExportedReview.model_validate_json(
+        cli("export", "--format", "json", repo.root).out).findings
+    assert finding.fix is not None and finding.fix.line_ending == "\r\n"
+    assert _apply_sarif(after, replacement) == patched(after.encode(), finding.fix).decode()

@@ -130,8 +130,10 @@ def check_fix(fix: StoredFix, path: str, data: bytes | None) -> StoredFix:
                          f"({len(lines)} lines)")
     original = [line.decode("utf-8", "replace").rstrip("\r\n")
                 for line in lines[fix.start_line - 1:fix.end_line]]
+    first = lines[fix.start_line - 1]
     fix = fix.model_copy(update={"original": original,
-                                 "original_sha": range_sha(lines, fix.start_line, fix.end_line)})
+                                 "original_sha": range_sha(lines, fix.start_line, fix.end_line),
+                                 "line_ending": "\r\n" if first.endswith(b"\r\n") else "\n"})
     if not is_utf8(data) and not fix.replacement.isascii():
         return text_only(f"{path} is not UTF-8 and the replacement is not ASCII: its encoding "
                          "is unknown")

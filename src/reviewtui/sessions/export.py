@@ -202,17 +202,18 @@ def _utf16_length(text: str) -> int:
 def sarif_fix(path: str, fix: StoredFix, description: str) -> dict[str, Any]:
     """A SARIF 2.1.0 ``fix``: one artifact change deleting the fix's lines and inserting the
     replacement. Lines before the file's last: from column 1 of the first to column 1 of the
-    line after (newlines included); ending at the last line: to the end of its text."""
+    line after (newlines included); ending at the last line: to the end of its text. The new text
+takes the replaced lines' line ending."""
     lines = fix.replacement_lines
     if fix.end_line < fix.file_lines:
         region = {"startLine": fix.start_line, "startColumn": 1,
                   "endLine": fix.end_line + 1, "endColumn": 1}
-        text = "".join(line + "\n" for line in lines)
+        text = "".join(line + fix.line_ending for line in lines)
     else:
         last = fix.original[-1] if fix.original else ""
         region = {"startLine": fix.start_line, "startColumn": 1, "endLine": fix.end_line,
                   "endColumn": _utf16_length(last) + 1}
-        text = "\n".join(lines)
+        text = fix.line_ending.join(lines)
     return {"description": {"text": description},
             "artifactChanges": [{
                 "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},

@@ -42,6 +42,7 @@ class StoredFix(_Record):
     original: list[str] = Field(default_factory=list)
     original_sha: str = ""
     file_lines: int = 0  # lines of the file as reviewed (SARIF needs to know the last one)
+    line_ending: Literal["\n", "\r\n"] = "\n"  # of the replaced lines (the new ones get it)
     applicable: bool = True
     reason: str | None = None
 
