@@ -193,7 +193,10 @@ def undo_fix(store: SessionStore, session_id: str, root: Path,
         raise FixError("no applied fix to undo" + (f" for finding {fingerprint[:ID_LENGTH]}"
                                                     if fingerprint else ""))
     target = target_path(root, applied.file_path)
-    current = target.read_bytes()
+    try:
+        current = target.read_bytes()
+    except OSError as exc:
+        raise FixError(f"cannot read {applied.file_path}: {exc.strerror or exc}") from None
     if hashlib.sha256(current).hexdigest() != applied.after_sha:
         raise FixError(f"{applied.file_path} changed since the fix was applied: undoing would "
                        "lose that edit; nothing written")
@@ -201,7 +204,11 @@ def undo_fix(store: SessionStore, session_id: str, root: Path,
     finding = next((f for f in findings if f.fingerprint == applied.fingerprint), None)
     restored = (finding.model_copy(update={"state": applied.state_before})
                 if finding is not None else None)
-    store.record_undone_fix(session_id, applied, restored)
+    try:
+        store.record_undone_fix(session_id, applied, restored)
+    except Exception:
+        _write(target, current)  # not marked undone: leave the fix in place, undoable
+        raise
     return applied
 
 
