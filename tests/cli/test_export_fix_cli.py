@@ -99,6 +99,7 @@ def _suggestion(markdown: str) -> list[list[str]]:
     {"start_line": 2, "end_line": 2, "replacement": "    value = 2  # the contract's rate\n"},
     {"start_line": 2, "end_line": 3, "replacement": "    return 2\n"},
     {"start_line": 7, "end_line": 7, "replacement": "    return 'x'"},  # the file's last line
+    {"start_line": 6, "end_line": 7, "replacement": ""},  # deleting the end of the file
     {"start_line": 2, "end_line": 2, "replacement": ""},  # a deletion
     {"start_line": 2, "end_line": 2,
      "replacement": "    value = 2\n    # ```not a fence```\n\n    value += 0\n"},
@@ -160,17 +161,22 @@ def test_review_prints_fixes_as_export_does(repo: GitRepoBuilder, cli: CliRunner
     assert _suggestion(markdown) == [["    value = 2"]]
 
 
-@pytest.mark.parametrize("line", [2, 7])
+@pytest.mark.parametrize(("line", "final_newline", "replacement"), [
+    (2, True, "    pass  # fixed\n"), (7, True, "    pass  # fixed\n"),
+    (7, False, "    pass  # fixed"), (6, False, ""), (6, True, "")])
 def test_sarif_fixes_keep_crlf_line_endings(repo: GitRepoBuilder, cli: CliRunner,
-                                            fake_llm: ScriptedOpenAIServer, line: int) -> None:
+                                            fake_llm: ScriptedOpenAIServer, line: int,
+                                            final_newline: bool, replacement: str) -> None:
     before, after = BEFORE.replace("\n", "\r\n"), AFTER.replace("\n", "\r\n")
+    if not final_newline:
+        before, after = before.removesuffix("\r\n"), after.removesuffix("\r\n")
     repo.write("calc.py", before)
     repo.commit("base")
     repo.write("calc.py", after)
-    fix = {"start_line": line, "end_line": line, "replacement": "    pass  # fixed\n"}
+    fix = {"start_line": line, "end_line": 7, "replacement": replacement}
     fake_llm.script(Reply.json({"verdict": "comment", "summary": "s", "findings": [
         {"title": "t", "body": "b", "severity": "P2", "confidence": 0.8, "file_path": "calc.py",
-         "start_line": line, "end_line": line, "fix": fix}]}))
+         "start_line": 7, "end_line": 7, "fix": fix}]}))
     assert cli("review", "--rules-plan", repo.root).code == 0
     sarif = json.loads(cli("export", "--format", "sarif", repo.root).out)
     [replacement] = sarif["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0][

@@ -49,11 +49,20 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
+def line_ending(lines: Sequence[bytes], start: int, end: int) -> bytes:
+    """The line ending new lines get: that of the first replaced line that has one, else of
+    the nearest line before them, else ``\\n``."""
+    for line in [*lines[start - 1:end], *reversed(lines[:start - 1])]:
+        if line.endswith(b"\n"):
+            return b"\r\n" if line.endswith(b"\r\n") else b"\n"
+    return b"\n"
+
+
 def patched(data: bytes, fix: StoredFix) -> bytes:
     """``data`` with the fix's lines replaced; the caller has checked the range."""
     lines = split_lines(data)
     old = lines[fix.start_line - 1:fix.end_line]
-    ending = b"\r\n" if old and old[0].endswith(b"\r\n") else b"\n"
+    ending = line_ending(lines, fix.start_line, fix.end_line)
     last_open = bool(old) and not old[-1].endswith(b"\n")
     encoding = "utf-8" if is_utf8(data) else "ascii"
     new = [text.encode(encoding) + ending for text in fix.replacement_lines]
@@ -124,16 +133,17 @@ def check_fix(fix: StoredFix, path: str, data: bytes | None) -> StoredFix:
         return text_only(f"{path} has no text after the change to patch (deleted, binary or "
                          "too large)")
     lines = split_lines(data)
-    fix = fix.model_copy(update={"file_lines": len(lines)})
+    fix = fix.model_copy(update={"file_lines": len(lines),
+                                 "final_newline": not lines or lines[-1].endswith(b"\n")})
     if fix.end_line > len(lines):
         return text_only(f"lines {fix.start_line}-{fix.end_line} are outside {path} "
                          f"({len(lines)} lines)")
     original = [line.decode("utf-8", "replace").rstrip("\r\n")
                 for line in lines[fix.start_line - 1:fix.end_line]]
-    first = lines[fix.start_line - 1]
+    ending = line_ending(lines, fix.start_line, fix.end_line).decode("ascii")
     fix = fix.model_copy(update={"original": original,
                                  "original_sha": range_sha(lines, fix.start_line, fix.end_line),
-                                 "line_ending": "\r\n" if first.endswith(b"\r\n") else "\n"})
+                                 "line_ending": ending})
     if not is_utf8(data) and not fix.replacement.isascii():
         return text_only(f"{path} is not UTF-8 and the replacement is not ASCII: its encoding "
                          "is unknown")

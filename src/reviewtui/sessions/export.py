@@ -201,11 +201,12 @@ def _utf16_length(text: str) -> int:
 
 def sarif_fix(path: str, fix: StoredFix, description: str) -> dict[str, Any]:
     """A SARIF 2.1.0 ``fix``: one artifact change deleting the fix's lines and inserting the
-    replacement. Lines before the file's last: from column 1 of the first to column 1 of the
-    line after (newlines included); ending at the last line: to the end of its text. The new text
-takes the replaced lines' line ending."""
+    replacement: from column 1 of the first line to column 1 of the line after (newlines
+    included; after a final newline SARIF counts one more, empty, line); when the range ends a
+    file that has no final newline, to the end of its last line's text. The new text takes the
+    replaced lines' line ending."""
     lines = fix.replacement_lines
-    if fix.end_line < fix.file_lines:
+    if fix.end_line < fix.file_lines or fix.final_newline:  # a next line exists (maybe empty)
         region = {"startLine": fix.start_line, "startColumn": 1,
                   "endLine": fix.end_line + 1, "endColumn": 1}
         text = "".join(line + fix.line_ending for line in lines)

@@ -43,6 +43,7 @@ class StoredFix(_Record):
     original_sha: str = ""
     file_lines: int = 0  # lines of the file as reviewed (SARIF needs to know the last one)
     line_ending: Literal["\n", "\r\n"] = "\n"  # of the replaced lines (the new ones get it)
+    final_newline: bool = True  # the file as reviewed ends with a newline
     applicable: bool = True
     reason: str | None = None
 

@@ -41,6 +41,8 @@ def test_crlf_no_final_newline_and_deletion_are_byte_exact() -> None:
     assert patched(data, two) == b"a = 1\r\nb = 5\r\nb2 = 6\r\nc = 3"
     gone = check_fix(_fix(2, 2, ""), "x.py", data)
     assert gone.applicable and patched(data, gone) == b"a = 1\r\nc = 3"
+    last = check_fix(_fix(3, 3, "c = 4\nd = 5"), "x.py", data)  # CRLF between, none at the end
+    assert last.line_ending == "\r\n" and patched(data, last) == b"a = 1\r\nb = 2\r\nc = 4\r\nd = 5"
     blank = check_fix(_fix(2, 2, "\n"), "x.txt", data)
     assert patched(data, blank) == b"a = 1\r\n\r\nc = 3"
     assert unified_diff("x.py", gone).splitlines()[2] == "@@ -2,1 +1,0 @@"
