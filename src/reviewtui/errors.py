@@ -135,3 +135,8 @@ class LearningError(ReviewTuiError):
 
 class EvalError(ReviewTuiError):
     """The repository's history cannot be evaluated: shallow, no bug fixes, nothing to rank."""
+
+
+class FixError(ReviewTuiError):
+    """A finding's fix cannot be applied or undone: no fix, text only, the working tree moved
+    on, a path outside the repository, a link, a read-only file, nothing to undo."""

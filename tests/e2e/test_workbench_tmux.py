@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -154,3 +155,42 @@ def test_finish_a_review_in_a_real_terminal(repo: GitRepoBuilder, tmp_path: Path
     assert "Refunds need a test." in exported
     assert "Refund sign flipped" in exported  # accepted
     assert "Charge rate tripled" not in exported  # dismissed: only with --all-findings
+
+
+def test_a_fix_previewed_applied_and_undone_in_a_real_terminal(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer) -> None:
+    """ctrl+f reaches the workbench through a terminal: the model's fix is previewed, applied
+    (a) and undone (u), byte for byte."""
+    body = "def charge(amount):\r\n    total = amount * 3\r\n    return total"
+    repo.write("app/billing.py", body.replace("* 3", "* 1"))
+    repo.commit("base")
+    repo.write("app/billing.py", body)
+    fake_llm.script(
+        Reply.json({"verdict": "comment", "summary": "", "findings": [
+            {"title": "Charge rate tripled", "body": "30, not 20.", "severity": "P1",
+             "confidence": 0.9, "file_path": "app/billing.py", "start_line": 2,
+             "end_line": 2}]}),
+        Reply.json({"fix": {"start_line": 2, "end_line": 2,
+                            "replacement": "    total = amount * 2"}, "explanation": "x"}))
+    target = repo.root / "app/billing.py"
+    # the code under test, also where the console script was installed from another checkout
+    extra = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+    with TmuxSession(reviewtui_command(), cwd=repo.root, env=isolated_env(extra), width=140,
+                     height=36) as term:
+        term.wait_for("app/billing.py:L", timeout=30)
+        term.send_keys("R")
+        term.wait_for("review: 1 findings (1 new", timeout=30)
+        term.send_keys("c")  # close the report
+        term.send_keys("f")
+        term.wait_for("finding 1 of 1 open", timeout=10)
+        term.send_keys("C-f")
+        term.wait_for("a applies it", timeout=20)
+        assert "+    total = amount * 2" in term.screen()
+        term.send_keys("a")
+        term.wait_for("fix applied to app/billing.py", timeout=10)
+        assert target.read_bytes() == body.replace("* 3", "* 2").encode()
+        term.send_keys("u")
+        term.wait_for("fix undone", timeout=10)
+        assert target.read_bytes() == body.encode()
+        term.send_keys("q")
+        assert term.wait_for_exit(timeout=15) == 0

@@ -11,6 +11,10 @@ the change's, it is moved onto that unit's first changed line rather than droppe
 are P0 (must fix, breaks things) to P3 (nit). Fingerprints hash the file, the normalised title
 and the text of the flagged lines, not their numbers, so a finding keeps its identity when
 unrelated lines move (SARIF ``partialFingerprints``).
+
+A finding may carry a structured ``fix`` (``agent.fixes``): checked against the file as
+reviewed, it is either applicable or kept as text only with the reason; a malformed one is left
+out (and listed why) without losing its finding.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from reviewtui.agent.fixes import check_fix, parse_fix
 from reviewtui.models import DeferredUnit
+from reviewtui.sessions.review_records import StoredFix
 from reviewtui.units.model import ReviewUnit
 
 Severity = Literal["P0", "P1", "P2", "P3"]
@@ -49,6 +55,7 @@ class Finding(BaseModel):
     unit_id: str | None = None
     category: str | None = None
     suggestion: str | None = None
+    fix: StoredFix | None = None  # set by check_findings from the agent's "fix" object
     fingerprint: str = ""
 
     @field_validator("category", mode="before")
@@ -84,6 +91,13 @@ class ReviewResult(BaseModel):
     completion_tokens: int = 0
 
 
+FIX_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"start_line": {"type": "integer"}, "end_line": {"type": "integer"},
+                   "replacement": {"type": "string"}},
+    "required": ["start_line", "end_line", "replacement"]}
+
+
 def findings_schema() -> dict[str, Any]:
     """The JSON the agent's final answer must follow (also its prompt's contract)."""
     finding = {
@@ -95,6 +109,7 @@ def findings_schema() -> dict[str, Any]:
             "start_line": {"type": "integer"}, "end_line": {"type": "integer"},
             "unit_id": {"type": "string"}, "suggestion": {"type": "string"},
             "category": {"type": "string", "enum": list(CATEGORIES)},
+            "fix": FIX_SCHEMA,
         },
         "required": ["title", "body", "severity", "confidence", "file_path", "start_line",
                      "end_line"],
@@ -152,12 +167,20 @@ def _intent_owner(finding: Finding, by_id: dict[str, ReviewUnit],
 
 
 def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
-                   line_text: Callable[[str, int], str | None]) -> tuple[list[Finding], list[str]]:
-    """Validated findings that overlap the change (unit ids filled), and why others were not."""
+                   line_text: Callable[[str, int], str | None],
+                   file_bytes: Callable[[str], bytes | None] | None = None,
+                   ) -> tuple[list[Finding], list[str]]:
+    """Validated findings that overlap the change (unit ids filled), and why others were not.
+
+    ``file_bytes(path)`` is a file as reviewed (after side), to check fixes against; without
+    it a fix is kept as text only."""
     by_id = {u.unit_id: u for u in units}
     kept: list[Finding] = []
     dropped: list[str] = []
     for item in raw:
+        raw_fix = item.get("fix") if isinstance(item, dict) else None
+        if isinstance(item, dict):
+            item = {key: value for key, value in item.items() if key != "fix"}
         try:
             finding = Finding.model_validate(item)
         except ValueError as exc:
@@ -182,6 +205,13 @@ def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
             continue
         finding.unit_id = owner.unit_id
         finding.fingerprint = fingerprint(finding, line_text)
+        fix, problem = parse_fix(raw_fix)
+        if problem is not None:
+            dropped.append(f"{finding.file_path}:{finding.start_line} {finding.title!r}: "
+                           f"{problem} (the finding is kept)")
+        elif fix is not None:
+            data = file_bytes(finding.file_path) if file_bytes is not None else None
+            finding.fix = check_fix(fix, finding.file_path, data)
         kept.append(finding)
     kept.sort(key=lambda f: (f.severity, -f.confidence, f.file_path, f.start_line))
     return kept, dropped

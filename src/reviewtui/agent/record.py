@@ -45,7 +45,7 @@ def stored(finding: Finding, units: Sequence[ReviewUnit], line_text: LineText,
         file_path=finding.file_path, start_line=finding.start_line, end_line=finding.end_line,
         unit_id=owner.unit_id if owner else finding.unit_id,
         unit_key=unit_key(owner) if owner else None, category=finding.category,
-        suggestion=finding.suggestion, model=model,
+        suggestion=finding.suggestion, fix=finding.fix, model=model,
         line_hash=line_hash(finding.file_path, finding.start_line, finding.end_line, line_text))
 
 

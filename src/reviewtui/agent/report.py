@@ -4,7 +4,8 @@ SARIF results carry the finding's severity as ``level`` (P0/P1 error, P2 warning
 P-level and confidence as properties, and a ``partialFingerprints`` entry that survives line
 moves, so code-scanning UIs keep a finding's identity (and its dismissal) across pushes. Units
 the review budget left out are said in every format: a Markdown section, the JSON field
-``not_reviewed``, and in SARIF the run's ``notReviewed`` property and tool notifications.
+``not_reviewed``, and in SARIF the run's ``notReviewed`` property and tool notifications. A
+finding's fix renders as in ``reviewtui export``: a suggestion block, SARIF ``fixes``, JSON.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from reviewtui.agent.findings import (
     SEVERITY_NAMES,
     ReviewResult,
 )
+from reviewtui.sessions.export import fix_block, sarif_fix
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
@@ -39,6 +41,8 @@ def render_markdown(result: ReviewResult) -> str:
                   "", finding.body.strip()]
         if finding.suggestion:
             lines += ["", "Suggestion:", "", finding.suggestion.strip()]
+        if finding.fix is not None:
+            lines += fix_block(finding.fix)
         lines.append("")
     if result.dropped:
         lines += ["---", "", f"{len(result.dropped)} findings left out:", ""]
@@ -91,7 +95,7 @@ def render_sarif(result: ReviewResult) -> str:
             "defaultConfiguration": {"level": SARIF_LEVEL[finding.severity]},
         })
         text = finding.title if not finding.body else f"{finding.title}\n\n{finding.body}"
-        results.append({
+        sarif_result: dict[str, Any] = {
             "ruleId": rule_id,
             "level": SARIF_LEVEL[finding.severity],
             "message": {"text": text},
@@ -102,7 +106,11 @@ def render_sarif(result: ReviewResult) -> str:
             "partialFingerprints": {"reviewtuiFinding/v1": finding.fingerprint},
             "properties": {"severity": finding.severity, "confidence": finding.confidence,
                            "unitId": finding.unit_id},
-        })
+        }
+        if finding.fix is not None and finding.fix.applicable and finding.fix.original:
+            sarif_result["fixes"] = [sarif_fix(finding.file_path, finding.fix,
+                                               f"Fix for: {finding.title}")]
+        results.append(sarif_result)
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

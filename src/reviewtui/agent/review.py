@@ -54,8 +54,13 @@ Finish with one JSON object and nothing else:
 {"verdict": "approve" | "comment" | "request_changes", "summary": "two or three sentences", \
 "findings": [{"title": "...", "body": "what is wrong and why", "severity": "P1", \
 "confidence": 0.8, "file_path": "src/a.py", "start_line": 10, "end_line": 12, \
-"unit_id": "u_...", "category": "bug", "suggestion": "how to fix (optional)"}]}
-category is one of: bug, security, intent_mismatch, maintainability, performance, test."""
+"unit_id": "u_...", "category": "bug", "suggestion": "how to fix (optional)", \
+"fix": {"start_line": 10, "end_line": 11, "replacement": "exact new text of those lines"}}]}
+category is one of: bug, security, intent_mismatch, maintainability, performance, test.
+"fix" is optional: only when you are sure of the exact code. start_line and end_line are lines \
+of the file after the change (as numbered in the diff's new side); replacement is the complete \
+new text of those lines, with their indentation (an empty string deletes them). You cannot \
+write files: the person previews and applies a fix."""
 
 REPAIR = ("Your answer could not be used: {problem}. Answer again with only the JSON object "
           "{{\"verdict\", \"summary\", \"findings\"}} described in the instructions.")
@@ -206,7 +211,8 @@ class Reviewer:
         if total and len(dropped) == total:
             raise ReviewError("the model gave no usable review: " + dropped[0])
         findings, left_out = check_findings(raw, [u for u in ws.loaded.units
-                                                  if u.unit_id in wanted], ws.line_text)
+                                                  if u.unit_id in wanted], ws.line_text,
+                                            ws.file_bytes)
         return ReviewResult(
             verdict=_overall(verdicts, findings), summary=" ".join(s for s in summaries if s),
             findings=findings, model=config.model, units_reviewed=len(bundles),

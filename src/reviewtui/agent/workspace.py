@@ -124,6 +124,10 @@ class Workspace:
         """Line ``line`` of ``path`` on the after side (the before side for deleted files)."""
         return self.side_line(path, "new", line)
 
+    def file_bytes(self, path: str) -> bytes | None:
+        """``path`` as reviewed (the after side), what a fix is checked against."""
+        return self._lines.data(path)
+
     def side_line(self, path: str, side: str, line: int) -> str | None:
         """Line ``line`` of ``path`` on the ``new`` (after) or ``old`` (before) side; the new
         side of a deleted file is its old one."""

@@ -1,4 +1,6 @@
 """One function per use case, called by the CLI and the TUI alike (neither re-implements it).
 
 ``evaluate.run_eval``: how reviewtui would have triaged the repository's own past bugs.
+``fix``: ask the model for a finding's fix, preview, apply and undo it (the only writer of the
+person's files).
 """

@@ -39,6 +39,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from reviewtui.cli.export import run_export
 
         return run_export(args)
+    if command == "findings":
+        from reviewtui.cli.findings import run_findings
+
+        return run_findings(args, sys.stdout, sys.stderr)
     from reviewtui.cli import agent
 
     gc.enable()  # a conversation can run for long: collect its garbage cycles as usual

@@ -15,7 +15,7 @@ from reviewtui import __version__
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 
 SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", "export",
-               "eval")
+               "eval", "findings")
 
 
 def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) -> None:
@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="subcommands: index (print the review index), plan (the fused rule + LLM "
                "plan), bundle (each unit's context bundle), review (the review agent's "
                "findings), ask (chat about the change), sessions (stored chats), export (the "
-               "person's review as Markdown, JSON or SARIF), rules (check a rule pack, explain "
+               "person's review as Markdown, JSON or SARIF), findings (the kept findings; "
+               "apply or undo a finding's fix), rules (check a rule pack, explain "
                "a unit's score, learn rules from the evidence), eval (measure the triage on the "
                "repository's own bug history). "
                "Run 'reviewtui SUBCOMMAND --help' for details.",
@@ -294,6 +295,71 @@ def build_export_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _findings_list_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="the findings as JSON (with their ids, states and fixes)")
+    add_selectors(parser, description=False)
+
+
+def _findings_apply_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("finding", metavar="ID", help="a finding id (or a unique prefix)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the patch and check that it applies; write nothing")
+    add_selectors(parser, description=False)
+
+
+def _findings_undo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("finding", metavar="ID",
+                        help="the finding whose applied fix to undo (id or unique prefix)")
+    add_selectors(parser, description=False)
+
+
+def _findings_fix_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("finding", metavar="ID", help="a finding id (or a unique prefix)")
+    parser.add_argument("--max-tool-rounds", type=int, default=8, metavar="N",
+                        help="tool rounds the model may use (default 8)")
+    add_selectors(parser, description=False)
+
+
+# action -> (description, the arguments it takes); no action: the list
+FINDINGS_ACTIONS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "fix": ("Ask the model for a fix to one finding (read-only tools, as in a review); the fix "
+            "is checked against the file as reviewed and kept on the finding, and its patch "
+            "printed. Nothing is written to the working tree.", _findings_fix_arguments),
+    "apply": ("Apply a finding's fix to the working tree: only inside the repository, never "
+              "through a link, never to a read-only file, and only while the file still "
+              "holds the reviewed lines. Exit status 2 with the reason when it does not apply.",
+              _findings_apply_arguments),
+    "undo": ("Undo a finding's applied fix: the file's exact bytes from before, once, and "
+             "only if the file was not edited since.", _findings_undo_arguments),
+}
+
+
+def build_findings_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reviewtui findings",
+        description="List the findings kept for the change (id, state, severity, lines, fix); "
+                    "'findings fix ID' asks the model for a fix, 'findings apply ID "
+                    "[--dry-run]' applies it, 'findings undo ID' undoes it.")
+    _findings_list_arguments(parser)
+    return parser
+
+
+def _parse_findings(argv: Sequence[str]) -> argparse.Namespace:
+    if argv and argv[0] in FINDINGS_ACTIONS:
+        action = argv[0]
+        description, arguments = FINDINGS_ACTIONS[action]
+        parser = argparse.ArgumentParser(prog=f"reviewtui findings {action}",
+                                         description=description)
+        arguments(parser)
+        args = parser.parse_intermixed_args(argv[1:])
+        args.action = action
+        return args
+    args = build_findings_parser().parse_intermixed_args(argv)
+    args.action = "list"
+    return args
+
+
 def build_eval_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui eval",
@@ -359,6 +425,7 @@ PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "sessions": build_sessions_parser,
     "export": build_export_parser,
     "eval": build_eval_parser,
+    "findings": build_findings_parser,
 }
 
 
@@ -369,4 +436,6 @@ def parse(command: str, argv: Sequence[str]) -> argparse.Namespace:
     """
     if command == "rules":
         return _parse_rules(argv)
+    if command == "findings":
+        return _parse_findings(argv)
     return PARSERS[command]().parse_intermixed_args(argv)

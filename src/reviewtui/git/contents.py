@@ -170,6 +170,14 @@ class SideLines:
                     self._by_path.setdefault(path, change)
         self._lines: dict[tuple[str, str], list[str]] = {}
 
+    def data(self, path: str) -> bytes | None:
+        """The bytes of ``path`` on the after side (None: deleted, binary, too large, or not
+        part of the change)."""
+        change = self._by_path.get(path)
+        if change is None or change.new_path != path or change.is_binary:
+            return None
+        return self._reader.new(change)
+
     def line(self, path: str, side: str, number: int) -> str | None:
         lines = self._lines.get((side, path))
         if lines is None:

@@ -9,11 +9,19 @@ and fixed ones only with ``everything`` (``--all``). Each starts with the change
 purpose (``export_intent``: Markdown's top lines, JSON's ``intent``, the SARIF run's
 ``intent`` property), and findings of the ``intent_mismatch`` category ("does not do what it
 says") are labelled and counted as such.
+
+A finding's structured fix travels with it: Markdown renders an applicable one as a GitHub
+```` ```suggestion ```` block holding exactly the replacement lines, headed by the lines it
+replaces (a suggestion replaces the lines its comment is on: post it on those); SARIF as the
+result's ``fixes`` (an ``artifactChange`` whose ``replacement`` deletes the fix's lines and
+inserts the new text); JSON carries the ``fix`` field as stored. A fix kept as text only is
+shown as text with the reason, never as a suggestion.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -30,6 +38,7 @@ from reviewtui.sessions.review_records import (
     ReviewComment,
     ReviewVerdict,
     StoredFinding,
+    StoredFix,
     VerdictKind,
 )
 
@@ -161,10 +170,56 @@ def _markdown(review: ExportedReview) -> str:
             if finding.suggestion:
                 out.append(f"  Suggestion: {finding.suggestion}")
             out += ["  " + line if line else line for line in _fence(finding.quote)]
+            if finding.fix is not None:
+                out += ["  " + line if line else line for line in fix_block(finding.fix)]
             out.append("")
     if not files:
         out += ["No comments or findings.", ""]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _fence_for(lines: Sequence[str]) -> str:
+    """A backtick fence longer than any run of backticks in ``lines`` (at least three)."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def fix_block(fix: StoredFix) -> list[str]:
+    """An applicable fix as a GitHub suggestion block: exactly the replacement lines (none:
+    the lines are deleted); a text-only fix as plain text with why it is not a suggestion."""
+    lines = fix.replacement_lines
+    fence = _fence_for(lines)
+    if fix.applicable:
+        return ["", f"Suggested fix ({fix.lines}):", "", f"{fence}suggestion", *lines, fence]
+    return ["", f"Fix as text only ({fix.lines}; {fix.reason or 'not checked'}):", "",
+            fence, *lines, fence]
+
+
+def _utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def sarif_fix(path: str, fix: StoredFix, description: str) -> dict[str, Any]:
+    """A SARIF 2.1.0 ``fix``: one artifact change deleting the fix's lines and inserting the
+    replacement: from column 1 of the first line to column 1 of the line after (newlines
+    included; after a final newline SARIF counts one more, empty, line); when the range ends a
+    file that has no final newline, to the end of its last line's text. The new text takes the
+    replaced lines' line ending."""
+    lines = fix.replacement_lines
+    if fix.end_line < fix.file_lines or fix.final_newline:  # a next line exists (maybe empty)
+        region = {"startLine": fix.start_line, "startColumn": 1,
+                  "endLine": fix.end_line + 1, "endColumn": 1}
+        text = "".join(line + fix.line_ending for line in lines)
+    else:
+        last = fix.original[-1] if fix.original else ""
+        region = {"startLine": fix.start_line, "startColumn": 1, "endLine": fix.end_line,
+                  "endColumn": _utf16_length(last) + 1}
+        text = fix.line_ending.join(lines)
+    return {"description": {"text": description},
+            "artifactChanges": [{
+                "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+                "replacements": [{"deletedRegion": region, "insertedContent": {"text": text}}],
+            }]}
 
 
 def _sarif(review: ExportedReview) -> str:
@@ -181,6 +236,9 @@ def _sarif(review: ExportedReview) -> str:
             "properties": {"severity": finding.severity, "confidence": finding.confidence,
                            "state": finding.state, "unitId": finding.unit_id},
         }
+        if finding.fix is not None and finding.fix.applicable and finding.fix.original:
+            result["fixes"] = [sarif_fix(finding.file_path, finding.fix,
+                                         f"Fix for: {finding.title}")]
         if finding.state == "dismissed":
             result["suppressions"] = [{"kind": "external", "status": "accepted",
                                        "justification": finding.reason or "dismissed"}]

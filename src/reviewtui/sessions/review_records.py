@@ -25,6 +25,43 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class StoredFix(_Record):
+    """A replacement of after-side lines the agent proposed for a finding, as checked.
+
+    ``start_line``-``end_line`` are lines of the finding's file as reviewed; ``replacement``
+    takes their place (empty: the lines are deleted). ``original_sha`` hashes the exact bytes
+    of those lines as reviewed, so applying can tell whether the working tree still holds them;
+    ``original`` is their text, for previews. A fix that failed a check (range outside the
+    file, a result that does not parse, no after side) is kept as text: ``applicable`` is
+    False and ``reason`` says why.
+    """
+
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    replacement: str = ""
+    original: list[str] = Field(default_factory=list)
+    original_sha: str = ""
+    file_lines: int = 0  # lines of the file as reviewed (SARIF needs to know the last one)
+    line_ending: Literal["\n", "\r\n"] = "\n"  # of the replaced lines (the new ones get it)
+    final_newline: bool = True  # the file as reviewed ends with a newline
+    applicable: bool = True
+    reason: str | None = None
+
+    @property
+    def lines(self) -> str:
+        return (f"L{self.start_line}" if self.start_line == self.end_line
+                else f"L{self.start_line}-{self.end_line}")
+
+    @property
+    def replacement_lines(self) -> list[str]:
+        """The replacement as lines: "" is none (a deletion), one trailing newline is not an
+        extra empty line."""
+        if not self.replacement:
+            return []
+        text = self.replacement.replace("\r\n", "\n")
+        return (text[:-1] if text.endswith("\n") else text).split("\n")
+
+
 class StoredFinding(_Record):
     """One finding of the review agent, as the person's review keeps it."""
 
@@ -40,6 +77,7 @@ class StoredFinding(_Record):
     unit_key: str | None = None  # the unit's identity across edits (file and definition)
     category: str | None = None
     suggestion: str | None = None
+    fix: StoredFix | None = None  # a structured fix, when the agent proposed one
     line_hash: str = ""  # the flagged lines' text when last found: a change means "fixed?"
     state: FindingState = "open"
     reason: str | None = None  # why it was dismissed
@@ -55,6 +93,19 @@ class StoredFinding(_Record):
     def lines(self) -> str:
         return (f"L{self.start_line}" if self.start_line == self.end_line
                 else f"L{self.start_line}-{self.end_line}")
+
+
+class AppliedFix(_Record):
+    """A fix the person applied: what the file held before, to undo it once, exactly."""
+
+    apply_id: int | None = None  # given by the store
+    fingerprint: str
+    file_path: str
+    before: bytes  # the file's exact bytes before the fix
+    after_sha: str  # sha256 of what the fix wrote: undo only restores over that
+    state_before: FindingState
+    applied_at: str = ""
+    undone_at: str | None = None
 
 
 class ReviewComment(_Record):

@@ -5,7 +5,8 @@ A mixin of ``SessionStore`` (same file, same transactions), kept in its own modu
 reads as conversations and this as a review. Merging a new review: a finding seen before keeps
 the person's decision (accepted, dismissed with its reason) and gets the new position; one that
 had gone or been fixed and is found again is open again; an open finding of a reviewed unit
-that the new review does not repeat is ``gone`` — kept, never silently dropped.
+that the new review does not repeat is ``gone`` — kept, never silently dropped. A finding seen
+again keeps the fix it had (one the person asked for) unless the new review brings its own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import BaseModel
 from reviewtui.errors import StoreError
 from reviewtui.llm.redact import redact_secrets
 from reviewtui.sessions.review_records import (
+    AppliedFix,
     FindingState,
     MergeReport,
     ReviewComment,
@@ -79,7 +81,8 @@ class ReviewStore:
                         report.seen_again += 1
                     merged = finding.model_copy(update={"state": state, "reason": old.reason,
                                                         "first_seen": old.first_seen,
-                                                        "updated_at": now})
+                                                        "updated_at": now,
+                                                        "fix": finding.fix or old.fix})
                 self._put_finding(conn, session_id, merged)
             for fingerprint, old in kept.items():
                 if fingerprint not in seen and old.state == "open" and reviewed(old):
@@ -123,6 +126,53 @@ class ReviewStore:
                      "first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                      (session_id, finding.fingerprint, self._dump(finding), finding.state,
                       finding.first_seen or finding.updated_at, finding.updated_at))
+
+    # -- applied fixes ----------------------------------------------------------------------
+
+    def record_applied_fix(self, session_id: str, applied: AppliedFix,
+                           finding: StoredFinding) -> AppliedFix:
+        """Keep ``applied`` (to undo it) and store ``finding`` as it is after the fix, in one
+        transaction."""
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            cursor = conn.execute(
+                "INSERT INTO applied_fixes (session_id, fingerprint, file_path, before, "
+                "after_sha, state_before, applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (session_id, applied.fingerprint, applied.file_path, applied.before,
+                 applied.after_sha, applied.state_before, now))
+            self._put_finding(conn, session_id, finding.model_copy(update={"updated_at": now}))
+            self._touch(conn, session_id, now)
+        return applied.model_copy(update={"apply_id": cursor.lastrowid, "applied_at": now})
+
+    def applied_fix(self, session_id: str, fingerprint: str | None = None) -> AppliedFix | None:
+        """The latest fix applied and not undone (of the finding ``fingerprint``, or any)."""
+        query = ("SELECT * FROM applied_fixes WHERE session_id = ? AND undone_at IS NULL"
+                 + (" AND fingerprint = ?" if fingerprint else "")
+                 + " ORDER BY apply_id DESC LIMIT 1")
+        params = (session_id, fingerprint) if fingerprint else (session_id,)
+        with self._reading() as conn:
+            row = conn.execute(query, params).fetchone()
+        if row is None:
+            return None
+        return AppliedFix(apply_id=row["apply_id"], fingerprint=row["fingerprint"],
+                          file_path=row["file_path"], before=bytes(row["before"]),
+                          after_sha=row["after_sha"], state_before=row["state_before"],
+                          applied_at=row["applied_at"], undone_at=row["undone_at"])
+
+    def record_undone_fix(self, session_id: str, applied: AppliedFix,
+                          finding: StoredFinding | None) -> None:
+        """Mark ``applied`` undone (it cannot be undone twice) and store ``finding`` back."""
+        with self._writing() as conn:
+            now = self._now()
+            cursor = conn.execute("UPDATE applied_fixes SET undone_at = ? WHERE apply_id = ? "
+                                  "AND session_id = ? AND undone_at IS NULL",
+                                  (now, applied.apply_id, session_id))
+            if cursor.rowcount == 0:
+                raise StoreError(f"the fix {applied.apply_id} was already undone")
+            if finding is not None:
+                self._put_finding(conn, session_id, finding.model_copy(update={"updated_at": now}))
+            self._touch(conn, session_id, now)
 
     # -- comments ---------------------------------------------------------------------------
 

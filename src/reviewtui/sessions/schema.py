@@ -142,6 +142,22 @@ MIGRATIONS: list[tuple[str, ...]] = [
             updated_at TEXT NOT NULL
         )""",
     ),
+    # v6: fixes the person applied from findings: the file's exact bytes before, the hash of
+    # what was written and the finding's state before, so each can be undone once.
+    (
+        """CREATE TABLE applied_fixes (
+            apply_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+            fingerprint TEXT NOT NULL,
+            file_path TEXT NOT NULL,
+            before BLOB NOT NULL,
+            after_sha TEXT NOT NULL,
+            state_before TEXT NOT NULL,
+            applied_at TEXT NOT NULL,
+            undone_at TEXT
+        )""",
+        "CREATE INDEX applied_fixes_by_finding ON applied_fixes (session_id, fingerprint)",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

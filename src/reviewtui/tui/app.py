@@ -5,7 +5,8 @@ Triage runs on the rules' plan at once; the LLM planner (``P``), scanners (``S``
 table stays responsive. Every decision (level, skip, requests, reviewed) is applied by the core's
 override layer and persisted in the session store of this change. This module is the layout;
 the keys live in one mixin per group (``triage_actions``, ``view_actions``, ``model_actions``,
-``review_actions``, ``learn_actions``, ``intent_actions``) over ``base.WorkbenchBase``.
+``review_actions`` and ``fix_actions`` over it, ``learn_actions``, ``intent_actions``) over
+``base.WorkbenchBase``.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
+from reviewtui.tui.fix_actions import FixActions
 from reviewtui.tui.intent_actions import IntentActions
 from reviewtui.tui.keys import ACTIONS
 from reviewtui.tui.learn_actions import LearnActions
 from reviewtui.tui.model_actions import ModelActions
-from reviewtui.tui.review_actions import ReviewActions
 from reviewtui.tui.triage_actions import TriageActions
 from reviewtui.tui.view_actions import ViewActions
 from reviewtui.tui.widgets.chat_pane import ChatPane
@@ -31,7 +32,7 @@ from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 
-class ReviewApp(ReviewActions, IntentActions, LearnActions, ModelActions, ViewActions,
+class ReviewApp(FixActions, IntentActions, LearnActions, ModelActions, ViewActions,
                 TriageActions):
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"

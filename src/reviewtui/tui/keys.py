@@ -61,6 +61,9 @@ ACTIONS: Mapping[str, KeyAction] = {
     "accept_with_comment": KeyAction(False, "accept the finding as a comment of yours", "A"),
     "dismiss_finding": KeyAction(True, "dismiss the finding, with a reason (again: reopen)",
                                  "x"),
+    "fix_finding": KeyAction(False, "fix: preview the finding's fix, or ask the model for one "
+                             "(also /fix in the chat)", "ctrl+f"),
+    "undo_fix": KeyAction(False, "undo the fix applied to the finding", "u"),
     "comment": KeyAction(True, "comment on lines of the unit (new, edit, delete)", "m"),
     "verdict": KeyAction(False, "verdict: approve, request changes, comment", "V"),
     "export_review": KeyAction(True, "export the review (Markdown, JSON, SARIF)", "X"),

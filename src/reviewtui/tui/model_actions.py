@@ -18,6 +18,8 @@ from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.widgets.chat_input import ChatInput
 from reviewtui.tui.widgets.chat_pane import ChatPane
 
+FIX_COMMAND = "/fix"  # in the chat: a fix for the selected finding (as the fix key)
+
 
 class ModelActions(WorkbenchBase):
     def action_run_planner(self) -> None:
@@ -145,6 +147,9 @@ class ModelActions(WorkbenchBase):
     @on(ChatInput.Submitted)
     def _ask(self, event: ChatInput.Submitted) -> None:
         chat = self.query_one(ChatPane)
+        if event.text.strip().lower() == FIX_COMMAND:  # not a question: the fix key's work
+            self.post_message(ChatPane.FixRequested())
+            return
         if not self.session.model_configured():
             chat.show_notice(self.session.not_configured_hint())
             return

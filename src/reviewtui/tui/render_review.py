@@ -35,6 +35,9 @@ def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewC
         line.append(f"{finding.label:<9} ", style=STATE_STYLES[finding.state])
         line.append(f"{finding.lines:<9} ")
         line.append(finding.title, style="bold" if finding.state == "open" else "")
+        if finding.fix is not None:  # ctrl+f previews it
+            line.append("  ⚒ fix" if finding.fix.applicable else "  ⚒ fix (text only)",
+                        style="green" if finding.fix.applicable else "dim")
         parts.append(line)
         if finding.fingerprint == current:  # the one f/F moved to: its whole text
             detail = finding.body or ""

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewtui.agent.findings import ReviewResult
 from reviewtui.agent.workspace import Workspace, change_key
@@ -24,12 +24,16 @@ from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.plan.evidence import override_records
 from reviewtui.sessions.review_records import (
+    AppliedFix,
     FindingState,
     ReviewComment,
     ReviewVerdict,
     StoredFinding,
 )
 from reviewtui.sessions.store import SessionStore
+
+if TYPE_CHECKING:
+    from reviewtui.app.fix import FixPreview
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,60 @@ class TuiSession:
 
     def set_verdict(self, verdict: ReviewVerdict) -> str | None:
         return self._write(lambda s, sid: s.set_verdict(sid, verdict))
+
+    # --- fixes (app.fix: the same use case as 'reviewtui findings fix|apply|undo') -----------
+
+    def _fix_store(self) -> tuple[SessionStore, str]:
+        store = self.store()
+        sid = self._session(create=True) if store is not None else None
+        if store is None or sid is None:
+            raise ReviewTuiError(self._store_problem or "the session store is unavailable")
+        return store, sid
+
+    def request_fix(self, plan: FusedPlan, finding: StoredFinding, *,
+                    cancel: threading.Event | None = None) -> tuple[StoredFinding, str]:
+        """Ask the model for a fix to ``finding`` (a worker thread calls this); the finding
+        with its checked fix, and the model's explanation."""
+        from reviewtui.app.fix import request_fix
+
+        workspace = Workspace(self.loaded, plan)
+        store, sid = self._fix_store()
+        updated, answer = request_fix(workspace, LLMClient(self.config),
+                                      token_counter(self.config.model), store, sid, finding,
+                                      cancel=cancel)
+        return updated, answer.explanation
+
+    def preview_fix(self, finding: StoredFinding) -> FixPreview:
+        """What applying would write; ``FixError`` says why it would not apply."""
+        from reviewtui.app.fix import preview_fix
+
+        return preview_fix(self.loaded.root, finding)
+
+    def apply_fix(self, finding: StoredFinding) -> StoredFinding:
+        from reviewtui.app.fix import apply_fix
+
+        with self._lock:
+            store, sid = self._fix_store()
+            _, after = apply_fix(store, sid, self.loaded.root, finding)
+        return after
+
+    def applied_fix(self, fingerprint: str) -> AppliedFix | None:
+        store = self.store()
+        sid = self._session(create=False)
+        if store is None or sid is None:
+            return None
+        try:
+            return store.applied_fix(sid, fingerprint)
+        except StoreError:
+            return None
+
+    def undo_fix(self, fingerprint: str | None) -> AppliedFix:
+        """Undo the fix applied to ``fingerprint``'s finding (None: the latest applied)."""
+        from reviewtui.app.fix import undo_fix
+
+        with self._lock:
+            store, sid = self._fix_store()
+            return undo_fix(store, sid, self.loaded.root, store.findings(sid), fingerprint)
 
     def export(self, plan: FusedPlan, fmt: str, path: str, everything: bool) -> Path:
         """Write the review (``reviewtui export``'s) to ``path``; ``ReviewTuiError`` says why

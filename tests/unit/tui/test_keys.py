@@ -19,7 +19,8 @@ BRIEF_DEFAULTS = {
     "run_scanners": "S", "run_planner": "P", "review": "R", "toggle_chat": "c", "zoom": "z,ctrl+o",
     "help": "question_mark", "quit": "q", "learn": "L",
     "next_finding": "f", "prev_finding": "F", "accept_finding": "a", "accept_with_comment": "A",
-    "dismiss_finding": "x", "comment": "m", "verdict": "V", "export_review": "X",
+    "dismiss_finding": "x", "fix_finding": "ctrl+f", "undo_fix": "u", "comment": "m",
+    "verdict": "V", "export_review": "X",
     "open_editor": "ctrl+e", "refresh": "r",
     "edit_description": "i", "toggle_intent": "I",  # the change's stated purpose
 }

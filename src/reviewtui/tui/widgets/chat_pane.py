@@ -36,6 +36,9 @@ class ChatPane(Vertical):
     class ContinueRequested(Message):
         """The person asked to go on with the last, unfinished answer (``c``)."""
 
+    class FixRequested(Message):
+        """``/fix`` in the chat: ask the model for a fix to the selected finding."""
+
     continuable = False  # the last answer is not whole: ``c`` in the transcript continues it
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
