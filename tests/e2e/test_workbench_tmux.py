@@ -39,6 +39,7 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
         term.send_keys("space")
         term.wait_for("1 reviewed", timeout=10)
         term.send_keys("/")
+        term.wait_for("filter: words", timeout=10)  # the filter is open and has the focus
         term.type_text("risk:high")  # typed at once: every key must reach the filter
         term.send_keys("Enter")
         term.wait_for("1 units (100% high) · 1 kept", timeout=10)
