@@ -188,7 +188,7 @@ class LoadedChange:
         nobody will see again) and the learned part (``rules.triage_model``: what the changed
         lines do and where the unit stands in its change)."""
         from reviewtui.context.search.reach import ReachCounter
-        from reviewtui.rules.priority import with_learned, with_reach
+        from reviewtui.rules.priority import reach_points, with_reach
         from reviewtui.rules.triage_features import unit_tokens
         from reviewtui.rules.triage_model import load_weights, rule_features
 
@@ -208,11 +208,12 @@ class LoadedChange:
                 continue
             users = {f for n in names[unit.unit_id]
                      for f in files.get(n.rsplit(".", 1)[-1], ())} - {unit.file_path}
-            suggestion = with_reach(suggestion, len(users))
-            features[unit.unit_id] |= rule_features(suggestion)
-            tokens = (suggestion.tokens or unit_tokens(unit)) if weights.tokens else ()
-            suggestions[unit.unit_id] = with_learned(suggestion, weights.points(
-                features[unit.unit_id], tokens))
+            reached = reach_points(len(users))
+            features[unit.unit_id] |= rule_features(suggestion, reached)
+            tokens = (suggestion.tokens.split() if suggestion.line_signals
+                      else unit_tokens(unit)) if weights.tokens else ()
+            suggestions[unit.unit_id] = with_reach(
+                suggestion, len(users), weights.points(features[unit.unit_id], tokens))
         return replace(self, suggestions=suggestions, learned_features=features)
 
     def priority_reasons(self, unit_id: str) -> tuple[str, ...]:
@@ -240,14 +241,15 @@ class LoadedChange:
         lines do, where the unit stands in its change and the history of its lines (kept per
         base commit in .git/reviewtui/history unless ``keep`` is off)."""
         from reviewtui.history.line_history import LineHistory
-        from reviewtui.rules.triage_features import change_features, unit_features
+        from reviewtui.rules.triage_features import LINE_FEATURES, change_features, unit_features
 
         standing = change_features(self.units)
         history: dict[str, dict[str, float]] = {}
         if self.repo is not None:
             cache = self.repo.common_dir / "reviewtui" / "history" if keep else None
             history = LineHistory(self.repo, self.change_set, cache).features(self.units)
-        lines = {uid: dict(s.line_signals) for uid, s in self.suggestions.items()}
+        lines = {uid: dict(zip(LINE_FEATURES, s.line_signals, strict=True))
+                 for uid, s in self.suggestions.items() if s.line_signals}
         return {u.unit_id: unit_features(u, standing[u.unit_id], lines.get(u.unit_id))
                 | history.get(u.unit_id, {}) for u in self.units}
 

@@ -165,6 +165,7 @@ def _samples(loaded: LoadedChange) -> list[UnitSample]:
         values = features[unit.unit_id] | rule_features(suggestion)
         base = sum(p for name, p in suggestion.priority_parts if name != "learned")
         out.append(UnitSample(base=round(base, 2), lines=unit.added_lines + unit.removed_lines,
-                              features=[values[n] for n in ALL_FEATURES], holds=False,
+                              features=[round(values[n], 4) for n in ALL_FEATURES],
+                              holds=False,
                               tokens=unit_tokens(unit)))
     return out

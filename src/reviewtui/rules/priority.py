@@ -105,14 +105,12 @@ def reach_points(reach: int) -> float:
     return round(min(MAX_REACH_POINTS, 3.0 * math.log2(1 + reach)), 1)
 
 
-def with_reach(suggestion: RuleSuggestion, reach: int) -> RuleSuggestion:
-    """``suggestion`` whose priority also counts ``reach`` (files using its definitions)."""
+def with_reach(suggestion: RuleSuggestion, reach: int,
+               learned: float | None = None) -> RuleSuggestion:
+    """``suggestion`` whose priority also counts ``reach`` (files using its definitions) and,
+    given, the learned model's points (``rules.triage_model``)."""
     parts = tuple(p for p in suggestion.priority_parts if p[0] not in ("reach", "learned"))
-    return replace(suggestion, priority_parts=(*parts, ("reach", reach_points(reach))),
-                   reach=reach)
-
-
-def with_learned(suggestion: RuleSuggestion, points: float) -> RuleSuggestion:
-    """``suggestion`` whose priority also counts the learned model's ``points``."""
-    parts = tuple(p for p in suggestion.priority_parts if p[0] != "learned")
-    return replace(suggestion, priority_parts=(*parts, ("learned", points)))
+    parts = (*parts, ("reach", reach_points(reach)))
+    if learned is not None:
+        parts = (*parts, ("learned", learned))
+    return replace(suggestion, priority_parts=parts, reach=reach)

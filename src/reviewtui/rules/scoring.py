@@ -174,4 +174,4 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
         learned=learned_note, role=role.name, skip_reason=skip_reason,
         priority_parts=priority_parts(risk, role, len(signals), confidence,
                                       unit.added_lines + unit.removed_lines),
-        line_signals=tuple(line_features(unit).items()), tokens=tuple(unit_tokens(unit)))
+        line_signals=tuple(line_features(unit).values()), tokens=" ".join(unit_tokens(unit)))

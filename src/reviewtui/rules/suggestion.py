@@ -47,10 +47,11 @@ class RuleSuggestion:
     # (part, points) of the priority score (``reviewtui.rules.priority``); reach when counted
     priority_parts: tuple[tuple[str, float], ...] = ()
     reach: int | None = None  # files that use the unit's definitions, once counted
-    # what the changed lines do and their tokens (rules.triage_features), computed with the
-    # rules so that the per-file cache keeps them: the learned priority reads them
-    line_signals: tuple[tuple[str, float], ...] = ()
-    tokens: tuple[str, ...] = ()
+    # what the changed lines do (rules.triage_features.LINE_FEATURES, in that order) and their
+    # tokens (space-separated: one string unpickles far faster than hundreds), computed with
+    # the rules so that the per-file cache keeps them: the learned priority reads them
+    line_signals: tuple[float, ...] = ()
+    tokens: str = ""
     # a low-risk unit of a file kind nobody reviews as code: skipped without a plan, why
     skip_reason: str | None = None
 

@@ -156,7 +156,7 @@ def unit_features(unit: ReviewUnit, standing: Mapping[str, float],
         "size_log": min(1.0, math.log2(1 + unit.added_lines + unit.removed_lines) / 10),
         "unknown_language": 1.0 if unit.language is None else 0.0,
     })
-    return {name: round(features.get(name, 0.0), 4) for name in FEATURES}
+    return {name: features.get(name, 0.0) for name in FEATURES}
 
 
 _EVIDENCE: dict[str, tuple[re.Pattern[str], str]] = {

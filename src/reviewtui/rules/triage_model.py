@@ -46,7 +46,8 @@ class TriageWeights(BaseModel):
     cases: int = 0  # cases they were fitted on
 
     def points(self, features: Mapping[str, float], tokens: Iterable[str] = ()) -> float:
-        score = sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+        weights = self.weights
+        score = sum(weights.get(name, 0.0) * value for name, value in features.items() if value)
         if self.tokens:
             score += sum(self.tokens.get(token, 0.0) for token in tokens)
         return round(self.clip(self.scale * score), 1)
@@ -72,13 +73,17 @@ class TriageWeights(BaseModel):
         return sorted((p for p in parts if p[1]), key=lambda p: -abs(p[1]))
 
 
-def rule_features(suggestion: RuleSuggestion) -> dict[str, float]:
+def rule_features(suggestion: RuleSuggestion, reach: float | None = None) -> dict[str, float]:
+    """The rule parts as features; ``reach``: its points when not in the parts yet."""
     parts = dict(suggestion.priority_parts)
+    if reach is not None:
+        parts["reach"] = reach
+    base = sum(p for name, p in parts.items() if name != "learned")
     return {
         "rule_risk": parts.get("risk", 0.0) / 40.0,
         "rule_signals": parts.get("signals", 0.0) / (SIGNAL_POINTS * MAX_SIGNALS),
         "rule_reach": parts.get("reach", 0.0) / MAX_REACH_POINTS,
-        "rule_base": sum(p for name, p in suggestion.priority_parts if name != "learned") / 100,
+        "rule_base": base / 100,
     }
 
 
