@@ -29,11 +29,13 @@ _STATUS = {
 
 class _RawRecord:
     __slots__ = ("new_mode", "new_oid", "new_path", "old_mode", "old_oid", "old_path", "score",
-                 "status")
+                 "sections", "status")
 
     def __init__(self, meta: bytes, path1: bytes, path2: bytes | None) -> None:
         old_mode, new_mode, old_oid, new_oid, status = meta[1:].decode("ascii").split(" ")
         self.status = _STATUS.get(status[0], ChangeStatus.MODIFY)
+        # a type change (a file becoming a symlink...) is patched as a deletion and an addition
+        self.sections = 2 if status[0] == "T" else 1
         self.score = int(status[1:]) if len(status) > 1 and status[1:].isdigit() else None
         self.old_mode = None if old_mode == "000000" else old_mode
         self.new_mode = None if new_mode == "000000" else new_mode
@@ -186,10 +188,12 @@ def _inconsistent(records: int, sections: int) -> GitCommandError:
 
 
 def _iter_changes(records: list[_RawRecord], sections: list[bytes]) -> Iterator[FileChange]:
-    if len(records) != len(sections):
+    if sum(r.sections for r in records) != len(sections):
         raise _inconsistent(len(records), len(sections))
-    for record, section in zip(records, sections, strict=True):
-        yield _change(record, section)
+    position = 0
+    for record in records:
+        yield _change(record, b"".join(sections[position:position + record.sections]))
+        position += record.sections
 
 
 def _change(record: _RawRecord, section: bytes) -> FileChange:
@@ -230,6 +234,7 @@ def parse_raw_patch_stream(chunks: Iterable[bytes]) -> list[FileChange]:
     buffer = bytearray()
     records: list[_RawRecord] | None = None
     changes: list[FileChange] = []
+    waiting: list[bytes] = []
     needle = b"diff --git "
     for chunk in chunks:
         searched = max(0, len(buffer) - len(needle))
@@ -251,17 +256,27 @@ def parse_raw_patch_stream(chunks: Iterable[bytes]) -> list[FileChange]:
             continue
         complete = _sections(bytes(buffer[: cut + 1]))
         del buffer[: cut + 1]
-        _extend(changes, records, complete)
+        waiting = _extend(changes, records, waiting + complete)
     if records is None:
         return parse_raw_patch(bytes(buffer))
-    _extend(changes, records, _sections(bytes(buffer)))
-    if len(changes) != len(records):
-        raise _inconsistent(len(records), len(changes))
+    waiting = _extend(changes, records, waiting + _sections(bytes(buffer)))
+    if len(changes) != len(records) or waiting:
+        raise _inconsistent(len(records), len(changes) + len(waiting))
     return changes
 
 
-def _extend(changes: list[FileChange], records: list[_RawRecord], sections: list[bytes]) -> None:
-    if len(changes) + len(sections) > len(records):
-        raise _inconsistent(len(records), len(changes) + len(sections))
-    first = len(changes)
-    changes.extend(_change(records[first + i], section) for i, section in enumerate(sections))
+def _extend(changes: list[FileChange], records: list[_RawRecord],
+            sections: list[bytes]) -> list[bytes]:
+    """Parse the files whose sections have all arrived; the sections still waiting for the
+    rest of their file (the second half of a type change) are returned."""
+    position = 0
+    while len(changes) < len(records):
+        record = records[len(changes)]
+        if position + record.sections > len(sections):
+            break
+        changes.append(_change(record, b"".join(sections[position:position + record.sections])))
+        position += record.sections
+    left = sections[position:]
+    if len(changes) == len(records) and left:
+        raise _inconsistent(len(records), len(changes) + len(left))
+    return left
