@@ -25,6 +25,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench_triage import table
 from reviewtui.eval.fit import L2, evaluate, fit_weights, rescored, time_split, usable
 from reviewtui.eval.metrics import EvalMetrics, GroupMetrics
 from reviewtui.eval.rank import CaseResult
@@ -46,14 +47,6 @@ def _row(name: str, group: GroupMetrics) -> list[str]:
     return [name, str(group.cases), f"{100 * m.recall[1]:.0f}%", f"{100 * m.recall[3]:.0f}%",
             f"{100 * m.recall[5]:.0f}%", f"{m.mrr:.2f}", f"{100 * m.effort:.0f}%",
             f"{100 * r.recall[3]:.0f}%", f"{r.mrr:.2f}"]
-
-
-def table(rows: list[list[str]], markdown: bool) -> str:
-    if markdown:
-        out = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
-        return "\n".join(out + ["| " + " | ".join(r) + " |" for r in rows[1:]])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
 
 
 def main() -> int:

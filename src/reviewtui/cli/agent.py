@@ -12,7 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from reviewtui.cli.parser import selector_from_args
+from reviewtui.cli.selectors import selector_from_args
 from reviewtui.errors import LLMError, LLMResponseError, LLMTruncatedError, UsageError
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reviewtui.cli.parser import selector_from_args
+from reviewtui.cli.selectors import selector_from_args
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from reviewtui.cli.parser import selector_from_args
+from reviewtui.cli.selectors import selector_from_args
 from reviewtui.errors import UsageError
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from reviewtui.cli.parser import selector_from_args
+from reviewtui.cli.selectors import selector_from_args
 
 if TYPE_CHECKING:
     from reviewtui.models import ReviewIndex

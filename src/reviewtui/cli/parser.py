@@ -12,60 +12,15 @@ import argparse
 from collections.abc import Callable, Sequence
 
 from reviewtui import __version__
-from reviewtui.git.selector import ChangeSelector, SelectorMode
+from reviewtui.cli.outcome_parsers import (
+    build_eval_parser,
+    build_findings_parser,
+    parse_findings,
+)
+from reviewtui.cli.selectors import add_selectors
 
 SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", "export",
                "eval", "findings")
-
-
-def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) -> None:
-    """The options that say which change to review, ``--description`` (unless the command
-    sends nothing to a model nor shows the intent), ``--no-cache`` and the ``PATH``."""
-    group = parser.add_argument_group("what to review (default: pending changes, else the "
-                                      "branch against its merge base)")
-    chooser = group.add_mutually_exclusive_group()
-    chooser.add_argument("--staged", action="store_true", help="staged changes against HEAD")
-    chooser.add_argument("--working", action="store_true",
-                         help="unstaged and untracked changes against the index")
-    chooser.add_argument("--all", action="store_true", dest="all_changes",
-                         help="staged, unstaged and untracked changes against HEAD")
-    chooser.add_argument("--base", nargs="?", const="", metavar="REF",
-                         help="HEAD against its merge base with REF (default: main/master)")
-    chooser.add_argument("--commit", metavar="REV", help="one commit against its first parent")
-    chooser.add_argument("--range", metavar="A..B", dest="range_spec",
-                         help="A..B (A to B) or A...B (merge base of A and B to B)")
-    chooser.add_argument("--patch", metavar="FILE", help="a patch file, or - for stdin")
-    group.add_argument("--no-untracked", action="store_true",
-                       help="leave untracked files out of auto/--working/--all")
-    if description:
-        parser.add_argument("--description", metavar="FILE",
-                            help="the change's stated purpose (a pull request's description, "
-                                 "say): a text file, or - for stdin; sent with the commit "
-                                 "messages to the planner, the review agent and the chat")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="parse and score every file again, ignoring (and not writing) the "
-                             "per-file results kept in .git/reviewtui/")
-    parser.add_argument("path", nargs="?", default=None, metavar="PATH",
-                        help="repository (default: the current directory, searched upwards)")
-
-
-def selector_from_args(args: argparse.Namespace) -> ChangeSelector:
-    untracked = not args.no_untracked
-    if args.staged:
-        return ChangeSelector(SelectorMode.STAGED, include_untracked=untracked)
-    if args.working:
-        return ChangeSelector(SelectorMode.WORKING, include_untracked=untracked)
-    if args.all_changes:
-        return ChangeSelector(SelectorMode.ALL, include_untracked=untracked)
-    if args.base is not None:
-        return ChangeSelector(SelectorMode.BASE, ref=args.base or None)
-    if args.commit is not None:
-        return ChangeSelector(SelectorMode.COMMIT, ref=args.commit)
-    if args.range_spec is not None:
-        return ChangeSelector(SelectorMode.RANGE, ref=args.range_spec)
-    if args.patch is not None:
-        return ChangeSelector(SelectorMode.PATCH, patch=args.patch)
-    return ChangeSelector(SelectorMode.AUTO, include_untracked=untracked)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -295,125 +250,6 @@ def build_export_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _findings_list_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true",
-                        help="the findings as JSON (with their ids, states and fixes)")
-    add_selectors(parser, description=False)
-
-
-def _findings_apply_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("finding", metavar="ID", help="a finding id (or a unique prefix)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print the patch and check that it applies; write nothing")
-    add_selectors(parser, description=False)
-
-
-def _findings_undo_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("finding", metavar="ID",
-                        help="the finding whose applied fix to undo (id or unique prefix)")
-    add_selectors(parser, description=False)
-
-
-def _findings_fix_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("finding", metavar="ID", help="a finding id (or a unique prefix)")
-    parser.add_argument("--max-tool-rounds", type=int, default=8, metavar="N",
-                        help="tool rounds the model may use (default 8)")
-    add_selectors(parser, description=False)
-
-
-# action -> (description, the arguments it takes); no action: the list
-FINDINGS_ACTIONS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
-    "fix": ("Ask the model for a fix to one finding (read-only tools, as in a review); the fix "
-            "is checked against the file as reviewed and kept on the finding, and its patch "
-            "printed. Nothing is written to the working tree.", _findings_fix_arguments),
-    "apply": ("Apply a finding's fix to the working tree: only inside the repository, never "
-              "through a link, never to a read-only file, and only while the file still "
-              "holds the reviewed lines. Exit status 2 with the reason when it does not apply.",
-              _findings_apply_arguments),
-    "undo": ("Undo a finding's applied fix: the file's exact bytes from before, once, and "
-             "only if the file was not edited since.", _findings_undo_arguments),
-}
-
-
-def build_findings_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="reviewtui findings",
-        description="List the findings kept for the change (id, state, severity, lines, fix); "
-                    "'findings fix ID' asks the model for a fix, 'findings apply ID "
-                    "[--dry-run]' applies it, 'findings undo ID' undoes it.")
-    _findings_list_arguments(parser)
-    return parser
-
-
-def _parse_findings(argv: Sequence[str]) -> argparse.Namespace:
-    if argv and argv[0] in FINDINGS_ACTIONS:
-        action = argv[0]
-        description, arguments = FINDINGS_ACTIONS[action]
-        parser = argparse.ArgumentParser(prog=f"reviewtui findings {action}",
-                                         description=description)
-        arguments(parser)
-        args = parser.parse_intermixed_args(argv[1:])
-        args.action = action
-        return args
-    args = build_findings_parser().parse_intermixed_args(argv)
-    args.action = "list"
-    return args
-
-
-def build_eval_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="reviewtui eval",
-        description="Measure the triage on the repository's own bug history: find bug-fix "
-                    "commits, blame the lines they fixed to find the commits that introduced "
-                    "them (SZZ), index each such commit as 'index --commit' would and report "
-                    "where the priority order put the unit holding the bug (recall@1/3/5, "
-                    "MRR, effort), beside file order, largest-first and random order.")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true",
-                        help="every case (fix, bug commit, target lines, ranks, the unit "
-                             "that held the bug) and the metrics as JSON")
-    output.add_argument("--markdown", action="store_true", help="the report as Markdown")
-    parser.add_argument("--samples", action="store_true",
-                        help="with --json: every unit's learned-priority features too (what "
-                             "--fit trains on)")
-    parser.add_argument("--since", metavar="DATE",
-                        help="only fixes committed since DATE (anything 'git log --since' "
-                             "takes: 2024-01-01, '2 years ago')")
-    parser.add_argument("--max-cases", type=int, metavar="N",
-                        help="at most N bug-introducing commits (default: eval.max_cases)")
-    parser.add_argument("--jobs", "-j", type=int, metavar="N",
-                        help="worker processes ranking cases (default: one per core)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="mine and rank everything again, ignoring (and not writing) "
-                             ".git/reviewtui/eval/")
-    learning = parser.add_mutually_exclusive_group()
-    learning.add_argument("--fit", action="store_true",
-                          help="also fit the learned priority's weights on this repository's "
-                               "older cases, report them against the weights in use on the "
-                               "newer cases, and propose them (.git/reviewtui/eval/)")
-    learning.add_argument("--accept-weights", action="store_true",
-                          help="accept the proposed weights: write "
-                               ".reviewtui/triage_weights.toml (delete it to revert)")
-    review = parser.add_argument_group(
-        "review", "with a model configured, also run the review agent on each ranked case "
-                  "(its bug commit, rules plan) and report whether a finding lands within 3 "
-                  "lines of a blamed line, the other findings, tokens and time -- with the "
-                  "planned context and with the diff alone")
-    review.add_argument("--review", action="store_true",
-                        help="run the review agent on each case (estimates the requests, "
-                             "tokens and cost first; asks above eval.review_confirm_tokens)")
-    review.add_argument("--context", choices=("both", "planned", "diff_only"), default=None,
-                        help="which context to review with: the planned levels, every unit "
-                             "at diff_only, or both side by side (default)")
-    review.add_argument("--yes", "-y", action="store_true",
-                        help="send without asking, whatever the estimate")
-    review.add_argument("--max-tool-rounds", type=int, default=None, metavar="N",
-                        help="tool rounds the agent may take per request (default: 8)")
-    parser.add_argument("path", nargs="?", default=None, metavar="PATH",
-                        help="repository (default: the current directory, searched upwards)")
-    return parser
-
-
 PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "": build_parser,
     "index": build_index_parser,
@@ -437,5 +273,5 @@ def parse(command: str, argv: Sequence[str]) -> argparse.Namespace:
     if command == "rules":
         return _parse_rules(argv)
     if command == "findings":
-        return _parse_findings(argv)
+        return parse_findings(argv)
     return PARSERS[command]().parse_intermixed_args(argv)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from reviewtui.cli.parser import selector_from_args
+from reviewtui.cli.selectors import selector_from_args
 from reviewtui.errors import UsageError
 from reviewtui.plan import FusedPlan, OverrideSet, PlannerReport, load_overrides
 

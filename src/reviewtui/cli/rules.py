@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from reviewtui.cli.parser import selector_from_args
+from reviewtui.cli.selectors import selector_from_args
 from reviewtui.errors import NotARepositoryError, UsageError
 from reviewtui.git import ChangeSelector, open_repository
 from reviewtui.rules import RulePack, check_pack_file, load_rule_pack

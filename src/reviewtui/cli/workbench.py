@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 
-from reviewtui.cli.parser import selector_from_args
+from reviewtui.cli.selectors import selector_from_args
 
 
 def run_workbench(args: argparse.Namespace) -> int:

@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Collection, Iterable
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
-
-from pydantic import BaseModel
 
 from reviewtui.errors import StoreError
 from reviewtui.llm.redact import redact_secrets
@@ -28,20 +24,13 @@ from reviewtui.sessions.review_records import (
     ReviewVerdict,
     StoredFinding,
 )
+from reviewtui.sessions.store_parts import StorePart
 
 _DECIDED: frozenset[str] = frozenset({"accepted", "dismissed"})
 
 
-class ReviewStore:
+class ReviewStore(StorePart):
     """Findings, comments and the verdict of a session (a mixin of ``SessionStore``)."""
-
-    if TYPE_CHECKING:
-        def _writing(self) -> AbstractContextManager[sqlite3.Connection]: ...
-        def _reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
-        def _now(self) -> str: ...
-        def _require_session(self, conn: sqlite3.Connection, session_id: str) -> None: ...
-        def _touch(self, conn: sqlite3.Connection, session_id: str, now: str) -> None: ...
-        def _dump(self, record: BaseModel) -> str: ...
 
     # -- findings ---------------------------------------------------------------------------
 

@@ -23,11 +23,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
 
 from reviewtui.errors import StoreError
 from reviewtui.sessions.records import MessageRecord, RoundRecord, ToolResultRecord
+from reviewtui.sessions.store_parts import StorePart
 from reviewtui.sessions.values import (
     clean_json,
     clean_opt_text,
@@ -45,15 +44,8 @@ _MESSAGE_COLUMNS = ("round_index, role, content, tool_calls, tool_call_id, name,
                     "created_at")
 
 
-class RoundStore:
+class RoundStore(StorePart):
     """Rounds, messages and tool results of a session (a mixin of ``SessionStore``)."""
-
-    if TYPE_CHECKING:
-        def _writing(self) -> AbstractContextManager[sqlite3.Connection]: ...
-        def _reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
-        def _now(self) -> str: ...
-        def _require_session(self, conn: sqlite3.Connection, session_id: str) -> None: ...
-        def _touch(self, conn: sqlite3.Connection, session_id: str, now: str) -> None: ...
 
     # -- rounds --------------------------------------------------------------------------------
 
