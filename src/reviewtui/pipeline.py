@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -181,12 +181,14 @@ class LoadedChange:
         findings = findings_by_unit(self.units, scan.issues)
         return fill_rule_fields(index, apply_findings(self.suggestions, findings), findings)
 
-    def with_reach(self, *, keep: bool = True) -> LoadedChange:
+    def with_reach(self, *, keep: bool = True,
+                   progress: Callable[[int, int], None] | None = None) -> LoadedChange:
         """This change in priority order's terms: every unit's priority counting its reach
         (the files that use a changed public definition: one project-wide search, kept per
         tree in .git/reviewtui unless ``keep`` is off -- ``eval`` counts hundreds of old trees
         nobody will see again) and the learned part (``rules.triage_model``: what the changed
-        lines do and where the unit stands in its change)."""
+        lines do and where the unit stands in its change). ``progress`` is told (files
+        blamed, files to blame) while the history of the changed lines is read."""
         from reviewtui.context.search.reach import ReachCounter
         from reviewtui.rules.priority import reach_points, with_reach
         from reviewtui.rules.triage_features import unit_tokens
@@ -200,7 +202,7 @@ class LoadedChange:
         files = ReachCounter(self.repo, self.change_set, cache).counts(
             n for group in names.values() for n in group)
         weights, _ = load_weights(self.root)
-        features = self.triage_features(keep=keep)
+        features = self.triage_features(keep=keep, progress=progress)
         suggestions = dict(self.suggestions)
         for unit in self.units:
             suggestion = suggestions.get(unit.unit_id)
@@ -236,7 +238,9 @@ class LoadedChange:
                 unit, weights.contributions(features, unit_tokens(unit)), features, path)[1:]]
         return tuple(reasons)
 
-    def triage_features(self, *, keep: bool = True) -> dict[str, dict[str, float]]:
+    def triage_features(self, *, keep: bool = True,
+                        progress: Callable[[int, int], None] | None = None
+                        ) -> dict[str, dict[str, float]]:
         """The learned priority's features of every unit, without the rule parts: what the
         lines do, where the unit stands in its change and the history of its lines (kept per
         base commit in .git/reviewtui/history unless ``keep`` is off)."""
@@ -247,7 +251,8 @@ class LoadedChange:
         history: dict[str, dict[str, float]] = {}
         if self.repo is not None:
             cache = self.repo.common_dir / "reviewtui" / "history" if keep else None
-            history = LineHistory(self.repo, self.change_set, cache).features(self.units)
+            history = LineHistory(self.repo, self.change_set, cache, progress).features(
+                self.units)
         lines = {uid: dict(zip(LINE_FEATURES, s.line_signals, strict=True))
                  for uid, s in self.suggestions.items() if s.line_signals}
         return {u.unit_id: unit_features(u, standing[u.unit_id], lines.get(u.unit_id))

@@ -35,7 +35,14 @@ def run_index(args: argparse.Namespace) -> int:
         scan = loaded.scan(tools)
         print_scan_summary(scan, sys.stderr)
     if args.sort == "priority":
-        loaded = loaded.with_reach()
+        from reviewtui.cli.progress_line import ProgressLine
+
+        line = ProgressLine(sys.stderr, "index: reading the history of the changed lines",
+                            "files")
+        try:
+            loaded = loaded.with_reach(progress=line)
+        finally:
+            line.close()
         if loaded.repo is not None and loaded.repo.is_shallow():
             sys.stderr.write("index: a shallow clone: the priority leaves out the history of "
                              "the changed lines ('git fetch --unshallow' brings it)\n")

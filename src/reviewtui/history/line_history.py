@@ -3,10 +3,15 @@
 One ``git blame -w --porcelain`` per changed file, at the base (the commit the change starts
 from: a commit's parent, the start of a range, ``HEAD`` for staged and working changes), over
 the old-side lines of every unit's hunks (the changed lines and their context) tells for each
-line the commit that last changed it, its author, time and subject. From that, per unit:
+line the commit that last changed it; ``history.commit_facts`` says from each commit's whole
+message (trailers included) whether it was a fix. From that, per unit:
 
 * ``fixed_before`` -- distinct earlier *fix* commits among those lines (``history.fixes``): code
   that needed fixing before tends to need it again;
+* ``definition_fixed`` -- the same over every line of the definition the unit sits in (its
+  header to its end, at the base): a function fixed three times is suspect wherever it is edited;
+* ``recent_fix`` -- how recently the latest of those fixes was (1 the day before, half a year
+  later 0.5): a fresh fix is often an incomplete one;
 * ``recent_lines`` -- the share of the lines changed in the 30 days before the base: code still
   settling;
 * ``many_authors`` -- how many people wrote those lines;
@@ -25,13 +30,14 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reviewtui.errors import GitCommandError
 from reviewtui.git.model import ChangeSet, SideKind
 from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
+from reviewtui.history.commit_facts import CommitFacts, Progress
 from reviewtui.history.fixes import FixMatcher
 from reviewtui.units.model import ReviewUnit
 
@@ -40,7 +46,14 @@ _TIMEOUT = 60.0
 _RECENT = 30 * 24 * 3600
 _KEEP = 16
 MAX_FILES = 100  # files blamed per change, the most changed first; the rest get no history
-FEATURES: tuple[str, ...] = ("fixed_before", "recent_lines", "many_authors", "unfamiliar")
+_HALF_LIFE = 182 * 24 * 3600
+# blame walks history back until every line has its commit: on a long history (SymPy, 60k
+# commits) that is seconds per file. Lines older than this come back as OLDER -- a fix two
+# years back weighs 6 % of one today, and the recent-change signals look back 30 days.
+WINDOW = 2 * 365 * 24 * 3600
+_MAX_DEFINITION = 400  # longer definitions (a whole class) say nothing about the unit's lines
+FEATURES: tuple[str, ...] = ("fixed_before", "recent_lines", "many_authors", "unfamiliar",
+                             "definition_fixed", "recent_fix")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +62,9 @@ class LineOrigin:
     author: str
     time: int
     fix: bool
+
+
+OLDER = LineOrigin("", "", 0, False)  # a line from before the blame window
 
 
 def base_commit(repo: GitRepo, change_set: ChangeSet) -> str | None:
@@ -70,16 +86,70 @@ def change_author(repo: GitRepo, change_set: ChangeSet) -> str:
     return (out or b"").decode("utf-8", "replace").strip().lower()
 
 
+def _to_old(line: int, unit: ReviewUnit) -> int:
+    """A new-side line number of ``unit``'s file on the old side (an added line: the old
+    line after it)."""
+    shift = 0
+    for hunk in sorted(unit.hunks, key=lambda h: h.new_start):
+        if line < hunk.new_start:
+            break
+        if line < hunk.new_start + hunk.new_count:
+            previous = hunk.old_start - 1
+            for row in hunk.lines:
+                if row.kind == "+":
+                    if row.new_no == line:
+                        return max(1, previous + 1)
+                elif row.old_no is not None:
+                    if row.kind == " " and row.new_no == line:
+                        return row.old_no
+                    previous = row.old_no
+            return max(1, previous)
+        shift += hunk.new_count - hunk.old_count
+    return max(1, line - shift)
+
+
+def definition_spans(unit: ReviewUnit) -> list[tuple[int, int]]:
+    """The old-side lines of the definitions enclosing the unit's changed lines. A scope is
+    found on the new side when the unit added code (mapped back through the hunks), on the
+    old side when it only removed code."""
+    added = any(ln.kind == "+" and ln.text.strip() for h in unit.hunks for ln in h.lines)
+    spans = []
+    for scope in unit.scopes:
+        if scope.role == "outer" or not 0 < scope.start_line <= scope.end_line or (
+                scope.end_line - scope.start_line > _MAX_DEFINITION):
+            continue
+        if added:
+            start, end = _to_old(scope.start_line, unit), _to_old(scope.end_line, unit)
+        else:
+            start, end = scope.start_line, scope.end_line
+        if start <= end:
+            spans.append((start, end))
+    return spans
+
+
+def _touched(unit: ReviewUnit) -> list[tuple[int, int]]:
+    return [(h.old_start, h.old_start + h.old_count - 1) for h in unit.hunks if h.old_count]
+
+
 def _ranges(units: Sequence[ReviewUnit]) -> list[str]:
-    spans = sorted({(h.old_start, h.old_start + h.old_count - 1) for u in units
-                    for h in u.hunks if h.old_count})
-    return [f"-L{a},{b}" for a, b in spans]
+    spans = sorted({span for u in units for span in _touched(u) + definition_spans(u)})
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [f"-L{a},{b}" for a, b in merged]
 
 
 def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
-                matcher: FixMatcher) -> dict[int, LineOrigin]:
-    """Old-side line number -> where it came from (``git blame -w --porcelain`` at ``base``)."""
-    out = repo.run("blame", "-w", "--porcelain", *ranges, base, "--", path, timeout=_TIMEOUT)
+                matcher: FixMatcher, since: int | None = None) -> dict[int, LineOrigin]:
+    """Old-side line number -> where it came from (``git blame -w --porcelain`` at ``base``);
+    ``since``: a time before which blame stops walking -- older lines come back as
+    ``OLDER`` (no commit, author or fix: only that they are older)."""
+    window = [f"--since={since}"] if since else []
+    out = repo.run("blame", "-w", "--porcelain", *window, *ranges, base, "--", path,
+                   timeout=_TIMEOUT)
     commits: dict[str, dict[bytes, bytes]] = {}
     lines: dict[int, LineOrigin] = {}
     current: str | None = None
@@ -88,6 +158,10 @@ def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
         if raw.startswith(b"\t"):
             if current is not None:
                 info = commits[current]
+                if b"boundary" in info and since:
+                    lines[final] = OLDER
+                    current = None
+                    continue
                 lines[final] = LineOrigin(
                     current, info.get(b"author-mail", b"").decode("utf-8", "replace")
                     .strip("<>").lower(), int(info.get(b"committer-time", b"0") or 0),
@@ -106,29 +180,44 @@ def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
 
 def unit_history(unit: ReviewUnit, lines: Mapping[int, LineOrigin], author: str,
                  base_time: int) -> dict[str, float]:
-    """The four history features of ``unit`` from its file's blamed lines."""
-    touched = [lines[n] for h in unit.hunks if h.old_count
-               for n in range(h.old_start, h.old_start + h.old_count) if n in lines]
-    if not touched:
+    """The history features of ``unit`` from its file's blamed lines."""
+    touched = [lines[n] for a, b in _touched(unit) for n in range(a, b + 1) if n in lines]
+    around = touched + [lines[n] for a, b in definition_spans(unit)
+                        for n in range(a, b + 1) if n in lines]
+    if not around:
         return dict.fromkeys(FEATURES, 0.0)
-    fixes = len({o.commit for o in touched if o.fix})
-    authors = {o.author for o in touched}
-    recent = sum(1 for o in touched if base_time - o.time <= _RECENT) / len(touched)
-    return {
-        "fixed_before": 1.0 - 1.0 / (1.0 + fixes),
-        "recent_lines": round(recent, 3),
-        "many_authors": 1.0 - 1.0 / len(authors),
-        "unfamiliar": 0.0 if not author or author in authors else 1.0,
+    fixes = {o.commit: o.time for o in around if o.fix}
+    latest = max(fixes.values(), default=None)
+    features = {
+        "fixed_before": 0.0, "recent_lines": 0.0, "many_authors": 0.0, "unfamiliar": 0.0,
+        "definition_fixed": round(1.0 - 1.0 / (1.0 + len(fixes)), 3),
+        "recent_fix": 0.0 if latest is None else round(
+            0.5 ** (max(0, base_time - latest) / _HALF_LIFE), 3),
     }
+    if touched:
+        known = [o for o in touched if o.commit]
+        authors = {o.author for o in known}
+        features.update({
+            "fixed_before": 1.0 - 1.0 / (1.0 + len({o.commit for o in touched if o.fix})),
+            "recent_lines": round(sum(1 for o in touched if base_time - o.time <= _RECENT)
+                                  / len(touched), 3),
+            "many_authors": 1.0 - 1.0 / len(authors) if authors else 0.0,
+            "unfamiliar": 0.0 if not author or not authors or author in authors else 1.0,
+        })
+    return features
 
 
 class LineHistory:
     """The history features of a change's units, cached per base commit."""
 
-    def __init__(self, repo: GitRepo, change_set: ChangeSet, cache_dir: Path | None) -> None:
+    def __init__(self, repo: GitRepo, change_set: ChangeSet, cache_dir: Path | None,
+                 progress: Progress | None = None) -> None:
+        """``progress``: told (files blamed, files to blame) as the blame goes."""
         self._repo = repo
         self._change = change_set
+        self._cache_dir = cache_dir
         self._cache = ObjectCache(cache_dir, _KEEP)
+        self._progress = progress
 
     def features(self, units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
         base = base_commit(self._repo, self._change)
@@ -136,7 +225,8 @@ class LineHistory:
         if base is None or self._repo.is_shallow():
             return zero  # a shallow clone's blame ends at its cut: it would say nothing true
         cached = self._cache.read(base)
-        missing = [u for u in units if u.unit_id not in cached]
+        missing = [u for u in units if u.unit_id not in cached
+                   or len(cached[u.unit_id]) != len(FEATURES)]
         if missing:
             cached.update(self._compute(base, missing))
             self._cache.write(base, cached)
@@ -157,14 +247,26 @@ class LineHistory:
 
         def blamed(path: str) -> dict[int, LineOrigin]:
             try:
-                return blame_lines(self._repo, base, path, _ranges(by_file[path]), matcher)
+                return blame_lines(self._repo, base, path, _ranges(by_file[path]), matcher,
+                                   base_time - WINDOW if base_time > WINDOW else None)
             except GitCommandError as exc:
                 _log.info("no line history for %s: %s", path, exc)
                 return {}
 
         # git does the work, in its own processes: threads keep every core busy
+        files: dict[str, dict[int, LineOrigin]] = {}
         with ThreadPoolExecutor(max_workers=min(len(busiest), os.cpu_count() or 1) or 1) as pool:
             for path, lines in zip(busiest, pool.map(blamed, busiest), strict=True):
-                for unit in by_file[path]:
-                    out[unit.unit_id] = unit_history(unit, lines, author, base_time)
+                files[path] = lines
+                if self._progress is not None:
+                    self._progress(len(files), len(busiest))
+        # whether each blamed commit fixed a bug, from its whole message (blame gives the
+        # subject only): read once per commit, kept beside the per-base cache
+        facts = CommitFacts(self._repo, self._cache_dir, matcher).lookup(
+            {o.commit for lines in files.values() for o in lines.values() if o.commit})
+        for path, lines in files.items():
+            told = {n: replace(o, fix=facts[o.commit].fix) if o.commit in facts else o
+                    for n, o in lines.items()}
+            for unit in by_file[path]:
+                out[unit.unit_id] = unit_history(unit, told, author, base_time)
         return out

@@ -53,7 +53,7 @@ FEATURES: tuple[str, ...] = (
     "new_code", "only_messages", "comment_share", "imports_only", "pure_removal",
     "one_function", "signature_change", "share_of_change", "largest_in_change",
     "file_share", "alone_in_file", "test_or_doc", "security_tag", "size_log",
-    "added_code_log", "removed_code_log", "unknown_language",
+    "added_code_log", "removed_code_log", "unknown_language", "entropy_share",
 )
 
 
@@ -117,7 +117,9 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
 
 def change_features(units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
     """Where each unit stands among its change's units (Kamei et al.'s change-level view,
-    turned to order within the change)."""
+    turned to order within the change). ``entropy_share`` is the unit's term of the change's
+    entropy over its units' changed lines (-p log2 p, scaled to [0, 1]): a change spread thin
+    is riskier, and a term is largest for a unit neither negligible nor the whole change."""
     sizes = {u.unit_id: u.added_lines + u.removed_lines for u in units}
     total = sum(sizes.values()) or 1
     largest = max(sizes.values(), default=0)
@@ -132,8 +134,19 @@ def change_features(units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
             "largest_in_change": 1.0 if sizes[unit.unit_id] == largest and largest else 0.0,
             "file_share": sum(sizes[u] for u in in_file) / total,
             "alone_in_file": 1.0 if len(in_file) == 1 else 0.0,
+            "entropy_share": _entropy_term(sizes[unit.unit_id] / total, len(units)),
         }
     return out
+
+
+_ENTROPY_PEAK = math.log2(math.e) / math.e  # -p log2 p at its largest, p = 1/e
+
+
+def _entropy_term(share: float, units: int) -> float:
+    """-p log2 p of one unit's share of the change, scaled to [0, 1]."""
+    if share <= 0 or units < 2:
+        return 0.0
+    return round(-share * math.log2(share) / _ENTROPY_PEAK, 4)
 
 
 _QUIET = frozenset({"test_file", "doc_file", "translation_file", "asset_file",

@@ -1,0 +1,199 @@
+"""The history of a unit's lines and of its definition: fixes read from whole commit messages
+(trailers included), the definition's fixes beyond the touched lines, how recent the latest
+fix was, and the commit facts kept per repository (read once, torn lines skipped)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.git.runner import GitRepo, open_repository
+from reviewtui.history.commit_facts import FILE_NAME, CommitFacts
+from reviewtui.history.fixes import FixMatcher
+from reviewtui.history.line_history import definition_spans
+from reviewtui.pipeline import load_change
+from tests.conftest import GitRepoBuilder
+
+_BODY = ("def {name}(items, limit):\n"
+         "    total = 0\n"
+         "    for item in items:\n"
+         "        total += item.size\n"
+         "    if total > limit:\n"
+         "        return limit\n"
+         "    return total\n")
+_SPACER = "\n" * 12
+
+
+def _history(repo: GitRepoBuilder) -> dict[str, dict[str, float]]:
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False).with_reach(keep=False)
+    return {u.functions[0]: loaded.learned_features[u.unit_id] for u in loaded.units}
+
+
+def _two(repo: GitRepoBuilder, first: str, second: str) -> None:
+    repo.write("sizes.py", first + _SPACER + second)
+
+
+def test_a_fix_told_only_by_its_trailer_counts(repo: GitRepoBuilder) -> None:
+    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
+    _two(repo, f, g)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    f = f.replace("total += item.size", "total += item.size or 0")
+    _two(repo, f, g)
+    # blame's porcelain has only the subject, which says nothing of a fix
+    repo.commit("Handle items without a size\n\nFixes #12", date="2024-02-01T00:00:00")
+    edit = ("    if total > limit:", "    if total >= limit:")
+    _two(repo, f.replace(*edit), g.replace(*edit))
+    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    history = _history(repo)
+    assert history["measure"]["fixed_before"] > 0
+    assert history["measure"]["definition_fixed"] > 0
+    assert history["weigh"]["fixed_before"] == history["weigh"]["definition_fixed"] == 0
+
+
+def test_a_fix_elsewhere_in_the_definition_counts_for_the_definition_only(
+        repo: GitRepoBuilder) -> None:
+    long_f = _BODY.format(name="measure").replace(
+        "    return total\n", "".join(f"    step_{i} = {i}\n" for i in range(10))
+        + "    return total\n")
+    g = _BODY.format(name="weigh")
+    _two(repo, long_f, g)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    fixed = long_f.replace("    step_9 = 9\n", "    step_9 = 90\n")  # far from the edit below
+    _two(repo, fixed, g)
+    repo.commit("fix wrong step", date="2024-02-01T00:00:00")
+    edit = ("    total = 0\n", "    total = 1\n")
+    _two(repo, fixed.replace(*edit), g.replace(*edit))
+    repo.commit("start at one", date="2024-03-01T00:00:00")
+    history = _history(repo)
+    assert history["measure"]["fixed_before"] == 0  # the touched lines were never fixed
+    assert history["measure"]["definition_fixed"] > 0
+    assert history["measure"]["recent_fix"] > 0
+    assert history["weigh"]["definition_fixed"] == history["weigh"]["recent_fix"] == 0
+
+
+def test_a_recent_fix_weighs_more_than_an_old_one(repo: GitRepoBuilder) -> None:
+    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
+    _two(repo, f, g)
+    repo.commit("sizes", date="2020-01-01T00:00:00")
+    g = g.replace("    return total\n", "    return int(total)\n")
+    _two(repo, f, g)
+    repo.commit("fix weigh returning floats", date="2023-03-01T00:00:00")
+    f = f.replace("    return total\n", "    return int(total)\n")
+    _two(repo, f, g)
+    repo.commit("fix measure returning floats", date="2024-02-01T00:00:00")
+    edit = ("    total = 0\n", "    total = 1\n")
+    _two(repo, f.replace(*edit), g.replace(*edit))
+    repo.commit("start at one", date="2024-03-01T00:00:00")
+    history = _history(repo)
+    assert history["measure"]["recent_fix"] > 0.8  # a month before
+    assert 0.2 < history["weigh"]["recent_fix"] < 0.3  # a year before: two half-lives
+
+
+def test_lines_older_than_the_window_are_only_older(repo: GitRepoBuilder) -> None:
+    """Blame stops two years before the base (a long history costs seconds per file): a fix
+    from before is not counted, nor its author."""
+    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
+    _two(repo, f, g)
+    repo.commit("sizes", date="2019-01-01T00:00:00")
+    f = f.replace("total += item.size", "total += item.size or 0")
+    _two(repo, f, g)
+    repo.commit("fix measure: items without a size", date="2020-01-01T00:00:00")
+    repo.write("README", "sizes\n")
+    repo.commit("readme", date="2024-02-01T00:00:00")  # the base: four years after the fix
+    edit = ("    if total > limit:", "    if total >= limit:")
+    _two(repo, f.replace(*edit), g.replace(*edit))
+    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    history = _history(repo)
+    assert history["measure"] == history["weigh"]
+    assert history["measure"]["definition_fixed"] == history["measure"]["many_authors"] == 0
+
+
+def test_definition_spans_map_a_new_side_definition_back_to_the_base(
+        repo: GitRepoBuilder) -> None:
+    head = "import os\n"
+    f = _BODY.format(name="measure")
+    repo.write("m.py", head + f)
+    repo.commit("m")
+    repo.write("m.py", head + "import sys\nimport re\n" + f.replace("total = 0", "total = 1"))
+    repo.commit("two imports and a start")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False)
+    unit = next(u for u in loaded.units if u.functions == ("measure",))
+    # the definition is lines 4-10 after, lines 2-8 at the base
+    assert definition_spans(unit) == [(2, 8)]
+
+
+def _commits(repo: GitRepoBuilder) -> list[str]:
+    return repo.git("rev-list", "HEAD").split()
+
+
+def test_commit_facts_are_read_once_and_kept(repo: GitRepoBuilder, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("a.py", "a = 1\n")
+    repo.commit("first")
+    repo.write("a.py", "a = 2\n")
+    repo.commit("Adjust a\n\nCloses #3")
+    shas = _commits(repo)
+    cache = tmp_path / "history"
+    facts = CommitFacts(open_repository(repo.root), cache).lookup(shas)
+    assert {sha: f.fix for sha, f in facts.items()} == {shas[0]: True, shas[1]: False}
+    calls: list[tuple[str, ...]] = []
+    original = GitRepo.run
+
+    def spy(self: GitRepo, *args: str, **kwargs: object) -> bytes:
+        calls.append(args)
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GitRepo, "run", spy)
+    again = CommitFacts(open_repository(repo.root), cache).lookup(shas)
+    assert again == facts and calls == []  # a second process reads the kept file only
+    # a torn last line (a killed writer) is skipped, and that commit read again
+    path = cache / FILE_NAME
+    text = path.read_text()
+    path.write_text(text[:-10])
+    repaired = CommitFacts(open_repository(repo.root), cache).lookup(shas)
+    assert repaired == facts and len(calls) == 1
+    assert len(CommitFacts(open_repository(repo.root), cache)) == 2
+    # other fix patterns classify again from scratch
+    other = CommitFacts(open_repository(repo.root), cache, FixMatcher.build([r"\bfirst\b"], []))
+    assert {sha: f.fix for sha, f in other.lookup(shas).items()} == {
+        shas[0]: True, shas[1]: True}  # the trailer still counts; "first" now does too
+
+
+def test_reading_the_history_reports_progress_and_a_terminal_shows_it(
+        repo: GitRepoBuilder) -> None:
+    import io
+
+    from reviewtui.cli.progress_line import ProgressLine
+
+    for name in ("a", "b", "c"):
+        repo.write(f"{name}.py", _BODY.format(name=name))
+    repo.commit("three files")
+    for name in ("a", "b", "c"):
+        repo.write(f"{name}.py", _BODY.format(name=name).replace("total = 0", "total = 1"))
+    repo.commit("start at one")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal, piped = Terminal(), io.StringIO()
+    lines = [ProgressLine(stream, "index: history", "files", delay=0)
+             for stream in (terminal, piped)]
+    calls: list[tuple[int, int]] = []
+
+    def told(done: int, total: int) -> None:
+        calls.append((done, total))
+        for line in lines:
+            line(done, total)
+
+    load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                use_cache=False).with_reach(keep=False, progress=told)
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    assert terminal.getvalue().endswith("index: history [####################] 3/3 files")
+    for line in lines:
+        line.close()
+    assert terminal.getvalue().endswith("\r\x1b[K") and piped.getvalue() == ""
