@@ -26,7 +26,8 @@ import sys
 from pathlib import Path
 
 from bench_triage import table
-from reviewtui.eval.fit import L2, evaluate, fit_weights, rescored, time_split, usable
+from reviewtui.app.fit_weights import REPOSITORY_TOKENS
+from reviewtui.eval.fit import L2, OWN_L2, evaluate, fit_weights, rescored, time_split, usable
 from reviewtui.eval.metrics import EvalMetrics, GroupMetrics
 from reviewtui.eval.rank import CaseResult
 from reviewtui.rules.triage_model import TriageWeights, shipped_weights_path, write_weights
@@ -57,6 +58,8 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=0,
                         help="the token model's vocabulary (0: no token model)")
     parser.add_argument("--l2-tokens", type=float, default=5.0)
+    parser.add_argument("--own-l2", type=float, default=OWN_L2,
+                        help="the penalty towards the weights in use of a repository's own fit")
     args = parser.parse_args()
     projects = load()
     dev = {n: c for n, c in projects.items() if n not in HELD_OUT}
@@ -88,8 +91,8 @@ def main() -> int:
             continue
         # what a user gets: weights fitted on other projects, then --fit on their own older
         # cases (tokens included), starting from those weights
-        weights = fit_weights(train, l2=args.l2, tokens=200, l2_tokens=args.l2_tokens,
-                              prior=others_fit[name])
+        weights = fit_weights(train, l2=args.own_l2, tokens=REPOSITORY_TOKENS,
+                              l2_tokens=args.l2_tokens, prior=others_fit[name])
         newer_today += [rescored(c, zero) for c in test]
         newer_shipped += [rescored(c, others_fit[name]) for c in test]
         newer_own += [rescored(c, weights) for c in test]
@@ -104,6 +107,18 @@ def main() -> int:
         add(f"held-out projects ({', '.join(sorted(held))}), today", evaluate(held_cases, zero))
         add(f"held-out projects ({', '.join(sorted(held))}), shipped weights",
             evaluate(held_cases, shipped))
+        held_newer: list[CaseResult] = []
+        held_own: list[CaseResult] = []
+        for cases in held.values():
+            train, test = time_split(cases)
+            if len(usable(train)) < 8:
+                continue
+            own = fit_weights(train, l2=args.own_l2, tokens=REPOSITORY_TOKENS,
+                              l2_tokens=args.l2_tokens, prior=shipped)
+            held_newer += [rescored(c, shipped) for c in test]
+            held_own += [rescored(c, own) for c in test]
+        add("held-out projects' newer 30%, shipped weights", eval_metrics(held_newer))
+        add("held-out projects' newer 30%, + own older 70% fit", eval_metrics(held_own))
     per_project = [["project", "cases (10+ units)", "today R@1", "R@3", "MRR",
                     "learned R@1", "R@3", "MRR"]]
     for name, cases in projects.items():

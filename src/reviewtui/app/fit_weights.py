@@ -17,7 +17,7 @@ from pathlib import Path
 
 from reviewtui.app.evaluate import EvalReport
 from reviewtui.errors import EvalError
-from reviewtui.eval.fit import evaluate, fit_weights, time_split
+from reviewtui.eval.fit import OWN_L2, evaluate, fit_weights, time_split
 from reviewtui.eval.metrics import EvalMetrics
 from reviewtui.git import open_repository
 from reviewtui.rules.triage_model import (
@@ -54,7 +54,7 @@ def fit_repository(report: EvalReport) -> FitReport:
     window = time.strftime("%Y-%m-%d", time.gmtime(test[0].case.time))
     weights = fit_weights(train, fitted_on=f"{repo.root.name}: {len(train)} bug-introducing "
                                            f"commits before {window}",
-                          before=test[0].case.time, tokens=REPOSITORY_TOKENS,
+                          before=test[0].case.time, tokens=REPOSITORY_TOKENS, l2=OWN_L2,
                           prior=load_weights(repo.root)[0])
     current, in_use = load_weights(repo.root)
     proposal = proposal_path(repo.common_dir)

@@ -23,6 +23,7 @@ from reviewtui.rules.triage_model import ALL_FEATURES, TriageWeights
 
 L2 = 0.5  # chosen by leave-one-project-out on the development projects only
 L2_TOKENS = 5.0  # the token model's weights: many, each seen in few cases
+OWN_L2 = 0.5  # a repository's own fit, towards the weights in use (benchmarks/fit_triage.py)
 MIN_CASES = 8
 # SZZ blames lines that exist after the bug commit, so a unit that only removed code can never
 # hold a blamed line: fitted, the features of removed code would learn that artifact (a removed
