@@ -164,7 +164,7 @@ def test_a_definition_fixed_three_times_outranks_an_identical_one_in_the_same_fi
     order = [u.unit_id for u in sort_units(loaded.review_index(), "priority").units]
     assert order.index(by_function["measure"]) < order.index(by_function["weigh"])
     reasons = loaded.priority_reasons(by_function["measure"])
-    assert any(r.startswith("fixed_before ") for r in reasons), reasons
+    assert any(r.startswith("definition_fixed ") for r in reasons), reasons
 
 
 def _token_case(time: int) -> CaseResult:
