@@ -19,6 +19,9 @@ def run_workbench(args: argparse.Namespace) -> int:
     # The workbench reads its own stored description (``i`` edits it) when it opens.
     description = read_description(args.description,
                                    patch_from_stdin=getattr(args, "patch", None) == "-")
+    opened = getattr(args, "opened_pull", None)
+    if description is None and opened is not None:
+        description = opened.description  # --pr: the pull request's title, body and labels
     # The workbench runs for long: collect garbage cycles again, but leave the loaded change
     # (hundreds of thousands of objects that live as long as the app) out of every scan.
     gc.freeze()
