@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 from reviewtui.sessions import SessionStore
-from reviewtui.sessions.review_records import (
-    ReviewComment,
-    ReviewVerdict,
-    StoredFinding,
-    StoredFix,
-)
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
-from tests.support.forge_world import HEAD, PULL_URL, PullWorld, build_world, git
+from tests.support.forge_world import (
+    HEAD,
+    PULL_URL,
+    PullWorld,
+    build_world,
+    git,
+    seed_review,
+)
 from tests.support.github_server import GitHubServer
 
 TAIL_LINE = HEAD.splitlines().index("    return amount + 2") + 1
@@ -35,37 +36,6 @@ def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
                         body="Customers pay triple now.\n\nCloses #12", labels=("billing",))
         yield built
         assert server.fake.violations == []  # every request and answer matched the contract
-
-
-def _seed_review(world: PullWorld, number: int = 7) -> str:
-    """The person's review of pull request ``number`` as the workbench would keep it."""
-    from reviewtui.app.open_pr import locate_pull, pull_selector
-    from reviewtui.pipeline import load_change
-
-    _repo, target = locate_pull(world.local, str(number))
-    loaded = load_change(world.local, pull_selector(target))
-    fix = StoredFix(start_line=2, end_line=2, replacement="    total = amount * 2\n",
-                    original=["    total = amount * 3"], file_lines=HEAD.count("\n"))
-    findings = [
-        StoredFinding(fingerprint="f-rate", title="Charge rate tripled", severity="P1",
-                      body="Every charge is 50% higher.", file_path="app/service.py",
-                      start_line=2, end_line=2, fix=fix),
-        StoredFinding(fingerprint="f-helper", title="Helper returns a constant",
-                      severity="P3", file_path="app/service.py", start_line=20, end_line=20),
-        StoredFinding(fingerprint="f-dismissed", title="Not a problem", severity="P2",
-                      file_path="app/service.py", start_line=3, end_line=3),
-    ]
-    with SessionStore() as store:
-        session = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr")
-        sid = session.session_id
-        store.merge_findings(sid, findings, lambda _f: True)
-        store.set_finding_state(sid, "f-rate", "accepted")
-        store.set_finding_state(sid, "f-dismissed", "dismissed", "intended")
-        store.save_comment(sid, ReviewComment(file_path="app/service.py", start_line=3,
-                                              end_line=3, body="Is this covered by a test?"))
-        store.set_verdict(sid, ReviewVerdict(verdict="request_changes",
-                                             summary="The rate change needs a decision."))
-    return sid
 
 
 def _no_token(world: PullWorld, *texts: str) -> None:
@@ -125,7 +95,7 @@ def test_pull_request_from_a_fork(world: PullWorld, cli: CliRunner, tmp_path: Pa
 def test_publish_dry_run_then_publish_then_again_without_duplicates(
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0
-    _seed_review(world)
+    seed_review(world)
     world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?", user="colleague")
 
     dry = cli("publish", "--dry-run", "--pr", "7", world.local)
@@ -207,7 +177,7 @@ def test_an_unknown_pull_request(world: PullWorld, cli: CliRunner) -> None:
 def test_a_line_github_does_not_count_as_diff_goes_into_the_summary(
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0
-    _seed_review(world)
+    seed_review(world)
     world.fake.diff_lines[7] = {"app/service.py": {2, TAIL_LINE}}  # narrower than ours
     result = cli("publish", "--pr", "7", world.local)
     assert result.code == 0, result.err
@@ -239,7 +209,7 @@ def test_a_rate_limit_that_lasts_is_one_clear_line(world: PullWorld, cli: CliRun
 def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0
-    _seed_review(world)
+    seed_review(world)
     world.upstream.git("checkout", "-q", "feature")
     world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
     world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")

@@ -16,6 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from reviewtui.sessions import SessionStore
+from reviewtui.sessions.review_records import (
+    ReviewComment,
+    ReviewVerdict,
+    StoredFinding,
+    StoredFix,
+)
 from tests.conftest import GitRepoBuilder
 from tests.support.github_server import FakeGitHub, GitHubServer
 
@@ -82,3 +89,34 @@ def build_world(make_repo: type[GitRepoBuilder], tmp_path: Path,
     for variable in ("NO_PROXY", "no_proxy"):
         monkeypatch.setenv(variable, "127.0.0.1,localhost")
     return PullWorld(upstream, remote, local, server, base_sha, head_sha)
+
+
+def seed_review(world: PullWorld, number: int = 7) -> str:
+    """The person's review of pull request ``number`` as the workbench would keep it."""
+    from reviewtui.app.open_pr import locate_pull, pull_selector
+    from reviewtui.pipeline import load_change
+
+    _repo, target = locate_pull(world.local, str(number))
+    loaded = load_change(world.local, pull_selector(target))
+    fix = StoredFix(start_line=2, end_line=2, replacement="    total = amount * 2\n",
+                    original=["    total = amount * 3"], file_lines=HEAD.count("\n"))
+    findings = [
+        StoredFinding(fingerprint="f-rate", title="Charge rate tripled", severity="P1",
+                      body="Every charge is 50% higher.", file_path="app/service.py",
+                      start_line=2, end_line=2, fix=fix),
+        StoredFinding(fingerprint="f-helper", title="Helper returns a constant",
+                      severity="P3", file_path="app/service.py", start_line=20, end_line=20),
+        StoredFinding(fingerprint="f-dismissed", title="Not a problem", severity="P2",
+                      file_path="app/service.py", start_line=3, end_line=3),
+    ]
+    with SessionStore() as store:
+        session = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr")
+        sid = session.session_id
+        store.merge_findings(sid, findings, lambda _f: True)
+        store.set_finding_state(sid, "f-rate", "accepted")
+        store.set_finding_state(sid, "f-dismissed", "dismissed", "intended")
+        store.save_comment(sid, ReviewComment(file_path="app/service.py", start_line=3,
+                                              end_line=3, body="Is this covered by a test?"))
+        store.set_verdict(sid, ReviewVerdict(verdict="request_changes",
+                                             summary="The rate change needs a decision."))
+    return sid

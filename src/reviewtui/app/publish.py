@@ -66,7 +66,8 @@ def thread_lines(comments: list[GitHubReviewComment]) -> list[str]:
 
 
 def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
-                   token: Token | None = None, sleep: Sleep | None = None) -> PublishOutcome:
+                   token: Token | None = None, sleep: Sleep | None = None,
+                   store_path: Path | None = None) -> PublishOutcome:
     """Publish (or with ``dry_run`` only plan) the review of pull request ``spec``."""
     from reviewtui.agent.deliverable import gather
     from reviewtui.agent.workspace import Workspace, change_key
@@ -77,7 +78,7 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
     repo, target = locate_pull(path, spec)
     refs = reviewed_refs(repo, target)
     loaded = load_change(repo.root, pull_selector(target))
-    with SessionStore() as store:
+    with SessionStore(store_path) as store:
         session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
         if session is None:
             raise ForgeError(f"no review kept for {target.label} at {refs.head[:10]}",

@@ -26,5 +26,6 @@ def run_workbench(args: argparse.Namespace) -> int:
     # (hundreds of thousands of objects that live as long as the app) out of every scan.
     gc.freeze()
     gc.enable()
-    ReviewApp(loaded, watch=args.watch, description=description).run()
+    ReviewApp(loaded, watch=args.watch, description=description,
+              pull=args.pr if opened is not None else None).run()
     return 0

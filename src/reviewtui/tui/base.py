@@ -52,8 +52,11 @@ FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_b
 
 class WorkbenchBase(App[None]):
     def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None,
-                 watch: bool = False, description: str | None = None) -> None:
+                 watch: bool = False, description: str | None = None,
+                 pull: str | None = None) -> None:
         super().__init__()
+        self.pull = pull  # --pr's pull request: X can publish the review to it
+        self.store_path = store_path
         self.watch_files = watch  # refresh by itself when files change (--watch)
         self.watch_stop = threading.Event()
         # ``description``: --description's text; the session gathers the stated purpose
