@@ -23,6 +23,7 @@ from tests.support.forge_world import (
     seed_review,
 )
 from tests.support.github_server import GitHubServer
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
 
 TAIL_LINE = HEAD.splitlines().index("    return amount + 2") + 1
 
@@ -233,3 +234,21 @@ def test_publish_before_opening_says_how(world: PullWorld, cli: CliRunner) -> No
     assert result.code == 2
     assert "octo/proj#7 has not been opened here" in result.err
     assert "reviewtui --pr 7" in result.err
+
+
+def test_review_of_a_pull_request_tells_the_model_its_stated_purpose(
+        world: PullWorld, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "ok", "findings": [
+        {"title": "Triple rate", "body": "Says triple; is triple.", "severity": "P3",
+         "confidence": 0.5, "file_path": "app/service.py", "start_line": 2, "end_line": 2}]}))
+    result = cli("review", "--rules-plan", "--pr", PULL_URL.format(number=7), world.local)
+    assert result.code == 0, result.err
+    [request] = fake_llm.chat_requests
+    prompt = json.dumps(request.body["messages"])
+    assert "Charge three times" in prompt and "Customers pay triple now." in prompt
+    assert "Labels: billing" in prompt
+    _no_token(world, prompt, result.out, result.err)
+    # the findings are kept in the pull request's session: publish finds them
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert "P3 · Triple rate" in dry.out and '"event": "COMMENT"' in dry.out
