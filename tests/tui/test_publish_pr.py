@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from reviewtui.app.open_pr import open_pull_request
 from reviewtui.pipeline import load_change
@@ -16,6 +16,7 @@ from reviewtui.tui.screens.export_modal import PUBLISH, ExportModal
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import PullWorld, build_world, seed_review
 from tests.support.github_server import GitHubServer
+from tests.support.rendered import static_text
 
 
 @pytest.fixture
@@ -66,3 +67,25 @@ async def test_export_offers_no_publishing_without_a_pull_request(world: PullWor
         assert isinstance(app.screen, ExportModal)
         select = app.screen.query_one("#export-format", Select)
         assert PUBLISH not in [value for _label, value in select._options]
+
+
+async def test_the_pull_requests_review_threads_show_beside_their_lines(
+        world: PullWorld) -> None:
+    opened = open_pull_request(world.local, "7")
+    world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?\nmore",
+                           user="colleague")
+    world.fake.add_comment(7, path="app/service.py", line=30, body="Unrelated line")
+    app = ReviewApp(load_change(world.local, opened.selector), pull="7")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [t.line for t in app.pull_threads] == [2, 30]
+        shown = {app.current(): static_text(app.screen.query_one("#review", Static))}
+        await pilot.press("down")
+        await pilot.pause()
+        shown[app.current()] = static_text(app.screen.query_one("#review", Static))
+        [first] = [text for unit, text in shown.items()
+                   if unit and app.loaded.unit(unit).covers(2, 2)]  # type: ignore[union-attr]
+        assert "on the pull request (1, read-only)" in first
+        assert "@colleague Why 3?" in first and "more" not in first
+        assert all("Unrelated line" not in text for text in shown.values())

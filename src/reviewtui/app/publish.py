@@ -22,6 +22,7 @@ from reviewtui.forge.http import Sleep
 from reviewtui.forge.pull import PullInfo, open_client, read_pull
 from reviewtui.forge.sync import SyncPlan, SyncReport, plan_sync, run_sync
 from reviewtui.forge.target import PullTarget
+from reviewtui.forge.threads import PullThread
 from reviewtui.git.model import ChangeSet
 
 
@@ -51,18 +52,30 @@ def added_lines(change_set: ChangeSet) -> dict[str, set[int]]:
     return found
 
 
+def threads_of(comments: list[GitHubReviewComment]) -> list[PullThread]:
+    """The review comments others left (not reviewtui's own), read-only."""
+    return [PullThread(c.path, c.line, c.user.login if c.user else "?", c.body,
+                       c.in_reply_to_id is not None)
+            for c in comments if marker_key(c.body) is None]
+
+
 def thread_lines(comments: list[GitHubReviewComment]) -> list[str]:
     """The review threads others left, one line each: where, who, what (read-only)."""
-    out: list[str] = []
-    for comment in comments:
-        if marker_key(comment.body) is not None:
-            continue
-        where = f"L{comment.line}" if comment.line is not None else "outdated"
-        who = comment.user.login if comment.user else "?"
-        reply = "  ↳ " if comment.in_reply_to_id is not None else ""
-        first = (comment.body.strip().splitlines() or [""])[0][:100]
-        out.append(f"{reply}{comment.path} {where} @{who}: {first}")
-    return out
+    return [thread.describe() for thread in threads_of(comments)]
+
+
+def pull_threads(path: str | Path | None, spec: str, *,
+                 token: Token | None = None) -> list[PullThread]:
+    """The review comments already on pull request ``spec`` (the workbench shows them beside
+    their lines)."""
+    from reviewtui.app.open_pr import locate_pull
+
+    _repo, target = locate_pull(path, spec)
+    client = open_client(target, token=token)
+    try:
+        return threads_of(client.review_comments())
+    finally:
+        client.close()
 
 
 def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,

@@ -17,6 +17,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
+from reviewtui.forge.threads import PullThread
 from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.sessions.review_records import (
     FindingState,
@@ -207,6 +208,25 @@ class ReviewActions(WorkbenchBase):
         repo = self.loaded.repo
         stem = str(repo.common_dir / "reviewtui" / "review") if repo is not None else "review"
         self.push_screen(ExportModal(stem, pull=self.pull), done)
+
+    @work(thread=True, exclusive=True, group="pull-threads")
+    def load_pull_threads(self) -> None:
+        """The review comments already on the ``--pr`` pull request, for the detail pane."""
+        from reviewtui.app.publish import pull_threads
+
+        if self.pull is None:
+            return
+        try:
+            threads = pull_threads(self.loaded.root, self.pull)
+        except ReviewTuiError as error:
+            self.call_from_thread(self.notify, str(error), title="pull request threads",
+                                  severity="warning")
+            return
+        self.call_from_thread(self._pull_threads_loaded, threads)
+
+    def _pull_threads_loaded(self, threads: list[PullThread]) -> None:
+        self.pull_threads = threads
+        self.show_detail()
 
     @work(thread=True, exclusive=True, group="publish")
     def publish_to_pull(self) -> None:
