@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui.sessions import SessionStore
+from reviewtui.sessions.review_records import ReviewVerdict
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import (
@@ -252,3 +253,33 @@ def test_review_of_a_pull_request_tells_the_model_its_stated_purpose(
     dry = cli("publish", "--dry-run", "--pr", "7", world.local)
     assert dry.code == 0, dry.err
     assert "P3 · Triple rate" in dry.out and '"event": "COMMENT"' in dry.out
+
+
+def test_a_changed_verdict_is_a_new_review_and_the_old_summary_points_to_it(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    first_review = world.fake.reviews[7][0]["id"]
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine after all."))
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    _first, second = world.fake.ops("POST")
+    assert second.body["event"] == "APPROVE" and second.body["comments"] == []
+    assert second.body["body"].startswith("Fine after all.")
+    [put] = world.fake.ops("PUT")
+    assert put.path.endswith(f"/reviews/{first_review}")
+    assert "Superseded by a later review" in put.body["body"]
+    assert "reviewtui:review -->" not in put.body["body"]  # no longer the summary to edit
+    # and again: the new summary is edited in place, the old one stays a pointer
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    assert len(world.fake.ops("POST")) == 2
+    assert world.fake.ops("PUT")[-1].path.endswith(f"/reviews/{world.fake.reviews[7][1]['id']}")
+
+
+def test_nothing_to_publish(world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 2
+    assert "no review kept for octo/proj#7" in result.err
