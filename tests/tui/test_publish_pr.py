@@ -33,9 +33,12 @@ async def test_x_publishes_the_review_to_the_pull_request(world: PullWorld) -> N
     opened = open_pull_request(world.local, "7")
     seed_review(world)
     app = ReviewApp(load_change(world.local, opened.selector), pull="7",
-                    description=opened.description)
+                    description=opened.description, description_source="pull request")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
+        intent = app.loaded.intent
+        assert intent is not None and intent.description_source == "pull request"
+        assert intent.headline().startswith("Charge three times")
         await pilot.press("X")
         assert isinstance(app.screen, ExportModal)
         app.screen.query_one("#export-format", Select).value = PUBLISH

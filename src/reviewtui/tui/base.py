@@ -54,7 +54,7 @@ FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_b
 class WorkbenchBase(App[None]):
     def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None,
                  watch: bool = False, description: str | None = None,
-                 pull: str | None = None) -> None:
+                 pull: str | None = None, description_source: str = "--description") -> None:
         super().__init__()
         self.pull = pull  # --pr's pull request: X can publish the review to it
         self.pull_threads: list[PullThread] = []  # its review comments, once loaded
@@ -62,7 +62,8 @@ class WorkbenchBase(App[None]):
         self.watch_files = watch  # refresh by itself when files change (--watch)
         self.watch_stop = threading.Event()
         # ``description``: --description's text; the session gathers the stated purpose
-        self.session = TuiSession(loaded, store_path, description=description)
+        self.session = TuiSession(loaded, store_path, description=description,
+                                  description_source=description_source)
         self.loaded = loaded = self.session.loaded
         plan = loaded.plan(use_llm=False)
         self.triage = Triage(loaded.units, plan, self.session.overrides(),
