@@ -140,3 +140,30 @@ class EvalError(ReviewTuiError):
 class FixError(ReviewTuiError):
     """A finding's fix cannot be applied or undone: no fix, text only, the working tree moved
     on, a path outside the repository, a link, a read-only file, nothing to undo."""
+
+
+class ForgeError(ReviewTuiError):
+    """A pull/merge request cannot be read or the review cannot be published: a URL or a
+    remote that names no forge, no token, an API that answers with an error. The message
+    names the token's source (``GH_TOKEN``, ``gh auth token``...), never the token."""
+
+    def __init__(self, message: str, *, hint: str | None = None,
+                 status: int | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+
+
+class ForgeAuthError(ForgeError):
+    """No token, or the forge rejected it (HTTP 401)."""
+
+
+class ForgeNotFoundError(ForgeError):
+    """The repository or the pull/merge request does not exist (or the token cannot see it)."""
+
+
+class ForgeRateLimitError(ForgeError):
+    """Still rate limited (HTTP 403/429) after the bounded waits."""
+
+
+class ForgeValidationError(ForgeError):
+    """The forge refused what was sent (HTTP 422), e.g. a line comment outside the diff."""

@@ -129,16 +129,16 @@ class LoadedChange:
                          include_untracked=self.selector.include_untracked,
                          max_file_bytes=self.settings.git.max_file_bytes)
 
-    def with_intent(self, description: str | None = None, *,
-                    stored: str | None = None) -> LoadedChange:
+    def with_intent(self, description: str | None = None, *, stored: str | None = None,
+                    source: str = "--description") -> LoadedChange:
         """This change with its stated purpose gathered (``git.intent.gather_intent``): the
         commits' messages, the branch, and the first description of ``description`` (given
-        with ``--description``), ``stored`` (written in the workbench, kept in the session) and
-        the ``[review] description`` setting."""
+        with ``--description``, or a pull request's; ``source`` names it), ``stored`` (written
+        in the workbench, kept in the session) and the ``[review] description`` setting."""
         from reviewtui.git.intent import gather_intent
 
-        chosen = next(((text, source) for text, source in (
-            (description, "--description"), (stored, "workbench"),
+        chosen = next(((text, origin) for text, origin in (
+            (description, source), (stored, "workbench"),
             (self.settings.review.description, "config")) if text and text.strip()),
             (None, None))
         intent = gather_intent(self.repo, self.change_set, description=chosen[0],

@@ -94,9 +94,24 @@ def test_top_level_holds_only_the_stages() -> None:
                       if p.is_dir() and (p / "__init__.py").is_file())
     modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
     assert packages == ["agent", "analysis", "app", "cli", "code", "context", "conversation",
-                        "eval", "git", "history", "llm", "plan", "rules", "sessions", "tui",
-                        "units"]
+                        "eval", "forge", "git", "history", "llm", "plan", "rules", "sessions",
+                        "tui", "units"]
     assert modules == ["__init__", "__main__", "config", "errors", "models", "pipeline"]
+
+
+def test_the_forge_client_loads_only_when_a_pull_request_is_used() -> None:
+    """Start-up time: parsing a command line, loading a change and the workbench's modules
+    never import the forge code or its HTTP client."""
+    code = ("import sys\n"
+            "import reviewtui.cli.main, reviewtui.cli.parser, reviewtui.cli.selectors\n"
+            "from reviewtui.cli.parser import parse\n"
+            "parse('index', ['--pr', '7'])\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'httpx2'))\n"
+            "import reviewtui.cli.intent, reviewtui.pipeline, reviewtui.agent.deliverable\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('reviewtui.forge', "
+            "'reviewtui.app.open_pr', 'reviewtui.app.publish'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]", "[]"]
 
 
 def test_rule_packs_and_themes_are_found() -> None:

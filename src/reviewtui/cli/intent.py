@@ -1,7 +1,8 @@
 """The change's stated purpose for every command that reads a change (``--description``).
 
 ``loaded_with_intent`` is what each command calls after ``load_change``: it reads the
-``--description FILE|-`` text, the description the person wrote in the workbench (kept in this
+``--description FILE|-`` text (else a ``--pr``'s title, body and labels), the description the
+person wrote in the workbench (kept in this
 change's session; a store that cannot be opened is no reason to fail), and gathers the intent
 through the core (``LoadedChange.with_intent``). ``intent_line`` is the one-line header the
 tables print.
@@ -62,6 +63,12 @@ def loaded_with_intent(loaded: LoadedChange, args: argparse.Namespace) -> Loaded
     """``loaded`` with its stated purpose gathered (commits, branch, description)."""
     text = read_description(getattr(args, "description", None),
                             patch_from_stdin=getattr(args, "patch", None) == "-")
+    opened = getattr(args, "opened_pull", None)
+    if text is None and opened is not None:  # --pr: the pull request's title, body, labels
+        from reviewtui.app.open_pr import PULL_DESCRIPTION_SOURCE
+
+        return loaded.with_intent(opened.description, stored=stored_description(loaded),
+                                  source=PULL_DESCRIPTION_SOURCE)
     return loaded.with_intent(text, stored=stored_description(loaded))
 
 

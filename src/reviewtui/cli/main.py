@@ -39,6 +39,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from reviewtui.cli.export import run_export
 
         return run_export(args)
+    if command == "publish":
+        from reviewtui.cli.publish import run_publish
+
+        return run_publish(args, sys.stdout, sys.stderr)
     if command == "findings":
         from reviewtui.cli.findings import run_findings
 

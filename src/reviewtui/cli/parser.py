@@ -20,7 +20,7 @@ from reviewtui.cli.outcome_parsers import (
 from reviewtui.cli.selectors import add_selectors
 
 SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", "export",
-               "eval", "findings")
+               "eval", "findings", "publish")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="subcommands: index (print the review index), plan (the fused rule + LLM "
                "plan), bundle (each unit's context bundle), review (the review agent's "
                "findings), ask (chat about the change), sessions (stored chats), export (the "
-               "person's review as Markdown, JSON or SARIF), findings (the kept findings; "
+               "person's review as Markdown, JSON or SARIF), publish (the person's review "
+               "to its pull request), findings (the kept findings; "
                "apply or undo a finding's fix), rules (check a rule pack, explain "
                "a unit's score, learn rules from the evidence), eval (measure the triage on the "
                "repository's own bug history). "
@@ -250,6 +251,25 @@ def build_export_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_publish_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reviewtui publish",
+        description="Publish the person's review of a pull request opened with --pr: one "
+                    "review with the verdict and the summary, the person's comments and the "
+                    "accepted findings as line comments (suggestion blocks for fixes), "
+                    "findings off the diff in the summary. Publishing again edits what was "
+                    "published, never duplicates it. The token comes from GH_TOKEN, "
+                    "GITHUB_TOKEN or 'gh auth token'.")
+    parser.add_argument("--pr", required=True, metavar="N|URL",
+                        help="the pull request (as given to 'reviewtui --pr')")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print exactly what would be sent (and the review threads already "
+                             "on the pull request), send nothing")
+    parser.add_argument("path", nargs="?", default=None, metavar="PATH",
+                        help="repository (default: the current directory, searched upwards)")
+    return parser
+
+
 PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "": build_parser,
     "index": build_index_parser,
@@ -262,6 +282,7 @@ PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "export": build_export_parser,
     "eval": build_eval_parser,
     "findings": build_findings_parser,
+    "publish": build_publish_parser,
 }
 
 

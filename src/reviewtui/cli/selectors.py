@@ -1,5 +1,6 @@
-"""The options every command that reads a change shares: which change (the selectors), the
-cache switch and the repository ``PATH``; and the ``ChangeSelector`` they stand for."""
+"""The options every command that reads a change shares: which change (the selectors, ``--pr``
+included), the cache switch and the repository ``PATH``; and the ``ChangeSelector`` they stand
+for."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) 
     chooser.add_argument("--range", metavar="A..B", dest="range_spec",
                          help="A..B (A to B) or A...B (merge base of A and B to B)")
     chooser.add_argument("--patch", metavar="FILE", help="a patch file, or - for stdin")
+    chooser.add_argument("--pr", metavar="N|URL",
+                         help="a pull request (GitHub) by number on the origin remote's forge, "
+                              "or by URL: its head and base are fetched into "
+                              "refs/reviewtui/pr/N/ (no checkout), merge-base..head reviewed, "
+                              "its title, body and labels taken as the stated purpose")
     group.add_argument("--no-untracked", action="store_true",
                        help="leave untracked files out of auto/--working/--all")
     if description:
@@ -40,6 +46,15 @@ def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) 
 
 
 def selector_from_args(args: argparse.Namespace) -> ChangeSelector:
+    """The selector the options name. ``--pr`` opens the pull request first (its forge's API,
+    ``git fetch``) and keeps it on ``args.opened_pull`` for the stated purpose."""
+    if getattr(args, "pr", None) is not None:
+        opened = getattr(args, "opened_pull", None)
+        if opened is None:
+            from reviewtui.app.open_pr import open_pull_request
+
+            opened = args.opened_pull = open_pull_request(args.path, args.pr)
+        return opened.selector
     untracked = not args.no_untracked
     if args.staged:
         return ChangeSelector(SelectorMode.STAGED, include_untracked=untracked)

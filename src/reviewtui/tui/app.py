@@ -65,6 +65,8 @@ class ReviewApp(FixActions, IntentActions, LearnActions, ModelActions, ViewActio
             self.notify(problem, title="theme skipped", severity="warning")
         self.show_intent()
         self.load_review()
+        if self.pull is not None:
+            self.load_pull_threads()
         self.query_one(UnitTable).focus()
         if self.watch_files:
             self.start_watching(self.watch_stop)

@@ -19,6 +19,7 @@ from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
+from reviewtui.forge.threads import PullThread
 from reviewtui.models import Allocation, ContextBundle
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan
@@ -52,12 +53,17 @@ FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_b
 
 class WorkbenchBase(App[None]):
     def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None,
-                 watch: bool = False, description: str | None = None) -> None:
+                 watch: bool = False, description: str | None = None,
+                 pull: str | None = None, description_source: str = "--description") -> None:
         super().__init__()
+        self.pull = pull  # --pr's pull request: X can publish the review to it
+        self.pull_threads: list[PullThread] = []  # its review comments, once loaded
+        self.store_path = store_path
         self.watch_files = watch  # refresh by itself when files change (--watch)
         self.watch_stop = threading.Event()
         # ``description``: --description's text; the session gathers the stated purpose
-        self.session = TuiSession(loaded, store_path, description=description)
+        self.session = TuiSession(loaded, store_path, description=description,
+                                  description_source=description_source)
         self.loaded = loaded = self.session.loaded
         plan = loaded.plan(use_llm=False)
         self.triage = Triage(loaded.units, plan, self.session.overrides(),
@@ -179,7 +185,7 @@ class WorkbenchBase(App[None]):
         unit_id = self.current()
         row = self.triage.row(unit_id) if unit_id else None
         self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""), self.allocation,
-                                        self.current_finding)
+                                        self.current_finding, self.pull_threads)
 
     def load_review(self) -> None:
         """Read the session's findings and comments into the table and the detail pane."""

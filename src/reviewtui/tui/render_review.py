@@ -1,4 +1,5 @@
-"""The detail pane's review section, as Rich renderables: the unit's findings and comments.
+"""The detail pane's review section, as Rich renderables: the unit's findings and comments, and
+for a pull request the review comments others left on its lines (read-only).
 
 Findings show their severity in colour (P0 red to P3 dim), their state ("fixed?" when their
 lines changed since), their lines and title; the one ``f``/``F`` moved to is marked. The diff
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from reviewtui.forge.threads import PullThread
 from reviewtui.sessions.review_records import ReviewComment, StoredFinding
 from reviewtui.units.model import ReviewUnit
 
@@ -21,9 +23,10 @@ STATE_STYLES = {"open": "bold", "accepted": "green", "dismissed": "dim strike",
 
 
 def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewComment],
-                   current: str | None = None) -> RenderableType:
-    findings, comments = list(findings), list(comments)
-    if not findings and not comments:
+                   current: str | None = None,
+                   threads: Iterable[PullThread] = ()) -> RenderableType:
+    findings, comments, threads = list(findings), list(comments), list(threads)
+    if not findings and not comments and not threads:
         return Text("")
     parts: list[RenderableType] = []
     if findings:
@@ -54,6 +57,15 @@ def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewC
         text.append(f"{comment.lines:<9} ", style="magenta")
         first, _, rest = comment.body.partition("\n")
         text.append(first + (" …" if rest else ""))
+        parts.append(text)
+    if threads:
+        parts.append(Text(f"on the pull request ({len(threads)}, read-only)", style="bold"))
+    for thread in threads:
+        text = Text("  ↳ " if thread.reply else "  ")
+        text.append(f"L{thread.line:<8} " if thread.line is not None else "outdated  ",
+                    style="blue")
+        text.append(f"@{thread.author} ", style="bold")
+        text.append(thread.first_line)
         parts.append(text)
     return Group(*parts)
 

@@ -1,5 +1,6 @@
-"""Finishing a review: findings (f/F, a, A, x), comments (m), the verdict (V), export (X), the
-editor (ctrl+e) and refreshing the change (r, or by itself with ``--watch``).
+"""Finishing a review: findings (f/F, a, A, x), comments (m), the verdict (V), export or
+publish to the ``--pr`` pull request (X), the editor (ctrl+e) and refreshing the change (r, or
+by itself with ``--watch``).
 
 Every decision goes to the change's session at once (``TuiSession``); a store problem is one
 notification and the decision stays on screen. Refreshing collects the change again in a
@@ -16,6 +17,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
+from reviewtui.forge.threads import PullThread
 from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.sessions.review_records import (
     FindingState,
@@ -27,7 +29,7 @@ from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.editor import editor_command
 from reviewtui.tui.screens.comment_modal import CommentEdit, CommentModal
 from reviewtui.tui.screens.dismiss_modal import DismissModal
-from reviewtui.tui.screens.export_modal import ExportChoice, ExportModal
+from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModal
 from reviewtui.tui.screens.verdict_modal import VerdictModal
 from reviewtui.tui.session import Refreshed
 from reviewtui.tui.triage import Row, Triage
@@ -188,6 +190,10 @@ class ReviewActions(WorkbenchBase):
         def done(choice: ExportChoice | None) -> None:
             if choice is None:
                 return
+            if choice.fmt == PUBLISH:
+                self.set_status(f"publishing the review to {self.pull}…")
+                self.publish_to_pull()
+                return
             try:
                 target = self.session.export(self.fused_with_overrides(), choice.fmt,
                                              choice.path, choice.everything)
@@ -201,7 +207,50 @@ class ReviewActions(WorkbenchBase):
         # (an untracked file), and --watch would refresh on it.
         repo = self.loaded.repo
         stem = str(repo.common_dir / "reviewtui" / "review") if repo is not None else "review"
-        self.push_screen(ExportModal(stem), done)
+        self.push_screen(ExportModal(stem, pull=self.pull), done)
+
+    @work(thread=True, exclusive=True, group="pull-threads")
+    def load_pull_threads(self) -> None:
+        """The review comments already on the ``--pr`` pull request, for the detail pane."""
+        from reviewtui.app.publish import pull_threads
+
+        if self.pull is None:
+            return
+        try:
+            threads = pull_threads(self.loaded.root, self.pull)
+        except ReviewTuiError as error:
+            self.call_from_thread(self.notify, str(error), title="pull request threads",
+                                  severity="warning")
+            return
+        self.call_from_thread(self._pull_threads_loaded, threads)
+
+    def _pull_threads_loaded(self, threads: list[PullThread]) -> None:
+        self.pull_threads = threads
+        self.show_detail()
+
+    @work(thread=True, exclusive=True, group="publish")
+    def publish_to_pull(self) -> None:
+        """``reviewtui publish``'s ``publish_review`` in a worker: the network may be slow."""
+        from reviewtui.app.publish import publish_review
+
+        if self.pull is None:
+            return
+        try:
+            outcome = publish_review(self.loaded.root, self.pull, store_path=self.store_path)
+        except ReviewTuiError as error:
+            self.call_from_thread(self.notify, str(error), title="publish failed",
+                                  severity="error")
+            return
+        report = outcome.report
+        lines = [*(report.notes if report else [])]
+        if outcome.head_moved:
+            lines.insert(0, "the head moved since the review: line comments are in the summary")
+        if report is not None:
+            lines.append(f"{report.posted} line comments posted, {report.edited} edited, "
+                         f"{report.unchanged} unchanged, {len(report.folded)} in the summary")
+        self.call_from_thread(self.notify, "\n".join(lines) or outcome.pull.url,
+                              title=f"published to {outcome.target.label}")
+        self.call_from_thread(self.set_status, f"published to {outcome.pull.url}")
 
     # --- the editor and refreshing ---------------------------------------------------------
 

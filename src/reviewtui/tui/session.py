@@ -48,7 +48,8 @@ class Refreshed:
 
 class TuiSession:
     def __init__(self, loaded: LoadedChange, store_path: Path | None = None, *,
-                 description: str | None = None) -> None:
+                 description: str | None = None,
+                 description_source: str = "--description") -> None:
         self.loaded = loaded
         self.config = resolve_llm(loaded.settings.llm)
         self._store_path = store_path
@@ -62,7 +63,8 @@ class TuiSession:
         self.change_key = change_key(loaded.change_set)  # what `reviewtui ask` uses too
         # The stated purpose, gathered once: --description wins, else the one written here
         # (``i``) and kept in the session, else the [review] description setting.
-        self.loaded = loaded.with_intent(description, stored=self.description())
+        self.loaded = loaded.with_intent(description, stored=self.description(),
+                                         source=description_source)
 
     # --- store ----------------------------------------------------------------------------
 

@@ -1,6 +1,8 @@
-"""``X``: export the review — format, file, and whether to include dismissed findings.
+"""``X``: export the review — format, file, and whether to include dismissed findings — or,
+for a pull request opened with ``--pr``, publish it there (``PUBLISH``: no file).
 
-Returns an ``ExportChoice`` or None when cancelled; the app writes the file and says where.
+Returns an ``ExportChoice`` or None when cancelled; the app writes the file and says where, or
+publishes in a worker and says what it posted.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 from reviewtui.tui.screens.form_modal import FormModal
 
 SUFFIXES = {"markdown": ".md", "json": ".json", "sarif": ".sarif"}
+PUBLISH = "publish"
 
 
 @dataclass(frozen=True)
@@ -25,15 +28,18 @@ class ExportChoice:
 
 class ExportModal(FormModal[ExportChoice]):
 
-    def __init__(self, default_stem: str = "review") -> None:
+    def __init__(self, default_stem: str = "review", *, pull: str | None = None) -> None:
         super().__init__()
         self.default_stem = default_stem
+        self.pull = pull  # --pr's pull request (a number or URL): publishing to it is offered
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog", classes="dialog"):
             yield Label("Export the review", classes="dialog-title")
-            yield Select([(name, name) for name in SUFFIXES], value="markdown",
-                         allow_blank=False, id="export-format")
+            choices = [(name, name) for name in SUFFIXES]
+            if self.pull:
+                choices.append((f"publish to pull request {self.pull}", PUBLISH))
+            yield Select(choices, value="markdown", allow_blank=False, id="export-format")
             yield Input(self.default_stem + SUFFIXES["markdown"], id="export-path",
                         placeholder="file (absolute, or relative to the repository)")
             yield Checkbox("also dismissed, gone and fixed findings", id="export-all")
@@ -44,17 +50,22 @@ class ExportModal(FormModal[ExportChoice]):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         box = self.query_one("#export-path", Input)
+        box.disabled = event.value == PUBLISH
+        if event.value == PUBLISH:
+            return
         stem, dot, suffix = box.value.rpartition(".")
         if dot and "." + suffix in SUFFIXES.values():
             box.value = stem + SUFFIXES[str(event.value)]
 
     def form_result(self) -> ExportChoice | None:
+        fmt = str(self.query_one("#export-format", Select).value)
+        if fmt == PUBLISH:
+            return ExportChoice(PUBLISH, "", everything=False)
         path = self.query_one("#export-path", Input).value.strip()
         if not path:
             self.query_one("#export-error", Label).update("✗ a file name, please")
             return None
-        return ExportChoice(str(self.query_one("#export-format", Select).value), path,
-                            self.query_one("#export-all", Checkbox).value)
+        return ExportChoice(fmt, path, self.query_one("#export-all", Checkbox).value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_save()

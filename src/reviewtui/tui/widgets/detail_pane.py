@@ -1,5 +1,6 @@
 """The selected unit: its diff (syntax highlighted, finding lines marked), the plan's decision,
-its findings and comments, and the bundle preview.
+its findings and comments (and a pull request's review comments on its lines, read-only), and
+the bundle preview.
 
 The bundle preview shows the token account piece by piece (included / clipped / dropped / not
 fetched), so the person sees what a level or an extra request costs before sending anything to
@@ -9,6 +10,8 @@ deferred (and why), and the included / deferred units and tokens per risk class.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.table import Table
@@ -17,6 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from reviewtui.forge.threads import PullThread
 from reviewtui.models import Allocation, ContextBundle
 from reviewtui.tui.render_review import finding_diff_lines, review_section
 from reviewtui.tui.triage import Row
@@ -122,7 +126,8 @@ class DetailPane(VerticalScroll):
         yield Static(id="preview")
 
     def show(self, row: Row | None, bundle: ContextBundle | None = None,
-             allocation: Allocation | None = None, current_finding: str | None = None) -> None:
+             allocation: Allocation | None = None, current_finding: str | None = None,
+             threads: Sequence[PullThread] = ()) -> None:
         decision = self.query_one("#decision", Static)
         review = self.query_one("#review", Static)
         account = self.query_one("#account", Static)
@@ -137,8 +142,11 @@ class DetailPane(VerticalScroll):
             diff.update("")
             return
         decision.update(_decision(row))
-        review.update(review_section(row.review, row.comments, current_finding))
-        review.display = bool(row.review or row.comments)  # no blank line when there is none
+        unit = row.unit
+        mine = [t for t in threads if t.path == unit.file_path and t.line is not None
+                and unit.covers(t.line, t.line)]
+        review.update(review_section(row.review, row.comments, current_finding, mine))
+        review.display = bool(row.review or row.comments or mine)  # no blank line if none
         shown: RenderableType = _account(bundle) if bundle is not None else Text(
             "bundle: press b to build it", style="dim")
         if allocation is not None:

@@ -1,0 +1,125 @@
+"""Publish the person's review to the pull request it is about: ``reviewtui publish`` and the
+workbench's ``X`` → publish both call ``publish_review``.
+
+The change is the one fetched when the pull request was opened (``refs/reviewtui/pr/N/``: the
+head that was reviewed), its review what the session keeps (``agent.deliverable.gather``). The
+draft (``forge.draft``) is compared with what the pull request already has (``forge.sync``),
+then sent unless ``dry_run``. When the pull request's head moved since (a force-push, new
+commits), the line comments are not anchored on lines that may mean something else now: they
+go into the summary, with a note saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reviewtui.errors import ForgeError
+from reviewtui.forge.auth import Token
+from reviewtui.forge.draft import build_draft, marker_key
+from reviewtui.forge.github import GitHubReviewComment
+from reviewtui.forge.http import Sleep
+from reviewtui.forge.pull import PullInfo, open_client, read_pull
+from reviewtui.forge.sync import SyncPlan, SyncReport, plan_sync, run_sync
+from reviewtui.forge.target import PullTarget
+from reviewtui.forge.threads import PullThread
+from reviewtui.git.model import ChangeSet
+
+
+@dataclass
+class PublishOutcome:
+    target: PullTarget
+    pull: PullInfo
+    reviewed_head: str
+    plan: SyncPlan
+    token_source: str
+    threads: list[str] = field(default_factory=list)  # others' review comments, read-only
+    report: SyncReport | None = None  # None: a dry run
+
+    @property
+    def head_moved(self) -> bool:
+        return self.pull.head_sha != self.reviewed_head
+
+
+def added_lines(change_set: ChangeSet) -> dict[str, set[int]]:
+    found: dict[str, set[int]] = {}
+    for change in change_set.files:
+        if change.new_path is None:
+            continue
+        for hunk in change.hunks:
+            found.setdefault(change.new_path, set()).update(
+                line.new_no for line in hunk.lines if line.kind == "+" and line.new_no)
+    return found
+
+
+def threads_of(comments: list[GitHubReviewComment]) -> list[PullThread]:
+    """The review comments others left (not reviewtui's own), read-only."""
+    return [PullThread(c.path, c.line, c.user.login if c.user else "?", c.body,
+                       c.in_reply_to_id is not None)
+            for c in comments if marker_key(c.body) is None]
+
+
+def thread_lines(comments: list[GitHubReviewComment]) -> list[str]:
+    """The review threads others left, one line each: where, who, what (read-only)."""
+    return [thread.describe() for thread in threads_of(comments)]
+
+
+def pull_threads(path: str | Path | None, spec: str, *,
+                 token: Token | None = None) -> list[PullThread]:
+    """The review comments already on pull request ``spec`` (the workbench shows them beside
+    their lines)."""
+    from reviewtui.app.open_pr import locate_pull
+
+    _repo, target = locate_pull(path, spec)
+    client = open_client(target, token=token)
+    try:
+        return threads_of(client.review_comments())
+    finally:
+        client.close()
+
+
+def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
+                   token: Token | None = None, sleep: Sleep | None = None,
+                   store_path: Path | None = None) -> PublishOutcome:
+    """Publish (or with ``dry_run`` only plan) the review of pull request ``spec``."""
+    from reviewtui.agent.deliverable import gather
+    from reviewtui.agent.workspace import Workspace, change_key
+    from reviewtui.app.open_pr import locate_pull, pull_selector, reviewed_refs
+    from reviewtui.pipeline import load_change
+    from reviewtui.sessions import SessionStore
+
+    repo, target = locate_pull(path, spec)
+    refs = reviewed_refs(repo, target)
+    loaded = load_change(repo.root, pull_selector(target))
+    with SessionStore(store_path) as store:
+        session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
+        if session is None:
+            raise ForgeError(f"no review kept for {target.label} at {refs.head[:10]}",
+                             hint=f"review it first: reviewtui --pr {target.number}")
+        ws = Workspace(loaded, loaded.plan(use_llm=False,
+                                           overrides=store.overrides(session.session_id)))
+        review = gather(ws, store, session.session_id)
+    if review.verdict is None and not review.comments and not review.findings:
+        raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
+                         "no accepted findings")
+    draft = build_draft(review, loaded.change_set)
+    client = open_client(target, token=token, sleep=sleep)
+    try:
+        pull = read_pull(client)
+        if pull.head_sha != refs.head:
+            draft = draft.fold([c.key for c in draft.comments],
+                               "the head moved since the review").with_note(
+                f"the pull request's head moved since this review (reviewed "
+                f"{refs.head[:10]}, now {pull.head_sha[:10]}): its line comments are here "
+                "instead of on lines that may have changed")
+        comments, reviews = client.review_comments(), client.reviews()
+        plan = plan_sync(client, draft, refs.head, comments, reviews)
+        outcome = PublishOutcome(target, pull, refs.head, plan, str(client.http.token),
+                                 thread_lines(comments))
+        if not dry_run:
+            outcome.report = run_sync(client, plan, added_lines(loaded.change_set))
+            outcome.report.notes[:0] = [f"waited {w:g} s for GitHub's rate limit"
+                                        for w in client.http.waited]
+        return outcome
+    finally:
+        client.close()

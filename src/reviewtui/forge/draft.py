@@ -1,0 +1,180 @@
+"""The person's review, as a forge review: a verdict, a summary and line comments.
+
+Pure: from the kept review (``sessions.export.ExportedReview``: the verdict, the person's
+comments, the accepted and untriaged findings) and the lines the diff shows, build what would be
+sent. A finding with an applicable fix is anchored on the fix's lines with a ``suggestion``
+block (``sessions.export.fix_block``); a comment or finding whose lines are not all in one hunk
+of the diff is folded into the summary, as is everything when the head moved since the review.
+Each comment ends with a hidden ``<!-- reviewtui:fingerprint=KEY -->`` marker (the finding's
+fingerprint, ``comment-ID`` for the person's own comments) and the summary with
+``<!-- reviewtui:review -->``, so publishing again can find and edit them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from reviewtui.git.model import ChangeSet
+from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block
+
+Side = Literal["RIGHT", "LEFT"]
+REVIEW_MARKER = "<!-- reviewtui:review -->"
+_MARKER = re.compile(r"<!-- reviewtui:fingerprint=([^\s>]+) -->")
+EVENTS = {"approve": "APPROVE", "request_changes": "REQUEST_CHANGES", "comment": "COMMENT"}
+
+
+def marker(key: str) -> str:
+    return f"<!-- reviewtui:fingerprint={key} -->"
+
+
+def marker_key(body: str) -> str | None:
+    """The fingerprint a published comment carries, if reviewtui wrote it."""
+    found = _MARKER.search(body)
+    return found.group(1) if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class DraftComment:
+    key: str  # the fingerprint in its marker
+    path: str
+    start_line: int
+    line: int
+    side: Side
+    body: str  # with the marker
+    title: str  # one line, for listings and the summary
+
+    @property
+    def lines(self) -> str:
+        same = self.start_line == self.line
+        return f"L{self.line}" if same else f"L{self.start_line}-{self.line}"
+
+    def payload(self) -> dict[str, object]:
+        """The comment as GitHub's create-review ``comments[]`` item."""
+        item: dict[str, object] = {"path": self.path, "line": self.line, "side": self.side,
+                                   "body": self.body}
+        if self.start_line != self.line:
+            item["start_line"] = self.start_line
+            item["start_side"] = self.side
+        return item
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    comment: DraftComment
+    reason: str  # "outside the diff", "the head moved since the review", "refused by GitHub"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewDraft:
+    event: str  # APPROVE, REQUEST_CHANGES, COMMENT
+    verdict_summary: str
+    headline: str  # counts and the change, one line
+    comments: tuple[DraftComment, ...]
+    folded: tuple[Folded, ...] = ()
+    notes: tuple[str, ...] = ()  # warnings shown at the top of the summary
+    existing: tuple[str, ...] = field(default=())  # read-only listing of others' threads
+
+    def fold(self, keys: Iterable[str], reason: str) -> ReviewDraft:
+        """This draft with the comments of ``keys`` moved into the summary."""
+        moving = set(keys)
+        return replace(self, comments=tuple(c for c in self.comments if c.key not in moving),
+                       folded=self.folded + tuple(Folded(c, reason) for c in self.comments
+                                                  if c.key in moving))
+
+    def with_note(self, note: str) -> ReviewDraft:
+        return replace(self, notes=(*self.notes, note))
+
+    def summary(self) -> str:
+        """The review's body: notes, the verdict's summary, the counts, the folded comments."""
+        out = [f"> **Note:** {note}" for note in self.notes]
+        if out:
+            out.append("")
+        if self.verdict_summary.strip():
+            out += [self.verdict_summary.strip(), ""]
+        out.append(self.headline)
+        if self.folded:
+            out += ["", "#### Not on the diff's lines", ""]
+            for item in self.folded:
+                c = item.comment
+                text = _strip_marker(c.body).replace("\n", "\n  ")
+                out.append(f"- `{c.path}` {c.lines} ({item.reason}): {text}")
+        out += ["", REVIEW_MARKER]
+        return "\n".join(out)
+
+
+def _strip_marker(body: str) -> str:
+    return _MARKER.sub("", body).strip()
+
+
+def commentable_lines(change_set: ChangeSet) -> dict[tuple[str, Side], list[range]]:
+    """Per (path, side): the line ranges of each hunk, which a line comment may span."""
+    found: dict[tuple[str, Side], list[range]] = {}
+    for change in change_set.files:
+        for hunk in change.hunks:
+            if change.new_path and hunk.new_count:
+                found.setdefault((change.new_path, "RIGHT"), []).append(
+                    range(hunk.new_start, hunk.new_start + hunk.new_count))
+            if change.old_path and hunk.old_count:
+                found.setdefault((change.old_path, "LEFT"), []).append(
+                    range(hunk.old_start, hunk.old_start + hunk.old_count))
+    return found
+
+
+def _in_one_hunk(hunks: Sequence[range], start: int, end: int) -> bool:
+    return any(start in hunk and end in hunk for hunk in hunks)
+
+
+def _finding_comment(finding: ExportedFinding,
+                     hunks: Sequence[range]) -> DraftComment:
+    title = f"{finding.severity} · {finding.title}"
+    body = [f"**{title}**"]
+    if finding.body:
+        body += ["", finding.body]
+    if finding.suggestion:
+        body += ["", f"Suggestion: {finding.suggestion}"]
+    start, end = finding.start_line, finding.end_line
+    fix = finding.fix
+    if fix is not None:
+        on_fix = fix.applicable and _in_one_hunk(hunks, fix.start_line, fix.end_line)
+        if on_fix:
+            start, end = fix.start_line, fix.end_line  # a suggestion replaces its lines
+            body += fix_block(fix)
+        else:
+            text_fix = fix.model_copy(update={"applicable": False, "reason": fix.reason or (
+                "its lines are not all in one hunk of the diff")})
+            body += fix_block(text_fix)
+    body += ["", marker(finding.fingerprint)]
+    return DraftComment(finding.fingerprint, finding.file_path, start, end, "RIGHT",
+                        "\n".join(body), title)
+
+
+def build_draft(review: ExportedReview, change_set: ChangeSet) -> ReviewDraft:
+    """The review to send for ``review`` of ``change_set``; comments off the diff folded."""
+    hunks = commentable_lines(change_set)
+    placed: list[DraftComment] = []
+    folded: list[Folded] = []
+    for comment in review.comments:
+        side: Side = "LEFT" if comment.side == "old" else "RIGHT"
+        key = f"comment-{comment.comment_id}" if comment.comment_id is not None else (
+            f"comment-{comment.file_path}-{comment.start_line}")
+        draft = DraftComment(key, comment.file_path, comment.start_line, comment.end_line,
+                             side, f"{comment.body}\n\n{marker(key)}",
+                             comment.body.splitlines()[0][:80])
+        (placed.append(draft) if _in_one_hunk(hunks.get((comment.file_path, side), []),
+                                              draft.start_line, draft.line)
+         else folded.append(Folded(draft, "outside the diff")))
+    for finding in review.findings:
+        if finding.state not in ("accepted", "open"):
+            continue
+        file_hunks = hunks.get((finding.file_path, "RIGHT"), [])
+        draft = _finding_comment(finding, file_hunks)
+        (placed.append(draft) if _in_one_hunk(file_hunks, draft.start_line, draft.line)
+         else folded.append(Folded(draft, "outside the diff")))
+    s = review.summary
+    headline = (f"reviewtui: {s.reviewed} of {s.units} units reviewed · {s.skipped} skipped · "
+                f"{len(review.comments)} comments · {len(review.findings)} findings")
+    return ReviewDraft(EVENTS[review.verdict or "comment"], review.verdict_summary, headline,
+                       tuple(placed), tuple(folded))

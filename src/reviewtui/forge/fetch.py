@@ -1,0 +1,52 @@
+"""Bring a pull request's head and base into ``refs/reviewtui/pr/N/``: no checkout, no branch.
+
+The head comes from the base repository's pull ref (GitHub ``refs/pull/N/head``, GitLab
+``refs/merge-requests/N/head``), so a pull request from a fork needs no access to the fork; the
+base is the target branch. Only refs under ``refs/reviewtui/`` are written: the person's
+branches, index and working tree stay as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reviewtui.errors import ForgeError, GitCommandError
+from reviewtui.forge.target import PullTarget
+from reviewtui.git.runner import GitRepo
+
+FETCH_TIMEOUT_SECONDS = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedRefs:
+    head: str  # commit ids as fetched
+    base: str
+
+
+def pull_refspec(target: PullTarget) -> str:
+    source = (f"refs/pull/{target.number}/head" if target.repo.forge == "github"
+              else f"refs/merge-requests/{target.number}/head")
+    return f"+{source}:{target.head_ref}"
+
+
+def fetch_pull(repo: GitRepo, target: PullTarget, base_branch: str) -> FetchedRefs:
+    """Fetch the pull request's head and its base branch; ``ForgeError`` with git's reason."""
+    source = target.fetch_source
+    if source.startswith("-") or base_branch.startswith("-") or ".." in base_branch:
+        raise ForgeError(f"refusing to fetch from {source!r} branch {base_branch!r}")
+    specs = [pull_refspec(target), f"+refs/heads/{base_branch}:{target.base_ref}"]
+    try:
+        repo.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", source, *specs,
+                 timeout=FETCH_TIMEOUT_SECONDS)
+    except GitCommandError as exc:
+        raise ForgeError(f"cannot fetch {target.label} from {source}: {exc}") from None
+    head, base = repo.try_resolve(target.head_ref), repo.try_resolve(target.base_ref)
+    if head is None or base is None:
+        raise ForgeError(f"fetching {target.label} from {source} left no head or base")
+    return FetchedRefs(head, base)
+
+
+def local_refs(repo: GitRepo, target: PullTarget) -> FetchedRefs | None:
+    """The head and base fetched when the pull request was opened, or None."""
+    head, base = repo.try_resolve(target.head_ref), repo.try_resolve(target.base_ref)
+    return FetchedRefs(head, base) if head is not None and base is not None else None

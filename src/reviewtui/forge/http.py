@@ -1,0 +1,151 @@
+"""The one HTTP client of the forge code: JSON in and out, errors mapped, rate limits waited out.
+
+``httpx2`` is already installed (the ``openai`` SDK's transport), typed, and imported only here,
+only when a forge is used. Each answer is mapped onto ``errors.py``: 401 → ``ForgeAuthError``
+naming the token's source (never the token), 404 → ``ForgeNotFoundError``, 422 →
+``ForgeValidationError`` with the forge's own message, 403/429 with ``Retry-After`` (or an
+exhausted ``x-ratelimit-remaining`` with ``x-ratelimit-reset``) → wait and try again, at most
+``MAX_RATE_WAITS`` times and ``MAX_WAIT_SECONDS`` each, then ``ForgeRateLimitError``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from reviewtui import __version__
+from reviewtui.errors import (
+    ForgeAuthError,
+    ForgeError,
+    ForgeNotFoundError,
+    ForgeRateLimitError,
+    ForgeValidationError,
+)
+from reviewtui.forge.auth import Token
+
+if TYPE_CHECKING:
+    import httpx2
+
+MAX_RATE_WAITS = 3
+MAX_WAIT_SECONDS = 60.0
+TIMEOUT_SECONDS = 30.0
+Sleep = Callable[[float], None]
+
+
+def _wait_seconds(response: httpx2.Response) -> float | None:
+    """How long the forge asks to wait, or None when this 403/429 is not a rate limit."""
+    retry_after = response.headers.get("retry-after")
+    if retry_after is not None:
+        try:
+            return max(0.0, float(retry_after))
+        except ValueError:
+            return None
+    if response.headers.get("x-ratelimit-remaining") == "0":
+        reset = response.headers.get("x-ratelimit-reset")
+        try:
+            return max(0.0, float(reset) - time.time()) if reset else None
+        except ValueError:
+            return None
+    return 60.0 if response.status_code == 429 else None
+
+
+def _message(response: httpx2.Response) -> str:
+    """The forge's own explanation, shortened: ``message`` plus its ``errors``."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()[:200]
+    if not isinstance(data, dict):
+        return str(data)[:200]
+    parts = [str(data.get("message") or data.get("error") or "")]
+    for error in data.get("errors") or []:
+        parts.append(str(error.get("message") or error.get("code") or error)
+                     if isinstance(error, dict) else str(error))
+    return "; ".join(p for p in parts if p)[:300]
+
+
+class ForgeHttp:
+    """JSON requests against one forge API base URL with one token."""
+
+    def __init__(self, base_url: str, token: Token, *, auth_header: tuple[str, str],
+                 what: str, sleep: Sleep = time.sleep,
+                 extra_headers: dict[str, str] | None = None) -> None:
+        import httpx2
+
+        name, prefix = auth_header
+        headers = {name: f"{prefix}{token.value}", "User-Agent": f"reviewtui/{__version__}",
+                   "Accept": "application/json", **(extra_headers or {})}
+        self._client = httpx2.Client(base_url=base_url.rstrip("/") + "/", headers=headers,
+                                     timeout=TIMEOUT_SECONDS, follow_redirects=True)
+        self.token = token
+        self.what = what  # "GitHub (api.github.com)": for messages
+        self._sleep = sleep
+        self.waited: list[float] = []  # the rate-limit waits taken, for the report
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> ForgeHttp:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def request(self, method: str, path: str, *, body: dict[str, Any] | None = None,
+                params: dict[str, str | int] | None = None, not_found: str = "") -> Any:
+        """The decoded JSON answer of ``method path``; errors as in the module docstring."""
+        import httpx2
+
+        waits = 0
+        while True:
+            try:
+                response = self._client.request(
+                    method, path.lstrip("/"), params=params,
+                    content=json.dumps(body).encode() if body is not None else None,
+                    headers={"Content-Type": "application/json"} if body is not None else None)
+            except httpx2.HTTPError as exc:
+                raise ForgeError(f"{self.what} cannot be reached: "
+                                 f"{type(exc).__name__}: {exc}") from None
+            status = response.status_code
+            if status in (403, 429):
+                wait = _wait_seconds(response)
+                if wait is not None:
+                    if waits >= MAX_RATE_WAITS or wait > MAX_WAIT_SECONDS:
+                        raise ForgeRateLimitError(
+                            f"{self.what} rate limit: still limited after {waits} waits",
+                            hint=f"it asks to wait {wait:.0f} s; try again later", status=status)
+                    waits += 1
+                    self.waited.append(wait)
+                    self._sleep(wait)
+                    continue
+            if status < 400:
+                if status == 204 or not response.content:
+                    return None
+                try:
+                    return response.json()
+                except ValueError:
+                    raise ForgeError(f"{self.what} answered {method} {path} with "
+                                     "something that is not JSON") from None
+            self._raise(status, response, method, path, not_found)
+
+    def _raise(self, status: int, response: httpx2.Response, method: str, path: str,
+               not_found: str) -> None:
+        detail = _message(response)
+        if status == 401:
+            raise ForgeAuthError(f"{self.what} rejected the {self.token} (HTTP 401)",
+                                 hint="check that it is valid and not expired", status=status)
+        if status == 403:
+            raise ForgeAuthError(f"{self.what} refused {method} {path} with the {self.token} "
+                                 f"(HTTP 403: {detail})", hint="the token may lack a scope",
+                                 status=status)
+        if status == 404:
+            raise ForgeNotFoundError(
+                not_found or f"{self.what}: {path} not found (HTTP 404)",
+                hint=f"or the {self.token} cannot see it", status=status)
+        if status == 422:
+            raise ForgeValidationError(f"{self.what} refused {method} {path} (HTTP 422: "
+                                       f"{detail})", status=status)
+        raise ForgeError(f"{self.what} answered {method} {path} with HTTP {status}: {detail}",
+                         status=status)

@@ -1,0 +1,168 @@
+"""Send a ``ReviewDraft`` to GitHub without duplicating what an earlier publish left.
+
+``plan_sync`` compares the draft with the pull request's review comments and reviews (the
+markers ``draft`` writes): a comment already published is edited when its text changed (PATCH)
+and left alone when not; the rest go into one new review with the verdict. When nothing new is
+to be posted and the verdict is unchanged, the last summary is edited in place (PUT); when a new
+review is posted, an older summary is replaced by a pointer to it. ``--dry-run`` prints these
+operations, exactly as they would be sent.
+
+``run_sync`` sends them. A 422 on the new review (a line GitHub does not count as part of the
+diff) moves its line comments into the summary and tries again: first the comments not on a
+changed line, then all of them, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewtui.errors import ForgeValidationError
+from reviewtui.forge.draft import REVIEW_MARKER, ReviewDraft, marker_key
+from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComment
+
+STATES = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
+              "<!-- reviewtui:review-superseded -->")
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    method: str  # POST, PUT, PATCH
+    path: str  # relative to the API base URL
+    body: dict[str, Any]
+    what: str  # one line for a person
+
+
+@dataclass
+class SyncPlan:
+    draft: ReviewDraft
+    commit_id: str
+    edits: list[Operation] = field(default_factory=list)  # PATCH of published comments
+    unchanged: list[str] = field(default_factory=list)  # keys already published as they are
+    review: Operation | None = None  # POST of the new review (or PUT of the last summary)
+    retire: Operation | None = None  # PUT of an older summary, once the new review is posted
+
+    def operations(self) -> list[Operation]:
+        rest = [op for op in (self.review, self.retire) if op is not None]
+        return [*self.edits, *rest]
+
+
+@dataclass
+class SyncReport:
+    review_id: int | None = None
+    review_action: str = ""  # "created", "updated", ""
+    posted: int = 0  # line comments in the new review
+    edited: int = 0
+    unchanged: int = 0
+    folded: list[str] = field(default_factory=list)  # "path Lx: title (reason)"
+    notes: list[str] = field(default_factory=list)
+
+
+def _ours(comments: list[GitHubReviewComment]) -> dict[str, GitHubReviewComment]:
+    found: dict[str, GitHubReviewComment] = {}
+    for comment in comments:
+        key = marker_key(comment.body)
+        if key is not None and comment.in_reply_to_id is None:
+            found.setdefault(key, comment)
+    return found
+
+
+def _last_summary(reviews: list[GitHubReview]) -> GitHubReview | None:
+    ours = [r for r in reviews if REVIEW_MARKER in (r.body or "") and r.state != "PENDING"]
+    return ours[-1] if ours else None
+
+
+def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
+              comments: list[GitHubReviewComment], reviews: list[GitHubReview]) -> SyncPlan:
+    pulls = client.pulls_path
+    plan = SyncPlan(draft, commit_id)
+    published = _ours(comments)
+    new = []
+    for comment in draft.comments:
+        old = published.get(comment.key)
+        if old is None:
+            new.append(comment)
+        elif old.body.strip() == comment.body.strip():
+            plan.unchanged.append(comment.key)
+        else:
+            plan.edits.append(Operation(
+                "PATCH", f"{client.prefix}/pulls/comments/{old.id}", {"body": comment.body},
+                f"edit comment {old.id} on {comment.path} {comment.lines}: {comment.title}"))
+    for folded in draft.folded:  # published on a line before, now in the summary: say so
+        old = published.get(folded.comment.key)
+        if old is not None and old.body.strip() != folded.comment.body.strip():
+            plan.edits.append(Operation(
+                "PATCH", f"{client.prefix}/pulls/comments/{old.id}",
+                {"body": folded.comment.body},
+                f"edit comment {old.id} on {folded.comment.path}: {folded.comment.title}"))
+    draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
+                                     tuple(new), draft.folded, draft.notes, draft.existing)
+    last = _last_summary(reviews)
+    if last is not None and not new and last.state == STATES[draft.event]:
+        plan.review = Operation("PUT", pulls(f"/reviews/{last.id}"), {"body": draft.summary()},
+                                f"edit the summary of review {last.id}")
+        return plan
+    body: dict[str, Any] = {"commit_id": commit_id, "event": draft.event,
+                            "body": draft.summary(),
+                            "comments": [c.payload() for c in draft.comments]}
+    plan.review = Operation("POST", pulls("/reviews"), body,
+                            f"new review ({draft.event}) with {len(new)} line comments")
+    if last is not None:
+        plan.retire = Operation("PUT", pulls(f"/reviews/{last.id}"), {"body": SUPERSEDED},
+                                f"replace the older summary of review {last.id} by a pointer")
+    return plan
+
+
+def _changed_only(draft: ReviewDraft, added: dict[str, set[int]]) -> list[str]:
+    """The keys of comments not wholly on added lines (GitHub's diff may be narrower)."""
+    return [c.key for c in draft.comments if c.side != "RIGHT" or not all(
+        n in added.get(c.path, set()) for n in range(c.start_line, c.line + 1))]
+
+
+def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -> SyncReport:
+    """Send ``plan``; ``added`` (path → added line numbers) guides the 422 fallback."""
+    report = SyncReport(unchanged=len(plan.unchanged))
+    for op in plan.edits:
+        client.http.request(op.method, op.path, body=op.body)
+        report.edited += 1
+    draft, review = plan.draft, plan.review
+    if review is not None and review.method == "PUT":
+        client.http.request("PUT", review.path, body=review.body)
+        report.review_action = "updated"
+        report.review_id = int(review.path.rsplit("/", 1)[1])
+    elif review is not None:
+        def off_changed(d: ReviewDraft) -> list[str]:
+            return _changed_only(d, added)
+
+        def every(d: ReviewDraft) -> list[str]:
+            return [c.key for c in d.comments]
+
+        fallbacks: list[tuple[str, Callable[[ReviewDraft], list[str]]]] = [
+            ("not on a changed line, refused by GitHub", off_changed),
+            ("refused by GitHub", every)]
+        while True:
+            body = {**review.body, "body": draft.summary(),
+                    "comments": [c.payload() for c in draft.comments]}
+            try:
+                created = client.create_review(body)
+                break
+            except ForgeValidationError as exc:
+                while fallbacks:
+                    reason, pick = fallbacks.pop(0)
+                    keys = pick(draft)
+                    if keys:
+                        draft = draft.fold(keys, reason)
+                        report.notes.append(f"{len(keys)} line comments moved into the "
+                                            f"summary after: {exc}")
+                        break
+                else:
+                    raise
+        report.review_id, report.review_action = created.id, "created"
+        report.posted = len(draft.comments)
+        if plan.retire is not None:
+            client.http.request("PUT", plan.retire.path, body=plan.retire.body)
+    report.folded = [f"{f.comment.path} {f.comment.lines}: {f.comment.title} ({f.reason})"
+                     for f in draft.folded]
+    return report

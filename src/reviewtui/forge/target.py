@@ -1,0 +1,172 @@
+"""Which pull/merge request ``--pr`` names, and where its forge's API and git repository are.
+
+``--pr 123`` takes the forge from the ``origin`` remote's URL; ``--pr URL`` from the URL
+(``https://github.com/o/r/pull/123``, a GitHub Enterprise host's ``/o/r/pull/123``,
+``https://gitlab.com/g/sub/p/-/merge_requests/7``, a self-hosted GitLab's). Which forge a host
+is: github.com and gitlab.com by name, ``REVIEWTUI_GITHUB_HOSTS`` / ``REVIEWTUI_GITLAB_HOSTS``
+(comma-separated) for others, then a host with ``gitlab`` (or ``github``) in its name; a web
+URL's path shape says it too (``/-/merge_requests/N`` GitLab, ``/pull/N`` GitHub Enterprise).
+
+The API base URL is derived (``api.github.com``, ``HOST/api/v3``, ``HOST/api/v4``) unless
+``REVIEWTUI_GITHUB_API_URL`` / ``REVIEWTUI_GITLAB_API_URL`` set it (tests point them at a local
+server). The pull refs are fetched from the remote whose URL names the same repository, else
+from the repository's HTTPS URL (git's own ``url.*.insteadOf`` rewriting applies).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+from reviewtui.errors import ForgeError, UsageError
+
+ForgeKind = Literal["github", "gitlab"]
+_GITHUB_PULL = re.compile(r"^/(?P<owner>[^/]+)/(?P<repo>[^/]+)/pulls?/(?P<n>\d+)(?:/.*)?$")
+_GITLAB_MR = re.compile(r"^/(?P<project>.+?)/-/merge_requests/(?P<n>\d+)(?:/.*)?$")
+_SCP = re.compile(r"^(?:[\w.-]+@)?(?P<host>[\w.-]+):(?P<path>[^/].*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class RepoAddress:
+    """A repository on a forge: ``host`` and its path (``owner/repo``, or a GitLab group path)."""
+
+    forge: ForgeKind
+    host: str
+    path: str
+    scheme: str = "https"
+
+    @property
+    def owner_repo(self) -> tuple[str, str]:
+        owner, _, repo = self.path.rpartition("/")
+        return owner, repo
+
+    @property
+    def web_url(self) -> str:
+        return f"{self.scheme}://{self.host}/{self.path}"
+
+    @property
+    def api_url(self) -> str:
+        env = "REVIEWTUI_GITHUB_API_URL" if self.forge == "github" else "REVIEWTUI_GITLAB_API_URL"
+        override = os.environ.get(env, "").strip()
+        if override:
+            return override.rstrip("/")
+        if self.forge == "github":
+            return ("https://api.github.com" if self.host == "github.com"
+                    else f"{self.scheme}://{self.host}/api/v3")
+        return f"{self.scheme}://{self.host}/api/v4"
+
+
+@dataclass(frozen=True, slots=True)
+class PullTarget:
+    """One pull request (GitHub) or merge request (GitLab), and how to fetch it."""
+
+    repo: RepoAddress
+    number: int
+    remote: str | None  # the local remote that names this repository, if any
+
+    @property
+    def fetch_source(self) -> str:
+        """What ``git fetch`` is given: the matching remote, else the HTTPS URL."""
+        return self.remote or f"{self.repo.web_url}.git"
+
+    @property
+    def label(self) -> str:
+        sign = "!" if self.repo.forge == "gitlab" else "#"
+        return f"{self.repo.path}{sign}{self.number}"
+
+    @property
+    def head_ref(self) -> str:
+        return f"refs/reviewtui/pr/{self.number}/head"
+
+    @property
+    def base_ref(self) -> str:
+        return f"refs/reviewtui/pr/{self.number}/base"
+
+
+def _host_list(name: str) -> set[str]:
+    return {h.strip().lower() for h in os.environ.get(name, "").split(",") if h.strip()}
+
+
+def forge_of_host(host: str, *, path_hint: ForgeKind | None = None) -> ForgeKind | None:
+    host = host.lower()
+    if host == "github.com" or host in _host_list("REVIEWTUI_GITHUB_HOSTS"):
+        return "github"
+    if host == "gitlab.com" or host in _host_list("REVIEWTUI_GITLAB_HOSTS") or "gitlab" in host:
+        return "gitlab"
+    if path_hint is not None:
+        return path_hint
+    if "github" in host:
+        return "github"
+    return None
+
+
+def parse_remote_url(url: str) -> RepoAddress | None:
+    """The forge repository a remote URL names (https, ssh://, scp-like ``git@host:o/r``);
+    None for a local path or an unknown host."""
+    url = url.strip()
+    scheme = "https"
+    if "://" in url:
+        parts = urlsplit(url)
+        host, path = (parts.hostname or ""), parts.path
+        if parts.scheme == "http":
+            scheme = "http"
+        elif parts.scheme not in ("https", "ssh", "git"):
+            return None
+    else:
+        match = _SCP.match(url)
+        if match is None:
+            return None
+        host, path = match.group("host"), "/" + match.group("path")
+    path = path.strip("/").removesuffix(".git").strip("/")
+    forge = forge_of_host(host)
+    if not host or forge is None or path.count("/") < 1:
+        return None
+    return RepoAddress(forge, host.lower(), path, scheme)
+
+
+def parse_pull_url(url: str) -> tuple[RepoAddress, int]:
+    """(repository, number) of a pull/merge request's web URL; ``UsageError`` otherwise."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host:
+        raise UsageError(f"--pr {url!r} is neither a number nor a pull/merge request URL")
+    scheme = parts.scheme
+    mr = _GITLAB_MR.match(parts.path)
+    if mr is not None:
+        return RepoAddress("gitlab", host, mr.group("project").strip("/"), scheme), int(
+            mr.group("n"))
+    pull = _GITHUB_PULL.match(parts.path)
+    if pull is not None and forge_of_host(host, path_hint="github") == "github":
+        path = f"{pull.group('owner')}/{pull.group('repo')}"
+        return RepoAddress("github", host, path, scheme), int(pull.group("n"))
+    raise UsageError(f"--pr {url!r}: not a GitHub pull request or GitLab merge request URL",
+                     hint="e.g. https://github.com/OWNER/REPO/pull/123")
+
+
+def resolve_target(spec: str, remotes: dict[str, str]) -> PullTarget:
+    """The pull request ``spec`` names (a number: on the ``origin`` remote's forge, else the
+    only forge remote), with the local remote that points at its repository."""
+    spec = spec.strip().lstrip("#!")
+    if spec.isdigit():
+        number = int(spec)
+        if number < 1:
+            raise UsageError("--pr takes a positive number or a URL")
+        candidates = ([("origin", remotes["origin"])] if "origin" in remotes
+                      else sorted(remotes.items()))
+        found = [(name, addr) for name, url in candidates
+                 if (addr := parse_remote_url(url)) is not None]
+        if not found:
+            where = "the origin remote" if "origin" in remotes else "no remote"
+            raise ForgeError(f"--pr {number}: {where} names no GitHub or GitLab repository",
+                             hint="give the pull request's URL instead")
+        name, repo = found[0]
+        return PullTarget(repo, number, name)
+    repo, number = parse_pull_url(spec)
+    for name, url in sorted(remotes.items(), key=lambda item: item[0] != "origin"):
+        addr = parse_remote_url(url)
+        if addr is not None and (addr.host, addr.path.lower()) == (repo.host, repo.path.lower()):
+            return PullTarget(repo, number, name)
+    return PullTarget(repo, number, None)

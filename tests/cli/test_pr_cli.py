@@ -1,0 +1,285 @@
+"""``reviewtui --pr N|URL`` and ``reviewtui publish``: a GitHub pull request reviewed and the
+person's review published, through the real command line, the real ``git fetch`` (from a bare
+repository standing in for GitHub) and the real HTTP client against a local API whose every
+request and answer is checked against GitHub's OpenAPI description (a pinned subset)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reviewtui.sessions import SessionStore
+from reviewtui.sessions.review_records import ReviewVerdict
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+from tests.support.forge_world import (
+    HEAD,
+    PULL_URL,
+    PullWorld,
+    build_world,
+    git,
+    seed_review,
+)
+from tests.support.github_server import GitHubServer
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+TAIL_LINE = HEAD.splitlines().index("    return amount + 2") + 1
+
+
+@pytest.fixture
+def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> Iterator[PullWorld]:
+    with GitHubServer() as server:
+        built = build_world(make_repo, tmp_path, monkeypatch, server)
+        built.open_pull(7, built.head_sha, title="Charge three times",
+                        body="Customers pay triple now.\n\nCloses #12", labels=("billing",))
+        yield built
+        assert server.fake.violations == []  # every request and answer matched the contract
+
+
+def _no_token(world: PullWorld, *texts: str) -> None:
+    for text in texts:
+        assert world.fake.token not in text
+
+
+def test_open_by_number_fetches_head_and_base_and_takes_the_intent(
+        world: PullWorld, cli: CliRunner) -> None:
+    before = git(world.local, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads")
+    head_before = git(world.local, "rev-parse", "HEAD")
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert "intent: Charge three times" in result.out
+    assert "issues #12" in result.out  # "Closes #12" in the body: a linked issue
+    assert "app/service.py" in result.out
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/base") == world.base_sha
+    # nothing of the person's changed: branches, HEAD, the working tree
+    assert git(world.local, "for-each-ref", "--format=%(refname) %(objectname)",
+               "refs/heads") == before
+    assert git(world.local, "rev-parse", "HEAD") == head_before
+    assert git(world.local, "status", "--porcelain") == ""
+    [get] = world.fake.ops("GET")
+    assert get.path == "/repos/octo/proj/pulls/7"
+    assert get.authorization == f"Bearer {world.fake.token}"
+    _no_token(world, result.out, result.err)
+
+
+def test_open_by_url_without_a_forge_remote(world: PullWorld, cli: CliRunner) -> None:
+    # origin is a plain path: the URL names the repository; git's insteadOf finds the bare one
+    git(world.local, "remote", "set-url", "origin", str(world.remote))
+    result = cli("index", "--json", "--pr", PULL_URL.format(number=7), world.local)
+    assert result.code == 0, result.err
+    index = result.json()
+    assert [u["file_path"] for u in index["units"]] == ["app/service.py"] * len(index["units"])
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+
+
+def test_pull_request_from_a_fork(world: PullWorld, cli: CliRunner, tmp_path: Path) -> None:
+    fork = tmp_path / "fork"
+    git(tmp_path, "clone", "-q", str(world.upstream.root), str(fork))
+    git(fork, "checkout", "-q", "-b", "contrib-branch", world.base_sha)
+    (fork / "app" / "extra.py").write_text("def extra():\n    return 1\n")
+    git(fork, "add", "-A")
+    git(fork, "commit", "-q", "-m", "Add extra")
+    fork_head = git(fork, "rev-parse", "HEAD")
+    world.push_pull(8, fork_head, source=fork)  # only the base repository's pull ref has it
+    world.fake.add_pull(8, head_sha=fork_head, base_sha=world.base_sha, head_owner="contrib",
+                        head_ref="contrib-branch", title="Add extra")
+    result = cli("index", "--pr", "8", world.local)
+    assert result.code == 0, result.err
+    assert "app/extra.py" in result.out and "intent: Add extra" in result.out
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/8/head") == fork_head
+
+
+def test_publish_dry_run_then_publish_then_again_without_duplicates(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?", user="colleague")
+
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert world.fake.ops("POST") == [] and world.fake.ops("PUT") == []
+    assert "app/service.py L2 @colleague: Why 3?" in dry.out  # others' threads, read-only
+    assert "POST /repos/octo/proj/pulls/7/reviews" in dry.out
+    assert "in the summary: app/service.py L20: P3 · Helper returns a constant" in dry.out
+    assert "token from GH_TOKEN" in dry.out
+    _no_token(world, dry.out, dry.err)
+    sent_json = dry.out.split("POST /repos/octo/proj/pulls/7/reviews", 1)[1]
+    dry_body = json.loads(sent_json[sent_json.index("\n{"):].split("\nin the summary")[0])
+
+    first = cli("publish", "--pr", "7", world.local)
+    assert first.code == 0, first.err
+    [post] = world.fake.ops("POST")
+    assert post.body == dry_body  # the dry run showed exactly what was sent
+    body = post.body
+    assert body["event"] == "REQUEST_CHANGES" and body["commit_id"] == world.head_sha
+    assert body["body"].startswith("The rate change needs a decision.")
+    assert "Helper returns a constant" in body["body"]  # line 20 is outside the diff
+    assert "Not a problem" not in json.dumps(body)  # dismissed
+    by_line = {c["line"]: c for c in body["comments"]}
+    assert set(by_line) == {2, 3}
+    assert by_line[2]["side"] == "RIGHT"
+    assert "```suggestion\n    total = amount * 2\n```" in by_line[2]["body"]
+    assert by_line[2]["body"].endswith("<!-- reviewtui:fingerprint=f-rate -->")
+    assert "Is this covered by a test?" in by_line[3]["body"]
+    assert "review 1" in first.out and "created: 2 line comments" in first.out
+
+    # again, unchanged: the summary is edited in place, no comment is posted twice
+    second = cli("publish", "--pr", "7", world.local)
+    assert second.code == 0, second.err
+    assert len(world.fake.ops("POST")) == 1
+    assert [r.path for r in world.fake.ops("PUT")] == [
+        f"/repos/octo/proj/pulls/7/reviews/{world.fake.reviews[7][0]['id']}"]
+    assert "already published as they are: 2 comments" in second.out
+
+    # a comment edited in the workbench: the published one is edited, not duplicated
+    with SessionStore() as store:
+        [session] = store.list_sessions()
+        [comment] = store.comments(session.session_id)
+        store.save_comment(session.session_id, comment.model_copy(
+            update={"body": "Is this covered by a test? Please add one."}))
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    [patch] = world.fake.ops("PATCH")
+    assert patch.body["body"].startswith("Is this covered by a test? Please add one.")
+    ours = [c for c in world.fake.comments[7] if "reviewtui:fingerprint" in c["body"]]
+    assert len(ours) == 2 and len(world.fake.ops("POST")) == 1
+
+
+def test_a_rejected_token_names_its_source_not_its_value(
+        world: PullWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GH_TOKEN", "ghp_wrong_secret_value")
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 2
+    assert result.err.strip().count("\n") == 0
+    assert "rejected the token from GH_TOKEN (HTTP 401)" in result.err
+    assert "ghp_wrong_secret_value" not in result.err + result.out
+    assert "Traceback" not in result.err
+
+
+def test_no_token_at_all(world: PullWorld, cli: CliRunner,
+                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GH_TOKEN")
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 2
+    assert "no GitHub token for github.com" in result.err and "gh auth login" in result.err
+
+
+def test_an_unknown_pull_request(world: PullWorld, cli: CliRunner) -> None:
+    result = cli("index", "--pr", "99", world.local)
+    assert result.code == 2
+    assert "pull request octo/proj#99 not found on github.com" in result.err
+    assert git(world.local, "for-each-ref", "refs/reviewtui") == ""
+
+
+def test_a_line_github_does_not_count_as_diff_goes_into_the_summary(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.diff_lines[7] = {"app/service.py": {2, TAIL_LINE}}  # narrower than ours
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    refused, accepted = world.fake.ops("POST")
+    assert refused.status == 422 and accepted.status == 200
+    assert [c["line"] for c in accepted.body["comments"]] == [2]
+    summary = accepted.body["body"]
+    assert "Is this covered by a test?" in summary  # moved, not lost
+    assert "not on a changed line, refused by GitHub" in summary
+    assert "1 line comments moved into the summary" in result.out
+
+
+@pytest.mark.parametrize("status", [429, 403])
+def test_rate_limits_are_waited_out(world: PullWorld, cli: CliRunner, status: int) -> None:
+    world.fake.rate_limited, world.fake.rate_status = 2, status
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert [r.status for r in world.fake.ops("GET")] == [status, status, 200]
+
+
+def test_a_rate_limit_that_lasts_is_one_clear_line(world: PullWorld, cli: CliRunner) -> None:
+    world.fake.rate_limited = 10
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 2
+    assert "rate limit: still limited after 3 waits" in result.err
+    assert len(world.fake.ops("GET")) == 4  # bounded
+
+
+def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
+    moved = world.upstream.head()
+    world.push_pull(7, moved)
+    world.fake.pulls[7]["head"]["sha"] = moved
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert "moved since the review" in result.err
+    [post] = world.fake.ops("POST")
+    assert post.body["comments"] == []
+    assert post.body["commit_id"] == world.head_sha  # the head that was reviewed
+    assert "the pull request's head moved since this review" in post.body["body"]
+    assert "Is this covered by a test?" in post.body["body"]
+    # the reviewed refs were not moved by publishing
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+
+
+def test_publish_before_opening_says_how(world: PullWorld, cli: CliRunner) -> None:
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 2
+    assert "octo/proj#7 has not been opened here" in result.err
+    assert "reviewtui --pr 7" in result.err
+
+
+def test_review_of_a_pull_request_tells_the_model_its_stated_purpose(
+        world: PullWorld, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "ok", "findings": [
+        {"title": "Triple rate", "body": "Says triple; is triple.", "severity": "P3",
+         "confidence": 0.5, "file_path": "app/service.py", "start_line": 2, "end_line": 2}]}))
+    result = cli("review", "--rules-plan", "--pr", PULL_URL.format(number=7), world.local)
+    assert result.code == 0, result.err
+    [request] = fake_llm.chat_requests
+    prompt = json.dumps(request.body["messages"])
+    assert "Charge three times" in prompt and "Customers pay triple now." in prompt
+    assert "Labels: billing" in prompt
+    _no_token(world, prompt, result.out, result.err)
+    # the findings are kept in the pull request's session: publish finds them
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert "P3 · Triple rate" in dry.out and '"event": "COMMENT"' in dry.out
+
+
+def test_a_changed_verdict_is_a_new_review_and_the_old_summary_points_to_it(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    first_review = world.fake.reviews[7][0]["id"]
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine after all."))
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    _first, second = world.fake.ops("POST")
+    assert second.body["event"] == "APPROVE" and second.body["comments"] == []
+    assert second.body["body"].startswith("Fine after all.")
+    [put] = world.fake.ops("PUT")
+    assert put.path.endswith(f"/reviews/{first_review}")
+    assert "Superseded by a later review" in put.body["body"]
+    assert "reviewtui:review -->" not in put.body["body"]  # no longer the summary to edit
+    # and again: the new summary is edited in place, the old one stays a pointer
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    assert len(world.fake.ops("POST")) == 2
+    assert world.fake.ops("PUT")[-1].path.endswith(f"/reviews/{world.fake.reviews[7][1]['id']}")
+
+
+def test_nothing_to_publish(world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 2
+    assert "no review kept for octo/proj#7" in result.err

@@ -1,0 +1,86 @@
+"""The review as it would be sent: which comments sit on the diff, what folds into the summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewtui.forge.draft import REVIEW_MARKER, build_draft, marker, marker_key
+from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk, Side, SideKind
+from reviewtui.sessions.export import (
+    ExportedComment,
+    ExportedFinding,
+    ExportedReview,
+    ExportSummary,
+)
+from reviewtui.sessions.review_records import StoredFix
+
+
+def _change() -> ChangeSet:
+    hunks = (Hunk(old_start=1, old_count=6, new_start=1, new_count=7, section="", lines=()),
+             Hunk(old_start=40, old_count=3, new_start=41, new_count=4, section="", lines=()))
+    return ChangeSet(Path("/r"), "range", Side(SideKind.COMMIT, "a" * 40),
+                     Side(SideKind.COMMIT, "b" * 40),
+                     files=(FileChange(ChangeStatus.MODIFY, "m.py", "m.py", hunks=hunks),))
+
+
+def _review(comments: list[ExportedComment], findings: list[ExportedFinding],
+            verdict: str | None = "approve") -> ExportedReview:
+    return ExportedReview(change="range", session_id="s", verdict=verdict,  # type: ignore[arg-type]
+                          verdict_summary="Fine.", comments=comments, findings=findings,
+                          summary=ExportSummary(units=2, reviewed=2, skipped=0, left=0),
+                          units=[])
+
+
+def test_comments_on_one_hunk_are_placed_others_fold() -> None:
+    review = _review(
+        [ExportedComment(comment_id=1, file_path="m.py", start_line=2, end_line=4, body="a"),
+         ExportedComment(comment_id=2, file_path="m.py", start_line=6, end_line=42, body="b"),
+         ExportedComment(comment_id=3, file_path="m.py", side="old", start_line=40,
+                         end_line=40, body="removed?")],
+        [ExportedFinding(fingerprint="f1", title="Far", file_path="m.py", start_line=20,
+                         end_line=20, state="accepted"),
+         ExportedFinding(fingerprint="f2", title="Other file", file_path="n.py",
+                         start_line=1, end_line=1)])
+    draft = build_draft(review, _change())
+    assert draft.event == "APPROVE"
+    placed = {c.key: c.payload() for c in draft.comments}
+    assert placed["comment-1"] == {"path": "m.py", "line": 4, "side": "RIGHT",
+                                   "body": "a\n\n" + marker("comment-1"), "start_line": 2,
+                                   "start_side": "RIGHT"}
+    assert placed["comment-3"]["side"] == "LEFT" and placed["comment-3"]["line"] == 40
+    assert [f.comment.key for f in draft.folded] == ["comment-2", "f1", "f2"]
+    summary = draft.summary()
+    assert summary.startswith("Fine.\n\nreviewtui: 2 of 2 units reviewed")
+    assert "- `m.py` L20 (outside the diff): **P2 · Far**" in summary
+    assert summary.endswith(REVIEW_MARKER)
+    assert marker_key(placed["comment-1"]["body"]) == "comment-1"  # type: ignore[arg-type]
+
+
+def test_a_fix_outside_the_hunk_is_text_never_a_suggestion() -> None:
+    inside = StoredFix(start_line=3, end_line=4, replacement="x = 1\n", original=["a", "b"])
+    outside = StoredFix(start_line=6, end_line=9, replacement="y = 2\n", original=["c"] * 4)
+    review = _review([], [
+        ExportedFinding(fingerprint="in", title="In", file_path="m.py", start_line=2,
+                        end_line=2, fix=inside),
+        ExportedFinding(fingerprint="out", title="Out", file_path="m.py", start_line=5,
+                        end_line=5, fix=outside)], verdict=None)
+    draft = build_draft(review, _change())
+    assert draft.event == "COMMENT"
+    by_key = {c.key: c for c in draft.comments}
+    assert (by_key["in"].start_line, by_key["in"].line) == (3, 4)  # on the fix's lines
+    assert "```suggestion\nx = 1\n```" in by_key["in"].body
+    assert (by_key["out"].start_line, by_key["out"].line) == (5, 5)
+    assert "suggestion" not in by_key["out"].body
+    assert "Fix as text only (L6-9; its lines are not all in one hunk of the diff)" in (
+        by_key["out"].body)
+
+
+def test_folding_keeps_everything() -> None:
+    review = _review([ExportedComment(comment_id=1, file_path="m.py", start_line=2,
+                                      end_line=2, body="keep me\nsecond line")], [])
+    draft = build_draft(review, _change()).fold(["comment-1"], "refused by GitHub").with_note(
+        "head moved")
+    assert draft.comments == ()
+    text = draft.summary()
+    assert text.startswith("> **Note:** head moved\n\nFine.")
+    assert "- `m.py` L2 (refused by GitHub): keep me\n  second line" in text

@@ -1,0 +1,81 @@
+"""The forge HTTP client against the local GitHub API: waits asked for are waited (bounded),
+errors are one line that names the token's source, never its value."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from reviewtui.errors import ForgeError, ForgeNotFoundError, ForgeRateLimitError
+from reviewtui.forge.auth import Token
+from reviewtui.forge.github import GitHubClient
+from reviewtui.forge.target import PullTarget, RepoAddress
+from tests.support.github_server import GitHubServer
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[GitHubServer]:
+    with GitHubServer() as running:
+        monkeypatch.setenv("REVIEWTUI_GITHUB_API_URL", running.url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        running.fake.add_pull(3, head_sha="a" * 40, base_sha="b" * 40, title="T",
+                              labels=("x", "y"))
+        yield running
+        assert running.fake.violations == []
+
+
+def _client(server: GitHubServer, sleeps: list[float], number: int = 3) -> GitHubClient:
+    target = PullTarget(RepoAddress("github", "github.com", "octo/proj"), number, None)
+    return GitHubClient(target, Token("GH_TOKEN", server.fake.token), sleep=sleeps.append)
+
+
+def test_reads_the_pull_request(server: GitHubServer) -> None:
+    pull = _client(server, []).pull()
+    assert (pull.number, pull.title, [label.name for label in pull.labels]) == (3, "T", ["x", "y"])
+    assert (pull.head.sha, pull.base.ref) == ("a" * 40, "main")
+
+
+def test_waits_what_retry_after_says(server: GitHubServer) -> None:
+    server.fake.rate_limited, server.fake.retry_after = 2, "7"
+    sleeps: list[float] = []
+    client = _client(server, sleeps)
+    assert client.pull().number == 3
+    assert sleeps == [7.0, 7.0] and client.http.waited == [7.0, 7.0]
+
+
+def test_a_wait_too_long_is_not_waited(server: GitHubServer) -> None:
+    server.fake.rate_limited, server.fake.retry_after = 1, "3600"
+    sleeps: list[float] = []
+    with pytest.raises(ForgeRateLimitError, match="asks to wait 3600 s"):
+        _client(server, sleeps).pull()
+    assert sleeps == []
+
+
+def test_a_forbidden_answer_without_a_rate_limit_is_not_retried(server: GitHubServer) -> None:
+    server.fake.rate_limited, server.fake.rate_status, server.fake.retry_after = 1, 403, "x"
+    sleeps: list[float] = []
+    with pytest.raises(ForgeError, match=r"refused GET .* with the token from GH_TOKEN"):
+        _client(server, sleeps).pull()
+    assert sleeps == []
+
+
+def test_pages_are_followed(server: GitHubServer) -> None:
+    for n in range(130):
+        server.fake.add_comment(3, path="a.py", line=1, body=f"c{n}")
+    comments = _client(server, []).review_comments()
+    assert [c.body for c in comments] == [f"c{n}" for n in range(130)]
+    assert [r.path for r in server.fake.ops("GET")] == ["/repos/octo/proj/pulls/3/comments"] * 2
+
+
+def test_unknown_pull_and_unreachable_api(server: GitHubServer,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ForgeNotFoundError, match="octo/proj#9 not found"):
+        _client(server, [], number=9).pull()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("REVIEWTUI_GITHUB_API_URL", f"http://127.0.0.1:{port}")
+    with pytest.raises(ForgeError, match=r"GitHub \(github.com\) cannot be reached"):
+        _client(server, []).pull()
