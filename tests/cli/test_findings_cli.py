@@ -174,11 +174,16 @@ def test_links_out_of_the_repository_are_refused(repo: GitRepoBuilder, cli: CliR
 
     target.unlink()
     target.symlink_to(outside / "service.py")  # the file itself a link out
-    with SessionStore() as store:  # (the use case itself: git reports a type change here)
+    with SessionStore() as store:  # the use case itself
         [stored] = store.findings(store.list_sessions()[0].session_id)
     with pytest.raises(FixError, match="is a symbolic link"):
         preview_fix(repo.root, stored)
+    # and the command line (git reports a type change: the change still loads)
+    for args in (("--dry-run",), ()):
+        _refused(cli("findings", "apply", finding["id"], *args, repo.root),
+                 "app/service.py is a symbolic link")
     assert (outside / "service.py").read_text() == SERVICE
+    assert target.is_symlink() and sorted(p.name for p in outside.iterdir()) == ["service.py"]
 
     target.unlink()
     (repo.root / "app").rmdir()
