@@ -15,38 +15,10 @@ from reviewtui.sessions.review_records import StoredFix
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
+from tests.support.schemas import sarif_errors
 
 BEFORE = "def rate():\n    value = 2\n    return value\n\n\ndef name():\n    return 'x'\n"
 AFTER = BEFORE.replace("value = 2", "value = 3").replace("'x'", "'y'")
-
-# SARIF 2.1.0 (sarif-schema-2.1.0.json): the required properties and array minimums of the
-# objects a fix is made of, and what a region must hold (§3.30.2: at least one of these).
-REQUIRED = {"fix": ["artifactChanges"], "artifactChange": ["artifactLocation", "replacements"],
-            "replacement": ["deletedRegion"]}
-REGION_STARTS = {"startLine", "charOffset", "byteOffset"}
-INTEGER_MINIMUMS = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
-
-
-def _check_sarif_fix(fix: dict[str, Any]) -> None:
-    assert set(REQUIRED["fix"]) <= set(fix) and set(fix) <= {"description", "artifactChanges",
-                                                               "properties"}
-    assert isinstance(fix["description"]["text"], str)
-    assert len(fix["artifactChanges"]) >= 1
-    for change in fix["artifactChanges"]:
-        assert set(REQUIRED["artifactChange"]) <= set(change)
-        assert isinstance(change["artifactLocation"]["uri"], str)
-        assert len(change["replacements"]) >= 1
-        for replacement in change["replacements"]:
-            assert set(REQUIRED["replacement"]) <= set(replacement)
-            region = replacement["deletedRegion"]
-            assert REGION_STARTS & set(region)
-            for key, minimum in INTEGER_MINIMUMS.items():
-                if key in region:
-                    assert isinstance(region[key], int) and region[key] >= minimum
-            assert region.get("endLine", region["startLine"]) >= region["startLine"]
-            content = replacement.get("insertedContent", {"text": ""})
-            assert set(content) <= {"text", "binary", "rendered", "properties"}
-
 
 def _apply_sarif(text: str, replacement: dict[str, Any]) -> str:
     """Apply one SARIF replacement (line/column, ASCII text) to ``text``."""
@@ -118,7 +90,7 @@ def test_fixes_export_as_suggestions_and_sarif_fixes(repo: GitRepoBuilder, cli: 
     assert sarif["version"] == "2.1.0"
     [result] = sarif["runs"][0]["results"]
     [sarif_fix] = result["fixes"]
-    _check_sarif_fix(sarif_fix)
+    assert sarif_errors(sarif) == []  # the OASIS SARIF 2.1.0 schema
     [change] = sarif_fix["artifactChanges"]
     assert change["artifactLocation"]["uri"] == "calc.py"
     [replacement] = change["replacements"]
@@ -140,6 +112,7 @@ def test_a_text_only_fix_is_no_suggestion(repo: GitRepoBuilder, cli: CliRunner,
     assert "Fix as text only (L50-52; lines 50-52 are outside calc.py (7 lines)):" in markdown
     sarif = json.loads(cli("export", "--format", "sarif", repo.root).out)
     assert "fixes" not in sarif["runs"][0]["results"][0]
+    assert sarif_errors(sarif) == []
     data = json.loads(cli("export", "--format", "json", repo.root).out)
     assert data["findings"][0]["fix"]["applicable"] is False
 
@@ -155,7 +128,7 @@ def test_review_prints_fixes_as_export_does(repo: GitRepoBuilder, cli: CliRunner
     sarif = json.loads(cli("review", "--rules-plan", "--format", "sarif", repo.root).out)
     exported = json.loads(cli("export", "--format", "sarif", repo.root).out)
     [reviewed] = sarif["runs"][0]["results"]
-    _check_sarif_fix(reviewed["fixes"][0])
+    assert sarif_errors(sarif) == [] and reviewed["fixes"]
     assert reviewed["fixes"] == exported["runs"][0]["results"][0]["fixes"]
     markdown = cli("review", "--rules-plan", repo.root).out
     assert _suggestion(markdown) == [["    value = 2"]]
@@ -179,6 +152,7 @@ def test_sarif_fixes_keep_crlf_line_endings(repo: GitRepoBuilder, cli: CliRunner
          "start_line": 7, "end_line": 7, "fix": fix}]}))
     assert cli("review", "--rules-plan", repo.root).code == 0
     sarif = json.loads(cli("export", "--format", "sarif", repo.root).out)
+    assert sarif_errors(sarif) == []
     [replacement] = sarif["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0][
         "replacements"]
     [finding] = ExportedReview.model_validate_json(

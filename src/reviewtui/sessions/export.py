@@ -45,7 +45,9 @@ from reviewtui.sessions.review_records import (
 Quote = Callable[[str, str, int, int], list[str]]  # path, side, start, end -> lines
 EXPORT_SCHEMA_VERSION: Literal[1] = 1
 MAX_QUOTED_LINES = 12
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# The OASIS schema of SARIF 2.1.0 (Errata 01): the exports validate against this very file.
+SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
+                "sarif-schema-2.1.0.json")
 _SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
 _VERDICT_TITLES = {"approve": "Approve", "request_changes": "Request changes",
                    "comment": "Comment"}
