@@ -15,7 +15,7 @@ from reviewtui.sessions.review_records import StoredFix
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
-from tests.support.schemas import sarif_errors
+from tests.support.schemas import rdjson_errors, sarif_errors
 
 BEFORE = "def rate():\n    value = 2\n    return value\n\n\ndef name():\n    return 'x'\n"
 AFTER = BEFORE.replace("value = 2", "value = 3").replace("'x'", "'y'")
@@ -32,6 +32,25 @@ def _apply_sarif(text: str, replacement: dict[str, Any]) -> str:
     end_line = region.get("endLine", region["startLine"])
     end = offset(end_line, region.get("endColumn", len(lines[end_line - 1]) + 1))
     return text[:start] + replacement.get("insertedContent", {}).get("text", "") + text[end:]
+
+
+def _apply_rdjson(text: str, suggestion: dict[str, Any]) -> str:
+    """Apply one rdjson suggestion as reviewdog's format defines its range: line-wise (whole
+    lines, the end line included) without columns, else from start to the exclusive end,
+    columns counting UTF-8 bytes."""
+    start, end = suggestion["range"]["start"], suggestion["range"]["end"]
+    lines = text.split("\n")
+    if "column" not in start and "column" not in end:
+        new = suggestion["text"].split("\n") if suggestion["text"] else []
+        lines[start["line"] - 1:end["line"]] = new
+        return "\n".join(lines)
+    data = text.encode()
+
+    def offset(position: dict[str, int]) -> int:
+        before = lines[:position["line"] - 1]
+        return sum(len(x.encode()) + 1 for x in before) + position["column"] - 1
+
+    return (data[:offset(start)] + suggestion["text"].encode() + data[offset(end):]).decode()
 
 
 def _review(repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer,
@@ -73,6 +92,7 @@ def _suggestion(markdown: str) -> list[list[str]]:
     {"start_line": 7, "end_line": 7, "replacement": "    return 'x'"},  # the file's last line
     {"start_line": 6, "end_line": 7, "replacement": ""},  # deleting the end of the file
     {"start_line": 2, "end_line": 2, "replacement": ""},  # a deletion
+    {"start_line": 4, "end_line": 5, "replacement": "\n"},  # one empty line for two
     {"start_line": 2, "end_line": 2,
      "replacement": "    value = 2\n    # ```not a fence```\n\n    value += 0\n"},
 ])
@@ -101,6 +121,15 @@ def test_fixes_export_as_suggestions_and_sarif_fixes(repo: GitRepoBuilder, cli: 
     assert finding.fix is not None and finding.fix.applicable
     assert finding.fix.replacement == fix["replacement"]
     assert _apply_sarif(AFTER, replacement) == patched(AFTER.encode(), finding.fix).decode()
+
+    # rdjson: reviewdog applies the suggestion to the same bytes, on the lines it replaces
+    rdjson = json.loads(cli("export", "--format", "rdjson", repo.root).out)
+    assert rdjson_errors(rdjson) == []
+    [diagnostic] = rdjson["diagnostics"]
+    [suggestion] = diagnostic["suggestions"]
+    assert diagnostic["location"]["range"]["start"]["line"] == fix["start_line"]
+    assert diagnostic["location"]["range"]["end"]["line"] == fix["end_line"]
+    assert _apply_rdjson(AFTER, suggestion) == patched(AFTER.encode(), finding.fix).decode()
 
 
 def test_a_text_only_fix_is_no_suggestion(repo: GitRepoBuilder, cli: CliRunner,

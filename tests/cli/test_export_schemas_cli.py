@@ -17,7 +17,7 @@ from reviewtui.sessions.review_records import ReviewComment, ReviewVerdict
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
-from tests.support.schemas import sarif_errors
+from tests.support.schemas import rdjson_errors, sarif_errors
 
 BEFORE = ("def rate():\n    value = 2\n    return value\n\n\n"
           "def name():\n    return 'x'\n")
@@ -94,3 +94,56 @@ def test_sarif_export_validates_against_the_oasis_schema(reviewed: GitRepoBuilde
 
 def with_fix(log: dict[str, Any]) -> dict[str, Any]:
     return next(r for r in log["runs"][0]["results"] if "fixes" in r)
+
+
+def test_rdjson_export_validates_against_reviewdogs_schema(reviewed: GitRepoBuilder,
+                                                           cli: CliRunner) -> None:
+    result = cli("export", "--format", "rdjson", reviewed.root)
+    assert result.code == 0, result.err
+    rdjson = json.loads(result.out)
+    assert rdjson_errors(rdjson) == []
+    assert rdjson["source"]["name"] == "reviewtui"
+    by_message = {d["message"].split("\n")[0]: d for d in rdjson["diagnostics"]}
+    assert sorted(by_message) == ["A test, please.", "Far away", "Name changed",
+                                  "On removed lines L7 (before the change): Why did 'x' go?",
+                                  "Rate changed"]
+
+    rate = by_message["Rate changed"]  # sits on the lines its suggestion replaces
+    assert rate["location"] == {"path": "calc.py", "range": {"start": {"line": 2},
+                                                             "end": {"line": 3}}}
+    assert "(Found at L2; the suggestion replaces L2-3.)" in rate["message"]
+    assert rate["suggestions"] == [{"range": {"start": {"line": 2}, "end": {"line": 3}},
+                                    "text": "    return 2"}]
+    assert rate["severity"] == "ERROR"
+    sarif = json.loads(cli("export", "--format", "sarif", reviewed.root).out)
+    assert rate["code"]["value"] == with_fix(sarif)["ruleId"]
+
+    far = by_message["Far away"]  # a fix kept as text only is no suggestion
+    assert "suggestions" not in far and "Fix as text only (L40-41;" in far["message"]
+    assert "suggestions" not in by_message["Name changed"]
+    assert by_message["Name changed"]["location"]["range"]["start"] == {"line": 7}
+    removed = by_message["On removed lines L7 (before the change): Why did 'x' go?"]
+    assert removed["location"] == {"path": "calc.py"} and removed["severity"] == "INFO"
+    assert "Dismissed one" not in result.out
+    every = json.loads(cli("export", "--format", "rdjson", "--all-findings",
+                           reviewed.root).out)
+    assert rdjson_errors(every) == []
+    assert any(d["message"].startswith("Dismissed one (dismissed: on purpose)")
+               for d in every["diagnostics"])
+
+    breakers = (
+        lambda doc: doc.update(diagnostics={}),
+        lambda doc: doc["diagnostics"][0].update(severity="CRITICAL"),
+        lambda doc: doc["diagnostics"][0]["location"]["range"]["start"].update(line="2"),
+        lambda doc: doc["diagnostics"][0].update(message=["not", "a", "string"]),
+        lambda doc: rate_of(doc)["suggestions"][0].update(text=None),
+        lambda doc: doc["source"].update(name=7),
+    )
+    for breaks in breakers:
+        broken = copy.deepcopy(rdjson)
+        breaks(broken)
+        assert rdjson_errors(broken), "a broken rdjson document passed the schema"
+
+
+def rate_of(doc: dict[str, Any]) -> dict[str, Any]:
+    return next(d for d in doc["diagnostics"] if "suggestions" in d)
