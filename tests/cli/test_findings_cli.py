@@ -253,7 +253,8 @@ def test_asking_the_model_for_a_fix(repo: GitRepoBuilder, cli: CliRunner,
     finding = _reviewed(repo, cli, fake_llm, SERVICE.replace("* 3", "* 2").encode(),
                         SERVICE.encode(), _answer(fix=None))
     assert finding["fix"] is None
-    _refused(cli("findings", "apply", finding["id"], repo.root), "has no fix")
+    _refused(cli("findings", "apply", finding["id"], repo.root),
+             f"has no fix (ask the model for one: 'reviewtui findings fix {finding['id']}'")
     fake_llm.clear_requests()
     fake_llm.script(
         Reply.tool_calls([{"name": "read_file_hunk",
