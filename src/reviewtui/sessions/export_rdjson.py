@@ -9,7 +9,9 @@ line-wise (no columns: reviewdog then covers the whole lines, the end line inclu
 
 An applicable fix is the diagnostic's suggestion, and then the diagnostic sits on the lines the
 fix replaces (reviewdog, like GitHub, only posts a suggestion on a comment spanning exactly its
-lines; the finding's own lines are named in the message when they differ). The suggestion's
+lines; the finding's own lines are named in the message when they differ). Each diagnostic's
+``original_output`` is one readable line (``calc.py:2: [P1] title``): what ``-reporter=local``
+prints (without it reviewdog would print the diagnostic's protobuf text). The suggestion's
 text is the replacement lines joined by newlines, none for a deletion; a fix that leaves a
 single empty line has no line-wise spelling, so its range runs from column 1 of the first line
 to the end of the last one's text (columns count UTF-8 bytes, as reviewdog's do). A fix kept as
@@ -79,6 +81,7 @@ def _finding(finding: ExportedFinding) -> dict[str, Any]:
         "location": {"path": finding.file_path, "range": _lines(start, end)},
         "severity": SEVERITY[finding.severity],
         "code": {"value": rule_id(finding)},
+        "original_output": f"{finding.file_path}:{start}: [{finding.severity}] {parts[0]}",
     }
     if fix is not None and suggested:
         diagnostic["suggestions"] = [suggestion(fix)]
@@ -88,9 +91,13 @@ def _finding(finding: ExportedFinding) -> dict[str, Any]:
 def _comment(comment: ReviewComment) -> dict[str, Any]:
     location: dict[str, Any] = {"path": comment.file_path}
     message = comment.body
+    where = comment.file_path
     if comment.side == "old":
         message = f"On removed lines {comment.lines} (before the change): {comment.body}"
     else:
         location["range"] = _lines(comment.start_line, comment.end_line)
+        where += f":{comment.start_line}"
+    first = message.partition("\n")[0]
     return {"message": message, "location": location, "severity": "INFO",
-            "code": {"value": "reviewtui/comment"}}
+            "code": {"value": "reviewtui/comment"},
+            "original_output": f"{where}: [comment] {first}"}

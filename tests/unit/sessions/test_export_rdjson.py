@@ -65,3 +65,15 @@ def test_comments_on_removed_lines_name_the_file_only() -> None:
     assert old["location"] == {"path": "a.py"}
     assert old["message"] == "On removed lines L4-5 (before the change): why?"
     assert new["location"]["range"] == {"start": {"line": 1}, "end": {"line": 1}}
+    # what reviewdog -reporter=local prints, one line each
+    assert old["original_output"] == ("a.py: [comment] On removed lines L4-5 (before the "
+                                      "change): why?")
+    assert new["original_output"] == "a.py:1: [comment] nice"
+
+
+def test_original_output_is_one_readable_line() -> None:
+    dismissed = _finding("P2").model_copy(update={"state": "dismissed", "reason": "ok"})
+    document = json.loads(render_rdjson(_review([_finding("P0"), dismissed])))
+    assert rdjson_errors(document) == []
+    assert [d["original_output"] for d in document["diagnostics"]] == [
+        "src/ünï.py:3: [P0] P0 finding", "src/ünï.py:3: [P2] P2 finding (dismissed: ok)"]
