@@ -2,8 +2,9 @@
 
 Gathers the session's findings, comments and verdict, which units were reviewed, skipped or left
 (the "reviewed" marks follow a unit's content; the plan with the person's overrides says what is
-skipped), and the quoted lines, then renders them (``sessions.export``). The same function serves
-the command line and the workbench, so both export the same thing.
+skipped), and the quoted lines, then renders them (``sessions.export``; rdjson in
+``sessions.export_rdjson``). The same function serves the command line and the workbench, so
+both export the same thing.
 """
 
 from __future__ import annotations
