@@ -15,38 +15,10 @@ from reviewtui.sessions.review_records import StoredFix
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
+from tests.support.schemas import rdjson_errors, sarif_errors
 
 BEFORE = "def rate():\n    value = 2\n    return value\n\n\ndef name():\n    return 'x'\n"
 AFTER = BEFORE.replace("value = 2", "value = 3").replace("'x'", "'y'")
-
-# SARIF 2.1.0 (sarif-schema-2.1.0.json): the required properties and array minimums of the
-# objects a fix is made of, and what a region must hold (§3.30.2: at least one of these).
-REQUIRED = {"fix": ["artifactChanges"], "artifactChange": ["artifactLocation", "replacements"],
-            "replacement": ["deletedRegion"]}
-REGION_STARTS = {"startLine", "charOffset", "byteOffset"}
-INTEGER_MINIMUMS = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
-
-
-def _check_sarif_fix(fix: dict[str, Any]) -> None:
-    assert set(REQUIRED["fix"]) <= set(fix) and set(fix) <= {"description", "artifactChanges",
-                                                               "properties"}
-    assert isinstance(fix["description"]["text"], str)
-    assert len(fix["artifactChanges"]) >= 1
-    for change in fix["artifactChanges"]:
-        assert set(REQUIRED["artifactChange"]) <= set(change)
-        assert isinstance(change["artifactLocation"]["uri"], str)
-        assert len(change["replacements"]) >= 1
-        for replacement in change["replacements"]:
-            assert set(REQUIRED["replacement"]) <= set(replacement)
-            region = replacement["deletedRegion"]
-            assert REGION_STARTS & set(region)
-            for key, minimum in INTEGER_MINIMUMS.items():
-                if key in region:
-                    assert isinstance(region[key], int) and region[key] >= minimum
-            assert region.get("endLine", region["startLine"]) >= region["startLine"]
-            content = replacement.get("insertedContent", {"text": ""})
-            assert set(content) <= {"text", "binary", "rendered", "properties"}
-
 
 def _apply_sarif(text: str, replacement: dict[str, Any]) -> str:
     """Apply one SARIF replacement (line/column, ASCII text) to ``text``."""
@@ -60,6 +32,25 @@ def _apply_sarif(text: str, replacement: dict[str, Any]) -> str:
     end_line = region.get("endLine", region["startLine"])
     end = offset(end_line, region.get("endColumn", len(lines[end_line - 1]) + 1))
     return text[:start] + replacement.get("insertedContent", {}).get("text", "") + text[end:]
+
+
+def _apply_rdjson(text: str, suggestion: dict[str, Any]) -> str:
+    """Apply one rdjson suggestion as reviewdog's format defines its range: line-wise (whole
+    lines, the end line included) without columns, else from start to the exclusive end,
+    columns counting UTF-8 bytes."""
+    start, end = suggestion["range"]["start"], suggestion["range"]["end"]
+    lines = text.split("\n")
+    if "column" not in start and "column" not in end:
+        new = suggestion["text"].split("\n") if suggestion["text"] else []
+        lines[start["line"] - 1:end["line"]] = new
+        return "\n".join(lines)
+    data = text.encode()
+
+    def offset(position: dict[str, int]) -> int:
+        before = lines[:position["line"] - 1]
+        return sum(len(x.encode()) + 1 for x in before) + position["column"] - 1
+
+    return (data[:offset(start)] + suggestion["text"].encode() + data[offset(end):]).decode()
 
 
 def _review(repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer,
@@ -101,6 +92,7 @@ def _suggestion(markdown: str) -> list[list[str]]:
     {"start_line": 7, "end_line": 7, "replacement": "    return 'x'"},  # the file's last line
     {"start_line": 6, "end_line": 7, "replacement": ""},  # deleting the end of the file
     {"start_line": 2, "end_line": 2, "replacement": ""},  # a deletion
+    {"start_line": 4, "end_line": 5, "replacement": "\n"},  # one empty line for two
     {"start_line": 2, "end_line": 2,
      "replacement": "    value = 2\n    # ```not a fence```\n\n    value += 0\n"},
 ])
@@ -118,7 +110,7 @@ def test_fixes_export_as_suggestions_and_sarif_fixes(repo: GitRepoBuilder, cli: 
     assert sarif["version"] == "2.1.0"
     [result] = sarif["runs"][0]["results"]
     [sarif_fix] = result["fixes"]
-    _check_sarif_fix(sarif_fix)
+    assert sarif_errors(sarif) == []  # the OASIS SARIF 2.1.0 schema
     [change] = sarif_fix["artifactChanges"]
     assert change["artifactLocation"]["uri"] == "calc.py"
     [replacement] = change["replacements"]
@@ -130,6 +122,15 @@ def test_fixes_export_as_suggestions_and_sarif_fixes(repo: GitRepoBuilder, cli: 
     assert finding.fix.replacement == fix["replacement"]
     assert _apply_sarif(AFTER, replacement) == patched(AFTER.encode(), finding.fix).decode()
 
+    # rdjson: reviewdog applies the suggestion to the same bytes, on the lines it replaces
+    rdjson = json.loads(cli("export", "--format", "rdjson", repo.root).out)
+    assert rdjson_errors(rdjson) == []
+    [diagnostic] = rdjson["diagnostics"]
+    [suggestion] = diagnostic["suggestions"]
+    assert diagnostic["location"]["range"]["start"]["line"] == fix["start_line"]
+    assert diagnostic["location"]["range"]["end"]["line"] == fix["end_line"]
+    assert _apply_rdjson(AFTER, suggestion) == patched(AFTER.encode(), finding.fix).decode()
+
 
 def test_a_text_only_fix_is_no_suggestion(repo: GitRepoBuilder, cli: CliRunner,
                                           fake_llm: ScriptedOpenAIServer) -> None:
@@ -140,6 +141,7 @@ def test_a_text_only_fix_is_no_suggestion(repo: GitRepoBuilder, cli: CliRunner,
     assert "Fix as text only (L50-52; lines 50-52 are outside calc.py (7 lines)):" in markdown
     sarif = json.loads(cli("export", "--format", "sarif", repo.root).out)
     assert "fixes" not in sarif["runs"][0]["results"][0]
+    assert sarif_errors(sarif) == []
     data = json.loads(cli("export", "--format", "json", repo.root).out)
     assert data["findings"][0]["fix"]["applicable"] is False
 
@@ -155,7 +157,7 @@ def test_review_prints_fixes_as_export_does(repo: GitRepoBuilder, cli: CliRunner
     sarif = json.loads(cli("review", "--rules-plan", "--format", "sarif", repo.root).out)
     exported = json.loads(cli("export", "--format", "sarif", repo.root).out)
     [reviewed] = sarif["runs"][0]["results"]
-    _check_sarif_fix(reviewed["fixes"][0])
+    assert sarif_errors(sarif) == [] and reviewed["fixes"]
     assert reviewed["fixes"] == exported["runs"][0]["results"][0]["fixes"]
     markdown = cli("review", "--rules-plan", repo.root).out
     assert _suggestion(markdown) == [["    value = 2"]]
@@ -179,6 +181,7 @@ def test_sarif_fixes_keep_crlf_line_endings(repo: GitRepoBuilder, cli: CliRunner
          "start_line": 7, "end_line": 7, "fix": fix}]}))
     assert cli("review", "--rules-plan", repo.root).code == 0
     sarif = json.loads(cli("export", "--format", "sarif", repo.root).out)
+    assert sarif_errors(sarif) == []
     [replacement] = sarif["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0][
         "replacements"]
     [finding] = ExportedReview.model_validate_json(

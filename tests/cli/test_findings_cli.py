@@ -174,11 +174,16 @@ def test_links_out_of_the_repository_are_refused(repo: GitRepoBuilder, cli: CliR
 
     target.unlink()
     target.symlink_to(outside / "service.py")  # the file itself a link out
-    with SessionStore() as store:  # (the use case itself: git reports a type change here)
+    with SessionStore() as store:  # the use case itself
         [stored] = store.findings(store.list_sessions()[0].session_id)
     with pytest.raises(FixError, match="is a symbolic link"):
         preview_fix(repo.root, stored)
+    # and the command line (git reports a type change: the change still loads)
+    for args in (("--dry-run",), ()):
+        _refused(cli("findings", "apply", finding["id"], *args, repo.root),
+                 "app/service.py is a symbolic link")
     assert (outside / "service.py").read_text() == SERVICE
+    assert target.is_symlink() and sorted(p.name for p in outside.iterdir()) == ["service.py"]
 
     target.unlink()
     (repo.root / "app").rmdir()
@@ -248,7 +253,8 @@ def test_asking_the_model_for_a_fix(repo: GitRepoBuilder, cli: CliRunner,
     finding = _reviewed(repo, cli, fake_llm, SERVICE.replace("* 3", "* 2").encode(),
                         SERVICE.encode(), _answer(fix=None))
     assert finding["fix"] is None
-    _refused(cli("findings", "apply", finding["id"], repo.root), "has no fix")
+    _refused(cli("findings", "apply", finding["id"], repo.root),
+             f"has no fix (ask the model for one: 'reviewtui findings fix {finding['id']}'")
     fake_llm.clear_requests()
     fake_llm.script(
         Reply.tool_calls([{"name": "read_file_hunk",

@@ -19,6 +19,7 @@ from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.history import long_range
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
+from tests.support.schemas import sarif_errors
 
 SERVICE = "def charge(amount):\n    return amount * 2\n"
 VIEWS = "def pay():\n    return 1\n"
@@ -178,6 +179,7 @@ def test_intent_findings_their_category_and_the_export(
     assert "(1 against the stated purpose)" in markdown
     assert "**P2 · intent mismatch · Refunds are not negative" in markdown
     sarif = json.loads(cli("export", "--commit", "HEAD", "--format", "sarif", repo.root).out)
+    assert sarif_errors(sarif) == []  # the OASIS SARIF 2.1.0 schema
     run = sarif["runs"][0]
     assert run["properties"]["intent"]["commits"][0]["subject"] == (
         "Triple the charge and add refunds")

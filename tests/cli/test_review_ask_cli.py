@@ -8,6 +8,7 @@ from typing import Any
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
+from tests.support.schemas import sarif_errors
 
 SERVICE = "def charge(amount):\n    return amount * 2\n"
 VIEWS = "from app.service import charge\n\n\ndef pay():\n    return charge(10)\n"
@@ -48,6 +49,7 @@ def test_review_runs_tools_and_prints_sarif(repo: GitRepoBuilder, installed: Cli
     assert result.code == 1, result.err  # a P1 finding: CI fails
     assert "findings at P1 or worse" in result.err
     sarif = json.loads(result.out)
+    assert sarif_errors(sarif) == []  # the OASIS SARIF 2.1.0 schema
     results = sarif["runs"][0]["results"]
     assert [r["message"]["text"].splitlines()[0] for r in results] == ["Charge rate tripled"]
     assert results[0]["level"] == "error"

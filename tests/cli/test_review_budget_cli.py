@@ -9,6 +9,7 @@ from typing import Any
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
+from tests.support.schemas import sarif_errors
 
 FILES = 4
 
@@ -57,6 +58,8 @@ def test_units_over_the_budget_are_named_in_every_format(repo: GitRepoBuilder, c
     assert data["units_reviewed"] == len(reviewed)
 
     sarif = json.loads(cli("review", "--rules-plan", "--format", "sarif", repo.root).out)
+
+    assert sarif_errors(sarif) == []  # the OASIS SARIF 2.1.0 schema
     run = sarif["runs"][0]
     assert {u["location"].split(":L")[0] for u in run["properties"]["notReviewed"]} == missing
     notes = run["invocations"][0]["toolExecutionNotifications"]

@@ -200,3 +200,22 @@ async def test_an_unknown_theme_is_reported_not_fatal(repo: GitRepoBuilder,
         await pilot.pause()
         assert app.theme == "reviewtui-dark"
         assert any("no-such-theme" in str(n.message) for n in app._notifications)
+
+
+async def test_the_fix_keys_are_in_the_footer_and_the_help(repo: GitRepoBuilder,
+                                                           tmp_path: Path) -> None:
+    """ctrl+f (preview, ask for a fix) and u (undo) show in the footer as the finding keys do;
+    the help names them and the preview's own keys (a apply, u undo, y copy, r again)."""
+    app = _app(_repo(repo), tmp_path / "s.sqlite3")
+    async with app.run_test(size=(240, 40)) as pilot:
+        await pilot.pause()
+        shown = {(b.binding.key, b.binding.description) for b in app.active_bindings.values()
+                 if b.binding.show}
+        assert {("a", "accept"), ("ctrl+f", "fix"), ("u", "undo fix")} <= shown
+        footer = [key.key for key in app.screen.query("FooterKey")]  # in the footer's order
+        assert footer.index("x") < footer.index("ctrl+f") < footer.index("u")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        listed = dict(app.screen.keys)
+        assert "a applies it, u undoes it, y copies the patch" in listed["ctrl+f"]
+        assert listed["u"].startswith("undo the fix applied to the finding")

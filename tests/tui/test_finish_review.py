@@ -4,6 +4,7 @@ real session store and the scripted model."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import time
@@ -25,6 +26,7 @@ from reviewtui.tui.widgets.chat_input import ChatInput
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
 from tests.support.rendered import static_text
+from tests.support.schemas import rdjson_errors
 
 BILLING = ("def charge(amount):\n    total = amount * 3\n    return total\n" + "\n" * 12 +
            "def refund(amount):\n    return -amount\n")
@@ -234,6 +236,26 @@ async def test_verdict_and_export(repo: GitRepoBuilder, tmp_path: Path,
         await pilot.pause()
         assert any("cannot write" in str(n.message) for n in app._notifications)
         assert app.verdict.verdict == "request_changes"
+
+
+async def test_export_offers_rdjson_for_reviewdog(repo: GitRepoBuilder, tmp_path: Path,
+                                                  fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        await pilot.press("X")
+        assert isinstance(app.screen, ExportModal)
+        app.screen.query_one("#export-path", Input).value = "out/review.md"
+        app.screen.query_one("#export-format", Select).value = "rdjson"
+        await pilot.pause()
+        assert app.screen.query_one("#export-path", Input).value == "out/review.rdjson"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    document = json.loads((repo.root / "out" / "review.rdjson").read_text())
+    assert rdjson_errors(document) == []
+    assert any("Charge rate tripled" in d["message"] for d in document["diagnostics"])
 
 
 def _script_editor(tmp_path: Path, body: str, name: str = "editor.sh") -> Path:

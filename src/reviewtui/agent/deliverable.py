@@ -2,8 +2,9 @@
 
 Gathers the session's findings, comments and verdict, which units were reviewed, skipped or left
 (the "reviewed" marks follow a unit's content; the plan with the person's overrides says what is
-skipped), and the quoted lines, then renders them (``sessions.export``). The same function serves
-the command line and the workbench, so both export the same thing.
+skipped), and the quoted lines, then renders them (``sessions.export``; rdjson in
+``sessions.export_rdjson``). The same function serves the command line and the workbench, so
+both export the same thing.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from reviewtui.sessions.export import (
     render_export,
 )
 from reviewtui.sessions.export_intent import ExportedIntent
+from reviewtui.sessions.export_rdjson import render_rdjson
 from reviewtui.sessions.store import SessionStore, review_status
 from reviewtui.units.model import unit_key
 
-FORMATS = ("markdown", "json", "sarif")
+FORMATS = ("markdown", "json", "sarif", "rdjson")
 
 
 def gather(ws: Workspace, store: SessionStore, session_id: str | None, *,
@@ -63,10 +65,11 @@ def export_review(ws: Workspace, store: SessionStore, fmt: str, *,
                   everything: bool = False) -> tuple[str, ExportedReview]:
     """The rendered review of the workspace's change (its latest session), and its data."""
     if fmt not in FORMATS:
-        raise UsageError(f"unknown export format {fmt!r}", hint="markdown, json or sarif")
+        raise UsageError(f"unknown export format {fmt!r}", hint="markdown, json, sarif or rdjson")
     session = store.latest_session(ws.repo_key, ws.change_key)
     review = gather(ws, store, session.session_id if session else None, everything=everything)
-    return render_export(review, fmt), review
+    text = render_rdjson(review) if fmt == "rdjson" else render_export(review, fmt)
+    return text, review
 
 
 def write_export(text: str, path: str | Path) -> Path:

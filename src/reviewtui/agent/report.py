@@ -20,9 +20,8 @@ from reviewtui.agent.findings import (
     SEVERITY_NAMES,
     ReviewResult,
 )
-from reviewtui.sessions.export import fix_block, sarif_fix
+from reviewtui.sessions.export import SARIF_SCHEMA, fix_block, sarif_fix
 
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
 
 

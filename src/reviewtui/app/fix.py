@@ -123,8 +123,8 @@ def preview_fix(root: Path, finding: StoredFinding) -> FixPreview:
     fix = finding.fix
     ident = finding_id(finding)
     if fix is None:
-        raise FixError(f"finding {ident} has no fix (the workbench's fix key asks the model for "
-                       "one)")
+        raise FixError(f"finding {ident} has no fix (ask the model for one: 'reviewtui findings "
+                       f"fix {ident}', or the workbench's fix key)")
     if not fix.applicable:
         raise FixError(f"finding {ident}'s fix is text only: {fix.reason or 'not checked'}")
     target = target_path(root, finding.file_path)

@@ -1,4 +1,4 @@
-"""``reviewtui export``: the person's review of the change, as Markdown, JSON or SARIF.
+"""``reviewtui export``: the person's review of the change, as Markdown, JSON, SARIF or rdjson.
 
 The review is what the change's session keeps (findings and their states, the reviewer's
 comments, the verdict) over the change as it is now (which units were reviewed, skipped or

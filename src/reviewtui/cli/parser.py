@@ -241,9 +241,11 @@ def build_export_parser() -> argparse.ArgumentParser:
         description="Write the person's review of the change: the verdict, the reviewer's "
                     "comments, the accepted (and untriaged) findings with their lines quoted, "
                     "and how many units were reviewed, skipped or left.")
-    parser.add_argument("--format", choices=("markdown", "json", "sarif"), default="markdown",
+    parser.add_argument("--format", choices=("markdown", "json", "sarif", "rdjson"),
+                        default="markdown",
                         help="markdown (default; ready to paste as a pull-request review), "
-                             "json (the ExportedReview schema) or sarif (SARIF 2.1.0)")
+                             "json (the ExportedReview schema), sarif (SARIF 2.1.0) or rdjson "
+                             "(Reviewdog Diagnostic Format: reviewdog -f=rdjson posts it)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE, not stdout")
     parser.add_argument("--all-findings", action="store_true",
                         help="also dismissed, gone and fixed findings, with their state")

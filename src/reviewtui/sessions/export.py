@@ -1,4 +1,5 @@
-"""The person's review of a change as a deliverable: Markdown, JSON or SARIF.
+"""The person's review of a change as a deliverable: Markdown, JSON or SARIF (rdjson, for
+reviewdog, is ``export_rdjson``).
 
 Markdown is ready to paste as a pull-request review: the verdict, how much was reviewed, then per
 file the reviewer's comments and the findings with the lines they are about quoted. JSON follows
@@ -45,7 +46,9 @@ from reviewtui.sessions.review_records import (
 Quote = Callable[[str, str, int, int], list[str]]  # path, side, start, end -> lines
 EXPORT_SCHEMA_VERSION: Literal[1] = 1
 MAX_QUOTED_LINES = 12
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# The OASIS schema of SARIF 2.1.0 (Errata 01): the exports validate against this very file.
+SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
+                "sarif-schema-2.1.0.json")
 _SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
 _VERDICT_TITLES = {"approve": "Approve", "request_changes": "Request changes",
                    "comment": "Comment"}
@@ -222,12 +225,16 @@ def sarif_fix(path: str, fix: StoredFix, description: str) -> dict[str, Any]:
             }]}
 
 
+def rule_id(finding: StoredFinding) -> str:
+    """The finding's rule: SARIF's ``ruleId``, rdjson's ``code``."""
+    return f"reviewtui/{(finding.category or 'review').lower()}/{finding.severity.lower()}"
+
+
 def _sarif(review: ExportedReview) -> str:
     results: list[dict[str, Any]] = []
     for finding in review.findings:
         result: dict[str, Any] = {
-            "ruleId": f"reviewtui/{(finding.category or 'review').lower()}/"
-                      f"{finding.severity.lower()}",
+            "ruleId": rule_id(finding),
             "level": _SARIF_LEVEL[finding.severity],
             "message": {"text": finding.title if not finding.body
                         else f"{finding.title}\n\n{finding.body}"},

@@ -43,11 +43,13 @@ FOOTER_LABELS = {"run_scanners": "scan", "toggle_reviewed": "done", "edit_reques
                  "build_bundles": "bundle", "zoom": "zoom", "next_finding": "finding",
                  "accept_finding": "accept", "dismiss_finding": "dismiss",
                  "comment": "comment", "export_review": "export", "refresh": "refresh",
-                 "verdict": "verdict", "open_editor": "edit"}
+                 "verdict": "verdict", "open_editor": "edit", "fix_finding": "fix",
+                 "undo_fix": "undo fix"}
 # The footer's order: what a newcomer needs first (a narrow terminal cuts the end; ? lists all).
 FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_bundles", "filter",
                 "toggle_reviewed", "toggle_skip", "edit_requests", "accept_finding",
-                "dismiss_finding", "comment", "export_review", "refresh", "zoom",
+                "dismiss_finding", "fix_finding", "undo_fix", "comment", "export_review",
+                "refresh", "zoom",
                 "sort", "run_scanners")
 
 

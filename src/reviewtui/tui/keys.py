@@ -61,12 +61,14 @@ ACTIONS: Mapping[str, KeyAction] = {
     "accept_with_comment": KeyAction(False, "accept the finding as a comment of yours", "A"),
     "dismiss_finding": KeyAction(True, "dismiss the finding, with a reason (again: reopen)",
                                  "x"),
-    "fix_finding": KeyAction(False, "fix: preview the finding's fix, or ask the model for one "
-                             "(also /fix in the chat)", "ctrl+f"),
-    "undo_fix": KeyAction(False, "undo the fix applied to the finding", "u"),
+    "fix_finding": KeyAction(True, "fix: preview the finding's fix (in the preview: a applies "
+                             "it, u undoes it, y copies the patch, r asks again), or ask the "
+                             "model for one (also /fix in the chat)", "ctrl+f"),
+    "undo_fix": KeyAction(True, "undo the fix applied to the finding (its file's exact "
+                          "previous bytes)", "u"),
     "comment": KeyAction(True, "comment on lines of the unit (new, edit, delete)", "m"),
     "verdict": KeyAction(False, "verdict: approve, request changes, comment", "V"),
-    "export_review": KeyAction(True, "export the review (Markdown, JSON, SARIF)", "X"),
+    "export_review": KeyAction(True, "export the review (Markdown, JSON, SARIF, rdjson)", "X"),
     "open_editor": KeyAction(False, "open the unit's file in $VISUAL / $EDITOR", "ctrl+e"),
     "edit_description": KeyAction(False, "write the change's description (what it is for) "
                                   "in $VISUAL / $EDITOR", "i"),

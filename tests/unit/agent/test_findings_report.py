@@ -71,7 +71,7 @@ def test_sarif_markdown_and_json(repo: GitRepoBuilder) -> None:
     result = ReviewResult(verdict="request_changes", summary="One real bug.", findings=kept,
                           model="m", units_reviewed=1, dropped=dropped)
     sarif = json.loads(render(result, "sarif"))
-    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
+    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("/sarif-schema-2.1.0.json")
     run = sarif["runs"][0]
     assert run["tool"]["driver"]["name"] == "reviewtui"
     levels = [r["level"] for r in run["results"]]

@@ -15,7 +15,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from reviewtui.tui.screens.form_modal import FormModal
 
-SUFFIXES = {"markdown": ".md", "json": ".json", "sarif": ".sarif"}
+SUFFIXES = {"markdown": ".md", "json": ".json", "sarif": ".sarif", "rdjson": ".rdjson"}
 PUBLISH = "publish"
 
 

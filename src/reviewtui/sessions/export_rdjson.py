@@ -1,0 +1,103 @@
+"""The person's review in the Reviewdog Diagnostic Format (rdjson), for forges reviewtui does not
+publish to itself: ``reviewtui export --format rdjson | reviewdog -f=rdjson -reporter=…`` posts
+it to Gerrit, Bitbucket, Gitea, GitLab or GitHub.
+
+One ``DiagnosticResult`` (source ``reviewtui``): each exported finding is a diagnostic with the
+same rule code as SARIF's ``ruleId``, P0/P1 an ``ERROR``, P2 a ``WARNING``, P3 ``INFO``; each of
+the reviewer's comments an ``INFO`` diagnostic with the code ``reviewtui/comment``. Ranges are
+line-wise (no columns: reviewdog then covers the whole lines, the end line included).
+
+An applicable fix is the diagnostic's suggestion, and then the diagnostic sits on the lines the
+fix replaces (reviewdog, like GitHub, only posts a suggestion on a comment spanning exactly its
+lines; the finding's own lines are named in the message when they differ). Each diagnostic's
+``original_output`` is one readable line (``calc.py:2: [P1] title``): what ``-reporter=local``
+prints (without it reviewdog would print the diagnostic's protobuf text). The suggestion's
+text is the replacement lines joined by newlines, none for a deletion; a fix that leaves a
+single empty line has no line-wise spelling, so its range runs from column 1 of the first line
+to the end of the last one's text (columns count UTF-8 bytes, as reviewdog's do). A fix kept as
+text only is no suggestion: its text and reason go into the message.
+
+A comment on removed lines (the old side) has no place in the new file: its diagnostic names
+the file only, and says which old lines it is about. The verdict and its summary are not
+line-bound and have no rdjson field; Markdown and JSON carry them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block, rule_id
+from reviewtui.sessions.review_records import STATE_LABELS, ReviewComment, StoredFix
+
+RdfSeverity = Literal["ERROR", "WARNING", "INFO"]
+SEVERITY: dict[str, RdfSeverity] = {"P0": "ERROR", "P1": "ERROR", "P2": "WARNING",
+                                    "P3": "INFO"}
+SOURCE = {"name": "reviewtui", "url": "https://pypi.org/project/reviewtui/"}
+
+
+def render_rdjson(review: ExportedReview) -> str:
+    diagnostics = [_finding(f) for f in review.findings]
+    diagnostics += [_comment(c) for c in review.comments]
+    result = {"source": SOURCE, "diagnostics": diagnostics}
+    return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+
+
+def _lines(start: int, end: int) -> dict[str, Any]:
+    return {"start": {"line": start}, "end": {"line": end}}
+
+
+def suggestion(fix: StoredFix) -> dict[str, Any]:
+    """The fix as an rdjson ``Suggestion`` over exactly the lines it replaces."""
+    lines = fix.replacement_lines
+    if lines != [""]:
+        return {"range": _lines(fix.start_line, fix.end_line), "text": "\n".join(lines)}
+    last = fix.original[-1] if fix.original else ""
+    return {"range": {"start": {"line": fix.start_line, "column": 1},
+                      "end": {"line": fix.end_line,
+                              "column": len(last.encode("utf-8")) + 1}},
+            "text": ""}
+
+
+def _finding(finding: ExportedFinding) -> dict[str, Any]:
+    parts = [finding.title]
+    if finding.state not in ("open", "accepted"):
+        reason = f": {finding.reason}" if finding.reason else ""
+        parts[0] += f" ({STATE_LABELS[finding.state]}{reason})"
+    fix = finding.fix
+    start, end = finding.start_line, finding.end_line
+    suggested = fix is not None and fix.applicable and bool(fix.original)
+    if fix is not None and suggested and (fix.start_line, fix.end_line) != (start, end):
+        parts.append(f"(Found at {finding.lines}; the suggestion replaces {fix.lines}.)")
+        start, end = fix.start_line, fix.end_line
+    if finding.body:
+        parts.append(finding.body)
+    if finding.suggestion:
+        parts.append(f"Suggestion: {finding.suggestion}")
+    if fix is not None and not suggested:
+        parts.append("\n".join(fix_block(fix)).strip("\n"))
+    diagnostic: dict[str, Any] = {
+        "message": "\n\n".join(parts),
+        "location": {"path": finding.file_path, "range": _lines(start, end)},
+        "severity": SEVERITY[finding.severity],
+        "code": {"value": rule_id(finding)},
+        "original_output": f"{finding.file_path}:{start}: [{finding.severity}] {parts[0]}",
+    }
+    if fix is not None and suggested:
+        diagnostic["suggestions"] = [suggestion(fix)]
+    return diagnostic
+
+
+def _comment(comment: ReviewComment) -> dict[str, Any]:
+    location: dict[str, Any] = {"path": comment.file_path}
+    message = comment.body
+    where = comment.file_path
+    if comment.side == "old":
+        message = f"On removed lines {comment.lines} (before the change): {comment.body}"
+    else:
+        location["range"] = _lines(comment.start_line, comment.end_line)
+        where += f":{comment.start_line}"
+    first = message.partition("\n")[0]
+    return {"message": message, "location": location, "severity": "INFO",
+            "code": {"value": "reviewtui/comment"},
+            "original_output": f"{where}: [comment] {first}"}
