@@ -65,6 +65,8 @@ class LoadedChange:
     config_stamp: tuple[object, ...] = ()  # the settings and rule packs as read
     # the learned priority's features per unit, once ``with_reach`` has counted them
     learned_features: dict[str, dict[str, float]] = field(default_factory=dict)
+    # what gave each unit its history features (the fix commits, the authors), for explain
+    learned_evidence: dict[str, dict[str, str]] = field(default_factory=dict)
     intent: ChangeIntent | None = None  # the stated purpose, once ``with_intent`` gathered it
 
     @property
@@ -202,7 +204,7 @@ class LoadedChange:
         files = ReachCounter(self.repo, self.change_set, cache).counts(
             n for group in names.values() for n in group)
         weights, _ = load_weights(self.root)
-        features = self.triage_features(keep=keep, progress=progress)
+        features, evidence = self._triage(keep, progress)
         suggestions = dict(self.suggestions)
         for unit in self.units:
             suggestion = suggestions.get(unit.unit_id)
@@ -216,7 +218,8 @@ class LoadedChange:
                       else unit_tokens(unit)) if weights.tokens else ()
             suggestions[unit.unit_id] = with_reach(
                 suggestion, len(users), weights.points(features[unit.unit_id], tokens))
-        return replace(self, suggestions=suggestions, learned_features=features)
+        return replace(self, suggestions=suggestions, learned_features=features,
+                       learned_evidence=evidence)
 
     def priority_reasons(self, unit_id: str) -> tuple[str, ...]:
         """Why a unit stands where it does in the priority order: its parts, then the learned
@@ -235,7 +238,8 @@ class LoadedChange:
         if features:
             weights, path = load_weights(self.root)
             reasons += [line.strip() for line in learned_lines(
-                unit, weights.contributions(features, unit_tokens(unit)), features, path)[1:]]
+                unit, weights.contributions(features, unit_tokens(unit)), features, path,
+                self.learned_evidence.get(unit_id))[1:]]
         return tuple(reasons)
 
     def triage_features(self, *, keep: bool = True,
@@ -244,19 +248,25 @@ class LoadedChange:
         """The learned priority's features of every unit, without the rule parts: what the
         lines do, where the unit stands in its change and the history of its lines (kept per
         base commit in .git/reviewtui/history unless ``keep`` is off)."""
+        return self._triage(keep, progress)[0]
+
+    def _triage(self, keep: bool, progress: Callable[[int, int], None] | None
+                ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
         from reviewtui.history.line_history import LineHistory
         from reviewtui.rules.triage_features import LINE_FEATURES, change_features, unit_features
 
         standing = change_features(self.units)
         history: dict[str, dict[str, float]] = {}
+        evidence: dict[str, dict[str, str]] = {}
         if self.repo is not None:
             cache = self.repo.common_dir / "reviewtui" / "history" if keep else None
-            history = LineHistory(self.repo, self.change_set, cache, progress).features(
-                self.units)
+            reader = LineHistory(self.repo, self.change_set, cache, progress)
+            history = reader.features(self.units)
+            evidence = reader.evidence
         lines = {uid: dict(zip(LINE_FEATURES, s.line_signals, strict=True))
                  for uid, s in self.suggestions.items() if s.line_signals}
         return {u.unit_id: unit_features(u, standing[u.unit_id], lines.get(u.unit_id))
-                | history.get(u.unit_id, {}) for u in self.units}
+                | history.get(u.unit_id, {}) for u in self.units}, evidence
 
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""

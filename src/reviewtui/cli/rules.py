@@ -85,6 +85,6 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
     features = loaded.learned_features.get(unit.unit_id) or (
         loaded.triage_features()[unit.unit_id] | rule_features(suggestion))
     learned = learned_lines(unit, weights.contributions(features, unit_tokens(unit)), features,
-                            weights_path)
+                            weights_path, loaded.learned_evidence.get(unit.unit_id))
     out.write(explain(unit, loaded.rules, suggestion, loaded.rule_pack.sources, learned))
     return 0

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -45,6 +46,7 @@ _log = logging.getLogger(__name__)
 _TIMEOUT = 60.0
 _RECENT = 30 * 24 * 3600
 _KEEP = 16
+_WHY = "evidence"  # the cache's key of the evidence (unit ids start with "u_")
 MAX_FILES = 100  # files blamed per change, the most changed first; the rest get no history
 _HALF_LIFE = 182 * 24 * 3600
 # blame walks history back until every line has its commit: on a long history (SymPy, 60k
@@ -62,6 +64,7 @@ class LineOrigin:
     author: str
     time: int
     fix: bool
+    summary: str = ""
 
 
 OLDER = LineOrigin("", "", 0, False)  # a line from before the blame window
@@ -162,10 +165,11 @@ def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
                     lines[final] = OLDER
                     current = None
                     continue
+                summary = info.get(b"summary", b"").decode("utf-8", "replace")
                 lines[final] = LineOrigin(
                     current, info.get(b"author-mail", b"").decode("utf-8", "replace")
                     .strip("<>").lower(), int(info.get(b"committer-time", b"0") or 0),
-                    matcher.is_fix(info.get(b"summary", b"").decode("utf-8", "replace")))
+                    matcher.is_fix(summary), summary)
             current = None
             continue
         head, _, rest = raw.partition(b" ")
@@ -207,8 +211,37 @@ def unit_history(unit: ReviewUnit, lines: Mapping[int, LineOrigin], author: str,
     return features
 
 
+def history_evidence(unit: ReviewUnit, lines: Mapping[int, LineOrigin],
+                     base_time: int) -> dict[str, str]:
+    """What gave ``unit`` its history features, for ``rules explain`` and the detail pane:
+    the fix commits (newest first), the recently changed lines, the lines' authors."""
+    touched = [lines[n] for a, b in _touched(unit) for n in range(a, b + 1) if n in lines]
+    around = touched + [lines[n] for a, b in definition_spans(unit)
+                        for n in range(a, b + 1) if n in lines]
+
+    def fixes(origins: Sequence[LineOrigin]) -> str:
+        seen = {o.commit: o for o in origins if o.fix}
+        newest = sorted(seen.values(), key=lambda o: -o.time)
+        text = ", ".join(f"{o.commit[:8]} {time.strftime('%Y-%m-%d', time.gmtime(o.time))} "
+                         f"\"{o.summary[:50]}\"" for o in newest[:2])
+        return text + (f" and {len(newest) - 2} more" if len(newest) > 2 else "")
+
+    out = {"fixed_before": fixes(touched), "definition_fixed": fixes(around)}
+    out["recent_fix"] = out["definition_fixed"].split(", ")[0]
+    recent = [o for o in touched if o.commit and base_time - o.time <= _RECENT]
+    if recent:
+        out["recent_lines"] = (f"{len(recent)} of {len(touched)} lines changed in the 30 days "
+                               "before")
+    authors = sorted({o.author for o in touched if o.commit})
+    if authors:
+        out["many_authors"] = out["unfamiliar"] = "written by " + ", ".join(authors[:3]) + (
+            f" and {len(authors) - 3} more" if len(authors) > 3 else "")
+    return {name: text for name, text in out.items() if text}
+
+
 class LineHistory:
-    """The history features of a change's units, cached per base commit."""
+    """The history features of a change's units, cached per base commit; ``evidence`` says,
+    once ``features`` ran, what gave each unit its features."""
 
     def __init__(self, repo: GitRepo, change_set: ChangeSet, cache_dir: Path | None,
                  progress: Progress | None = None) -> None:
@@ -218,6 +251,7 @@ class LineHistory:
         self._cache_dir = cache_dir
         self._cache = ObjectCache(cache_dir, _KEEP)
         self._progress = progress
+        self.evidence: dict[str, dict[str, str]] = {}
 
     def features(self, units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
         base = base_commit(self._repo, self._change)
@@ -225,14 +259,19 @@ class LineHistory:
         if base is None or self._repo.is_shallow():
             return zero  # a shallow clone's blame ends at its cut: it would say nothing true
         cached = self._cache.read(base)
-        missing = [u for u in units if u.unit_id not in cached
+        why = cached.setdefault(_WHY, {})
+        missing = [u for u in units if u.unit_id not in cached or u.unit_id not in why
                    or len(cached[u.unit_id]) != len(FEATURES)]
         if missing:
-            cached.update(self._compute(base, missing))
+            features, evidence = self._compute(base, missing)
+            cached.update(features)
+            why.update(evidence)
             self._cache.write(base, cached)
+        self.evidence = {u.unit_id: why[u.unit_id] for u in units if why.get(u.unit_id)}
         return {u.unit_id: cached.get(u.unit_id, zero[u.unit_id]) for u in units}
 
-    def _compute(self, base: str, units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
+    def _compute(self, base: str, units: Sequence[ReviewUnit]
+                 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
         matcher = FixMatcher.build()
         author = change_author(self._repo, self._change)
         stamp = self._repo.try_run("log", "-1", "--format=%ct", "--end-of-options", base)
@@ -242,6 +281,7 @@ class LineHistory:
             if unit.change_type != "add":
                 by_file.setdefault(unit.old_path or unit.file_path, []).append(unit)
         out = {u.unit_id: dict.fromkeys(FEATURES, 0.0) for u in units}
+        evidence: dict[str, dict[str, str]] = {u.unit_id: {} for u in units}
         busiest = sorted(by_file, key=lambda p: (-sum(u.added_lines + u.removed_lines
                                                       for u in by_file[p]), p))[:MAX_FILES]
 
@@ -269,4 +309,5 @@ class LineHistory:
                     for n, o in lines.items()}
             for unit in by_file[path]:
                 out[unit.unit_id] = unit_history(unit, told, author, base_time)
-        return out
+                evidence[unit.unit_id] = history_evidence(unit, told, base_time)
+        return out, evidence

@@ -127,9 +127,11 @@ def explain(unit: ReviewUnit, engine: RuleEngine, suggestion: RuleSuggestion,
 
 
 def learned_lines(unit: ReviewUnit, contributions: Sequence[tuple[str, float]],
-                  features: Mapping[str, float], weights_path: Path) -> list[str]:
+                  features: Mapping[str, float], weights_path: Path,
+                  history: Mapping[str, str] | None = None) -> list[str]:
     """The learned part, feature by feature with its evidence, strongest first (what moves
-    the order by half a point or more)."""
+    the order by half a point or more); ``history``: what gave the history features (the fix
+    commits, the authors)."""
     from reviewtui.rules.triage_features import feature_evidence
 
     lines = [f"  learned (weights: {weights_path}):"]
@@ -137,7 +139,7 @@ def learned_lines(unit: ReviewUnit, contributions: Sequence[tuple[str, float]],
     if not shown:
         lines.append("    no feature of this unit carries weight")
     for name, points in shown:
-        evidence = feature_evidence(unit, name)
+        evidence = feature_evidence(unit, name) or (history or {}).get(name)
         value = f" {features[name]:g}" if name in features else ""
         lines.append(f"    {name}{value} -> {points:+g}" + (f"   {evidence}" if evidence else ""))
     return lines

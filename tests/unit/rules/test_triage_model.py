@@ -164,7 +164,9 @@ def test_a_definition_fixed_three_times_outranks_an_identical_one_in_the_same_fi
     order = [u.unit_id for u in sort_units(loaded.review_index(), "priority").units]
     assert order.index(by_function["measure"]) < order.index(by_function["weigh"])
     reasons = loaded.priority_reasons(by_function["measure"])
-    assert any(r.startswith("definition_fixed ") for r in reasons), reasons
+    fixed_line = next(r for r in reasons if r.startswith("definition_fixed "))
+    # the evidence: the newest fix commits of the definition, with their subjects
+    assert fixed_line.count('"fix measure: wrong total (') == 2 and "and 1 more" in fixed_line
 
 
 def _token_case(time: int) -> CaseResult:
