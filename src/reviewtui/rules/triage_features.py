@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from reviewtui.code.languages import is_code
+from reviewtui.git.model import DiffLine
 from reviewtui.units.model import ReviewUnit
 
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|<!--|\"\"\"|''')")
@@ -57,8 +58,19 @@ FEATURES: tuple[str, ...] = (
 )
 
 
-def _code_lines(lines: Sequence[str]) -> list[str]:
-    return [line for line in lines if line.strip() and not _COMMENT.match(line)]
+def _is_code(unit: ReviewUnit, line: DiffLine) -> bool:
+    """A changed line that is code: not blank, not opening like a comment and, where the
+    parse saw the file, none of its comments or docstrings (``prose_lines``) -- a docstring's
+    "if the value is None" steers nothing."""
+    if line.kind == " " or not line.text.strip() or _COMMENT.match(line.text):
+        return False
+    return not unit.parsed or (
+        line.kind, line.new_no if line.kind == "+" else line.old_no) not in unit.prose_lines
+
+
+def _code_side(unit: ReviewUnit, kind: str) -> list[str]:
+    return [ln.text for h in unit.hunks for ln in h.lines if ln.kind == kind
+            and _is_code(unit, ln)]
 
 
 def _share(count: int, total: int) -> float:
@@ -82,7 +94,7 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
         return dict.fromkeys(LINE_FEATURES, 0.0)
     added = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "+"]
     removed = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "-"]
-    code_added, code_removed = _code_lines(added), _code_lines(removed)
+    code_added, code_removed = _code_side(unit, "+"), _code_side(unit, "-")
     code = code_added + code_removed
     changed = len(added) + len(removed)
     n = len(code)
@@ -189,8 +201,7 @@ def feature_evidence(unit: ReviewUnit, name: str) -> str | None:
     pattern, kinds = found
     for hunk in unit.hunks:
         for line in hunk.lines:
-            if line.kind in kinds and line.kind != " " and line.text.strip() and not (
-                    _COMMENT.match(line.text)) and pattern.search(line.text):
+            if line.kind in kinds and _is_code(unit, line) and pattern.search(line.text):
                 number = line.new_no if line.kind == "+" else line.old_no
                 return f"{line.kind}L{number} {line.text.strip()[:80]}"
     return None
@@ -210,7 +221,7 @@ def unit_tokens(unit: ReviewUnit) -> list[str]:
     seen: dict[str, None] = {}
     for hunk in unit.hunks:
         for line in hunk.lines:
-            if line.kind == " " or not line.text.strip() or _COMMENT.match(line.text):
+            if not _is_code(unit, line):
                 continue
             for token in _TOKEN.findall(line.text):
                 seen[line.kind + token.lower()] = None

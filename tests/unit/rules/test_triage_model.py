@@ -199,3 +199,25 @@ def test_a_token_must_say_which_side_it_is_on(tmp_path: Path) -> None:
     path.write_text('[tokens]\nreturn = 1.0\n')
     with pytest.raises(ConfigError, match=r"tokens.return: a token starts with"):
         load_weights(tmp_path)
+
+
+def test_a_docstring_that_reads_like_code_steers_nothing(repo: GitRepoBuilder) -> None:
+    """The parse's docstrings and comments are not changed code: "if the size is None,
+    return 0" in a docstring gives no control flow, no null handling and no return."""
+    filler = "".join(f"LIMIT_{i} = {i}\n" for i in range(20))
+    body = ('def size(item):\n    """The size of an item."""\n    return item.size\n\n\n'
+            + filler + '\n\ndef weight(item):\n    return item.weight\n')
+    repo.write("m.py", body)
+    repo.commit("m")
+    repo.write("m.py", body.replace('"""The size of an item."""',
+                                    '"""The size of an item.\n\n    if the size is None, return 0 '
+                                    'unless strict.\n    """')
+               .replace("return item.weight", "if item.weight is None:\n        return 0\n"
+                        "    return item.weight"))
+    repo.commit("document size, default weight")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False).with_reach(keep=False)
+    by_function = {u.functions[0]: loaded.learned_features[u.unit_id] for u in loaded.units}
+    docs, code = by_function["size"], by_function["weight"]
+    for name in ("control_flow", "null_handling", "return_changed"):
+        assert docs[name] == 0 and code[name] > 0, name
