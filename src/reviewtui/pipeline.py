@@ -424,7 +424,7 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
     Setting ``cancel`` stops its requests at once (the planner then raises
     ``LLMCancelledError``)."""
     from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
-    from reviewtui.plan import Planner, PlannerReport
+    from reviewtui.plan import PlannerReport
 
     if not use_llm:
         return None, PlannerReport(status="skipped",
@@ -434,6 +434,7 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
         return None, PlannerReport(status="not_configured",
                                    messages=[f"{NOT_CONFIGURED_HINT}; the rules decide"])
     from reviewtui.llm import LLMClient  # the openai SDK: only when a model will be asked
+    from reviewtui.plan.planner import Planner
 
     return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
 
