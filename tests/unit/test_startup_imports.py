@@ -40,6 +40,18 @@ SCANNERS = tuple(sorted(
     if path.stem not in ("__init__", "config", "model")))
 
 
+# What loading a change needs (the repository through GitPython, diffing, cutting units with
+# tree-sitter, the rule engine, the per-file analysis): imported by ``load_change``, never by
+# the workbench module itself, so the workbench can be on screen before any of it loads.
+PIPELINE_STAGES = ("git", "gitdb", "reviewtui.git.runner", "reviewtui.git.collect",
+                   "reviewtui.units.build", "reviewtui.code", "reviewtui.rules",
+                   "reviewtui.analysis")
+
+
+def _is_stage(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in PIPELINE_STAGES)
+
+
 def _is_lazy(name: str) -> bool:
     top = name.split(".")[0]
     return (top in LLM_PACKAGES or top in GRAMMARS or top.startswith("tree_sitter_")
@@ -64,7 +76,7 @@ def test_the_lists_name_real_modules() -> None:
     assert {"reviewtui.rules.scanners.runner", "reviewtui.rules.scanners.registry",
             "reviewtui.rules.scanners.python_tools", "reviewtui.rules.scanners.semgrep_tool",
             } <= set(SCANNERS)
-    for name in LAZY_MODULES + LAZY_PACKAGES:
+    for name in LAZY_MODULES + LAZY_PACKAGES + PIPELINE_STAGES[2:]:
         relative = name.split(".")[1:]
         assert ((PACKAGE.joinpath(*relative).with_suffix(".py")).is_file()
                 or (PACKAGE.joinpath(*relative) / "__init__.py").is_file()), name
@@ -74,6 +86,7 @@ def test_the_workbench_module_imports_none_of_the_lazy_stages() -> None:
     modules, _ = _modules_after("import reviewtui.tui.app")
     assert "reviewtui.tui.app" in modules and "textual.app" in modules
     assert [m for m in modules if _is_lazy(m)] == []
+    assert [m for m in modules if _is_stage(m)] == []
 
 
 def test_opening_a_change_loads_only_its_own_grammar(repo: GitRepoBuilder) -> None:
@@ -113,8 +126,8 @@ def test_version_answers_before_anything_is_imported() -> None:
     assert printed == f"reviewtui {reviewtui.__version__}"
     ours = [m for m in modules if m.split(".")[0] == "reviewtui"]
     assert sorted(ours) == ["reviewtui", "reviewtui.cli", "reviewtui.cli.main", "reviewtui.errors"]
-    assert [m for m in modules if m.split(".")[0] in ("pydantic", "git", "argparse", "textual")
-            or _is_lazy(m)] == []
+    assert [m for m in modules if m.split(".")[0] in ("pydantic", "argparse", "textual")
+            or _is_lazy(m) or _is_stage(m)] == []
 
 
 def test_version_prints_what_the_parser_prints() -> None:

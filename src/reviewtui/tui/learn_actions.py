@@ -15,7 +15,6 @@ from textual import work
 from reviewtui.errors import ReviewTuiError
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, fuse_again
-from reviewtui.rules import load_rule_pack
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.triage import Triage
 
@@ -38,6 +37,7 @@ class LearnActions(WorkbenchBase):
 
     @work(thread=True, exclusive=True, group="learning")
     def _learn_worker(self, decision: tuple[str, bool] | None) -> None:
+        from reviewtui.rules import load_rule_pack
         from reviewtui.rules.learning import accept, learn, reject
         from reviewtui.rules.learning.rejections import rejections_path
         from reviewtui.rules.learning.text import accepted_text, rejected_text
