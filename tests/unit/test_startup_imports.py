@@ -22,6 +22,8 @@ PACKAGE = Path(reviewtui.__file__).resolve().parent
 
 # Third-party packages: the model client and the tokenizer.
 LLM_PACKAGES = ("openai", "httpx", "tiktoken", "tiktoken_ext")
+# Textual's Markdown widget parses with markdown-it: it loads with the first chat answer.
+FIRST_ANSWER = ("markdown_it",)
 # Every grammar wheel of the language table (a new language's wheel is in this list too).
 GRAMMARS = tuple(sorted({s.grammar.module for s in SPECS if s.grammar is not None}))
 # Whole subpackages that run only on a key press or a subcommand.
@@ -54,8 +56,8 @@ def _is_stage(name: str) -> bool:
 
 def _is_lazy(name: str) -> bool:
     top = name.split(".")[0]
-    return (top in LLM_PACKAGES or top in GRAMMARS or top.startswith("tree_sitter_")
-            or name in LAZY_MODULES or name in SCANNERS
+    return (top in LLM_PACKAGES or top in FIRST_ANSWER or top in GRAMMARS
+            or top.startswith("tree_sitter_") or name in LAZY_MODULES or name in SCANNERS
             or any(name == p or name.startswith(p + ".") for p in LAZY_PACKAGES))
 
 
