@@ -15,17 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reviewtui.errors import NotARepositoryError
-from reviewtui.git import (
-    ChangeSelector,
-    ChangeSet,
-    ContentReader,
-    GitRepo,
-    SelectorMode,
-    collect_change,
-    open_repository,
-)
-from reviewtui.git.collect import DEFAULT_MAX_FILE_BYTES
-from reviewtui.git.model import ChangeStatus, SideKind
+from reviewtui.git.contents import ContentReader
+from reviewtui.git.model import ChangeSet, ChangeStatus, SideKind
+from reviewtui.git.selector import ChangeSelector, SelectorMode
 
 if TYPE_CHECKING:
     # Settings and the rule and unit stages are imported while git computes the diff (see
@@ -34,6 +26,7 @@ if TYPE_CHECKING:
     from reviewtui.context import BundleStream
     from reviewtui.git.intent import ChangeIntent
     from reviewtui.git.refresh import Recollected, WorktreeStamps
+    from reviewtui.git.runner import GitRepo  # GitPython: imported when load_change opens one
     from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
     from reviewtui.plan.conflicts import EvidenceLog
@@ -439,7 +432,7 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
     Setting ``cancel`` stops its requests at once (the planner then raises
     ``LLMCancelledError``)."""
     from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
-    from reviewtui.plan import Planner, PlannerReport
+    from reviewtui.plan import PlannerReport
 
     if not use_llm:
         return None, PlannerReport(status="skipped",
@@ -449,6 +442,7 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
         return None, PlannerReport(status="not_configured",
                                    messages=[f"{NOT_CONFIGURED_HINT}; the rules decide"])
     from reviewtui.llm import LLMClient  # the openai SDK: only when a model will be asked
+    from reviewtui.plan.planner import Planner
 
     return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
 
@@ -463,6 +457,9 @@ class _Collecting:
 
     def __init__(self, repo: GitRepo | None, selector: ChangeSelector, root: Path,
                  settings: Settings | None) -> None:
+        from reviewtui.git.collect import DEFAULT_MAX_FILE_BYTES, collect_change
+
+        self._collect = collect_change
         max_bytes = settings.git.max_file_bytes if settings else DEFAULT_MAX_FILE_BYTES
         branch = settings.git.default_branch if settings else None
         self._args = (repo, selector, root, max_bytes, branch)
@@ -474,7 +471,7 @@ class _Collecting:
     def _run(self) -> None:
         repo, selector, root, max_bytes, branch = self._args
         try:
-            self._result = collect_change(repo, selector, patch_root=root,
+            self._result = self._collect(repo, selector, patch_root=root,
                                           max_file_bytes=max_bytes, default_branch_name=branch)
         except BaseException as exc:  # handed to the caller of result()
             self._error = exc
@@ -513,6 +510,8 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     Per-file results are reused from earlier runs unless ``use_cache`` is off, the ``[units]
     cache`` setting is off, or the change is a patch file (whose contents git does not name).
     """
+    from reviewtui.git.runner import open_repository
+
     repo: GitRepo | None
     try:
         repo = open_repository(path)

@@ -2,19 +2,23 @@
 
 ``reviewtui [selectors] [PATH]`` opens the workbench in a terminal and prints the index table
 when piped; the headless subcommands run the same pipeline. Errors print as one line on stderr
-with exit code 2, never a traceback.
+with exit code 2, never a traceback. ``reviewtui --version`` answers before any parser (or
+anything else) is imported.
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from reviewtui.cli.parser import SUBCOMMANDS, parse
+from reviewtui import __version__
 from reviewtui.errors import ReviewTuiError
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _run(command: str, args: argparse.Namespace) -> int:
@@ -57,6 +61,8 @@ def _run(command: str, args: argparse.Namespace) -> int:
 
 
 def _dispatch(argv: list[str]) -> int:
+    from reviewtui.cli.parser import SUBCOMMANDS, parse
+
     if argv and argv[0] in SUBCOMMANDS:
         return _run(argv[0], parse(argv[0], argv[1:]))
     args = parse("", argv)  # --help / --version / validation
@@ -70,6 +76,9 @@ def _dispatch(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:  # what argparse's version action prints, without building it
+        print(f"reviewtui {__version__}")
+        return 0
     # A headless command is a short batch job that allocates a few hundred thousand long-lived
     # objects (diff lines, units, index models) and no garbage cycles worth collecting; the
     # cyclic collector would rescan that growing heap again and again (~15% of a large index).

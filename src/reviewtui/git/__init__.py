@@ -1,9 +1,15 @@
-"""The git stage: collect the change to review (``collect_change``) and its model."""
+"""The git stage: collect the change to review (``collect_change``) and its model.
+
+The model and the selector are plain data and load with the package; collecting and the
+repository (GitPython, about a tenth of a second) load on first use, so a module that only
+names a ``ChangeSet`` (the workbench's widgets) does not import them.
+"""
 
 from __future__ import annotations
 
-from reviewtui.git.collect import collect_change, default_branch
-from reviewtui.git.contents import ContentReader
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from reviewtui.git.model import (
     ChangeSet,
     ChangeStatus,
@@ -14,8 +20,16 @@ from reviewtui.git.model import (
     Side,
     SideKind,
 )
-from reviewtui.git.runner import GitRepo, open_repository
 from reviewtui.git.selector import ChangeSelector, SelectorMode
+
+if TYPE_CHECKING:
+    from reviewtui.git.collect import collect_change, default_branch
+    from reviewtui.git.contents import ContentReader
+    from reviewtui.git.runner import GitRepo, open_repository
+
+_LAZY = {"collect_change": "reviewtui.git.collect", "default_branch": "reviewtui.git.collect",
+         "ContentReader": "reviewtui.git.contents", "GitRepo": "reviewtui.git.runner",
+         "open_repository": "reviewtui.git.runner"}
 
 __all__ = [
     "ChangeSelector",
@@ -34,3 +48,12 @@ __all__ = [
     "default_branch",
     "open_repository",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reviewtui.git' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value

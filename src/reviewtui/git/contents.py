@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reviewtui.git.model import ChangeSet, FileChange, SideKind
-from reviewtui.git.runner import GitRepo
+
+if TYPE_CHECKING:  # GitPython: only once a repository is opened
+    from reviewtui.git.runner import GitRepo
 
 
 def path_within(root: Path, relative: str) -> Path | None:

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reviewtui.git.model import ChangeSet, SideKind
-from reviewtui.git.runner import GitRepo
 from reviewtui.llm.redact import redact_secrets
+
+if TYPE_CHECKING:  # GitPython: only once a repository is opened
+    from reviewtui.git.runner import GitRepo
 
 MAX_COMMITS_READ = 1_000  # messages read in full; a longer range is counted, not read
 _TRAILER = re.compile(r"^([A-Za-z][A-Za-z0-9-]{0,40})\s*:\s+(\S.*)$")

@@ -3,9 +3,14 @@
 ``plan_change`` is the one entry point: review index in, fused plan out. Without a planner (no
 model configured, or ``--no-llm``) the rules decide alone and the report says why. What the
 planner and the person said goes to the evidence log (``conflicts``, ``evidence``).
+The planner itself (``planner``, ``prompt``, ``extract``) loads only when a model plans: the
+rules-only plan that opens the workbench never imports it.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from reviewtui.git.intent import ChangeIntent
 from reviewtui.models import ReviewIndex
@@ -19,7 +24,6 @@ from reviewtui.plan.conflicts import (
 from reviewtui.plan.evidence import UnitFacts, override_records
 from reviewtui.plan.fusion import fuse_plan, is_high_risk, llm_answers
 from reviewtui.plan.overrides import apply_overrides, load_overrides, resolve_unit_ids
-from reviewtui.plan.planner import Planner, PlannerOutcome
 from reviewtui.plan.requests import merge_requests, parse_level, planner_request
 from reviewtui.plan.schema import (
     ConflictRecord,
@@ -33,6 +37,9 @@ from reviewtui.plan.schema import (
 )
 from reviewtui.units.index import planner_index
 
+if TYPE_CHECKING:
+    from reviewtui.plan.planner import Planner
+
 
 def plan_change(index: ReviewIndex, planner: Planner | None, *,
                 overrides: OverrideSet | None = None, conflict_log: EvidenceLog | None = None,
@@ -44,13 +51,14 @@ def plan_change(index: ReviewIndex, planner: Planner | None, *,
     ``intent``, the change's stated purpose, goes to the planner with every batch.
     What the LLM said about each unit and the person's ``overrides`` go to ``conflict_log``.
     """
+    answers: dict[str, LLMPlanItem] = {}
+    planned: frozenset[str] = frozenset()
     if planner is None or not index.units:
         report = without_planner or PlannerReport(status="skipped")
-        outcome = PlannerOutcome({}, frozenset(), report)
     else:
         outcome = planner.plan(planner_index(index), intent)
-    fusion = fuse_plan(index.units, outcome.items, outcome.planned_ids,
-                       model=outcome.report.model)
+        answers, planned, report = outcome.items, outcome.planned_ids, outcome.report
+    fusion = fuse_plan(index.units, answers, planned, model=report.model)
     if overrides is not None:
         overrides = resolve_unit_ids(overrides, [u.unit_id for u in index.units])
     if conflict_log is not None:
@@ -62,9 +70,9 @@ def plan_change(index: ReviewIndex, planner: Planner | None, *,
             if evidence:
                 conflict_log.append(evidence)
         except OSError as exc:
-            outcome.report.messages.append(f"evidence log not written: {exc.strerror}")
+            report.messages.append(f"evidence log not written: {exc.strerror}")
     items = apply_overrides(fusion.items, overrides)
-    return FusedPlan(plan=items, planner=outcome.report, conflicts=len(fusion.conflicts))
+    return FusedPlan(plan=items, planner=report, conflicts=len(fusion.conflicts))
 
 
 def fuse_again(plan: FusedPlan, index: ReviewIndex) -> FusedPlan:
@@ -99,3 +107,11 @@ __all__ = [
     "read_conflicts",
     "read_evidence",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Planner":  # the LLM planner, loaded on first use
+        value = importlib.import_module("reviewtui.plan.planner").Planner
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'reviewtui.plan' has no attribute {name!r}")

@@ -3,22 +3,23 @@
 Reading the evidence, writing the learned rule and scoring the change again run in a thread
 worker; the table is re-scored as soon as a candidate is accepted (the planner's answers, if
 any, are fused again with the new rule levels; the person's overrides stay on top).
+The learning stage (evidence mining, the TOML writer) loads when ``L`` is first pressed.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from textual import work
 
 from reviewtui.errors import ReviewTuiError
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, fuse_again
-from reviewtui.rules import load_rule_pack
-from reviewtui.rules.learning import LearnReport, accept, learn, reject
-from reviewtui.rules.learning.rejections import rejections_path
-from reviewtui.rules.learning.text import accepted_text, rejected_text
 from reviewtui.tui.base import WorkbenchBase
-from reviewtui.tui.screens.learn import LearnScreen
 from reviewtui.tui.triage import Triage
+
+if TYPE_CHECKING:
+    from reviewtui.rules.learning import LearnReport
 
 
 class LearnActions(WorkbenchBase):
@@ -36,6 +37,11 @@ class LearnActions(WorkbenchBase):
 
     @work(thread=True, exclusive=True, group="learning")
     def _learn_worker(self, decision: tuple[str, bool] | None) -> None:
+        from reviewtui.rules import load_rule_pack
+        from reviewtui.rules.learning import accept, learn, reject
+        from reviewtui.rules.learning.rejections import rejections_path
+        from reviewtui.rules.learning.text import accepted_text, rejected_text
+
         loaded, repo = self.loaded, self.loaded.repo
         assert repo is not None
         rescored: tuple[LoadedChange, FusedPlan] | None = None
@@ -63,6 +69,8 @@ class LearnActions(WorkbenchBase):
 
     def _learned(self, report: LearnReport, note: str | None,
                  rescored: tuple[LoadedChange, FusedPlan] | None) -> None:
+        from reviewtui.tui.screens.learn import LearnScreen
+
         ready = sum(c.status == "ready" for c in report.candidates)
         status = f"{ready} ready candidate{'s' if ready != 1 else ''}"
         if note is not None:

@@ -4,10 +4,9 @@ review (R) and the chat. LLM calls are registered in ``jobs`` so Escape can stop
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
-from textual.widgets import Markdown
 
 from reviewtui.errors import ReviewTuiError
 from reviewtui.models import Allocation, ContextBundle
@@ -17,6 +16,9 @@ from reviewtui.sessions.records import RoundRecord
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.widgets.chat_input import ChatInput
 from reviewtui.tui.widgets.chat_pane import ChatPane
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 FIX_COMMAND = "/fix"  # in the chat: a fix for the selected finding (as the fix key)
 

@@ -15,11 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reviewtui.agent.findings import ReviewResult
-from reviewtui.agent.workspace import Workspace, change_key
-from reviewtui.conversation.engine import AskResult, ChatSession
 from reviewtui.errors import ReviewTuiError, StoreError
-from reviewtui.llm import NOT_CONFIGURED_HINT, LLMClient, resolve_llm, token_counter
+from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.plan.evidence import override_records
@@ -32,8 +29,24 @@ from reviewtui.sessions.review_records import (
 )
 from reviewtui.sessions.store import SessionStore
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the agent, the chat and the model client load when first used
+    from reviewtui.agent.findings import ReviewResult
+    from reviewtui.agent.workspace import Workspace
     from reviewtui.app.fix import FixPreview
+    from reviewtui.conversation.engine import AskResult, ChatSession
+    from reviewtui.llm.client import LLMClient
+
+
+def _workspace(loaded: LoadedChange, plan: FusedPlan) -> Workspace:
+    from reviewtui.agent.workspace import Workspace
+
+    return Workspace(loaded, plan)
+
+
+def _client(session: TuiSession) -> LLMClient:
+    from reviewtui.llm.client import LLMClient
+
+    return LLMClient(session.config)
 
 
 @dataclass(frozen=True)
@@ -60,7 +73,7 @@ class TuiSession:
         self._lock = threading.Lock()
         self._recorded = OverrideSet()  # the overrides last logged as evidence
         self.repo_key = str(loaded.root)
-        self.change_key = change_key(loaded.change_set)  # what `reviewtui ask` uses too
+        self.change_key = loaded.change_set.key  # what `reviewtui ask` uses too
         # The stated purpose, gathered once: --description wins, else the one written here
         # (``i``) and kept in the session, else the [review] description setting.
         self.loaded = loaded.with_intent(description, stored=self.description(),
@@ -170,8 +183,8 @@ class TuiSession:
         from reviewtui.agent.record import record_review
         from reviewtui.agent.review import Reviewer
 
-        client = LLMClient(self.config)
-        workspace = Workspace(self.loaded, plan)
+        client = _client(self)
+        workspace = _workspace(self.loaded, plan)
         reviewer = Reviewer(workspace, client, token_counter(self.config.model))
         result = reviewer.review(unit_ids, cancel=cancel)
         left_out = {u.unit_id for u in result.not_reviewed}
@@ -244,9 +257,9 @@ class TuiSession:
         with its checked fix, and the model's explanation."""
         from reviewtui.app.fix import request_fix
 
-        workspace = Workspace(self.loaded, plan)
+        workspace = _workspace(self.loaded, plan)
         store, sid = self._fix_store()
-        updated, answer = request_fix(workspace, LLMClient(self.config),
+        updated, answer = request_fix(workspace, _client(self),
                                       token_counter(self.config.model), store, sid, finding,
                                       cancel=cancel)
         return updated, answer.explanation
@@ -292,7 +305,7 @@ class TuiSession:
         if store is None:
             raise ReviewTuiError(self._store_problem or "the session store is unavailable")
         with self._lock:
-            text, _ = export_review(Workspace(self.loaded, plan), store, fmt,
+            text, _ = export_review(_workspace(self.loaded, plan), store, fmt,
                                     everything=everything)
         target = Path(path).expanduser()
         return write_export(text, target if target.is_absolute() else self.loaded.root / target)
@@ -337,13 +350,15 @@ class TuiSession:
         return chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel)
 
     def _chat_session(self, plan: FusedPlan) -> ChatSession:
+        from reviewtui.conversation.engine import ChatSession
+
         if self._chat is None:
             store = self.store()
             if store is None:
                 raise ReviewTuiError(self._store_problem or "the session store is unavailable")
-            workspace = Workspace(self.loaded, plan)
+            workspace = _workspace(self.loaded, plan)
             sid = self._session(create=True)
-            self._chat = ChatSession.open(workspace, store, LLMClient(self.config),
+            self._chat = ChatSession.open(workspace, store, _client(self),
                                           token_counter(self.config.model), session_id=sid)
         return self._chat
 

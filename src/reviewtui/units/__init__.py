@@ -1,10 +1,24 @@
-"""The units stage: ``build_units`` cuts a ``ChangeSet`` into tagged ``ReviewUnit``s."""
+"""The units stage: ``build_units`` cuts a ``ChangeSet`` into tagged ``ReviewUnit``s.
+
+``ReviewUnit`` (plain data) loads with the package; building units (tree-sitter, the tagging
+vocabularies) and the index load on first use, so a module that only names a unit does not
+import the parsers.
+"""
 
 from __future__ import annotations
 
-from reviewtui.units.build import build_units, compact_ranges
-from reviewtui.units.index import build_review_index, index_unit, planner_index
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from reviewtui.units.model import ReviewUnit
+
+if TYPE_CHECKING:
+    from reviewtui.units.build import build_units, compact_ranges
+    from reviewtui.units.index import build_review_index, index_unit, planner_index
+
+_LAZY = {"build_units": "reviewtui.units.build", "compact_ranges": "reviewtui.units.build",
+         "build_review_index": "reviewtui.units.index", "index_unit": "reviewtui.units.index",
+         "planner_index": "reviewtui.units.index"}
 
 __all__ = [
     "ReviewUnit",
@@ -14,3 +28,12 @@ __all__ = [
     "index_unit",
     "planner_index",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reviewtui.units' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value

@@ -3,9 +3,16 @@
 ``run_scanners`` runs every enabled and installed tool on the files of the languages it is
 configured for, in parallel, with timeouts and a content-addressed cache, and returns a
 ``ScanReport`` of normalised ``ScannerIssue`` records. The rule engine and the CLI consume it.
+
+The rule pack's schema needs only ``config`` (and the engine only ``model``); the tool adapters
+and the runner load on first use of ``ADAPTERS`` or ``run_scanners``, so opening a change (the
+workbench's first screen) never imports a scanner.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from reviewtui.rules.scanners.config import (
     ANY_LANGUAGE,
@@ -20,8 +27,13 @@ from reviewtui.rules.scanners.model import (
     ScanTarget,
     normalise_severity,
 )
-from reviewtui.rules.scanners.registry import ADAPTERS
-from reviewtui.rules.scanners.runner import run_scanners
+
+if TYPE_CHECKING:
+    from reviewtui.rules.scanners.registry import ADAPTERS
+    from reviewtui.rules.scanners.runner import run_scanners
+
+_LAZY = {"ADAPTERS": "reviewtui.rules.scanners.registry",
+         "run_scanners": "reviewtui.rules.scanners.runner"}
 
 __all__ = [
     "ADAPTERS",
@@ -36,3 +48,12 @@ __all__ = [
     "normalise_severity",
     "run_scanners",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reviewtui.rules.scanners' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value

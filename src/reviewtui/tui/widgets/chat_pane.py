@@ -9,20 +9,24 @@ read something earlier (scrolling back to the end follows again).
 An answer that is not whole (stopped at the model's output token limit, or cut off by the
 server) is offered for continuing: the transcript takes the focus and ``c`` there asks the model
 to go on (``ContinueRequested``); anywhere else ``c`` is what it always is (the chat key, or a
-letter in the input), so a question that starts with "c" is never taken for it.
+letter in the input), so a question that starts with "c" is never taken for it. Textual's
+Markdown widget (and its parser) loads with the first answer, not with the workbench.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from reviewtui.tui.widgets.chat_input import ChatInput
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 
 class ChatPane(Vertical):
@@ -72,6 +76,8 @@ class ChatPane(Vertical):
 
     def start_exchange(self, question: str, answer_text: str = "") -> Markdown:
         """A question and its answer (empty until it streams in, or ``answer_text``)."""
+        from textual.widgets import Markdown
+
         self.continuable = False
         log = self.log_view
         log.mount(Static(f"> {question}", classes="chat-question", markup=False))
