@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from reviewtui.git import ChangeSelector
     from reviewtui.pipeline import LoadedChange
 
+NICE = 10  # the analysis process and its workers run this much below the app
 POLL = 0.1  # seconds between two checks whether to stop, while waiting for a report
 
 
@@ -37,14 +39,29 @@ def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection
     from reviewtui.pipeline import load_change
 
     os.setpgid(0, 0)  # its workers with it: ``stop`` ends the whole group
+    # Below the app: on two cores the app's imports and first paint must not wait for the
+    # analysis (which, with its workers, would take both); idle cores it gets all the same.
+    os.nice(NICE)
+
+    reports = 0
 
     def report(progress: AnalysisProgress) -> None:
+        nonlocal reports
+        reports += 1
+        if reports == 1 and progress.complete:
+            # The cache knew every file: the app's own load reads it as fast as this one.
+            send.send(replace(progress, finished=()))
+            raise _NothingToDo
         send.send(progress)
 
     # Any failure: the app's own load meets it again and says it.
     with contextlib.suppress(Exception):
         load_change(path, selector, use_cache=True, progress=report)
     send.close()
+
+
+class _NothingToDo(Exception):
+    pass
 
 
 class BackgroundAnalysis:

@@ -85,3 +85,18 @@ def test_a_raising_callback_stops_the_process(repo: GitRepoBuilder) -> None:
     with pytest.raises(_Stop):
         opening(quit_now)
     assert not background.alive
+
+
+def test_a_warm_cache_leaves_the_process_nothing_to_do(repo: GitRepoBuilder) -> None:
+    _change(repo)
+    _needs_fork()
+    selector = ChangeSelector(SelectorMode.AUTO)
+    first = WorkbenchLoad(repo.root, selector)
+    first(lambda progress: None)
+    first.stop()
+    again = WorkbenchLoad(repo.root, selector)
+    heard: list[AnalysisProgress] = []
+    loaded = again(heard.append)
+    again.stop()
+    # the process: "all 12 known", no units sent; then the load that reads the cache itself
+    assert [(p.done, len(p.finished)) for p in heard] == [(12, 0), (12, len(loaded.units))]
