@@ -96,6 +96,9 @@ async def test_q_while_loading_quits_at_once(repo: GitRepoBuilder, tmp_path: Pat
     started = time.monotonic()
     async with app.run_test(size=(140, 40)) as pilot:
         await _until(pilot, lambda: len(heard) >= 2)
+        # the workbench's keys mean nothing yet (there is no workbench): nothing breaks
+        await pilot.press("escape", "j", "slash", "question_mark", "R")
+        assert app.is_running and app.load is not None
         await pilot.press("q")
         await _until(pilot, lambda: not app.is_running)
     # 40 files at a quarter of a second each: the analysis stopped at its next report
