@@ -12,6 +12,7 @@ the analysis ends the worker.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -53,8 +54,6 @@ class _Reporter:
     def flush(self) -> None:
         if not self._pending:
             return
-        from dataclasses import replace
-
         latest = self._pending[-1]
         finished = tuple(pair for p in self._pending for pair in p.finished)
         self._pending = []
