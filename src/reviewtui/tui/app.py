@@ -78,7 +78,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
         await self.close_loading()
         await self.recompose()
         self.refresh_bindings()
-        self.call_after_refresh(self.open_workbench, keep)
+        self.open_workbench(keep)  # rows and status line in one go: painted together
 
     def open_workbench(self, keep: str | None = None) -> None:
         """Show the loaded change, the cursor on ``keep`` (a unit id) if given."""
