@@ -372,7 +372,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--table", default="DataTable", help="CSS selector of the unit table")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds for first paint")
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--terminal", type=Path, metavar="REPO",
+                        help="instead: time `reviewtui --range RANGE REPO` in tmux, cold and "
+                             "warm, beside a bare Textual app (see terminal_times.py)")
+    parser.add_argument("--range", dest="range_spec", default="old..new")
+    parser.add_argument("--terminal-runs", type=int, default=3)
     args = parser.parse_args(argv)
+    if args.terminal is not None:
+        return terminal_main(args)
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -404,6 +411,71 @@ def main(argv: Sequence[str] | None = None) -> int:
             "repo": str(root), "files": args.files, "edits": args.edits,
             "python": platform.python_version(), "cpus": os.cpu_count(),
             "series": [s.summary() for s in series]}, indent=2))
+    return 0
+
+
+# --- in a real terminal --------------------------------------------------------------------
+
+LOADING_MARK = "q quits · the workbench opens"  # the loading view's last line
+ROW_MARK = "unit     u_"  # the detail pane of the selected unit: the table has rows
+
+
+def terminal_main(args: argparse.Namespace) -> int:
+    """``reviewtui`` started in tmux: time to the loading view and to the first unit row, cold
+    (``.git/reviewtui`` removed before every run: files, reach and history) and warm, beside
+    the bare Textual floor."""
+    from terminal_times import TerminalError, bare_app_time, time_marks
+
+    repo = args.terminal.resolve()
+    size = tuple(int(v) for v in args.size.lower().split("x"))
+    src = Path(__file__).resolve().parent.parent / "src"
+    env = {"PYTHONPATH": str(src), "TERM": "xterm-256color"}
+    command = [sys.executable, "-m", "reviewtui", "--range", args.range_spec, str(repo)]
+    marks = {"loading": LOADING_MARK, "row": ROW_MARK}
+    floor = Series("bare Textual app (floor)", note="100-row DataTable on screen")
+    loading = Series("loading view, cold", note="start -> loading view on screen")
+    cold = Series("first unit row, cold", note="start -> table with its rows")
+    warm_loading = Series("loading view, warm", note="(not seen: too quick to catch)")
+    warm = Series("first unit row, warm", note="start -> table with its rows")
+    cache = repo / ".git" / "reviewtui"
+    loads: list[float] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="reviewtui-bench-tui-") as temp:
+            isolate_environment(Path(temp))
+            env |= {k: os.environ[k] for k in (
+                "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "REVIEWTUI_DATA_DIR",
+                "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
+            for _ in range(args.terminal_runs):
+                loads.append(os.getloadavg()[0])
+                floor.times.append(bare_app_time(repo, env, size=size))
+                shutil.rmtree(cache, ignore_errors=True)  # a first run: no cache of any kind
+                found = time_marks(command, repo, env, marks, size=size,
+                                   timeout=args.timeout, until="row")
+                cold.times.append(found["row"])
+                if "loading" in found:
+                    loading.times.append(found["loading"])
+                found = time_marks(command, repo, env, marks, size=size,
+                                   timeout=args.timeout, until="row")
+                warm.times.append(found["row"])
+                if "loading" in found:
+                    warm_loading.times.append(found["loading"])
+                    warm_loading.note = "start -> loading view on screen"
+                print(f"run: floor {_ms(floor.times[-1])}, cold loading "
+                      f"{_ms(loading.times[-1]) if loading.times else '-'}, "
+                      f"cold row {_ms(cold.times[-1])}, warm row {_ms(warm.times[-1])}",
+                      file=sys.stderr, flush=True)
+    except TerminalError as exc:
+        print(f"bench_tui: {exc}", file=sys.stderr)
+        return 1
+    print(f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}; repository {repo} ({args.range_spec}); "
+          f"load average at the runs' starts: {', '.join(f'{v:.1f}' for v in loads)}")
+    series = [floor, loading, cold, warm_loading, warm]
+    print_table(series)
+    if args.json_out is not None:
+        args.json_out.write_text(json.dumps({
+            "repo": str(repo), "range": args.range_spec, "cpus": os.cpu_count(),
+            "load": loads, "series": [s.summary() for s in series]}, indent=2))
     return 0
 
 

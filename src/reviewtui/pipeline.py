@@ -22,6 +22,7 @@ from reviewtui.git.selector import ChangeSelector, SelectorMode
 if TYPE_CHECKING:
     # Settings and the rule and unit stages are imported while git computes the diff (see
     # load_change); the LLM stack (openai, tiktoken) loads only when planning.
+    from reviewtui.analysis.progress import ProgressCallback
     from reviewtui.config import Settings
     from reviewtui.context import BundleStream
     from reviewtui.git.intent import ChangeIntent
@@ -504,11 +505,13 @@ def _config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
 
 
 def load_change(path: str | Path | None, selector: ChangeSelector, *,
-                use_cache: bool = True) -> LoadedChange:
+                use_cache: bool = True,
+                progress: ProgressCallback | None = None) -> LoadedChange:
     """Open the repository at ``path``, cut the selected change into units and score them.
 
     Per-file results are reused from earlier runs unless ``use_cache`` is off, the ``[units]
     cache`` setting is off, or the change is a patch file (whose contents git does not name).
+    ``progress`` hears how far the analysis of the files has got (``analysis.progress``).
     """
     from reviewtui.git.runner import open_repository
 
@@ -539,7 +542,8 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     change_set = collecting.result()
     reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
-                              cache=cache, languages=repository_languages(repo, change_set))
+                              cache=cache, languages=repository_languages(repo, change_set),
+                              progress=progress)
     stamps = None
     if repo is not None and change_set.new_side.kind is SideKind.WORKTREE:
         from reviewtui.git.refresh import stamp_change

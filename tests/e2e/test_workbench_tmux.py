@@ -21,6 +21,13 @@ def _escape(term: TmuxSession) -> None:
     time.sleep(0.4)
 
 
+def _workbench(term: TmuxSession, text: str) -> None:
+    """Past the loading view (whose streamed rows show the same paths): the workbench's table
+    (its ``final`` column), with ``text`` in it."""
+    term.wait_for(" final ", timeout=30)
+    term.wait_for(text, timeout=10)
+
+
 def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
     repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
     repo.write("app/util.py", "def add(a, b):\n    return a + b\n")
@@ -30,7 +37,7 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
     env = isolated_env()
     with TmuxSession(reviewtui_command(), cwd=repo.root, env=env, width=140,
                      height=32) as term:
-        term.wait_for("app/auth.py:L2", timeout=30)
+        _workbench(term, "app/auth.py:L2")
         assert "2 units (50% high) · 2 kept · 0 reviewed" in term.screen()
         term.send_keys("j")  # to app/util.py
         term.wait_for("unit     u_", timeout=10)
@@ -71,7 +78,7 @@ def test_an_80x24_terminal_shows_the_chat_answer_and_escape_stops_a_silent_model
     fake_llm.script(Reply.text(answer + "\n\nEND-OF-ANSWER"), Reply.delay(30.0))
     with TmuxSession(reviewtui_command(), cwd=repo.root, env=isolated_env(), width=80,
                      height=24) as term:
-        term.wait_for("app/mod0.py", timeout=30)
+        _workbench(term, "app/mod0.py")
         screen = term.screen()
         assert "final" in screen and "risk" in screen  # the columns a reviewer needs first
         assert "P asks test-model" in screen  # honest: a model is there, the plan is the rules'
@@ -117,7 +124,7 @@ def test_finish_a_review_in_a_real_terminal(repo: GitRepoBuilder, tmp_path: Path
     env = isolated_env({"EDITOR": str(editor), "VISUAL": ""})
     with TmuxSession(reviewtui_command(), cwd=repo.root, env=env, width=140,
                      height=36) as term:
-        term.wait_for("app/billing.py:L", timeout=30)
+        _workbench(term, "app/billing.py:L")
         term.send_keys("R")
         term.wait_for("review: 2 findings (2 new", timeout=30)
         term.send_keys("c")  # the report opened in the chat: close it
@@ -178,7 +185,7 @@ def test_a_fix_previewed_applied_and_undone_in_a_real_terminal(
     extra = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
     with TmuxSession(reviewtui_command(), cwd=repo.root, env=isolated_env(extra), width=140,
                      height=36) as term:
-        term.wait_for("app/billing.py:L", timeout=30)
+        _workbench(term, "app/billing.py:L")
         term.send_keys("R")
         term.wait_for("review: 1 findings (1 new", timeout=30)
         term.send_keys("c")  # close the report

@@ -21,7 +21,7 @@ from tests.conftest import GitRepoBuilder
 PACKAGE = Path(reviewtui.__file__).resolve().parent
 
 # Third-party packages: the model client and the tokenizer.
-LLM_PACKAGES = ("openai", "httpx", "tiktoken", "tiktoken_ext")
+LLM_PACKAGES = ("openai", "httpx", "httpx2", "tiktoken", "tiktoken_ext")
 # Textual's Markdown widget parses with markdown-it: it loads with the first chat answer.
 FIRST_ANSWER = ("markdown_it",)
 # Every grammar wheel of the language table (a new language's wheel is in this list too).
@@ -34,6 +34,9 @@ LAZY_MODULES = (
     "reviewtui.plan.planner", "reviewtui.plan.prompt", "reviewtui.plan.extract",
     "reviewtui.sessions.export", "reviewtui.sessions.export_intent", "reviewtui.cli.export",
     "reviewtui.agent.deliverable", "reviewtui.agent.report",
+    # the forge client: only --pr and publish load it (the workbench names PullThread only)
+    "reviewtui.forge.http", "reviewtui.forge.github", "reviewtui.forge.sync",
+    "reviewtui.forge.auth",
 )
 # The scanners: every module of the package but the rule pack's settings and the issue model.
 SCANNERS = tuple(sorted(

@@ -31,7 +31,7 @@ def workspace(args: argparse.Namespace) -> Workspace:
     from reviewtui.agent.workspace import Workspace
     from reviewtui.cli.intent import loaded_with_intent
     from reviewtui.cli.plan import overrides_from_args, print_planner_report
-    from reviewtui.pipeline import load_change
+    from reviewtui.cli.progress import load_change
 
     if args.max_tool_rounds < 0:
         raise UsageError("--max-tool-rounds must be 0 or more")

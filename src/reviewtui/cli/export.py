@@ -17,7 +17,7 @@ def run_export(args: argparse.Namespace) -> int:
     from reviewtui.agent.deliverable import export_review, write_export
     from reviewtui.agent.workspace import Workspace, change_key
     from reviewtui.cli.intent import loaded_with_intent
-    from reviewtui.pipeline import load_change
+    from reviewtui.cli.progress import load_change
     from reviewtui.sessions import SessionStore
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)

@@ -67,7 +67,7 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         preview_fix,
         undo_fix,
     )
-    from reviewtui.pipeline import load_change
+    from reviewtui.cli.progress import load_change
     from reviewtui.sessions import SessionStore
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)

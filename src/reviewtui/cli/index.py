@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def run_index(args: argparse.Namespace) -> int:
     from reviewtui.cli.intent import intent_line, loaded_with_intent, read_description
-    from reviewtui.pipeline import load_change
+    from reviewtui.cli.progress import load_change
     from reviewtui.units.order import sort_units
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
@@ -35,10 +35,9 @@ def run_index(args: argparse.Namespace) -> int:
         scan = loaded.scan(tools)
         print_scan_summary(scan, sys.stderr)
     if args.sort == "priority":
-        from reviewtui.cli.progress_line import ProgressLine
+        from reviewtui.cli.progress import CountLine
 
-        line = ProgressLine(sys.stderr, "index: reading the history of the changed lines",
-                            "files")
+        line = CountLine(sys.stderr, "index: reading the history of the changed lines", "files")
         try:
             loaded = loaded.with_reach(progress=line)
         finally:

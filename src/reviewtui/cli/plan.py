@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def run_plan(args: argparse.Namespace) -> int:
     from reviewtui.cli.intent import intent_line, loaded_with_intent
-    from reviewtui.pipeline import load_change
+    from reviewtui.cli.progress import load_change
 
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
@@ -39,7 +39,7 @@ def run_plan(args: argparse.Namespace) -> int:
 
 def run_bundle(args: argparse.Namespace) -> int:
     from reviewtui.cli.intent import loaded_with_intent
-    from reviewtui.pipeline import load_change
+    from reviewtui.cli.progress import load_change
 
     for name in ("budget", "review_budget"):
         value = getattr(args, name)

@@ -62,7 +62,7 @@ def run_check(file: str | None, repo: str | None, out: TextIO) -> int:
 
 def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: TextIO, *,
                 use_cache: bool = True) -> int:
-    from reviewtui.pipeline import load_change
+    from reviewtui.cli.progress import load_change
 
     loaded = load_change(path, selector, use_cache=use_cache).with_reach()
     unit = loaded.unit(unit_id)

@@ -1,35 +1,58 @@
-"""``reviewtui`` in a terminal: load the change, then hand it to the Textual workbench."""
+"""``reviewtui`` in a terminal: the Textual workbench, painted first, loading the change after.
+
+The app opens at once on a loading view and loads the change in a worker (see
+``tui.opening_actions``); a change that cannot be loaded (a bad ref, not a repository) ends
+the app and is said here, in one line, like any other command's error.
+"""
 
 from __future__ import annotations
 
 import argparse
 import gc
+from typing import TYPE_CHECKING
 
 from reviewtui.cli.selectors import selector_from_args
 
+if TYPE_CHECKING:
+    from reviewtui.analysis.progress import ProgressCallback
+    from reviewtui.pipeline import LoadedChange
+
 
 def run_workbench(args: argparse.Namespace) -> int:
+    from reviewtui.app.open_change import WorkbenchLoad
     from reviewtui.cli.intent import read_description
-    from reviewtui.pipeline import load_change
-    from reviewtui.tui.app import ReviewApp
 
-    # The table opens in priority order, which counts each changed definition's reach.
-    loaded = load_change(args.path, selector_from_args(args),
-                         use_cache=not args.no_cache).with_reach()
+    selector = selector_from_args(args)
     # The workbench reads its own stored description (``i`` edits it) when it opens.
     description = read_description(args.description,
                                    patch_from_stdin=getattr(args, "patch", None) == "-")
-    opened = getattr(args, "opened_pull", None)
+    opened = getattr(args, "opened_pull", None)  # --pr: set by selector_from_args
     source = "--description"
     if description is None and opened is not None:
         from reviewtui.app.open_pr import PULL_DESCRIPTION_SOURCE
 
-        description = opened.description  # --pr: the pull request's title, body and labels
+        description = opened.description  # the pull request's title, body and labels
         source = PULL_DESCRIPTION_SOURCE
-    # The workbench runs for long: collect garbage cycles again, but leave the loaded change
-    # (hundreds of thousands of objects that live as long as the app) out of every scan.
-    gc.freeze()
-    gc.enable()
-    ReviewApp(loaded, watch=args.watch, description=description, description_source=source,
-              pull=args.pr if opened is not None else None).run()
+    # Started before the app and its threads: the files are analysed across cores in a
+    # process forked now (see app.open_change).
+    opening = WorkbenchLoad(args.path, selector, use_cache=not args.no_cache)
+    from reviewtui.tui.app import ReviewApp
+
+    def load(progress: ProgressCallback) -> LoadedChange:
+        loaded = opening(progress)
+        # The workbench runs for long: collect garbage cycles again, but leave the loaded
+        # change (hundreds of thousands of objects that live as long as the app) out of
+        # every scan.
+        gc.freeze()
+        gc.enable()
+        return loaded
+
+    app = ReviewApp(load=load, watch=args.watch, description=description,
+                    description_source=source, pull=args.pr if opened is not None else None)
+    try:
+        app.run()
+    finally:
+        opening.stop()  # if the app ended before its worker followed the process to the end
+    if app.open_error is not None:
+        raise app.open_error
     return 0

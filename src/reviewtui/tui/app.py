@@ -1,5 +1,8 @@
 """``reviewtui``: the workbench over a loaded change (thin shell over the core pipeline).
 
+Started with a way to load the change, it paints a loading view first and lays the workbench
+out once the change is loaded (``opening_actions``).
+
 Triage runs on the rules' plan at once; the LLM planner (``P``), scanners (``S``), bundles
 (``b``) and the review agent (``R``) run in thread workers that post their results back, so the
 table stays responsive. Every decision (level, skip, requests, reviewed) is applied by the core's
@@ -14,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -24,16 +28,18 @@ from reviewtui.tui.intent_actions import IntentActions
 from reviewtui.tui.keys import ACTIONS
 from reviewtui.tui.learn_actions import LearnActions
 from reviewtui.tui.model_actions import ModelActions
+from reviewtui.tui.opening_actions import OpeningActions
 from reviewtui.tui.triage_actions import TriageActions
 from reviewtui.tui.view_actions import ViewActions
 from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
+from reviewtui.tui.widgets.loading_view import LoadingView
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 
-class ReviewApp(FixActions, IntentActions, LearnActions, ModelActions, ViewActions,
-                TriageActions):
+class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelActions,
+                ViewActions, TriageActions):
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
@@ -43,6 +49,8 @@ class ReviewApp(FixActions, IntentActions, LearnActions, ModelActions, ViewActio
     # --- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        if self.load is not None:  # open first, analyse after: see opening_actions
+            return
         yield Header()
         yield IntentPane(id="intent")
         with Horizontal(id="main"):
@@ -59,6 +67,21 @@ class ReviewApp(FixActions, IntentActions, LearnActions, ModelActions, ViewActio
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        if self.load is not None:
+            self.start_opening()
+        else:
+            self.open_workbench()
+
+    @on(LoadingView.Loaded)
+    async def _loaded(self, message: LoadingView.Loaded) -> None:
+        keep = self.finish_loading(message.opened)
+        await self.close_loading()
+        await self.recompose()
+        self.refresh_bindings()
+        self.open_workbench(keep)  # rows and status line in one go: painted together
+
+    def open_workbench(self, keep: str | None = None) -> None:
+        """Show the loaded change, the cursor on ``keep`` (a unit id) if given."""
         if self._theme_name in self.available_themes:
             self.theme = self._theme_name
         for problem in self._theme_problems:
@@ -67,6 +90,9 @@ class ReviewApp(FixActions, IntentActions, LearnActions, ModelActions, ViewActio
         self.load_review()
         if self.pull is not None:
             self.load_pull_threads()
+        if keep is not None:
+            self.table.show(self.rows, keep=keep)
+            self.show_detail()
         self.query_one(UnitTable).focus()
         if self.watch_files:
             self.start_watching(self.watch_stop)

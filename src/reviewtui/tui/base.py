@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import subprocess
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import App, SuspendNotSupported
@@ -19,6 +22,7 @@ from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
+from reviewtui.errors import ReviewTuiError
 from reviewtui.forge.threads import PullThread
 from reviewtui.models import Allocation, ContextBundle
 from reviewtui.pipeline import LoadedChange
@@ -34,6 +38,9 @@ from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
+
+if TYPE_CHECKING:
+    from reviewtui.analysis.progress import ProgressCallback
 
 FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
                  "prev_file": "file", "level_1": "level", "level_2": "level",
@@ -53,23 +60,52 @@ FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_b
                 "sort", "run_scanners")
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A loaded change made ready for the workbench: its session and its triage (the rules'
+    plan with the person's overrides). Any thread may build one (the loading worker does)."""
+
+    session: TuiSession
+    triage: Triage
+
+    @classmethod
+    def build(cls, loaded: LoadedChange, store_path: Path | None, description: str | None,
+              description_source: str = "--description") -> Opened:
+        # ``description``: --description's (or --pr's) text; the session gathers the purpose
+        session = TuiSession(loaded, store_path, description=description,
+                             description_source=description_source)
+        loaded = session.loaded
+        plan = loaded.plan(use_llm=False)
+        return cls(session, Triage(loaded.units, plan, session.overrides(), session.marks(),
+                                   reasons=loaded.priority_reasons))
+
+
+Loader = Callable[["ProgressCallback"], LoadedChange]
+
+
 class WorkbenchBase(App[None]):
-    def __init__(self, loaded: LoadedChange, *, store_path: Path | None = None,
+    """Given a loaded change it opens on it; given ``load`` it paints a loading view first
+    and opens once a worker has loaded the change (``opening_actions``)."""
+
+    loaded: LoadedChange
+    session: TuiSession
+    triage: Triage
+
+    def __init__(self, loaded: LoadedChange | None = None, *, store_path: Path | None = None,
                  watch: bool = False, description: str | None = None,
-                 pull: str | None = None, description_source: str = "--description") -> None:
+                 load: Loader | None = None, pull: str | None = None,
+                 description_source: str = "--description") -> None:
         super().__init__()
+        if loaded is None and load is None:
+            raise ValueError("the workbench needs a loaded change or a way to load one")
         self.pull = pull  # --pr's pull request: X can publish the review to it
         self.pull_threads: list[PullThread] = []  # its review comments, once loaded
-        self.store_path = store_path
+        self.description_source = description_source
         self.watch_files = watch  # refresh by itself when files change (--watch)
         self.watch_stop = threading.Event()
-        # ``description``: --description's text; the session gathers the stated purpose
-        self.session = TuiSession(loaded, store_path, description=description,
-                                  description_source=description_source)
-        self.loaded = loaded = self.session.loaded
-        plan = loaded.plan(use_llm=False)
-        self.triage = Triage(loaded.units, plan, self.session.overrides(),
-                             self.session.marks(), reasons=loaded.priority_reasons)
+        self.store_path, self.description_text = store_path, description
+        self.load = load if loaded is None else None  # None once the change is loaded
+        self.open_error: ReviewTuiError | None = None  # why loading failed (the CLI says it)
         self.filter = Filter()
         self._filter_timer: Timer | None = None
         self.rows: list[Row] = []
@@ -79,7 +115,18 @@ class WorkbenchBase(App[None]):
         self.verdict: ReviewVerdict | None = None
         self.current_finding: str | None = None  # the fingerprint f/F moved to
         self._message = ""  # the last event the status line reports
-        settings = loaded.settings.tui
+        self._keys: dict[str, str] = {}
+        self._theme_name = ""
+        self._theme_problems: list[str] = []
+        if loaded is not None:
+            self.adopt(Opened.build(loaded, store_path, description, description_source))
+
+    def adopt(self, opened: Opened) -> None:
+        """Work on this change: its session and triage, its keys and themes (settings)."""
+        self.session = opened.session
+        self.loaded = opened.session.loaded
+        self.triage = opened.triage
+        settings = self.loaded.settings.tui
         self._keys = resolve_keys(settings.keys)
         self._bind_keys()
         themes = load_themes()

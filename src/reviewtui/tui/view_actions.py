@@ -17,7 +17,9 @@ from reviewtui.tui.widgets.unit_table import UnitTable
 class ViewActions(WorkbenchBase):
     def key_escape(self) -> None:
         """Escape: leave the filter; else stop a running LLM call; else leave the chat input;
-        else restore a zoomed pane."""
+        else restore a zoomed pane. Nothing while the change loads (no workbench yet)."""
+        if self.load is not None:
+            return
         box = self.query_one("#filter", Input)
         if box.has_focus:
             box.value = ""

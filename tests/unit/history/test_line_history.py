@@ -167,7 +167,7 @@ def test_reading_the_history_reports_progress_and_a_terminal_shows_it(
         repo: GitRepoBuilder) -> None:
     import io
 
-    from reviewtui.cli.progress_line import ProgressLine
+    from reviewtui.cli.progress import CountLine
 
     for name in ("a", "b", "c"):
         repo.write(f"{name}.py", _BODY.format(name=name))
@@ -181,7 +181,7 @@ def test_reading_the_history_reports_progress_and_a_terminal_shows_it(
             return True
 
     terminal, piped = Terminal(), io.StringIO()
-    lines = [ProgressLine(stream, "index: history", "files", delay=0)
+    lines = [CountLine(stream, "index: history", "files", delay=0)
              for stream in (terminal, piped)]
     calls: list[tuple[int, int]] = []
 

@@ -1,0 +1,145 @@
+"""Loading a change for the workbench: its files analysed across cores while the app paints.
+
+The workbench paints first and loads the change in a thread worker. Worker processes cannot be
+forked from there (a process with threads can fork a lock another thread holds), so the
+analysis would use one core. Instead ``BackgroundAnalysis.start`` forks one process before the
+app (and its threads) start: it loads the change as ``reviewtui index`` would (its files
+spread over forked workers, results written to the per-file cache by that one process) and
+sends its progress, units included, through a pipe. The worker thread forwards that progress
+to the loading view, then loads the change itself, which the cache now answers file by file.
+If the process fails or there is no cache, the thread's own load does the work (and says any
+error) as it would have alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from dataclasses import replace
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewtui.analysis.progress import AnalysisProgress, ProgressCallback
+    from reviewtui.git import ChangeSelector
+    from reviewtui.pipeline import LoadedChange
+
+NICE = 10  # the analysis process and its workers run this much below the app
+POLL = 0.1  # seconds between two checks whether to stop, while waiting for a report
+
+
+def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection) -> None:
+    """In the forked process: load the change into the cache, sending every report."""
+    from reviewtui.pipeline import load_change
+
+    os.setpgid(0, 0)  # its workers with it: ``stop`` ends the whole group
+    # Below the app: on two cores the app's imports and first paint must not wait for the
+    # analysis (which, with its workers, would take both); idle cores it gets all the same.
+    os.nice(NICE)
+
+    reports = 0
+
+    def report(progress: AnalysisProgress) -> None:
+        nonlocal reports
+        reports += 1
+        if reports == 1 and progress.complete:
+            # The cache knew every file: the app's own load reads it as fast as this one.
+            send.send(replace(progress, finished=()))
+            raise _NothingToDo
+        send.send(progress)
+
+    # Any failure: the app's own load meets it again and says it.
+    with contextlib.suppress(Exception):
+        load_change(path, selector, use_cache=True, progress=report)
+    send.close()
+
+
+class _NothingToDo(Exception):
+    pass
+
+
+class BackgroundAnalysis:
+    """One forked process loading the change into the per-file cache, and its reports."""
+
+    def __init__(self, process: BaseProcess, receive: Connection) -> None:
+        self._process = process
+        self._receive = receive
+
+    @classmethod
+    def start(cls, path: str | Path | None, selector: ChangeSelector
+              ) -> BackgroundAnalysis | None:
+        """Start it (None where forking is not safe or not possible: do it all in-thread)."""
+        if (sys.platform != "linux" or (os.cpu_count() or 1) < 2
+                or threading.active_count() > 1
+                or "fork" not in multiprocessing.get_all_start_methods()):
+            return None
+        context = multiprocessing.get_context("fork")
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_analyse, args=(path, selector, send),
+                                  name="reviewtui-analysis", daemon=False)
+        process.start()
+        send.close()  # the child holds the sending end: end of file when it is done
+        return cls(process, receive)
+
+    def follow(self, progress: ProgressCallback) -> None:
+        """Hand every report to ``progress`` until the process is done; if ``progress``
+        raises (the app quits), the process is stopped and the exception raised."""
+        try:
+            while True:
+                if not self._receive.poll(POLL):
+                    if not self._process.is_alive() and not self._receive.poll(0):
+                        break
+                    continue
+                try:
+                    report = self._receive.recv()
+                except (EOFError, OSError):
+                    break
+                progress(report)
+        finally:
+            self.stop()
+
+    @property
+    def alive(self) -> bool:
+        return self._process.is_alive()
+
+    def stop(self) -> None:
+        """End the process if it still runs, and wait for it."""
+        if self._process.is_alive() and self._process.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGTERM)
+        self._process.join()
+        self._receive.close()
+
+
+class WorkbenchLoad:
+    """How the workbench loads its change: ``start`` now (before the app starts threads),
+    call it from the app's loading worker with the progress callback, ``stop`` at the end."""
+
+    def __init__(self, path: str | Path | None, selector: ChangeSelector, *,
+                 use_cache: bool = True) -> None:
+        from reviewtui.git import SelectorMode
+
+        self._path, self._selector, self._use_cache = path, selector, use_cache
+        # Without the cache the process' results could not reach this one; a patch is never
+        # cached (git does not name its contents).
+        self.background = BackgroundAnalysis.start(path, selector) if (
+            use_cache and selector.mode is not SelectorMode.PATCH) else None
+
+    def __call__(self, progress: ProgressCallback) -> LoadedChange:
+        """The change in priority order (which counts each changed definition's reach)."""
+        from reviewtui.pipeline import load_change
+
+        if self.background is not None:
+            self.background.follow(progress)
+        return load_change(self._path, self._selector, use_cache=self._use_cache,
+                           progress=progress).with_reach()
+
+    def stop(self) -> None:
+        if self.background is not None:
+            self.background.stop()

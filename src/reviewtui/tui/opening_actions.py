@@ -1,0 +1,125 @@
+"""Open first, analyse after: the loading view, the worker that loads the change, the swap.
+
+Started with a way to load the change (``ReviewApp(load=...)``), the workbench paints its
+loading view at once and loads in a thread worker: git collects the change, every file is
+cut and scored (``analysis.progress`` reports each one, and the worker posts the progress
+back at most ten times a second, with the units finished since), then the priority order is
+counted. When the change is ready the loading view gives way to the workbench, with the unit
+the person moved the cursor to still selected. ``q`` quits at any time: the next report from
+the analysis ends the worker.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.worker import get_current_worker
+
+from reviewtui.errors import ReviewTuiError
+from reviewtui.tui.base import Opened, WorkbenchBase
+from reviewtui.tui.screens.loading import LoadingScreen
+from reviewtui.tui.widgets.loading_view import LoadingView
+
+if TYPE_CHECKING:
+    from reviewtui.analysis.progress import AnalysisProgress
+
+REPORT_EVERY = 0.1  # seconds between two progress messages from the worker
+
+
+class LoadingCancelled(Exception):
+    """Raised into the analysis when the app quits while it runs."""
+
+
+class _Reporter:
+    """The analysis' progress callback: gathers the finished units, posts them now and then."""
+
+    def __init__(self, app: OpeningActions) -> None:
+        self._app = app
+        self._worker = get_current_worker()
+        self._last = 0.0
+        self._pending: list[AnalysisProgress] = []
+
+    def __call__(self, progress: AnalysisProgress) -> None:
+        if self._worker.is_cancelled:
+            raise LoadingCancelled
+        self._pending.append(progress)
+        now = time.perf_counter()
+        if now - self._last >= REPORT_EVERY or progress.complete:
+            self._last = now
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        latest = self._pending[-1]
+        finished = tuple(pair for p in self._pending for pair in p.finished)
+        self._pending = []
+        self._app.post_message(LoadingView.Progressed(replace(latest, finished=finished)))
+
+
+class OpeningActions(WorkbenchBase):
+    _opening_started = 0.0
+
+    def start_opening(self) -> None:
+        """Load the change in a worker while the loading view shows how far it got."""
+        self._opening_started = time.perf_counter()
+        self.push_screen(LoadingScreen())
+        self._loading_timer = self.set_interval(REPORT_EVERY, self._tick_loading)
+        self._opening_worker()
+
+    def _tick_loading(self) -> None:
+        view = self._loading_view()
+        if view is not None:
+            view.show(None, time.perf_counter() - self._opening_started)
+
+    def _loading_view(self) -> LoadingView | None:
+        if not isinstance(self.screen, LoadingScreen):
+            return None
+        found = self.screen.query(LoadingView)
+        return found.first() if found else None
+
+    @work(thread=True, exclusive=True, group="opening")
+    def _opening_worker(self) -> None:
+        load = self.load
+        assert load is not None
+        reporter = _Reporter(self)
+        try:
+            loaded = load(reporter)
+            reporter.flush()
+            opened = Opened.build(loaded, self.store_path, self.description_text,
+                                  self.description_source)
+        except LoadingCancelled:
+            return
+        except ReviewTuiError as error:
+            self.post_message(LoadingView.Failed(error))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(LoadingView.Loaded(opened))
+
+    @on(LoadingView.Progressed)
+    def _loading_progressed(self, message: LoadingView.Progressed) -> None:
+        view = self._loading_view()
+        if view is not None:
+            view.show(message.progress, time.perf_counter() - self._opening_started)
+
+    @on(LoadingView.Failed)
+    def _loading_failed(self, message: LoadingView.Failed) -> None:
+        self.open_error = message.error
+        self.exit(return_code=1)
+
+    def finish_loading(self, opened: Opened) -> str | None:
+        """Work on the loaded change from now on; the unit the cursor was moved to while the
+        units streamed in (to keep selected in the workbench), if any."""
+        view = self._loading_view()
+        keep = view.selected_unit if view is not None else None
+        self._loading_timer.stop()
+        self.load = None
+        self.adopt(opened)
+        return keep
+
+    async def close_loading(self) -> None:
+        if isinstance(self.screen, LoadingScreen):
+            await self.pop_screen()

@@ -1,0 +1,20 @@
+"""The screen the workbench opens on while the change loads (see ``opening_actions``).
+
+Its own screen (no header: the view's first line says what is happening), so that the
+workbench's layout is composed once, after loading, on the screen underneath, and nothing of
+it exists (or answers keys) before the change does.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+
+from reviewtui.tui.widgets.loading_view import LoadingView
+
+
+class LoadingScreen(Screen[None]):
+    def compose(self) -> ComposeResult:
+        # No Header here: a header on a screen popped just as the app's title changes fails
+        # to update its title, and the workbench's own header follows at once.
+        yield LoadingView(id="loading")

@@ -1,0 +1,105 @@
+"""What the workbench shows while a change is analysed: how far it got, and the units so far.
+
+A large cold change takes seconds to cut and score; the workbench paints this view at once so
+the person sees work, not a blank terminal. One line says files analysed / total, the time
+taken and the largest files still to do; under it the units stream in (file order, as their
+files finish). ``q`` quits at any time. When the last file is done the app swaps this view for
+the workbench, keeping the unit the cursor is on selected.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+if TYPE_CHECKING:
+    from reviewtui.analysis.progress import AnalysisProgress
+    from reviewtui.errors import ReviewTuiError
+    from reviewtui.tui.base import Opened
+
+
+def loading_text(progress: AnalysisProgress | None, elapsed: float) -> str:
+    if progress is None:
+        return f"Collecting the change… {elapsed:.1f} s"
+    share = 100 * progress.done // progress.total if progress.total else 100
+    text = (f"Analysing {progress.done}/{progress.total} files ({share}%), "
+            f"{elapsed:.1f} s")
+    if progress.complete:
+        return text + " · ordering by priority…"
+    if progress.largest_left:
+        text += " · largest left: " + ", ".join(progress.largest_left)
+    return text
+
+
+class LoadingView(Vertical):
+    """The progress line, the units found so far, and how to quit."""
+
+    BINDINGS = [Binding("q", "app.quit", "quit")]  # noqa: RUF012
+
+    class Progressed(Message):
+        """The analysis finished more files (posted from the loading worker)."""
+
+        def __init__(self, progress: AnalysisProgress) -> None:
+            super().__init__()
+            self.progress = progress
+
+    class Loaded(Message):
+        """The change is loaded and ready for the workbench."""
+
+        def __init__(self, opened: Opened) -> None:
+            super().__init__()
+            self.opened = opened
+
+    class Failed(Message):
+        """The change could not be loaded (a bad selector, not a repository, …)."""
+
+        def __init__(self, error: ReviewTuiError) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.progress: AnalysisProgress | None = None
+        self.unit_ids: list[str] = []
+        self._shown: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        yield Static(loading_text(None, 0.0), id="loading-line", markup=False)
+        table: DataTable[str] = DataTable(id="loading-units", cursor_type="row")
+        table.add_columns("location", "lang", "risk")
+        yield table
+        yield Static("q quits · the workbench opens when every file is analysed",
+                     id="loading-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def show(self, progress: AnalysisProgress | None, elapsed: float) -> None:
+        """Update the line; add the units ``progress`` reports finished."""
+        if progress is not None:
+            self.progress = progress
+            self._add(progress)
+        self.query_one("#loading-line", Static).update(loading_text(self.progress, elapsed))
+
+    def _add(self, progress: AnalysisProgress) -> None:
+        rows: list[tuple[str, str, str]] = []
+        for unit, suggestion in progress.finished:
+            if unit.unit_id in self._shown:  # reported again, by the load the cache answers
+                continue
+            self._shown.add(unit.unit_id)
+            self.unit_ids.append(unit.unit_id)
+            rows.append((unit.location, unit.language or "-", suggestion.risk.value))
+        if rows:
+            self.query_one(DataTable).add_rows(rows)
+
+    @property
+    def selected_unit(self) -> str | None:
+        """The unit under the cursor, once the person has moved it off the first row."""
+        row = self.query_one(DataTable).cursor_row
+        return self.unit_ids[row] if 0 < row < len(self.unit_ids) else None
+

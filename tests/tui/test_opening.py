@@ -1,0 +1,141 @@
+"""Open first, analyse after: the loading view, units streaming in, the swap, q while loading."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from reviewtui.analysis.progress import AnalysisProgress, ProgressCallback
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import LoadedChange, load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.widgets.loading_view import LoadingView
+from reviewtui.tui.widgets.unit_table import UnitTable
+from tests.conftest import GitRepoBuilder
+
+FILES = 40
+
+
+def _change(repo: GitRepoBuilder) -> None:
+    for n in range(FILES):
+        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n}\n" + "\n" * (n * 3))
+    repo.commit("base")
+    for n in range(FILES):
+        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n + 1}\n" + "\n" * (n * 3))
+
+
+def _slowed(root: Path, per_file: float,
+            heard: list[AnalysisProgress]) -> Callable[[ProgressCallback], LoadedChange]:
+    """The workbench's own way of loading, every file's analysis taking ``per_file`` longer."""
+
+    def load(progress: ProgressCallback) -> LoadedChange:
+        def slow(report: AnalysisProgress) -> None:
+            heard.append(report)
+            time.sleep(per_file)
+            progress(report)
+
+        return load_change(root, ChangeSelector(SelectorMode.AUTO), use_cache=False,
+                           progress=slow).with_reach()
+
+    return load
+
+
+async def _until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < end, "timed out"
+        await pilot.pause(0.05)
+
+
+async def test_the_loading_view_then_rows_with_the_moved_cursor_kept(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _change(repo)
+    heard: list[AnalysisProgress] = []
+    app = ReviewApp(load=_slowed(repo.root, 0.04, heard), store_path=tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(app.screen.query(LoadingView)))
+        view = app.screen.query_one(LoadingView)
+        line = view.query_one("#loading-line", Static)
+        assert not app.query(UnitTable)  # the workbench waits for the change
+        await _until(pilot, lambda: any(t.row_count >= 5 for t in view.query(DataTable)))
+        text = str(line.render())
+        assert "Analysing" in text and f"/{FILES} files" in text and "largest left: app/m" in text
+        assert heard[-1].done < FILES  # still analysing, rows already on screen
+        await pilot.press("down", "down", "down")
+        chosen = view.selected_unit
+        assert chosen is not None
+        await _until(pilot, lambda: bool(app.rows))
+        assert not app.screen.query(LoadingView)
+        assert len(app.rows) == FILES
+        assert app.current() == chosen  # the priority order settled around the cursor's unit
+        assert app.load is None and app.open_error is None
+        await pilot.press("j")  # the workbench's keys work now
+        assert app.current() != chosen
+        await pilot.pause(0.1)
+
+
+async def test_without_a_moved_cursor_the_table_starts_at_the_top(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _change(repo)
+    app = ReviewApp(load=_slowed(repo.root, 0.0, []), store_path=tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(app.rows))
+        assert app.current() == app.rows[0].unit.unit_id
+        assert app.table.cursor_row == 0
+        await pilot.pause(0.1)  # the new header sets its title before the app closes
+
+
+async def test_q_while_loading_quits_at_once(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _change(repo)
+    heard: list[AnalysisProgress] = []
+    app = ReviewApp(load=_slowed(repo.root, 0.25, heard), store_path=tmp_path / "s.sqlite3")
+    started = time.monotonic()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: len(heard) >= 2)
+        # the workbench's keys mean nothing yet (there is no workbench): nothing breaks
+        await pilot.press("escape", "j", "slash", "question_mark", "R")
+        assert app.is_running and app.load is not None
+        await pilot.press("q")
+        await _until(pilot, lambda: not app.is_running)
+    # 40 files at a quarter of a second each: the analysis stopped at its next report
+    assert time.monotonic() - started < 5
+    assert len(heard) < FILES // 2
+    assert app.open_error is None
+
+
+async def test_a_change_that_cannot_load_ends_the_app_with_its_error(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _change(repo)
+
+    def load(progress: ProgressCallback) -> LoadedChange:
+        return load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="no-such-ref"),
+                           progress=progress)
+
+    app = ReviewApp(load=load, store_path=tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: not app.is_running)
+    assert app.open_error is not None and "no-such-ref" in str(app.open_error)
+    assert app.return_code == 1
+
+
+async def test_the_workbench_load_of_the_command_line(repo: GitRepoBuilder,
+                                                      tmp_path: Path) -> None:
+    """``reviewtui``'s own load (a forked process when this test process has no threads)."""
+    from reviewtui.app.open_change import WorkbenchLoad
+
+    _change(repo)
+    opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.AUTO))
+    app = ReviewApp(load=opening, store_path=tmp_path / "s.sqlite3")
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await _until(pilot, lambda: bool(app.rows))
+            assert len(app.rows) == FILES and app.open_error is None
+            await pilot.pause(0.1)
+    finally:
+        opening.stop()
+    if opening.background is not None:
+        assert not opening.background.alive

@@ -1,0 +1,102 @@
+"""The workbench's load: files analysed in a forked process, then answered by the cache."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from reviewtui.analysis.progress import AnalysisProgress
+from reviewtui.app.open_change import WorkbenchLoad
+from reviewtui.errors import ReviewTuiError
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from tests.conftest import GitRepoBuilder
+
+
+def _change(repo: GitRepoBuilder, files: int = 12) -> None:
+    for n in range(files):
+        repo.write(f"pkg/m{n:02}.py", "".join(f"def f{j}():\n    return {j}\n\n"
+                                              for j in range(5 + n)))
+    repo.commit("base")
+    for n in range(files):
+        repo.write(f"pkg/m{n:02}.py", "".join(f"def f{j}():\n    return {j + (j % 3 == 0)}\n\n"
+                                              for j in range(5 + n)))
+
+
+def _needs_fork() -> None:
+    if threading.active_count() > 1:
+        pytest.skip("this test process runs threads: the load stays in-process")
+
+
+def test_the_process_analyses_and_the_load_reads_its_cache(repo: GitRepoBuilder) -> None:
+    _change(repo)
+    _needs_fork()
+    selector = ChangeSelector(SelectorMode.AUTO)
+    opening = WorkbenchLoad(repo.root, selector)
+    assert opening.background is not None
+    heard: list[AnalysisProgress] = []
+    loaded = opening(heard.append)
+    opening.stop()
+    dones = [p.done for p in heard]
+    assert dones == sorted(dones) and dones[-1] == heard[-1].total == 12
+    first_whole = dones.index(12)
+    assert first_whole > 0  # the process reported files one by one (or batch by batch)
+    # ...and the load after it found every file in the cache: one report, all done at once
+    assert dones[first_whole + 1:] == [12]
+    streamed = {u.unit_id for p in heard[:first_whole + 1] for u, _ in p.finished}
+    assert streamed == {u.unit_id for u in loaded.units}
+    alone = load_change(repo.root, selector, use_cache=False).with_reach()
+    assert loaded.units == alone.units and loaded.suggestions == alone.suggestions
+
+
+def test_without_the_cache_there_is_no_process(repo: GitRepoBuilder) -> None:
+    _change(repo, 3)
+    opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False)
+    assert opening.background is None
+    heard: list[AnalysisProgress] = []
+    assert len(opening(heard.append).units) == 3
+    assert [p.done for p in heard] == [1, 2, 3]
+
+
+def test_a_change_that_cannot_load_is_said_by_the_load(repo: GitRepoBuilder) -> None:
+    _change(repo, 2)
+    _needs_fork()
+    opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="no-such-ref"))
+    with pytest.raises(ReviewTuiError, match="no-such-ref"):
+        opening(lambda progress: None)
+    opening.stop()
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_raising_callback_stops_the_process(repo: GitRepoBuilder) -> None:
+    _change(repo)
+    _needs_fork()
+    opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.AUTO))
+    background = opening.background
+    assert background is not None
+
+    def quit_now(progress: AnalysisProgress) -> None:
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        opening(quit_now)
+    assert not background.alive
+
+
+def test_a_warm_cache_leaves_the_process_nothing_to_do(repo: GitRepoBuilder) -> None:
+    _change(repo)
+    _needs_fork()
+    selector = ChangeSelector(SelectorMode.AUTO)
+    first = WorkbenchLoad(repo.root, selector)
+    first(lambda progress: None)
+    first.stop()
+    again = WorkbenchLoad(repo.root, selector)
+    heard: list[AnalysisProgress] = []
+    loaded = again(heard.append)
+    again.stop()
+    # the process: "all 12 known", no units sent; then the load that reads the cache itself
+    assert [(p.done, len(p.finished)) for p in heard] == [(12, 0), (12, len(loaded.units))]
