@@ -7,9 +7,9 @@ names a ``ChangeSet`` (the workbench's widgets) does not import them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from reviewtui import lazy_exports
 from reviewtui.git.model import (
     ChangeSet,
     ChangeStatus,
@@ -50,10 +50,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reviewtui.git' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # looked up once
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

@@ -7,9 +7,9 @@ import the parsers.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from reviewtui import lazy_exports
 from reviewtui.units.model import ReviewUnit
 
 if TYPE_CHECKING:
@@ -30,10 +30,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reviewtui.units' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # looked up once
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

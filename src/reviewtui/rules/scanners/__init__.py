@@ -11,9 +11,9 @@ workbench's first screen) never imports a scanner.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from reviewtui import lazy_exports
 from reviewtui.rules.scanners.config import (
     ANY_LANGUAGE,
     DEFAULT_SCANNER_CONFIG,
@@ -50,10 +50,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reviewtui.rules.scanners' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # looked up once
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())
