@@ -2,7 +2,9 @@
 
 A unit's hunks are kept as indices into its file's hunks: the diff is parsed on every run anyway,
 so a record stays small (no diff lines in it) and rebuilding a unit is one constructor call.
-Only the pieces of a hunk split for size (a long new file) are stored whole. Suggestions and
+The pieces of a hunk split for size (a long new file) are stored as a slice of their hunk's
+lines with their own header: unpickling them whole (tens of thousands of diff lines on a large
+change) was a third of a warm run's decoding. Suggestions and
 scopes are stored as plain tuples (enums by value, each rule once per run): unpickling frozen
 slotted dataclasses field by field cost more than everything else a warm run does with them.
 """
@@ -56,15 +58,43 @@ def load(data: bytes) -> FileRecord:
 def encode(change: FileChange, units: Sequence[ReviewUnit],
            suggestions: Sequence[RuleSuggestion]) -> FileRecord:
     position = {id(hunk): index for index, hunk in enumerate(change.hunks)}
+    lines: dict[int, tuple[int, int]] | None = None
     rows: list[tuple[object, ...]] = []
     for unit in units:
         values: list[object] = [getattr(unit, name) for name in _FIELDS]
-        values[_HUNKS] = tuple(position.get(id(hunk), hunk) for hunk in unit.hunks)
+        stored: list[object] = []
+        for hunk in unit.hunks:
+            index = position.get(id(hunk))
+            if index is None:
+                if lines is None:
+                    lines = {id(line): (h, n) for h, whole in enumerate(change.hunks)
+                             for n, line in enumerate(whole.lines)}
+                stored.append(_piece(change.hunks, lines, hunk))
+            else:
+                stored.append(index)
+        values[_HUNKS] = tuple(stored)
         values[_SCOPES] = tuple((scope.kind, scope.name, scope.qualified_name, scope.role,
                                  scope.decorators, scope.signature, scope.start_line,
                                  scope.end_line) for scope in unit.scopes)
         rows.append(tuple(values))
     return FileRecord(tuple(rows), tuple(_flat_suggestion(s) for s in suggestions))
+
+
+def _piece(hunks: tuple[Hunk, ...], lines: dict[int, tuple[int, int]],
+           piece: Hunk) -> tuple[object, ...] | Hunk:
+    """A piece of one of ``hunks`` as (hunk, first line, end, its header...); the piece itself
+    when its lines are not a run of one hunk's lines (then it is pickled whole)."""
+    if not piece.lines or id(piece.lines[0]) not in lines:
+        return piece
+    index, start = lines[id(piece.lines[0])]
+    end = start + len(piece.lines)
+    whole = hunks[index].lines
+    if end > len(whole) or any(a is not b for a, b in zip(whole[start:end], piece.lines,
+                                                          strict=True)):
+        return piece
+    return (index, start, end, piece.old_start, piece.old_count, piece.new_start,
+            piece.new_count, piece.section, piece.old_missing_newline,
+            piece.new_missing_newline)
 
 
 def _flat_rule(rule: Rule) -> tuple[Any, ...]:
@@ -149,8 +179,16 @@ def _decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, Ru
 
 
 def _hunk(hunks: tuple[Hunk, ...], item: object) -> Hunk:
-    if isinstance(item, Hunk):
-        return item
     if isinstance(item, int) and 0 <= item < len(hunks):
         return hunks[item]
+    if isinstance(item, tuple) and len(item) == 10:
+        (index, start, end, old_start, old_count, new_start, new_count, section, old_missing,
+         new_missing) = item
+        if isinstance(index, int) and 0 <= index < len(hunks):
+            lines = hunks[index].lines
+            if 0 <= start < end <= len(lines):
+                return Hunk(old_start, old_count, new_start, new_count, section,
+                            lines[start:end], old_missing, new_missing)
+    if isinstance(item, Hunk):
+        return item
     raise ValueError("record hunks do not fit the change")
