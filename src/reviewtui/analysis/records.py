@@ -118,10 +118,16 @@ def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
 
 
 class _Builder:
-    """Rebuilds suggestions; one ``Rule`` object per distinct rule, as the engine has."""
+    """Rebuilds suggestions; one ``Rule`` object per distinct rule, as the engine has, and one
+    object per distinct (immutable) request list, match list and factor set: thousands of
+    units share a few hundred of them, and frozen dataclasses are slow to construct."""
 
     def __init__(self) -> None:
         self._rules: dict[tuple[Any, ...], Rule] = {}
+        self._requests: dict[tuple[Any, ...], tuple[Request, ...]] = {}
+        self._matches: dict[tuple[Any, ...], tuple[RuleMatch, ...]] = {}
+        self._factors: dict[tuple[Any, ...], ConfidenceFactors] = {}
+        self._risks: dict[tuple[Any, ...], RiskFactors] = {}
 
     def rule(self, flat: tuple[Any, ...]) -> Rule:
         found = self._rules.get(flat)
@@ -135,13 +141,25 @@ class _Builder:
         return found
 
     def suggestion(self, t: tuple[Any, ...]) -> RuleSuggestion:
+        requests = self._requests.get(t[4])
+        if requests is None:
+            requests = self._requests[t[4]] = tuple(Request(kind, symbol)
+                                                    for kind, symbol in t[4])
+        matches = self._matches.get(t[5])
+        if matches is None:
+            matches = self._matches[t[5]] = tuple(
+                RuleMatch(self.rule(rule), precision, evidence)
+                for rule, precision, evidence in t[5])
+        factors = self._factors.get(t[6])
+        if factors is None:
+            factors = self._factors[t[6]] = ConfidenceFactors(*t[6])
+        risks = self._risks.get(t[7])
+        if risks is None:
+            risks = self._risks[t[7]] = RiskFactors(*t[7])
         return RuleSuggestion(
-            _LEVELS[t[0]], t[1], _RISKS[t[2]], t[3],
-            tuple(Request(kind, symbol) for kind, symbol in t[4]),
-            tuple(RuleMatch(self.rule(rule), precision, evidence)
-                  for rule, precision, evidence in t[5]),
-            ConfidenceFactors(*t[6]), RiskFactors(*t[7]), _RISKS[t[8]], t[9], t[10], t[11],
-            t[12], t[13], line_signals=t[14], tokens=t[15], skip_reason=t[16],
+            _LEVELS[t[0]], t[1], _RISKS[t[2]], t[3], requests, matches, factors, risks,
+            _RISKS[t[8]], t[9], t[10], t[11], t[12], t[13], line_signals=t[14], tokens=t[15],
+            skip_reason=t[16],
         )
 
 

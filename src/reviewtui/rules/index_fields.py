@@ -3,8 +3,8 @@
 The units stage builds the index without rule fields; this is where ``rule_context_level``,
 ``rule_confidence``, ``rule_notes``, ``rule_extra_requests`` and ``agent_decision`` are filled.
 A large change repeats a few dozen distinct request lists and decisions over thousands of units:
-each distinct one is validated once and its models are shared (they are never mutated), and the
-units are rebuilt with ``model_construct`` from the already valid unit and these fields.
+each distinct one is validated once and its models are shared (they are never mutated).
+(``model_construct`` is no shortcut here: it is slower than pydantic-core's validation.)
 """
 
 from __future__ import annotations
@@ -75,13 +75,13 @@ def fill_rule_fields(
     units: list[IndexUnit] = []
     validated = _Validated()
     for unit in index.units:
-        fields = dict(unit.__dict__)
+        update: dict[str, object] = {}
         suggestion = suggestions.get(unit.unit_id)
         if suggestion is not None:
-            fields.update(rule_fields(suggestion, validated))
+            update.update(rule_fields(suggestion, validated))
         if findings is not None:
-            fields["scanner_issues"] = list(findings.get(unit.unit_id, ()))
-        units.append(IndexUnit.model_construct(**fields))
+            update["scanner_issues"] = list(findings.get(unit.unit_id, ()))
+        units.append(unit.model_copy(update=update))
     distribution = {risk: 0 for risk in ("critical", "high", "medium", "low")}
     for suggestion in suggestions.values():
         distribution[suggestion.risk.value] += 1

@@ -1,9 +1,7 @@
 """The review_index and planner_index of seed 001, built from units.
 
 The rule fields stay empty here; the rule stage fills them. The planner index is the slim view:
-no diff text, no notes. Index units are built with ``model_construct``: every field comes from a
-``ReviewUnit`` the units stage (or its cache) made, already of the declared type, and validating
-8,000 of them again was a tenth of a warm ``index`` run.
+no diff text, no notes.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ from reviewtui.units.model import ReviewUnit
 
 
 def index_unit(unit: ReviewUnit) -> IndexUnit:
-    return IndexUnit.model_construct(
+    return IndexUnit(
         unit_id=unit.unit_id,
         file_path=unit.file_path,
         old_path=unit.old_path,
@@ -35,11 +33,9 @@ def index_unit(unit: ReviewUnit) -> IndexUnit:
         change_type=unit.change_type,
         location=unit.location,
         tags=list(unit.tags),
-        metrics=Metrics.model_construct(added_lines=unit.added_lines,
-                                        removed_lines=unit.removed_lines,
-                                        hunk_count=len(unit.hunks)),
-        line_numbers=LineNumbers.model_construct(new_compact=unit.new_compact,
-                                                 old_compact=unit.old_compact),
+        metrics=Metrics(added_lines=unit.added_lines, removed_lines=unit.removed_lines,
+                        hunk_count=unit.hunk_count),
+        line_numbers=LineNumbers(new_compact=unit.new_compact, old_compact=unit.old_compact),
         symbols=list(unit.symbols),
     )
 
@@ -64,8 +60,8 @@ def build_review_index(change_set: ChangeSet, units: list[ReviewUnit]) -> Review
                                removed=sum(u.removed_lines for u in units)),
         files_changed=list(files),
     )
-    return ReviewIndex.model_construct(review_metadata=metadata, summary=summary,
-                                       units=[index_unit(u) for u in units])
+    return ReviewIndex(review_metadata=metadata, summary=summary,
+                       units=[index_unit(u) for u in units])
 
 
 def planner_index(index: ReviewIndex) -> PlannerIndex:
