@@ -33,7 +33,7 @@ _RANKS = {
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Metrics(_Model):

@@ -2,7 +2,9 @@
 
 A unit's hunks are kept as indices into its file's hunks: the diff is parsed on every run anyway,
 so a record stays small (no diff lines in it) and rebuilding a unit is one constructor call.
-Only the pieces of a hunk split for size (a long new file) are stored whole. Suggestions and
+The pieces of a hunk split for size (a long new file) are stored as a slice of their hunk's
+lines with their own header: unpickling them whole (tens of thousands of diff lines on a large
+change) was a third of a warm run's decoding. Suggestions and
 scopes are stored as plain tuples (enums by value, each rule once per run): unpickling frozen
 slotted dataclasses field by field cost more than everything else a warm run does with them.
 """
@@ -56,15 +58,43 @@ def load(data: bytes) -> FileRecord:
 def encode(change: FileChange, units: Sequence[ReviewUnit],
            suggestions: Sequence[RuleSuggestion]) -> FileRecord:
     position = {id(hunk): index for index, hunk in enumerate(change.hunks)}
+    lines: dict[int, tuple[int, int]] | None = None
     rows: list[tuple[object, ...]] = []
     for unit in units:
         values: list[object] = [getattr(unit, name) for name in _FIELDS]
-        values[_HUNKS] = tuple(position.get(id(hunk), hunk) for hunk in unit.hunks)
+        stored: list[object] = []
+        for hunk in unit.hunks:
+            index = position.get(id(hunk))
+            if index is None:
+                if lines is None:
+                    lines = {id(line): (h, n) for h, whole in enumerate(change.hunks)
+                             for n, line in enumerate(whole.lines)}
+                stored.append(_piece(change.hunks, lines, hunk))
+            else:
+                stored.append(index)
+        values[_HUNKS] = tuple(stored)
         values[_SCOPES] = tuple((scope.kind, scope.name, scope.qualified_name, scope.role,
                                  scope.decorators, scope.signature, scope.start_line,
                                  scope.end_line) for scope in unit.scopes)
         rows.append(tuple(values))
     return FileRecord(tuple(rows), tuple(_flat_suggestion(s) for s in suggestions))
+
+
+def _piece(hunks: tuple[Hunk, ...], lines: dict[int, tuple[int, int]],
+           piece: Hunk) -> tuple[object, ...] | Hunk:
+    """A piece of one of ``hunks`` as (hunk, first line, end, its header...); the piece itself
+    when its lines are not a run of one hunk's lines (then it is pickled whole)."""
+    if not piece.lines or id(piece.lines[0]) not in lines:
+        return piece
+    index, start = lines[id(piece.lines[0])]
+    end = start + len(piece.lines)
+    whole = hunks[index].lines
+    if end > len(whole) or any(a is not b for a, b in zip(whole[start:end], piece.lines,
+                                                          strict=True)):
+        return piece
+    return (index, start, end, piece.old_start, piece.old_count, piece.new_start,
+            piece.new_count, piece.section, piece.old_missing_newline,
+            piece.new_missing_newline)
 
 
 def _flat_rule(rule: Rule) -> tuple[Any, ...]:
@@ -88,10 +118,16 @@ def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
 
 
 class _Builder:
-    """Rebuilds suggestions; one ``Rule`` object per distinct rule, as the engine has."""
+    """Rebuilds suggestions; one ``Rule`` object per distinct rule, as the engine has, and one
+    object per distinct (immutable) request list, match list and factor set: thousands of
+    units share a few hundred of them, and frozen dataclasses are slow to construct."""
 
     def __init__(self) -> None:
         self._rules: dict[tuple[Any, ...], Rule] = {}
+        self._requests: dict[tuple[Any, ...], tuple[Request, ...]] = {}
+        self._matches: dict[tuple[Any, ...], tuple[RuleMatch, ...]] = {}
+        self._factors: dict[tuple[Any, ...], ConfidenceFactors] = {}
+        self._risks: dict[tuple[Any, ...], RiskFactors] = {}
 
     def rule(self, flat: tuple[Any, ...]) -> Rule:
         found = self._rules.get(flat)
@@ -105,13 +141,25 @@ class _Builder:
         return found
 
     def suggestion(self, t: tuple[Any, ...]) -> RuleSuggestion:
+        requests = self._requests.get(t[4])
+        if requests is None:
+            requests = self._requests[t[4]] = tuple(Request(kind, symbol)
+                                                    for kind, symbol in t[4])
+        matches = self._matches.get(t[5])
+        if matches is None:
+            matches = self._matches[t[5]] = tuple(
+                RuleMatch(self.rule(rule), precision, evidence)
+                for rule, precision, evidence in t[5])
+        factors = self._factors.get(t[6])
+        if factors is None:
+            factors = self._factors[t[6]] = ConfidenceFactors(*t[6])
+        risks = self._risks.get(t[7])
+        if risks is None:
+            risks = self._risks[t[7]] = RiskFactors(*t[7])
         return RuleSuggestion(
-            _LEVELS[t[0]], t[1], _RISKS[t[2]], t[3],
-            tuple(Request(kind, symbol) for kind, symbol in t[4]),
-            tuple(RuleMatch(self.rule(rule), precision, evidence)
-                  for rule, precision, evidence in t[5]),
-            ConfidenceFactors(*t[6]), RiskFactors(*t[7]), _RISKS[t[8]], t[9], t[10], t[11],
-            t[12], t[13], line_signals=t[14], tokens=t[15], skip_reason=t[16],
+            _LEVELS[t[0]], t[1], _RISKS[t[2]], t[3], requests, matches, factors, risks,
+            _RISKS[t[8]], t[9], t[10], t[11], t[12], t[13], line_signals=t[14], tokens=t[15],
+            skip_reason=t[16],
         )
 
 
@@ -149,8 +197,16 @@ def _decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, Ru
 
 
 def _hunk(hunks: tuple[Hunk, ...], item: object) -> Hunk:
-    if isinstance(item, Hunk):
-        return item
     if isinstance(item, int) and 0 <= item < len(hunks):
         return hunks[item]
+    if isinstance(item, tuple) and len(item) == 10:
+        (index, start, end, old_start, old_count, new_start, new_count, section, old_missing,
+         new_missing) = item
+        if isinstance(index, int) and 0 <= index < len(hunks):
+            lines = hunks[index].lines
+            if 0 <= start < end <= len(lines):
+                return Hunk(old_start, old_count, new_start, new_count, section,
+                            lines[start:end], old_missing, new_missing)
+    if isinstance(item, Hunk):
+        return item
     raise ValueError("record hunks do not fit the change")

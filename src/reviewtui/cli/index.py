@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from reviewtui.rules.scanners import ScanReport
 
 
+# The last run's change and index, kept so that the process can end without freeing them one
+# object at a time (see ``cli.main``); a second run in the same process replaces them.
+KEPT: list[object] = []
+
+
 def run_index(args: argparse.Namespace) -> int:
     from reviewtui.cli.intent import intent_line, loaded_with_intent, read_description
     from reviewtui.cli.progress import load_change
@@ -47,6 +52,7 @@ def run_index(args: argparse.Namespace) -> int:
                              "the changed lines ('git fetch --unshallow' brings it)\n")
     index = sort_units(loaded.review_index(scan), args.sort)
     print_index(index, fmt, sys.stdout, intent=intent_line(loaded))
+    KEPT[:] = [loaded, index]
     return 0
 
 

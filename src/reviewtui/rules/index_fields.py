@@ -2,11 +2,15 @@
 
 The units stage builds the index without rule fields; this is where ``rule_context_level``,
 ``rule_confidence``, ``rule_notes``, ``rule_extra_requests`` and ``agent_decision`` are filled.
+A large change repeats a few dozen distinct request lists and decisions over thousands of units:
+each distinct one is validated once and its models are shared (they are never mutated).
+(``model_construct`` is no shortcut here: it is slower than pydantic-core's validation.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -17,22 +21,48 @@ from reviewtui.models import (
     ReviewIndex,
     ScannerFinding,
 )
-from reviewtui.rules.suggestion import RuleSuggestion
+from reviewtui.rules.suggestion import Request, RuleSuggestion
 
 _REQUESTS: TypeAdapter[list[ExtraRequest]] = TypeAdapter(list[ExtraRequest])
 
 
-def rule_fields(suggestion: RuleSuggestion) -> dict[str, object]:
+class _Validated:
+    """Each distinct request list and decision, validated once per run."""
+
+    def __init__(self) -> None:
+        self._requests: dict[tuple[Request, ...], list[ExtraRequest]] = {}
+        self._decisions: dict[tuple[Any, str], AgentDecision] = {}
+
+    def requests(self, requests: tuple[Request, ...]) -> list[ExtraRequest]:
+        found = self._requests.get(requests)
+        if found is None:
+            found = self._requests[requests] = _REQUESTS.validate_python(
+                [r.as_dict() for r in requests])
+        return list(found)
+
+    def decision(self, suggestion: RuleSuggestion) -> AgentDecision:
+        key = (suggestion.context_level, suggestion.priority)
+        found = self._decisions.get(key)
+        if found is None:
+            found = self._decisions[key] = AgentDecision(context_level=suggestion.context_level,
+                                                         priority=suggestion.priority)
+        return found
+
+
+def rule_fields(suggestion: RuleSuggestion, validated: _Validated | None = None,
+                ) -> dict[str, object]:
+    validated = validated or _Validated()
+    confidence = suggestion.confidence
+    score = suggestion.priority_score
     return {
         "rule_context_level": suggestion.context_level,
-        "rule_confidence": suggestion.confidence,
+        # what validating the float fields did to an int
+        "rule_confidence": float(confidence) if isinstance(confidence, int) else confidence,
         "rule_notes": suggestion.notes,
-        "rule_extra_requests": _REQUESTS.validate_python(
-            [r.as_dict() for r in suggestion.extra_requests]),
-        "agent_decision": AgentDecision(context_level=suggestion.context_level,
-                                        priority=suggestion.priority),
+        "rule_extra_requests": validated.requests(suggestion.extra_requests),
+        "agent_decision": validated.decision(suggestion),
         "role": suggestion.role,
-        "priority_score": suggestion.priority_score,
+        "priority_score": float(score) if isinstance(score, int) else score,
         "rule_skip_reason": suggestion.skip_reason,
     }
 
@@ -43,11 +73,12 @@ def fill_rule_fields(
     findings: Mapping[str, Sequence[ScannerFinding]] | None = None,
 ) -> ReviewIndex:
     units: list[IndexUnit] = []
+    validated = _Validated()
     for unit in index.units:
         update: dict[str, object] = {}
         suggestion = suggestions.get(unit.unit_id)
         if suggestion is not None:
-            update.update(rule_fields(suggestion))
+            update.update(rule_fields(suggestion, validated))
         if findings is not None:
             update["scanner_issues"] = list(findings.get(unit.unit_id, ()))
         units.append(unit.model_copy(update=update))

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from reviewtui.analysis import UnitCache, analyse_change
-from reviewtui.analysis.records import decode, encode
+from reviewtui.analysis.records import FileRecord, decode, dump, encode, load
 from reviewtui.config import Settings
 from reviewtui.git import ChangeSelector, ChangeSet, ContentReader, SelectorMode, collect_change
 from reviewtui.git.runner import open_repository
@@ -169,3 +169,31 @@ def test_a_cache_of_another_layout_is_rebuilt(repo: GitRepoBuilder, tmp_path: Pa
         result = analyse_change(change_set, reader, Settings().units, default_vocabulary(),
                                 engine, cache=cache)
         assert (result.computed_files, result.reused_files) == (computed, reused)
+
+
+def test_split_pieces_are_stored_as_slices_of_their_hunk(repo: GitRepoBuilder) -> None:
+    change_set, reader = _change(repo)
+    settings = Settings()
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    big = next(change for change in change_set.files if change.path == "big.py")
+    units = [u for u in build_units(change_set, reader, settings.units, default_vocabulary())
+             if u.file_path == "big.py"]
+    record = encode(big, units, [engine.evaluate(u) for u in units])
+    stored = [item for row in record.units for item in row[6]]  # ReviewUnit.hunks
+    assert len(stored) > 1 and all(isinstance(item, tuple) for item in stored)
+    assert b"DiffLine" not in dump(record)
+    decoded = [u for u, _ in decode(big, load(dump(record)))]
+    assert decoded == units
+    assert all(a is b for u, d in zip(units, decoded, strict=True)
+               for h, g in zip(u.hunks, d.hunks, strict=True)
+               for a, b in zip(h.lines, g.lines, strict=True))
+    # a slice past the end of the hunk's lines does not fit this change
+    row = list(record.units[0])
+    row[6] = ((0, 0, len(big.hunks[0].lines) + 1, 1, 0, 1, 1, "", False, False),)
+    bad = FileRecord((tuple(row),), record.suggestions[:1])
+    try:
+        decode(big, bad)
+    except ValueError as exc:
+        assert "do not fit" in str(exc)
+    else:
+        raise AssertionError("a slice past the hunk's end was accepted")

@@ -1,0 +1,37 @@
+"""The review index is built from trusted units without validating each model again: what it
+holds must still be exactly what validating the same data gives."""
+
+from __future__ import annotations
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.models import ReviewIndex
+from reviewtui.pipeline import load_change
+from reviewtui.rules.scanners import ScanReport
+from tests.conftest import GitRepoBuilder
+
+
+def _change(repo: GitRepoBuilder) -> None:
+    repo.write("app/views.py", "def login(request):\n    return check(request.password)\n")
+    repo.write("README.md", "# app\n")
+    repo.commit("base")
+    repo.write("app/views.py", "import subprocess\n\n\ndef login(request):\n"
+               "    subprocess.run(request.GET['cmd'], shell=True)\n"
+               "    return check(request.password, strict=True)\n")
+    repo.write("README.md", "# app\n\nLogin now runs a command.\n")
+    repo.write("tests/test_views.py", "def test_login():\n    assert True\n")
+
+
+def test_the_index_is_what_validation_gives(repo: GitRepoBuilder) -> None:
+    _change(repo)
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL), use_cache=False)
+    for scan in (None, ScanReport()):
+        index = loaded.review_index(scan)
+        assert len(index.units) >= 3
+        assert any(u.rule_extra_requests for u in index.units)
+        validated = ReviewIndex.model_validate(index.model_dump())
+        assert validated.model_dump_json(indent=2) == index.model_dump_json(indent=2)
+        assert validated.model_dump() == index.model_dump()
+        for unit in index.units:
+            assert isinstance(unit.rule_confidence, float)
+            assert isinstance(unit.priority_score, float)
+            assert (unit.scanner_issues is None) == (scan is None)
