@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from tree_sitter import QueryCursor
+from tree_sitter import Node, QueryCursor
 
 from reviewtui.code.definitions import build_definitions
 from reviewtui.code.grammars import Grammar, grammar, parser
@@ -116,11 +116,23 @@ def _analyze_windows(
     )
 
 
+def _in_query_order(g: Grammar, found: dict[str, list[Node]]) -> dict[str, list[Node]]:
+    """``found`` by capture name in the order the query declares them, each name's nodes by
+    position. Tree-sitter's order of a capture dict varies between processes on the same tree
+    (seen on jQuery: ``def.var`` before ``def.function`` in one run, after it in the next), and
+    the first capture of a node decides its kind: without a fixed order, one unit got
+    ``in_single_function`` in some runs only."""
+    query = g.query
+    names = [query.capture_name(i) for i in range(query.capture_count)]
+    return {name: sorted(found[name], key=lambda n: (n.start_byte, n.end_byte, n.kind_id))
+            for name in names if name in found}
+
+
 def _analyze(g: Grammar, data: bytes) -> FileStructure:
     tree = parser(g).parse(data)
     root = tree.root_node
     try:
-        captures = QueryCursor(g.query).captures(root)
+        captures = _in_query_order(g, QueryCursor(g.query).captures(root))
         definitions = build_definitions(captures, data)
         comments = comment_lines(captures.get("comment", ()), data.split(b"\n"))
         imports = node_lines(captures.get("import", ()))

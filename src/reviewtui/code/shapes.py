@@ -216,8 +216,12 @@ def _bound(node: Node) -> Shape | None:
                   whole.start_byte, value=value)
     parent = node.parent
     if node.type == "variable_declarator" and parent is not None \
-            and parent.type in _VAR_STATEMENTS and whole is node:
-        shape.outer, shape.sig_start = parent, parent.start_byte  # JS/TS ``const f = ...``
+            and parent.type in _VAR_STATEMENTS and whole is node and sum(
+                1 for c in parent.named_children if c.type == "variable_declarator") == 1:
+        # JS/TS ``const f = ...``: the statement is the definition. Of ``var a = function()
+        # {...}, b = function() {...};`` each declarator is its own (jQuery's Sizzle): the
+        # statement's span would give both names the same lines.
+        shape.outer, shape.sig_start = parent, parent.start_byte
         shape.holes.append((parent.children[0].end_byte, node.start_byte))
     return shape
 

@@ -538,3 +538,45 @@ def test_header_line_skips_decorators_and_annotations() -> None:
     assert (view.start_line, view.header_line, view.signature_end_line) == (1, 3, 3)
     method = next(d for d in java.definitions if d.name == "m")
     assert (method.start_line, method.header_line) == (2, 4)
+
+
+_SIZZLE = b"""var Sizzle = function( selector ) {
+  return 1;
+};
+var fcssescape = function( ch, asCodePoint ) {
+  return ch;
+},
+unloadHandler = function() {
+  setDocument();
+};
+"""
+
+
+def test_each_declarator_of_one_var_statement_has_its_own_lines() -> None:
+    """``var a = function() {...}, b = function() {...};`` (jQuery's Sizzle): two definitions,
+    each on its own lines -- sharing the statement's lines made a changed line of ``b`` sit in
+    ``a`` or ``b`` by chance."""
+    structure = analyze_source("javascript", _SIZZLE)
+    assert structure is not None
+    spans = {d.name: (d.start_line, d.end_line) for d in structure.definitions}
+    assert spans == {"Sizzle": (1, 3), "fcssescape": (4, 6), "unloadHandler": (7, 9)}
+    enclosing = structure.enclosing(8)
+    assert enclosing is not None and enclosing.name == "unloadHandler"
+
+
+def test_the_structure_does_not_depend_on_the_order_of_tree_sitters_captures(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tree-sitter's order of captures varies between processes on the same tree: the
+    structure must come out the same in any order."""
+    from tree_sitter import QueryCursor
+
+    source = _SIZZLE + b"var f = () => 1, g = 2;\nconst h = function() { return 3; };\n"
+    as_given = analyze_source("javascript", source)
+    original = QueryCursor.captures
+
+    def reversed_captures(self: QueryCursor, node: object) -> dict[str, list[object]]:
+        found = original(self, node)  # type: ignore[arg-type]
+        return {name: list(reversed(nodes)) for name, nodes in reversed(list(found.items()))}
+
+    monkeypatch.setattr(QueryCursor, "captures", reversed_captures)
+    assert analyze_source("javascript", source) == as_given
