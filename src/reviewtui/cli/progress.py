@@ -60,8 +60,15 @@ class TerminalProgress:
         if self._last is not None and now - self._last < self._interval:
             return
         self._last = now
-        width = shutil.get_terminal_size((80, 24)).columns - 1
-        self._stream.write(_ERASE + progress_text(progress, width))
+        self.show(progress_text(progress, shutil.get_terminal_size((80, 24)).columns - 1))
+
+    def due(self) -> bool:
+        """On a terminal, and past the first ``delay`` seconds of the work."""
+        return self._enabled and self._clock() - self._start >= self._delay
+
+    def show(self, text: str) -> None:
+        """Rewrite the line with ``text``."""
+        self._stream.write(_ERASE + text)
         self._stream.flush()
         self.shown = True
 
@@ -100,14 +107,10 @@ class CountLine:
         self._label, self._unit = label, unit
 
     def __call__(self, done: int, total: int) -> None:
-        line = self._line
-        if not line._enabled or line._clock() - line._start < line._delay:
-            return
-        filled = int(20 * done / total) if total else 20
-        line._stream.write(f"{_ERASE}{self._label} [{'#' * filled}{'.' * (20 - filled)}] "
-                           f"{done}/{total} {self._unit}")
-        line._stream.flush()
-        line.shown = True
+        if self._line.due():
+            filled = int(20 * done / total) if total else 20
+            self._line.show(f"{self._label} [{'#' * filled}{'.' * (20 - filled)}] "
+                            f"{done}/{total} {self._unit}")
 
     def close(self) -> None:
         self._line.close()

@@ -182,12 +182,19 @@ def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
     return lines
 
 
-def unit_history(unit: ReviewUnit, lines: Mapping[int, LineOrigin], author: str,
-                 base_time: int) -> dict[str, float]:
-    """The history features of ``unit`` from its file's blamed lines."""
+def _origins(unit: ReviewUnit, lines: Mapping[int, LineOrigin]
+             ) -> tuple[list[LineOrigin], list[LineOrigin]]:
+    """Where the unit's touched lines came from, and those plus its definitions' lines."""
     touched = [lines[n] for a, b in _touched(unit) for n in range(a, b + 1) if n in lines]
     around = touched + [lines[n] for a, b in definition_spans(unit)
                         for n in range(a, b + 1) if n in lines]
+    return touched, around
+
+
+def unit_history(unit: ReviewUnit, lines: Mapping[int, LineOrigin], author: str,
+                 base_time: int) -> dict[str, float]:
+    """The history features of ``unit`` from its file's blamed lines."""
+    touched, around = _origins(unit, lines)
     if not around:
         return dict.fromkeys(FEATURES, 0.0)
     fixes = {o.commit: o.time for o in around if o.fix}
@@ -215,9 +222,7 @@ def history_evidence(unit: ReviewUnit, lines: Mapping[int, LineOrigin],
                      base_time: int) -> dict[str, str]:
     """What gave ``unit`` its history features, for ``rules explain`` and the detail pane:
     the fix commits (newest first), the recently changed lines, the lines' authors."""
-    touched = [lines[n] for a, b in _touched(unit) for n in range(a, b + 1) if n in lines]
-    around = touched + [lines[n] for a, b in definition_spans(unit)
-                        for n in range(a, b + 1) if n in lines]
+    touched, around = _origins(unit, lines)
 
     def fixes(origins: Sequence[LineOrigin]) -> str:
         seen = {o.commit: o for o in origins if o.fix}
