@@ -180,87 +180,37 @@ class LoadedChange:
     def with_reach(self, *, keep: bool = True,
                    progress: Callable[[int, int], None] | None = None) -> LoadedChange:
         """This change in priority order's terms: every unit's priority counting its reach
-        (the files that use a changed public definition: one project-wide search, kept per
-        tree in .git/reviewtui unless ``keep`` is off -- ``eval`` counts hundreds of old trees
-        nobody will see again) and the learned part (``rules.triage_model``: what the changed
-        lines do and where the unit stands in its change). ``progress`` is told (files
+        and its learned part (``rules.learned_priority``); ``progress`` is told (files
         blamed, files to blame) while the history of the changed lines is read."""
-        from reviewtui.context.search.reach import ReachCounter
-        from reviewtui.rules.priority import reach_points, with_reach
-        from reviewtui.rules.triage_features import unit_tokens
-        from reviewtui.rules.triage_model import load_weights, rule_features
+        from reviewtui.rules.learned_priority import priority_order
 
         if self.repo is None or any(s.reach_counted for s in self.suggestions.values()):
             return self
-        names = {u.unit_id: [s.name for s in u.scopes if s.role != "outer"]
-                 + list(u.symbols) for u in self.units}
-        cache = self.repo.common_dir / "reviewtui" / "reach" if keep else None
-        files = ReachCounter(self.repo, self.change_set, cache).counts(
-            n for group in names.values() for n in group)
-        weights, _ = load_weights(self.root)
-        features, evidence = self._triage(keep, progress)
-        suggestions = dict(self.suggestions)
-        for unit in self.units:
-            suggestion = suggestions.get(unit.unit_id)
-            if suggestion is None:
-                continue
-            users = {f for n in names[unit.unit_id]
-                     for f in files.get(n.rsplit(".", 1)[-1], ())} - {unit.file_path}
-            reached = reach_points(len(users))
-            features[unit.unit_id] |= rule_features(suggestion, reached)
-            tokens = (suggestion.tokens.split() if suggestion.line_signals
-                      else unit_tokens(unit)) if weights.tokens else ()
-            suggestions[unit.unit_id] = with_reach(
-                suggestion, len(users), weights.points(features[unit.unit_id], tokens))
-        return replace(self, suggestions=suggestions, learned_features=features,
-                       learned_evidence=evidence)
+        order = priority_order(self.repo, self.change_set, self.units, self.suggestions,
+                               self.root, keep=keep, progress=progress)
+        return replace(self, suggestions=order.suggestions, learned_features=order.features,
+                       learned_evidence=order.evidence)
 
     def priority_reasons(self, unit_id: str) -> tuple[str, ...]:
-        """Why a unit stands where it does in the priority order: its parts, then the learned
-        part feature by feature with the line that gave it (for the workbench's detail)."""
-        from reviewtui.rules.explain import learned_lines
-        from reviewtui.rules.triage_features import unit_tokens
-        from reviewtui.rules.triage_model import load_weights
+        """Why a unit stands where it does in the priority order (the workbench's detail)."""
+        from reviewtui.rules.learned_priority import priority_reasons
 
         suggestion = self.suggestions.get(unit_id)
         unit = self.units_by_id.get(unit_id)
         if suggestion is None or unit is None:
             return ()
-        parts = " + ".join(f"{name} {points:g}" for name, points in suggestion.priority_parts)
-        reasons = [f"{suggestion.priority_score:g} = {parts}"]
-        features = self.learned_features.get(unit_id)
-        if features:
-            weights, path = load_weights(self.root)
-            reasons += [line.strip() for line in learned_lines(
-                unit, weights.contributions(features, unit_tokens(unit)), features, path,
-                self.learned_evidence.get(unit_id))[1:]]
-        return tuple(reasons)
+        return priority_reasons(unit, suggestion, self.learned_features.get(unit_id),
+                                self.learned_evidence.get(unit_id), self.root)
 
     def triage_features(self, *, keep: bool = True,
                         progress: Callable[[int, int], None] | None = None
                         ) -> dict[str, dict[str, float]]:
-        """The learned priority's features of every unit, without the rule parts: what the
-        lines do, where the unit stands in its change and the history of its lines (kept per
+        """The learned priority's features of every unit, without the rule parts (kept per
         base commit in .git/reviewtui/history unless ``keep`` is off)."""
-        return self._triage(keep, progress)[0]
+        from reviewtui.rules.learned_priority import triage_features
 
-    def _triage(self, keep: bool, progress: Callable[[int, int], None] | None
-                ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
-        from reviewtui.history.line_history import LineHistory
-        from reviewtui.rules.triage_features import LINE_FEATURES, change_features, unit_features
-
-        standing = change_features(self.units)
-        history: dict[str, dict[str, float]] = {}
-        evidence: dict[str, dict[str, str]] = {}
-        if self.repo is not None:
-            cache = self.repo.common_dir / "reviewtui" / "history" if keep else None
-            reader = LineHistory(self.repo, self.change_set, cache, progress)
-            history = reader.features(self.units)
-            evidence = reader.evidence
-        lines = {uid: dict(zip(LINE_FEATURES, s.line_signals, strict=True))
-                 for uid, s in self.suggestions.items() if s.line_signals}
-        return {u.unit_id: unit_features(u, standing[u.unit_id], lines.get(u.unit_id))
-                | history.get(u.unit_id, {}) for u in self.units}, evidence
+        return triage_features(self.repo, self.change_set, self.units, self.suggestions,
+                               keep=keep, progress=progress)[0]
 
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""
@@ -448,43 +398,6 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
     return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
 
 
-class _Collecting:
-    """``collect_change`` in a thread, so git computes the diff while this one loads the rest.
-
-    For a commit, a range or the index, git starts before the settings (and pydantic) are even
-    imported; the modes that read settings (untracked files' size limit, the default branch)
-    get them from the caller. The thread never imports anything itself.
-    """
-
-    def __init__(self, repo: GitRepo | None, selector: ChangeSelector, root: Path,
-                 settings: Settings | None) -> None:
-        from reviewtui.git.collect import DEFAULT_MAX_FILE_BYTES, collect_change
-
-        self._collect = collect_change
-        max_bytes = settings.git.max_file_bytes if settings else DEFAULT_MAX_FILE_BYTES
-        branch = settings.git.default_branch if settings else None
-        self._args = (repo, selector, root, max_bytes, branch)
-        self._result: ChangeSet | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="reviewtui-collect", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        repo, selector, root, max_bytes, branch = self._args
-        try:
-            self._result = self._collect(repo, selector, patch_root=root,
-                                          max_file_bytes=max_bytes, default_branch_name=branch)
-        except BaseException as exc:  # handed to the caller of result()
-            self._error = exc
-
-    def result(self) -> ChangeSet:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
-
-
 _MODES_WITH_SETTINGS = frozenset({SelectorMode.AUTO, SelectorMode.WORKING, SelectorMode.ALL,
                                   SelectorMode.BASE})
 
@@ -525,7 +438,9 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     root = repo.root if repo is not None else Path(path or ".").resolve()
     early = _settings(root) if selector.mode in _MODES_WITH_SETTINGS else None
     taken_ns = time.time_ns()  # before git reads a file: a later edit shows in the stamps
-    collecting = _Collecting(repo, selector, root, early)
+    from reviewtui.git.background import Collecting
+
+    collecting = Collecting(repo, selector, root, early)
     from reviewtui.analysis import analyse_change, open_unit_cache
     from reviewtui.rules import RuleEngine, load_rule_pack
     from reviewtui.units.languages import repository_languages
