@@ -181,7 +181,7 @@ def test_the_progress_line_shows_on_a_terminal_only() -> None:
 
     terminal = Terminal()
     line = _ProgressLine(terminal)
-    line._started -= 2  # a run past its first second
+    line._line._start -= 2  # a run past its first second
     line(EvalProgress("mine", 3, None, "120 commits, 9 fixes"))
     line(EvalProgress("rank", 5, 10, "abc"))
     assert "eval: mining history: 120 commits, 9 fixes, 3 cases" in terminal.getvalue()
@@ -190,7 +190,7 @@ def test_the_progress_line_shows_on_a_terminal_only() -> None:
     assert terminal.getvalue().endswith("\r\x1b[K")
     piped = io.StringIO()
     quiet = _ProgressLine(piped)
-    quiet._started -= 2
+    quiet._line._start -= 2
     quiet(EvalProgress("rank", 5, 10, "abc"))
     quiet.close()
     assert piped.getvalue() == ""

@@ -25,17 +25,17 @@ _ORDER_NAMES = {"reviewtui": "reviewtui priority", "file": "file order",
 
 
 class _ProgressLine:
-    """``eval: ranking [#####.....] 12/40`` rewritten in place on a terminal; silent on a pipe
-    and for the first second (a warm run is done before anyone could read it)."""
+    """``eval: ranking [#####.....] 12/40`` through the headless progress line
+    (``cli.progress``): rewritten in place on a terminal, silent on a pipe and for the first
+    second (a warm run is done before anyone could read it)."""
 
     def __init__(self, err: TextIO) -> None:
-        self._err = err
-        self._on = err.isatty()
-        self._started = time.monotonic()
-        self._shown = False
+        from reviewtui.cli.progress import TerminalProgress
+
+        self._line = TerminalProgress(err, interval=0.0)
 
     def __call__(self, progress: EvalProgress) -> None:
-        if not self._on or time.monotonic() - self._started < 1.0:
+        if not self._line.due():
             return
         if progress.phase == "mine":
             text = f"eval: mining history: {progress.detail}, {progress.done} cases"
@@ -46,14 +46,10 @@ class _ProgressLine:
                     "review": "reviewing"}.get(progress.phase, progress.phase)
             text = (f"eval: {verb} [{'#' * filled}{'.' * (20 - filled)}] "
                     f"{progress.done}/{total} {progress.detail}").rstrip()
-        self._err.write("\r\x1b[K" + text)
-        self._err.flush()
-        self._shown = True
+        self._line.show(text)
 
     def close(self) -> None:
-        if self._shown:
-            self._err.write("\r\x1b[K")
-            self._err.flush()
+        self._line.close()
 
 
 def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO,
