@@ -16,6 +16,7 @@ from tree_sitter import Node, QueryCursor
 from reviewtui.code.definitions import build_definitions
 from reviewtui.code.grammars import Grammar, grammar, parser
 from reviewtui.code.language_specs import spec_for
+from reviewtui.code.line_kinds import line_kinds, mapped_kinds
 from reviewtui.code.lines import comment_lines, node_lines
 from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.code.windows import Lines, skeletons
@@ -42,7 +43,7 @@ def analyze_source(
         return None
     data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else bytes(source)
     structure = _analyze_windows(g, data, lines) if lines else None
-    return _in_namespaces(structure or _analyze(g, data), data)
+    return _in_namespaces(structure or _analyze(g, data, lines), data)
 
 
 def _in_namespaces(structure: FileStructure, data: bytes) -> FileStructure:
@@ -94,8 +95,9 @@ def _analyze_windows(
     definitions: dict[tuple[str, str, int], Definition] = {}
     comments: set[int] = set()
     imports: set[int] = set()
+    kinds: dict[str, set[int]] = {}
     for rows in groups:
-        piece = _analyze(g, b"\n".join(source_lines[r] for r in rows) + b"\n")
+        piece = _analyze(g, b"\n".join(source_lines[r] for r in rows) + b"\n", ())
         if piece.has_errors:
             return None
         for definition in piece.definitions:
@@ -106,6 +108,8 @@ def _analyze_windows(
                 definitions[key] = mapped
         comments.update(rows[n - 1] + 1 for n in piece.comment_lines if n <= len(rows))
         imports.update(rows[n - 1] + 1 for n in piece.import_lines if n <= len(rows))
+        for category, numbers in mapped_kinds(piece.line_kinds or {}, rows).items():
+            kinds.setdefault(category, set()).update(numbers)
     return FileStructure(
         language=g.name,
         line_count=_line_count(data),
@@ -113,6 +117,7 @@ def _analyze_windows(
         comment_lines=frozenset(comments),
         import_lines=frozenset(imports),
         has_errors=False,
+        line_kinds={category: frozenset(numbers) for category, numbers in kinds.items()},
     )
 
 
@@ -128,10 +133,15 @@ def _in_query_order(g: Grammar, found: dict[str, list[Node]]) -> dict[str, list[
             for name in names if name in found}
 
 
-def _analyze(g: Grammar, data: bytes) -> FileStructure:
+def _analyze(g: Grammar, data: bytes,
+             ranges: Sequence[tuple[int, int]] | None = None) -> FileStructure:
+    """``ranges``: read the line kinds of these lines (empty: of every line; None: none)."""
     tree = parser(g).parse(data)
     root = tree.root_node
+    kinds: dict[str, frozenset[int]] | None = None
     try:
+        if ranges is not None:
+            kinds = line_kinds(g.name, g.language, root, ranges or None)
         captures = _in_query_order(g, QueryCursor(g.query).captures(root))
         definitions = build_definitions(captures, data)
         comments = comment_lines(captures.get("comment", ()), data.split(b"\n"))
@@ -146,4 +156,5 @@ def _analyze(g: Grammar, data: bytes) -> FileStructure:
         comment_lines=comments,
         import_lines=imports,
         has_errors=root.has_error,
+        line_kinds=kinds,
     )

@@ -10,6 +10,7 @@ thousands of definitions.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -59,7 +60,9 @@ def _build_index(defs: tuple[Definition, ...]) -> _Index:
 
 @dataclass(frozen=True)
 class FileStructure:
-    """Definitions, comment lines and import lines of one file version."""
+    """Definitions, comment lines and import lines of one file version; with ``line_kinds``
+    (``code.line_kinds``), what the lines around the change do: category -> lines, read off
+    the parse (None: not read, e.g. a whole-file parse for the context stage)."""
 
     language: str
     line_count: int
@@ -67,6 +70,7 @@ class FileStructure:
     comment_lines: frozenset[int]
     import_lines: frozenset[int]
     has_errors: bool
+    line_kinds: Mapping[str, frozenset[int]] | None = None
     _index: _Index = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

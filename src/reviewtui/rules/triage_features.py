@@ -104,18 +104,19 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
 
     messages = sum(1 for line in code if _STRING_ONLY.match(line) or _LOG.search(line))
     both_calls = _calls(code_added) & _calls(code_removed)
+    does = _parsed_counts(unit) if unit.line_kinds is not None else _pattern_counts(
+        code_added, code_removed)
     return {
-        "control_flow": squash(_hits(_CONTROL, code)),
-        "condition_changed": squash(min(_hits(_COMPARE, code_added),
-                                        _hits(_COMPARE, code_removed))),
+        "control_flow": squash(does["control"]),
+        "condition_changed": squash(min(does["compare+"], does["compare-"])),
         "boundary": squash(_hits(_BOUNDARY, code)),
-        "arithmetic": squash(_hits(_ARITH, code)),
-        "error_added": squash(_hits(_ERROR, code_added)),
-        "error_removed": squash(_hits(_ERROR, code_removed)),
-        "check_removed": squash(_hits(_CHECK, code_removed)),
+        "arithmetic": squash(does["arith"]),
+        "error_added": squash(does["error+"]),
+        "error_removed": squash(does["error-"]),
+        "check_removed": squash(does["check-"]),
         "call_args_changed": squash(len(both_calls)),
-        "null_handling": squash(_hits(_NULL, code)),
-        "return_changed": squash(_hits(_RETURN, code)),
+        "null_handling": squash(does["null"]),
+        "return_changed": squash(does["return"]),
         "new_code": _share(len(code_added), n) if not code_removed else 0.0,
         "only_messages": 1.0 if n and messages == n else _share(messages, n) * 0.5,
         "comment_share": _share(changed - n - sum(1 for x in added + removed if not x.strip()),
@@ -125,6 +126,36 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
         "added_code_log": min(1.0, math.log2(1 + len(code_added)) / 8),
         "removed_code_log": min(1.0, math.log2(1 + len(code_removed)) / 8),
     }
+
+
+def _pattern_counts(added: Sequence[str], removed: Sequence[str]) -> dict[str, int]:
+    """Changed code lines per thing they do, by patterns on the text (no parse)."""
+    code = [*added, *removed]
+    return {"control": _hits(_CONTROL, code), "compare+": _hits(_COMPARE, added),
+            "compare-": _hits(_COMPARE, removed), "arith": _hits(_ARITH, code),
+            "error+": _hits(_ERROR, added), "error-": _hits(_ERROR, removed),
+            "check-": _hits(_CHECK, removed), "null": _hits(_NULL, code),
+            "return": _hits(_RETURN, code)}
+
+
+# A removed check, by the parse: a condition, an assertion, a raise/throw or a handler.
+_CHECKS = frozenset({"control", "check", "error"})
+
+
+def _parsed_counts(unit: ReviewUnit) -> dict[str, int]:
+    """Changed code lines per thing they do, by the parse's node kinds (``unit.line_kinds``)."""
+    lines: dict[str, set[tuple[str, int]]] = {}
+    for category, kind, number in unit.line_kinds or ():
+        lines.setdefault(category, set()).add((kind, number))
+        if category in _CHECKS and kind == "-":
+            lines.setdefault("check-", set()).add((kind, number))
+    count = {name: len(found) for name, found in lines.items()}
+    for category in ("compare", "error"):
+        for kind in "+-":
+            count[category + kind] = sum(1 for k, _ in lines.get(category, ()) if k == kind)
+    return {name: count.get(name, 0) for name in (
+        "control", "compare+", "compare-", "arith", "error+", "error-", "check-", "null",
+        "return")}
 
 
 def change_features(units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
@@ -192,17 +223,33 @@ _EVIDENCE: dict[str, tuple[re.Pattern[str], str]] = {
 }
 
 
+# the parse's categories behind a line feature (``unit.line_kinds``)
+_PARSED_EVIDENCE: dict[str, frozenset[str]] = {
+    "control_flow": frozenset({"control"}), "condition_changed": frozenset({"compare"}),
+    "arithmetic": frozenset({"arith"}), "error_added": frozenset({"error"}),
+    "error_removed": frozenset({"error"}), "check_removed": _CHECKS,
+    "null_handling": frozenset({"null"}), "return_changed": frozenset({"return"}),
+}
+
+
 def feature_evidence(unit: ReviewUnit, name: str) -> str | None:
     """The first changed code line that gave ``unit`` the line feature ``name`` (for
-    ``rules explain`` and the detail pane), as ``+L12 text`` / ``-L9 text``."""
+    ``rules explain`` and the detail pane), as ``+L12 text`` / ``-L9 text``: by the parse's
+    node kinds where the unit has them, else by the feature's pattern."""
     found = _EVIDENCE.get(name)
     if found is None:
         return None
     pattern, kinds = found
+    categories = _PARSED_EVIDENCE.get(name) if unit.line_kinds is not None else None
+    marked = ({(k, n) for c, k, n in unit.line_kinds or () if c in categories}
+              if categories is not None else set())
     for hunk in unit.hunks:
         for line in hunk.lines:
-            if line.kind in kinds and _is_code(unit, line) and pattern.search(line.text):
-                number = line.new_no if line.kind == "+" else line.old_no
+            if line.kind not in kinds or not _is_code(unit, line):
+                continue
+            number = line.new_no if line.kind == "+" else line.old_no
+            if (categories is not None and (line.kind, number) in marked) or (
+                    categories is None and pattern.search(line.text)):
                 return f"{line.kind}L{number} {line.text.strip()[:80]}"
     return None
 

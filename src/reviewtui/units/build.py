@@ -160,6 +160,7 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
             parsed=facts.parsed and (new_structure is not None or old_structure is not None),
             prose_lines=facts.prose,
             import_lines=facts.imports,
+            line_kinds=facts.kinds,
         ))
     return units
 

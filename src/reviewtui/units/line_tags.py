@@ -52,6 +52,25 @@ class LineFacts:
     parsed: bool = False
     prose: frozenset[tuple[str, int]] = frozenset()  # ("+", new_no) / ("-", old_no)
     imports: frozenset[tuple[str, int]] = frozenset()
+    kinds: frozenset[tuple[str, str, int]] | None = None  # (category, "+"/"-", number)
+
+
+def _line_kinds(plus: Sequence[tuple[int, str]], minus: Sequence[tuple[int, str]],
+                old: FileStructure | None, new: FileStructure | None
+                ) -> frozenset[tuple[str, str, int]] | None:
+    """What each changed code line does by the parse; None unless every side with changed
+    lines was parsed with its line kinds read."""
+    sides = ((plus, new, "+"), (minus, old, "-"))
+    if any(lines and (side is None or side.line_kinds is None) for lines, side, _ in sides):
+        return None
+    out: set[tuple[str, str, int]] = set()
+    for lines, side, kind in sides:
+        if not lines or side is None or side.line_kinds is None:
+            continue
+        numbers = {n for n, _ in lines}
+        for category, found in side.line_kinds.items():
+            out.update((category, kind, n) for n in numbers & found)
+    return frozenset(out)
 
 
 def _is_comment(line: str, language: str | None) -> bool:
@@ -191,10 +210,13 @@ def line_facts(
             tags.add("security_sensitive")  # the change sits in `login`, `check_password`...
     imports = ({("+", n) for n in _import_lines(plus_code, new)}
                | {("-", n) for n in _import_lines(minus_code, old)})
+    kinds = (_line_kinds([c for c in plus_code if c[0] not in prose_plus],
+                         [c for c in minus_code if c[0] not in prose_minus], old, new)
+             if structural else None)
     return LineFacts(frozenset(tags), tuple(dict.fromkeys(symbols)),
                      tuple(dict.fromkeys(functions)), tuple(scopes.values()), structural,
                      frozenset({("+", n) for n in prose_plus} | {("-", n) for n in prose_minus}),
-                     frozenset(imports))
+                     frozenset(imports), kinds)
 
 
 def _add_scope(scopes: dict[tuple[str, str], Scope], definition: Definition, role: str) -> None:

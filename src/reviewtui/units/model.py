@@ -48,6 +48,10 @@ class ReviewUnit:
     # (comments, docstrings): rules that look for behaviour do not read it.
     prose_lines: frozenset[tuple[str, int]] = frozenset()
     import_lines: frozenset[tuple[str, int]] = frozenset()
+    # what the changed code lines do, from the parse (``code.line_kinds``): (category, kind,
+    # number), e.g. ("compare", "+", 12); None when the parse could not say (no grammar, or
+    # a side not parsed), and the triage features fall back to patterns on the text
+    line_kinds: frozenset[tuple[str, str, int]] | None = None
 
     def changed_lines(self) -> list[str]:
         """The text of every added and removed line, in diff order."""

@@ -14,6 +14,7 @@ from reviewtui.eval.fit import fit_weights, rescored, time_split
 from reviewtui.eval.rank import CaseResult, Ranking, UnitSample
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
+from reviewtui.rules.triage_features import feature_evidence
 from reviewtui.rules.triage_model import (
     ALL_FEATURES,
     TriageWeights,
@@ -221,3 +222,29 @@ def test_a_docstring_that_reads_like_code_steers_nothing(repo: GitRepoBuilder) -
     docs, code = by_function["size"], by_function["weight"]
     for name in ("control_flow", "null_handling", "return_changed"):
         assert docs[name] == 0 and code[name] > 0, name
+
+
+def test_a_message_that_reads_like_code_steers_nothing_by_the_parse(
+        repo: GitRepoBuilder) -> None:
+    """What a changed line does is read off the parse: "if x > 1: return None" inside a string
+    is no condition, comparison, return or null -- patterns on the text would see all four --
+    and the evidence names the line the parse marked."""
+    filler = "".join(f"LIMIT_{i} = {i}\n" for i in range(20))
+    body = ('def hint(x):\n    msg = "fine"\n    return msg\n\n\n' + filler
+            + '\n\ndef check(x):\n    return x\n')
+    repo.write("m.py", body)
+    repo.commit("m")
+    repo.write("m.py", body.replace('"fine"', '"if x > 1: return None"')
+               .replace("    return x\n", "    if x > 1:\n        return None\n    return x\n"))
+    repo.commit("hint, check")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False).with_reach(keep=False)
+    units = {u.functions[0]: u for u in loaded.units}
+    message, code = (loaded.learned_features[units[n].unit_id] for n in ("hint", "check"))
+    for name in ("control_flow", "condition_changed", "null_handling", "return_changed"):
+        assert message[name] == 0, name
+    for name in ("control_flow", "null_handling", "return_changed"):
+        assert code[name] > 0, name
+    assert units["check"].line_kinds is not None
+    assert feature_evidence(units["check"], "control_flow") == "+L29 if x > 1:"
+    assert feature_evidence(units["hint"], "control_flow") is None

@@ -1,0 +1,183 @@
+"""What each changed line does, read off the parse: conditions, comparisons, arithmetic, error
+handling, returns, null literals, assertions.
+
+The learned priority (``rules.triage_features``) asks of a unit's changed lines whether they
+steer control flow, compare, compute, raise or catch, return or handle null. Patterns on the
+text answer that wrongly where the text misleads (an ``if`` in a string, ``x - y`` inside a
+slice header, a keyword inside a comment the parse knows about); the parse answers it by node
+kind. One table of candidate tree-sitter patterns serves every grammar: each pattern is
+compiled alone against a language and kept only if the language has its node kinds and fields
+(``if_statement condition:`` in most grammars, ``if condition:`` in Ruby,
+``comparison_operator`` in Python, ``equality_expression`` in Kotlin), so a grammar gets the
+categories its node kinds can say and adding a language needs no new table.
+
+A capture counts either every line its node spans (a condition written over three lines) or
+only its first line (``try``, ``catch``, ``switch``: their bodies are not error handling or
+control themselves). Only lines inside the given ranges are reported: the query cursor is
+limited to them, which keeps the cost proportional to the change, not to the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+
+from tree_sitter import Language, Node, Query, QueryCursor, QueryError
+
+CATEGORIES: tuple[str, ...] = ("control", "compare", "arith", "error", "return", "null", "check")
+_COMPARE_OPS = ("==", "!=", "<", ">", "<=", ">=", "===", "!==", "<=>", "&&", "||", "and", "or")
+_ARITH_OPS = ("+", "-", "*", "/", "%", "//", "**", "<<", ">>")
+_CONDITIONED = ("if_statement", "if_expression", "while_statement", "while_expression",
+                "do_statement", "do_while_statement", "elif_clause",
+                "else_if_clause", "if", "unless", "while", "until", "if_modifier",
+                "unless_modifier", "while_modifier", "until_modifier", "elsif", "if_guard",
+                "unless_guard")
+_HEADS_CONTROL = ("switch_statement", "expression_switch_statement", "type_switch_statement",
+                  "switch_expression", "match_statement", "match_expression", "case_clause",
+                  "switch_case", "switch_label", "case_statement", "switch_section",
+                  "expression_case", "type_case", "match_arm", "when_expression", "when_entry",
+                  "when", "case", "for_in_statement", "enhanced_for_statement",
+                  "foreach_statement", "for_expression", "for_range_loop", "for", "for_in_clause",
+                  "for_statement", "if_clause",
+                  "conditional_expression", "ternary_expression", "conditional")
+_HEADS_ERROR = ("try_statement", "try_expression", "try_with_resources_statement",
+                "seh_try_statement", "try_block", "catch_clause", "except_clause",
+                "except_group_clause", "finally_clause", "catch_block", "finally_block",
+                "rescue", "ensure", "seh_except_clause", "seh_finally_clause")
+_ALL_ERROR = ("raise_statement", "throw_statement", "throw_expression", "rescue_modifier")
+_ALL_ARITH = ("augmented_assignment", "augmented_assignment_expression", "update_expression",
+              "inc_statement", "dec_statement", "compound_assignment_expr", "additive_expression",
+              "multiplicative_expression")
+_ALL_RETURN = ("return_statement", "return_expression", "return", "co_return_statement")
+_ALL_NULL = ("none", "null", "nil", "null_literal", "undefined", "nullptr")
+_ALL_COMPARE = ("comparison_operator", "boolean_operator", "equality_expression",
+                "comparison_expression", "conjunction_expression", "disjunction_expression")
+_BINARY = ("binary_expression", "binary_operator", "binary")
+_ALL_CHECK = ("assert_statement", "static_assert_declaration")
+
+
+def _named(language: Language, kinds: Iterable[str]) -> list[str]:
+    return [k for k in kinds if language.id_for_node_kind(k, True) is not None]
+
+
+def _tokens(language: Language, tokens: Iterable[str]) -> list[str]:
+    return [t for t in tokens if language.id_for_node_kind(t, False) is not None]
+
+
+def _alternatives(language: Language) -> list[tuple[str, str, list[str]]]:
+    """(category, "all" | "head", alternatives): one alternation per category and mode, of the
+    node kinds, fields and operator tokens ``language`` has."""
+    out: list[tuple[str, str, list[str]]] = []
+
+    def add(category: str, mode: str, parts: list[str]) -> None:
+        if parts:
+            out.append((category, mode, parts))
+
+    has_condition = language.field_id_for_name("condition") is not None
+    has_operator = language.field_id_for_name("operator") is not None
+    if has_condition:
+        add("control", "all", [f"({k} condition: (_) @x)" for k in _named(language, _CONDITIONED)])
+    add("control", "head", [f"({k}) @x" for k in _named(language, _HEADS_CONTROL)])
+    add("compare", "all", [f"({k}) @x" for k in _named(language, _ALL_COMPARE)])
+    binaries = _named(language, _BINARY)
+    for category, ops in (("compare", _COMPARE_OPS), ("arith", _ARITH_OPS)):
+        known = " ".join(f'"{t}"' for t in _tokens(language, ops))
+        if has_operator and known:  # Python's binary_operator is arithmetic only
+            add(category, "all", [f"({k} operator: [{known}]) @x" for k in binaries
+                                  if category == "arith" or k != "binary_operator"])
+    add("arith", "all", [f"({k}) @x" for k in _named(language, _ALL_ARITH)])
+    add("error", "head", [f"({k}) @x" for k in _named(language, _HEADS_ERROR)])
+    add("error", "all", [f"({k}) @x" for k in _named(language, _ALL_ERROR)])
+    add("return", "all", [f"({k}) @x" for k in _named(language, _ALL_RETURN)])
+    add("null", "all", [f"({k}) @x" for k in _named(language, _ALL_NULL)])
+    add("check", "all", [f"({k}) @x" for k in _named(language, _ALL_CHECK)])
+    return out
+
+
+_CALLED_ERRORS = (
+    ("go", '((call_expression function: (identifier) @_f) @x (#any-of? @_f "panic" "recover"))'),
+    ("go", '((binary_expression left: (identifier) @_e right: (nil)) @x (#eq? @_e "err"))'),
+    ("ruby", '((call method: (identifier) @_m) @x (#any-of? @_m "raise" "fail"))'),
+    ("rust", '((macro_invocation macro: (identifier) @_m) @x '
+             '(#any-of? @_m "panic" "unreachable" "bail"))'),
+)
+
+
+def _compiles(language: Language, pattern: str) -> bool:
+    try:
+        Query(language, pattern)
+    except (QueryError, ValueError, NameError, SyntaxError):
+        return False
+    return True
+
+
+@cache
+def kinds_query(name: str, language: Language) -> tuple[Query, tuple[tuple[str, str], ...]] | None:
+    """One query of every category ``language`` (the grammar ``name``) can express, and per
+    pattern index its (category, mode); None when it expresses none. A field a grammar has but
+    not on one of the node kinds makes the alternation impossible: then each alternative is
+    tried alone and only the ones that compile are kept (slower, and so only then)."""
+    kept = _alternatives(language)
+    kept += [("error", "all", [pattern]) for grammar_name, pattern in _CALLED_ERRORS
+             if grammar_name == name]
+
+    def source(items: list[tuple[str, str, list[str]]]) -> str:
+        return "\n".join("[" + " ".join(parts) + "]" for _, _, parts in items)
+
+    try:
+        query = Query(language, source(kept)) if kept else None
+    except (QueryError, ValueError, NameError, SyntaxError):
+        kept = [(category, mode, [p for p in parts if _compiles(language, p)])
+                for category, mode, parts in kept]
+        kept = [item for item in kept if item[2]]
+        query = Query(language, source(kept)) if kept else None
+    if query is None:
+        return None
+    return query, tuple((category, mode) for category, mode, _ in kept)
+
+
+def _rows(node: Node, mode: str) -> range:
+    start = node.start_point[0]
+    if mode == "head":
+        return range(start, start + 1)
+    end_row, end_col = node.end_point
+    if end_col == 0 and end_row > start:
+        end_row -= 1
+    return range(start, end_row + 1)
+
+
+def line_kinds(name: str, language: Language, root: Node,
+               ranges: Sequence[tuple[int, int]] | None) -> dict[str, frozenset[int]]:
+    """1-based lines of each category found in ``ranges`` (1-based inclusive line ranges;
+    None: the whole tree)."""
+    found = kinds_query(name, language)
+    if found is None:
+        return {}
+    query, modes = found
+    wanted: set[int] | None = None
+    spans: Iterable[tuple[int, int] | None] = [None]
+    if ranges is not None:
+        wanted = {n for a, b in ranges for n in range(a - 1, b)}
+        spans = ranges
+    out: dict[str, set[int]] = {}
+    for span in spans:
+        cursor = QueryCursor(query)
+        if span is not None:
+            cursor.set_point_range((span[0] - 1, 0), (span[1], 0))
+        for index, captures in cursor.matches(root):
+            nodes = captures.get("x")
+            if not nodes:
+                continue
+            category, mode = modes[index]
+            rows = out.setdefault(category, set())
+            for node in nodes:
+                rows.update(r + 1 for r in _rows(node, mode) if wanted is None or r in wanted)
+    return {category: frozenset(rows) for category, rows in out.items() if rows}
+
+
+def mapped_kinds(kinds: Mapping[str, frozenset[int]], rows: Sequence[int]
+           ) -> dict[str, frozenset[int]]:
+    """``kinds`` of a piece parsed alone, numbered as the file's lines (``rows[i]``: the
+    file's 0-based row of the piece's row ``i``)."""
+    return {category: frozenset(rows[n - 1] + 1 for n in lines if n <= len(rows))
+            for category, lines in kinds.items()}

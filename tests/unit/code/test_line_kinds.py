@@ -1,0 +1,120 @@
+"""What changed lines do, read off the parse (``code.line_kinds``), in every grammar shipped."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewtui.code import analyze_source
+from reviewtui.code.grammars import grammar, parser
+from reviewtui.code.line_kinds import kinds_query, line_kinds
+
+# One snippet per language: each line is marked with the categories it must have (and only
+# those among the marked lines' categories). Line numbers are 1-based.
+SNIPPETS: dict[str, tuple[str, dict[int, set[str]]]] = {
+    "python": (
+        "def f(x, items):\n"                   # 1
+        "    if x > 1:\n"                      # 2
+        "        return None\n"                # 3
+        "    try:\n"                           # 4
+        "        x = x + 2\n"                  # 5
+        "    except ValueError:\n"             # 6
+        "        raise KeyError(x)\n"          # 7
+        "    assert items\n"                   # 8
+        "    msg = 'if x > 1: return'\n",      # 9
+        {2: {"control", "compare"}, 3: {"return", "null"}, 4: {"error"}, 5: {"arith"},
+         6: {"error"}, 7: {"error"}, 8: {"check"}, 9: set()}),
+    "javascript": (
+        "function f(x) {\n"                    # 1
+        "  if (x === null) {\n"                # 2
+        "    throw new Error('x');\n"          # 3
+        "  }\n"                                # 4
+        "  x += 1;\n"                          # 5
+        "  return x ? 1 : 2;\n"                # 6
+        "}\n",
+        {2: {"control", "compare", "null"}, 3: {"error"}, 5: {"arith"},
+         6: {"return", "control"}}),
+    "go": (
+        "package p\n"                          # 1
+        "func f(x int) error {\n"              # 2
+        "\terr := g(x)\n"                      # 3
+        "\tif err != nil {\n"                  # 4
+        "\t\treturn err\n"                     # 5
+        "\t}\n"                                # 6
+        "\tx = x * 2\n"                        # 7
+        "\tpanic(\"no\")\n"                    # 8
+        "}\n",
+        {3: set(), 4: {"control", "compare", "error", "null"}, 5: {"return"}, 7: {"arith"},
+         8: {"error"}}),
+    "java": (
+        "class A {\n"                          # 1
+        "  int f(int x) {\n"                   # 2
+        "    if (x <= 0) { throw new IllegalStateException(); }\n"  # 3
+        "    try {\n"                          # 4
+        "      x++;\n"                         # 5
+        "    } catch (Exception e) {\n"        # 6
+        "      return 0;\n"                    # 7
+        "    }\n"                              # 8
+        "    return x;\n"                      # 9
+        "  }\n"
+        "}\n",
+        {3: {"control", "compare", "error"}, 4: {"error"}, 5: {"arith"}, 6: {"error"},
+         7: {"return"}, 9: {"return"}}),
+    "ruby": (
+        "def f(x)\n"                           # 1
+        "  if x == nil\n"                      # 2
+        "    raise ArgumentError, 'x'\n"       # 3
+        "  end\n"                              # 4
+        "  x + 1\n"                            # 5
+        "end\n",
+        {2: {"control", "compare", "null"}, 3: {"error"}, 5: {"arith"}}),
+    "rust": (
+        "fn f(x: i32) -> Result<i32, E> {\n"   # 1
+        "    if x < 0 {\n"                     # 2
+        "        panic!(\"negative\");\n"      # 3
+        "    }\n"                              # 4
+        "    let y = g(x)?;\n"                 # 5
+        "    return Ok(y * 2);\n"              # 6
+        "}\n",
+        {2: {"control", "compare"}, 3: {"error"}, 6: {"return", "arith"}}),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SNIPPETS))
+def test_each_line_gets_what_it_does(language: str) -> None:
+    source, expected = SNIPPETS[language]
+    g = grammar(language)
+    assert g is not None
+    tree = parser(g).parse(source.encode())
+    kinds = line_kinds(language, g.language, tree.root_node, None)
+    for line, categories in expected.items():
+        found = {c for c, lines in kinds.items() if line in lines}
+        assert found == categories, (language, line, found)
+
+
+@pytest.mark.parametrize("language", ["python", "javascript", "typescript", "tsx", "go",
+                                      "java", "ruby", "rust", "c", "cpp", "csharp", "php",
+                                      "kotlin"])
+def test_every_grammar_says_at_least_conditions_comparisons_and_returns(language: str) -> None:
+    g = grammar(language)
+    assert g is not None
+    found = kinds_query(language, g.language)
+    assert found is not None
+    categories = {category for category, _ in found[1]}
+    assert {"control", "compare", "return", "error", "arith"} <= categories, categories
+
+
+def test_only_the_asked_lines_are_read_and_a_window_numbers_them_as_the_file() -> None:
+    filler = "".join(f"def g{i}(a):\n    return a + {i}\n\n\n" for i in range(60))
+    source = (filler + "def target(x):\n    if x > 1:\n        return x * 2\n"
+              "    return 0\n\n\n" + filler)
+    start = filler.count("\n") + 2  # the `if` line
+    whole = analyze_source("python", source.encode(), [(1, source.count("\n"))])
+    windowed = analyze_source("python", source.encode(), [(start, start + 1)])
+    assert whole is not None and windowed is not None
+    assert windowed.line_kinds is not None and whole.line_kinds is not None
+    assert windowed.line_kinds["control"] == frozenset({start})
+    assert windowed.line_kinds["arith"] >= {start + 1}
+    assert start + 1 in whole.line_kinds["arith"] and 2 in whole.line_kinds["arith"]
+    assert 2 not in windowed.line_kinds["arith"]  # far from the change: not read
+    # the context stage's whole-file parse asks for no line kinds and pays nothing for them
+    assert analyze_source("python", source.encode()).line_kinds is None  # type: ignore[union-attr]
