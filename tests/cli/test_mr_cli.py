@@ -68,7 +68,7 @@ def test_open_by_number_on_a_self_hosted_gitlab(world: MergeRequestWorld,
     assert git(world.local, "status", "--porcelain") == ""
     [get] = world.fake.ops("GET")
     assert get.path == API_MR  # the nested project by its URL-encoded path
-    assert get.token == world.fake.token  # sent as PRIVATE-TOKEN
+    assert get.token == f"Bearer {world.fake.token}"  # PATs and glab's OAuth token alike
     _no_token(world, result.out, result.err)
 
 
@@ -250,3 +250,23 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     assert "the merge request's head moved since this review" in body
     assert "Is this covered by a test?" in body
     assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+
+
+def test_drafts_an_interrupted_publish_left_are_deleted_not_published_twice(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.drafts[7] = [
+        {"id": 1, "author_id": 7, "merge_request_id": 9007, "resolve_discussion": False,
+         "note": "old\n\n<!-- reviewtui:fingerprint=f-rate -->"},
+        {"id": 2, "author_id": 7, "merge_request_id": 9007, "resolve_discussion": False,
+         "note": "a draft of the person's own, written on GitLab"}]
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert f"DELETE /{API_MR[8:]}/draft_notes/1" in dry.out
+    assert "draft_notes/2" not in dry.out
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert [r.path for r in world.fake.ops("DELETE")] == [f"{API_MR}/draft_notes/1"]
+    bodies = [n["body"] for d in world.fake.discussions[7] for n in d["notes"]]
+    assert sum("fingerprint=f-rate" in b for b in bodies) == 1
+    assert "a draft of the person's own, written on GitLab" in bodies  # GitLab publishes it

@@ -6,8 +6,8 @@ pinned subset of GitLab's OpenAPI description plus the hand-written discussions 
 (``tests/support/swagger_contract.py``); a mismatch is recorded in ``violations`` (and answered
 with HTTP 500), which the fixtures assert empty.
 
-It behaves as GitLab's code does where reviewtui depends on it: the ``PRIVATE-TOKEN`` header
-(else 401), a project named by its URL-encoded path, a draft note accepted on any line (the
+It behaves as GitLab's code does where reviewtui depends on it: the token in ``Authorization:
+Bearer`` (else 401), a project named by its URL-encoded path, a draft note accepted on any line (the
 ``DraftNote`` model checks no line), and a bulk publish that keeps a diff note only on a line
 of ``diff_lines`` (``DraftNotes::PublishService`` goes on when ``Notes::CreateService`` returns
 an invalid note, then deletes every draft: the note is gone). It can answer 429 with
@@ -128,7 +128,7 @@ class FakeGitLab:
     # --- routing ------------------------------------------------------------------------
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any,
                token: str) -> tuple[int, Any, dict[str, str]]:
-        if token != self.token:
+        if token != f"Bearer {self.token}":
             return 401, {"message": "401 Unauthorized"}, {}
         if self.rate_limited > 0:
             self.rate_limited -= 1
@@ -210,7 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else None
-        token = self.headers.get("PRIVATE-TOKEN", "")
+        token = self.headers.get("Authorization", "")
         with fake._lock:
             try:
                 fake.contract.check_request(self.command, parts.path, body)

@@ -6,7 +6,10 @@ bulk publish: one review), approvals and approve. The description leaves out the
 API, which re-publishing (finding the notes reviewtui wrote) and the others' threads need: those
 two calls (list discussions, edit a note) follow ``doc/api/discussions.md``. The contract tests
 check every request and answer (``tests/data/forge/gitlab/``). The project is named by its
-URL-encoded path (``group%2Fsub%2Fproj``), so no lookup of its numeric id is needed.
+URL-encoded path (``group%2Fsub%2Fproj``), so no lookup of its numeric id is needed. The
+token goes in ``Authorization: Bearer``, which GitLab takes for personal, project and group
+access tokens and for the OAuth token glab keeps after a web login alike
+(``doc/api/rest/authentication.md``); ``PRIVATE-TOKEN`` would refuse the OAuth one.
 
 The models read only what is used and ignore the rest: the description types several fields
 loosely (``labels`` as a string, ``discussion_id`` as an integer), GitLab sends lists and hex
@@ -107,7 +110,7 @@ class GitLabClient:
         self.target = target
         self.prefix = f"projects/{quote(target.repo.path, safe='')}"
         kwargs: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
-        self.http = ForgeHttp(target.repo.api_url, token, auth_header=("PRIVATE-TOKEN", ""),
+        self.http = ForgeHttp(target.repo.api_url, token, auth_header=("Authorization", "Bearer "),
                               what=f"GitLab ({target.repo.host})", **kwargs)
 
     def close(self) -> None:
