@@ -173,6 +173,15 @@ def test_an_approval_is_sent_once_with_the_reviewed_head(world: MergeRequestWorl
     assert len([r for r in world.fake.ops("POST") if r.path.endswith("/approve")]) == 1
     assert world.fake.ours(7)[-1]["body"].startswith(
         "**Verdict: approve** (already approved on GitLab)")
+    # the person changes their mind: the approval is withdrawn, the summary says so
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="request_changes", summary="Not yet."))
+    changed = cli("publish", "--pr", "7", world.local)
+    assert changed.code == 0, changed.err
+    assert [r.path.rsplit("/", 1)[1] for r in world.fake.ops("POST")][-1] == "unapprove"
+    assert world.fake.approved == {7: False}
+    assert world.fake.ours(7)[-1]["body"].startswith(
+        "**Verdict: request changes** (the approval given before is withdrawn)")
 
 
 def test_a_rejected_token_names_its_source_not_its_value(

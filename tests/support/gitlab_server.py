@@ -158,6 +158,9 @@ class FakeGitLab:
                 return 409, {"message": "SHA does not match HEAD of source branch"}, {}
             self.approved[iid] = True
             return 201, self._approvals(iid), {}
+        if (method, tail) == ("POST", "/unapprove") and self.approved.get(iid):
+            self.approved[iid] = False
+            return 201, self._approvals(iid), {}
         if found := re.fullmatch(r"/draft_notes/(\d+)", tail):
             kept = [d for d in self.drafts[iid] if d["id"] != int(found.group(1))]
             if method == "DELETE" and len(kept) < len(self.drafts[iid]):

@@ -5,7 +5,8 @@ notification, like a GitHub review): a draft note per new line comment (``gitlab
 the summary as a draft note without a position, then the bulk publish. The verdict: "approve"
 also approves the merge request (``approve`` with the reviewed ``sha``, so GitLab refuses it if
 the head moved; not sent when the head moved, nor when the person already approved); GitLab's
-REST API has no "request changes", so every verdict is written at the top of the summary.
+REST API has no "request changes", so every verdict is written at the top of the summary, and
+"request changes" withdraws the person's approval if they gave one (``unapprove``).
 
 ``plan_gitlab`` compares the draft with the merge request's discussions (the markers ``draft``
 writes): a note already published is edited when its text changed (``PUT`` of the discussion
@@ -85,6 +86,7 @@ class GitLabPlan:
     unchanged: list[str] = field(default_factory=list)
     summary_note: Published | None = None  # the published summary, edited in place
     approve: bool = False
+    unapprove: bool = False
     verdict_note: str = ""
 
     def summary(self, draft: ReviewDraft | None = None) -> str:
@@ -118,6 +120,9 @@ class GitLabPlan:
         if self.approve:
             ops.append(Operation("POST", self.client.mr_path("/approve"),
                                  {"sha": self.commit_id}, "approve the merge request"))
+        if self.unapprove:
+            ops.append(Operation("POST", self.client.mr_path("/unapprove"), None,
+                                 "withdraw the approval given before"))
         return ops
 
 
@@ -148,8 +153,9 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
                                     f"on {comment.path} {comment.lines}: {comment.title}"))
     for folded in draft.folded:  # published on a line before, now in the summary: say so
         old = published.get(folded.comment.key)
-        if old is not None and old.body.strip() != folded.comment.body.strip():
-            plan.edits.append(_edit(client, old, folded.comment.body,
+        body = gitlab_body(folded.comment)
+        if old is not None and old.body.strip() != body.strip():
+            plan.edits.append(_edit(client, old, body,
                                     f"on {folded.comment.path}: {folded.comment.title}"))
     for pending in client.draft_notes():
         if marker_key(pending.note) is not None or REVIEW_MARKER in pending.note:
@@ -165,6 +171,9 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
             plan.verdict_note = "already approved on GitLab"
         else:
             plan.approve = True
+    elif draft.event == "REQUEST_CHANGES" and client.approvals().user_has_approved:
+        plan.unapprove = True
+        plan.verdict_note = "the approval given before is withdrawn"
     return plan
 
 
@@ -211,6 +220,9 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     if plan.approve:
         client.http.request("POST", client.mr_path("/approve"), body={"sha": plan.commit_id})
         report.notes.append("approved the merge request")
+    if plan.unapprove:
+        client.http.request("POST", client.mr_path("/unapprove"))
+        report.notes.append("withdrew the approval given before")
     report.folded = [f"{f.comment.path} {f.comment.lines}: {f.comment.title} ({f.reason})"
                      for f in draft.folded]
     return report
