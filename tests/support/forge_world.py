@@ -13,6 +13,7 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -91,7 +92,11 @@ def build_world(make_repo: type[GitRepoBuilder], tmp_path: Path,
     return PullWorld(upstream, remote, local, server, base_sha, head_sha)
 
 
-def seed_review(world: PullWorld, number: int = 7) -> str:
+class HasLocal(Protocol):
+    local: Path
+
+
+def seed_review(world: HasLocal, number: int = 7) -> str:
     """The person's review of pull request ``number`` as the workbench would keep it."""
     from reviewtui.app.open_pr import locate_pull, pull_selector
     from reviewtui.pipeline import load_change

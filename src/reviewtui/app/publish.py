@@ -16,10 +16,14 @@ from pathlib import Path
 
 from reviewtui.errors import ForgeError
 from reviewtui.forge.auth import Token
-from reviewtui.forge.draft import build_draft, marker_key
-from reviewtui.forge.github import GitHubReviewComment
+from reviewtui.forge.draft import ReviewDraft, build_draft, marker_key
+from reviewtui.forge.github import GitHubClient, GitHubReviewComment
+from reviewtui.forge.gitlab import GitLabClient
+from reviewtui.forge.gitlab_position import LineMap
+from reviewtui.forge.gitlab_sync import GitLabPlan, plan_gitlab, run_gitlab
+from reviewtui.forge.gitlab_sync import threads_of as gitlab_threads
 from reviewtui.forge.http import Sleep
-from reviewtui.forge.pull import PullInfo, open_client, read_pull
+from reviewtui.forge.pull import ForgeClient, PullInfo, from_gitlab, open_client, read_pull
 from reviewtui.forge.sync import SyncPlan, SyncReport, plan_sync, run_sync
 from reviewtui.forge.target import PullTarget
 from reviewtui.forge.threads import PullThread
@@ -31,7 +35,7 @@ class PublishOutcome:
     target: PullTarget
     pull: PullInfo
     reviewed_head: str
-    plan: SyncPlan
+    plan: SyncPlan | GitLabPlan
     token_source: str
     threads: list[str] = field(default_factory=list)  # others' review comments, read-only
     report: SyncReport | None = None  # None: a dry run
@@ -73,6 +77,8 @@ def pull_threads(path: str | Path | None, spec: str, *,
     _repo, target = locate_pull(path, spec)
     client = open_client(target, token=token)
     try:
+        if isinstance(client, GitLabClient):
+            return gitlab_threads(client.discussions())
         return threads_of(client.review_comments())
     finally:
         client.close()
@@ -105,21 +111,41 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
     draft = build_draft(review, loaded.change_set)
     client = open_client(target, token=token, sleep=sleep)
     try:
-        pull = read_pull(client)
-        if pull.head_sha != refs.head:
-            draft = draft.fold([c.key for c in draft.comments],
-                               "the head moved since the review").with_note(
-                f"the pull request's head moved since this review (reviewed "
-                f"{refs.head[:10]}, now {pull.head_sha[:10]}): its line comments are here "
-                "instead of on lines that may have changed")
-        comments, reviews = client.review_comments(), client.reviews()
-        plan = plan_sync(client, draft, refs.head, comments, reviews)
-        outcome = PublishOutcome(target, pull, refs.head, plan, str(client.http.token),
-                                 thread_lines(comments))
+        outcome = _plan(client, draft, refs.head, loaded.change_set)
         if not dry_run:
-            outcome.report = run_sync(client, plan, added_lines(loaded.change_set))
-            outcome.report.notes[:0] = [f"waited {w:g} s for GitHub's rate limit"
+            plan = outcome.plan
+            if isinstance(plan, GitLabPlan):
+                outcome.report = run_gitlab(plan.client, plan)
+            else:
+                assert isinstance(client, GitHubClient)
+                outcome.report = run_sync(client, plan, added_lines(loaded.change_set))
+            forge = "GitLab" if isinstance(client, GitLabClient) else "GitHub"
+            outcome.report.notes[:0] = [f"waited {w:g} s for {forge}'s rate limit"
                                         for w in client.http.waited]
         return outcome
     finally:
         client.close()
+
+
+def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
+          change_set: ChangeSet) -> PublishOutcome:
+    """What publishing ``draft`` of the reviewed ``head`` would send, and the others' threads."""
+    mr = client.merge_request() if isinstance(client, GitLabClient) else None
+    pull = from_gitlab(mr, client.target) if mr is not None else read_pull(client)
+    if pull.head_sha != head:
+        draft = draft.fold([c.key for c in draft.comments],
+                           "the head moved since the review").with_note(
+            f"the {pull.kind.lower()}'s head moved since this review (reviewed "
+            f"{head[:10]}, now {pull.head_sha[:10]}): its line comments are here "
+            "instead of on lines that may have changed")
+    if isinstance(client, GitLabClient):
+        assert mr is not None
+        discussions = client.discussions()
+        plan: SyncPlan | GitLabPlan = plan_gitlab(client, draft, head, mr, discussions,
+                                                  LineMap.of(change_set))
+        threads = [t.describe() for t in gitlab_threads(discussions)]
+    else:
+        comments, reviews = client.review_comments(), client.reviews()
+        plan = plan_sync(client, draft, head, comments, reviews)
+        threads = thread_lines(comments)
+    return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)

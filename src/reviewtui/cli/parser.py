@@ -256,14 +256,15 @@ def build_export_parser() -> argparse.ArgumentParser:
 def build_publish_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui publish",
-        description="Publish the person's review of a pull request opened with --pr: one "
-                    "review with the verdict and the summary, the person's comments and the "
-                    "accepted findings as line comments (suggestion blocks for fixes), "
+        description="Publish the person's review of a pull/merge request opened with --pr: "
+                    "one review with the verdict and the summary, the person's comments and "
+                    "the accepted findings as line comments (suggestion blocks for fixes), "
                     "findings off the diff in the summary. Publishing again edits what was "
                     "published, never duplicates it. The token comes from GH_TOKEN, "
-                    "GITHUB_TOKEN or 'gh auth token'.")
+                    "GITHUB_TOKEN or 'gh auth token' (GitHub), GITLAB_TOKEN or glab's "
+                    "config (GitLab).")
     parser.add_argument("--pr", required=True, metavar="N|URL",
-                        help="the pull request (as given to 'reviewtui --pr')")
+                        help="the pull/merge request (as given to 'reviewtui --pr')")
     parser.add_argument("--dry-run", action="store_true",
                         help="print exactly what would be sent (and the review threads already "
                              "on the pull request), send nothing")

@@ -33,8 +33,9 @@ def render_outcome(outcome: PublishOutcome, *, dry_run: bool) -> list[str]:
         ops = plan.operations()
         out.append(f"would send {len(ops)} requests to {outcome.target.repo.api_url}:")
         for op in ops:
-            out += [f"{op.method} /{op.path}  # {op.what}",
-                    json.dumps(op.body, indent=2, ensure_ascii=False)]
+            out.append(f"{op.method} /{op.path}  # {op.what}")
+            if op.body is not None:
+                out.append(json.dumps(op.body, indent=2, ensure_ascii=False))
         for folded in plan.draft.folded:
             c = folded.comment
             out.append(f"in the summary: {c.path} {c.lines}: {c.title} ({folded.reason})")

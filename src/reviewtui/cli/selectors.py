@@ -27,8 +27,9 @@ def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) 
                          help="A..B (A to B) or A...B (merge base of A and B to B)")
     chooser.add_argument("--patch", metavar="FILE", help="a patch file, or - for stdin")
     chooser.add_argument("--pr", metavar="N|URL",
-                         help="a pull request (GitHub) by number on the origin remote's forge, "
-                              "or by URL: its head and base are fetched into "
+                         help="a pull request (GitHub) or merge request (GitLab) by number on "
+                              "the origin remote's forge, or by URL: its head and base are "
+                              "fetched into "
                               "refs/reviewtui/pr/N/ (no checkout), merge-base..head reviewed, "
                               "its title, body and labels taken as the stated purpose")
     group.add_argument("--no-untracked", action="store_true",

@@ -29,9 +29,9 @@ SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
 
 @dataclass(frozen=True, slots=True)
 class Operation:
-    method: str  # POST, PUT, PATCH
+    method: str  # POST, PUT, PATCH, DELETE
     path: str  # relative to the API base URL
-    body: dict[str, Any]
+    body: dict[str, Any] | None  # None: no body
     what: str  # one line for a person
 
 
@@ -143,7 +143,7 @@ def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -
             ("not on a changed line, refused by GitHub", off_changed),
             ("refused by GitHub", every)]
         while True:
-            body = {**review.body, "body": draft.summary(),
+            body = {**(review.body or {}), "body": draft.summary(),
                     "comments": [c.payload() for c in draft.comments]}
             try:
                 created = client.create_review(body)

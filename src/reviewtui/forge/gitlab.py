@@ -1,0 +1,154 @@
+"""The GitLab REST endpoints reviewtui uses, and the few fields it reads from their answers.
+
+From GitLab's OpenAPI description (``doc/api/openapi/openapi_v2.yaml``): the merge request
+(``getApiV4ProjectsIdMergeRequestsMergeRequestIid``), draft notes (list, create, update, delete,
+bulk publish: one review), approvals and approve. The description leaves out the discussions
+API, which re-publishing (finding the notes reviewtui wrote) and the others' threads need: those
+two calls (list discussions, edit a note) follow ``doc/api/discussions.md``. The contract tests
+check every request and answer (``tests/data/forge/gitlab/``). The project is named by its
+URL-encoded path (``group%2Fsub%2Fproj``), so no lookup of its numeric id is needed. The
+token goes in ``Authorization: Bearer``, which GitLab takes for personal, project and group
+access tokens and for the OAuth token glab keeps after a web login alike
+(``doc/api/rest/authentication.md``); ``PRIVATE-TOKEN`` would refuse the OAuth one.
+
+The models read only what is used and ignore the rest: the description types several fields
+loosely (``labels`` as a string, ``discussion_id`` as an integer), GitLab sends lists and hex
+strings, and a field it adds never breaks a review.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from reviewtui.errors import ForgeError
+from reviewtui.forge.auth import Token
+from reviewtui.forge.http import ForgeHttp, Sleep
+from reviewtui.forge.target import PullTarget
+
+PAGE_SIZE = 100
+MAX_PAGES = 50
+T = TypeVar("T", bound=BaseModel)
+
+
+class _Read(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class GitLabUser(_Read):
+    username: str
+
+
+class GitLabDiffRefs(_Read):
+    base_sha: str
+    head_sha: str
+    start_sha: str
+
+
+class GitLabMergeRequest(_Read):
+    iid: int
+    title: str
+    description: str | None = None
+    state: str
+    web_url: str
+    author: GitLabUser | None = None
+    labels: list[str] = []
+    source_branch: str
+    target_branch: str
+    source_project_id: int | None = None
+    target_project_id: int | None = None
+    sha: str | None = None
+    diff_refs: GitLabDiffRefs | None = None  # None while GitLab still computes the diff
+
+
+class GitLabPosition(_Read):
+    new_path: str | None = None
+    old_path: str | None = None
+    new_line: int | None = None
+    old_line: int | None = None
+
+
+class GitLabNote(_Read):
+    id: int
+    body: str
+    type: str | None = None  # "DiffNote" on a line, "DiscussionNote", None: a plain comment
+    author: GitLabUser | None = None
+    system: bool = False
+    position: GitLabPosition | None = None
+
+
+class GitLabDiscussion(_Read):
+    id: str
+    notes: list[GitLabNote] = []
+
+
+class GitLabDraftNote(_Read):
+    id: int
+    note: str
+
+
+class GitLabApprovals(_Read):
+    user_has_approved: bool = False
+
+
+def _parse(model: type[T], data: Any, what: str) -> T:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ForgeError(f"GitLab's answer for {what} is not what its API describes: "
+                         f"{exc.errors()[0]['msg']}") from None
+
+
+class GitLabClient:
+    """One project's merge requests on gitlab.com or a self-hosted GitLab."""
+
+    forge_name = "GitLab"
+
+    def __init__(self, target: PullTarget, token: Token, *, sleep: Sleep | None = None) -> None:
+        self.target = target
+        self.prefix = f"projects/{quote(target.repo.path, safe='')}"
+        kwargs: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
+        self.http = ForgeHttp(target.repo.api_url, token, auth_header=("Authorization", "Bearer "),
+                              what=f"GitLab ({target.repo.host})", **kwargs)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def mr_path(self, suffix: str = "") -> str:
+        return f"{self.prefix}/merge_requests/{self.target.number}{suffix}"
+
+    def merge_request(self) -> GitLabMergeRequest:
+        data = self.http.request("GET", self.mr_path(), not_found=(
+            f"merge request {self.target.label} not found on {self.target.repo.host}"))
+        return _parse(GitLabMergeRequest, data, f"merge request {self.target.label}")
+
+    def _pages(self, path: str) -> list[Any]:
+        items: list[Any] = []
+        for page in range(1, MAX_PAGES + 1):
+            data = self.http.request("GET", path, params={"per_page": PAGE_SIZE, "page": page})
+            if not isinstance(data, list):
+                raise ForgeError(f"GitLab's answer for {path} is not a list")
+            items += data
+            if len(data) < PAGE_SIZE:
+                break
+        return items
+
+    def discussions(self) -> list[GitLabDiscussion]:
+        return [_parse(GitLabDiscussion, item, "a discussion")
+                for item in self._pages(self.mr_path("/discussions"))]
+
+    def draft_notes(self) -> list[GitLabDraftNote]:
+        data = self.http.request("GET", self.mr_path("/draft_notes"))
+        if not isinstance(data, list):
+            raise ForgeError("GitLab's answer for the draft notes is not a list")
+        return [_parse(GitLabDraftNote, item, "a draft note") for item in data]
+
+    def create_draft_note(self, body: dict[str, Any]) -> GitLabDraftNote:
+        data = self.http.request("POST", self.mr_path("/draft_notes"), body=body)
+        return _parse(GitLabDraftNote, data, "the new draft note")
+
+    def approvals(self) -> GitLabApprovals:
+        data = self.http.request("GET", self.mr_path("/approvals"))
+        return _parse(GitLabApprovals, data, "the approvals")

@@ -1,0 +1,229 @@
+"""Send a ``ReviewDraft`` to a GitLab merge request as one review, without duplicating.
+
+GitLab's review is its draft notes published together (``draft_notes/bulk_publish``: one
+notification, like a GitHub review): a draft note per new line comment (``gitlab_position``),
+the summary as a draft note without a position, then the bulk publish. The verdict: "approve"
+also approves the merge request (``approve`` with the reviewed ``sha``, so GitLab refuses it if
+the head moved; not sent when the head moved, nor when the person already approved); GitLab's
+REST API has no "request changes", so every verdict is written at the top of the summary, and
+"request changes" withdraws the person's approval if they gave one (``unapprove``).
+
+``plan_gitlab`` compares the draft with the merge request's discussions (the markers ``draft``
+writes): a note already published is edited when its text changed (``PUT`` of the discussion
+note) and left alone when not, the published summary is edited in place, and draft notes of
+reviewtui's that an interrupted publish left pending are deleted first (a bulk publish would
+publish them too). ``--dry-run`` prints these operations as they would be sent.
+
+``run_gitlab`` sends them, then reads the discussions back: GitLab creates a draft note on any
+line but, on publishing, drops a diff note whose line it cannot find in its diff (the note's
+line code is invalid; ``DraftNotes::PublishService`` does not stop for it). Each line comment
+not found afterwards, and each one a draft-note request refused (HTTP 400), goes into the
+summary, which is edited again, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from reviewtui.errors import ForgeError
+from reviewtui.forge.draft import REVIEW_MARKER, DraftComment, ReviewDraft, marker_key
+from reviewtui.forge.gitlab import GitLabClient, GitLabDiscussion, GitLabMergeRequest
+from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body
+from reviewtui.forge.sync import Operation, SyncReport
+from reviewtui.forge.threads import PullThread
+
+VERDICTS = {"APPROVE": "approve", "REQUEST_CHANGES": "request changes", "COMMENT": "comment"}
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    discussion_id: str
+    note_id: int
+    body: str
+
+
+def ours(discussions: list[GitLabDiscussion]) -> tuple[dict[str, Published], Published | None]:
+    """reviewtui's published notes by fingerprint, and its latest summary note."""
+    found: dict[str, Published] = {}
+    summary: Published | None = None
+    for discussion in discussions:
+        if not discussion.notes:
+            continue
+        note = discussion.notes[0]
+        key = marker_key(note.body)
+        if key is not None:
+            found.setdefault(key, Published(discussion.id, note.id, note.body))
+        elif REVIEW_MARKER in note.body:
+            summary = Published(discussion.id, note.id, note.body)
+    return found, summary
+
+
+def threads_of(discussions: list[GitLabDiscussion]) -> list[PullThread]:
+    """The diff notes others left (not reviewtui's own), read-only, replies after their note."""
+    out: list[PullThread] = []
+    for discussion in discussions:
+        first = discussion.notes[0] if discussion.notes else None
+        if first is None or first.position is None or marker_key(first.body) is not None:
+            continue
+        where = first.position
+        path = where.new_path or where.old_path or "?"
+        line = where.new_line if where.new_line is not None else where.old_line
+        out += [PullThread(path, line, note.author.username if note.author else "?", note.body,
+                           index > 0)
+                for index, note in enumerate(discussion.notes) if not note.system]
+    return out
+
+
+@dataclass
+class GitLabPlan:
+    draft: ReviewDraft  # its comments: the new ones only
+    commit_id: str  # the head that was reviewed
+    refs: DiffRefs | None
+    lines: LineMap
+    client: GitLabClient
+    stale: list[Operation] = field(default_factory=list)  # DELETE of pending drafts of ours
+    edits: list[Operation] = field(default_factory=list)  # PUT of published notes
+    unchanged: list[str] = field(default_factory=list)
+    summary_note: Published | None = None  # the published summary, edited in place
+    approve: bool = False
+    unapprove: bool = False
+    verdict_note: str = ""
+
+    def summary(self, draft: ReviewDraft | None = None) -> str:
+        shown = draft or self.draft
+        verdict = f"**Verdict: {VERDICTS[shown.event]}**"
+        if self.verdict_note:
+            verdict += f" ({self.verdict_note})"
+        return f"{verdict}\n\n{shown.summary()}"
+
+    def summary_operation(self, draft: ReviewDraft | None = None) -> Operation:
+        if self.summary_note is not None:
+            s = self.summary_note
+            return Operation("PUT", self.client.mr_path(
+                f"/discussions/{s.discussion_id}/notes/{s.note_id}"),
+                {"body": self.summary(draft)}, f"edit the summary (note {s.note_id})")
+        return Operation("POST", self.client.mr_path("/draft_notes"),
+                         {"note": self.summary(draft)}, "the summary, as a draft note")
+
+    def line_operation(self, comment: DraftComment) -> Operation:
+        assert self.refs is not None
+        return Operation("POST", self.client.mr_path("/draft_notes"),
+                         draft_note(comment, self.refs, self.lines),
+                         f"draft note on {comment.path} {comment.lines}: {comment.title}")
+
+    def operations(self) -> list[Operation]:
+        ops = [*self.stale, *self.edits, *(self.line_operation(c) for c in self.draft.comments),
+               self.summary_operation()]
+        if self.draft.comments or self.summary_note is None:
+            ops.append(Operation("POST", self.client.mr_path("/draft_notes/bulk_publish"), None,
+                                 "publish the draft notes: one review"))
+        if self.approve:
+            ops.append(Operation("POST", self.client.mr_path("/approve"),
+                                 {"sha": self.commit_id}, "approve the merge request"))
+        if self.unapprove:
+            ops.append(Operation("POST", self.client.mr_path("/unapprove"), None,
+                                 "withdraw the approval given before"))
+        return ops
+
+
+def _edit(client: GitLabClient, old: Published, body: str, what: str) -> Operation:
+    return Operation("PUT", client.mr_path(f"/discussions/{old.discussion_id}/notes/{old.note_id}"),
+                     {"body": body}, f"edit note {old.note_id} {what}")
+
+
+def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
+                mr: GitLabMergeRequest, discussions: list[GitLabDiscussion],
+                lines: LineMap) -> GitLabPlan:
+    refs = (DiffRefs(mr.diff_refs.base_sha, mr.diff_refs.start_sha, mr.diff_refs.head_sha)
+            if mr.diff_refs is not None else None)
+    if refs is None and draft.comments:
+        draft = draft.fold([c.key for c in draft.comments], "GitLab has no diff for it yet")
+    published, summary = ours(discussions)
+    plan = GitLabPlan(draft, commit_id, refs, lines, client, summary_note=summary)
+    new: list[DraftComment] = []
+    for comment in draft.comments:
+        old = published.get(comment.key)
+        body = gitlab_body(comment)
+        if old is None:
+            new.append(comment)
+        elif old.body.strip() == body.strip():
+            plan.unchanged.append(comment.key)
+        else:
+            plan.edits.append(_edit(client, old, body,
+                                    f"on {comment.path} {comment.lines}: {comment.title}"))
+    for folded in draft.folded:  # published on a line before, now in the summary: say so
+        old = published.get(folded.comment.key)
+        body = gitlab_body(folded.comment)
+        if old is not None and old.body.strip() != body.strip():
+            plan.edits.append(_edit(client, old, body,
+                                    f"on {folded.comment.path}: {folded.comment.title}"))
+    for pending in client.draft_notes():
+        if marker_key(pending.note) is not None or REVIEW_MARKER in pending.note:
+            plan.stale.append(Operation(
+                "DELETE", client.mr_path(f"/draft_notes/{pending.id}"), None,
+                f"delete draft note {pending.id}, left pending by an interrupted publish"))
+    plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline, tuple(new),
+                             draft.folded, draft.notes, draft.existing)
+    if draft.event == "APPROVE":
+        if mr.sha is not None and mr.sha != commit_id:
+            plan.verdict_note = "not approved on GitLab: the head moved since the review"
+        elif client.approvals().user_has_approved:
+            plan.verdict_note = "already approved on GitLab"
+        else:
+            plan.approve = True
+    elif draft.event == "REQUEST_CHANGES" and client.approvals().user_has_approved:
+        plan.unapprove = True
+        plan.verdict_note = "the approval given before is withdrawn"
+    return plan
+
+
+def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
+    """Send ``plan``; line comments GitLab refuses or drops go into the summary."""
+    report = SyncReport(unchanged=len(plan.unchanged))
+    for op in [*plan.stale, *plan.edits]:
+        client.http.request(op.method, op.path, body=op.body)
+    report.edited = len(plan.edits)
+    draft = plan.draft
+    sent: list[str] = []
+    for comment in plan.draft.comments:
+        op = plan.line_operation(comment)
+        try:
+            client.http.request(op.method, op.path, body=op.body)
+            sent.append(comment.key)
+        except ForgeError as exc:
+            if exc.status not in (400, 422):
+                raise
+            draft = draft.fold([comment.key], "refused by GitLab")
+            report.notes.append(f"{comment.path} {comment.lines} moved into the summary "
+                                f"after: {exc}")
+    summary_op = plan.summary_operation(draft)
+    if plan.summary_note is None:
+        client.http.request(summary_op.method, summary_op.path, body=summary_op.body)
+    if sent or plan.summary_note is None:
+        client.http.request("POST", client.mr_path("/draft_notes/bulk_publish"))
+    published, summary = ours(client.discussions())
+    dropped = [key for key in sent if key not in published]
+    if dropped:
+        draft = draft.fold(dropped, "not kept on its line by GitLab")
+        report.notes.append(f"{len(dropped)} line comments moved into the summary: GitLab "
+                            "did not keep them on their lines")
+    if summary is None:
+        raise ForgeError("GitLab does not show the published summary",
+                         hint="its draft notes may still be pending: see the merge request")
+    if plan.summary_note is not None or dropped:
+        final = plan.summary_operation(draft) if plan.summary_note is not None else _edit(
+            client, summary, plan.summary(draft), "(the summary)")
+        client.http.request("PUT", final.path, body=final.body)
+    report.review_id = summary.note_id
+    report.review_action = "updated" if plan.summary_note is not None else "created"
+    report.posted = len(sent) - len(dropped)
+    if plan.approve:
+        client.http.request("POST", client.mr_path("/approve"), body={"sha": plan.commit_id})
+        report.notes.append("approved the merge request")
+    if plan.unapprove:
+        client.http.request("POST", client.mr_path("/unapprove"))
+        report.notes.append("withdrew the approval given before")
+    report.folded = [f"{f.comment.path} {f.comment.lines}: {f.comment.title} ({f.reason})"
+                     for f in draft.folded]
+    return report
+

@@ -1,0 +1,281 @@
+"""``reviewtui --pr N|URL`` and ``reviewtui publish`` on a GitLab merge request: through the
+real command line, the real ``git fetch`` (from a bare repository standing in for GitLab) and
+the real HTTP client, against a local API whose every request and answer is checked against
+GitLab's OpenAPI description (a pinned subset) and the discussions schema written from its
+docs (``tests/data/forge/gitlab/``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewtui.sessions import SessionStore
+from reviewtui.sessions.review_records import ReviewVerdict
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+from tests.support.forge_world import HEAD, git, seed_review
+from tests.support.gitlab_server import GitLabServer
+from tests.support.gitlab_world import MR_URL, MergeRequestWorld, build_gitlab_world
+
+API_MR = "/api/v4/projects/group%2Fsub%2Fproj/merge_requests/7"
+TAIL_LINE = HEAD.splitlines().index("    return amount + 2") + 1
+
+
+@pytest.fixture
+def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> Iterator[MergeRequestWorld]:
+    with GitLabServer() as server:
+        built = build_gitlab_world(make_repo, tmp_path, monkeypatch, server)
+        built.open_mr(7, built.head_sha, title="Charge three times",
+                      description="Customers pay triple now.\n\nCloses #12", labels=("billing",))
+        yield built
+        assert server.fake.violations == []  # every request and answer matched the contract
+
+
+def _no_token(world: MergeRequestWorld, *texts: str) -> None:
+    for text in texts:
+        assert world.fake.token not in text
+
+
+def _sent(out: str) -> list[tuple[str, Any]]:
+    """The requests a dry run prints: (``METHOD /path``, JSON body or None)."""
+    lines, found = out.splitlines(), []
+    for index, line in enumerate(lines):
+        if line.split(" ", 1)[0] in ("GET", "POST", "PUT", "DELETE") and "  # " in line:
+            body = None
+            if index + 1 < len(lines) and lines[index + 1] == "{":
+                end = lines.index("}", index + 1)
+                body = json.loads("\n".join(lines[index + 1:end + 1]))
+            found.append((line.split("  # ")[0], body))
+    return found
+
+
+def test_open_by_number_on_a_self_hosted_gitlab(world: MergeRequestWorld,
+                                                cli: CliRunner) -> None:
+    before = git(world.local, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads")
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert "intent: Charge three times" in result.out
+    assert "issues #12" in result.out
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/base") == world.base_sha
+    assert git(world.local, "for-each-ref", "--format=%(refname) %(objectname)",
+               "refs/heads") == before
+    assert git(world.local, "status", "--porcelain") == ""
+    [get] = world.fake.ops("GET")
+    assert get.path == API_MR  # the nested project by its URL-encoded path
+    assert get.token == f"Bearer {world.fake.token}"  # PATs and glab's OAuth token alike
+    _no_token(world, result.out, result.err)
+
+
+def test_open_by_url_of_a_nested_group_project(world: MergeRequestWorld,
+                                               cli: CliRunner) -> None:
+    git(world.local, "remote", "set-url", "origin", str(world.remote))
+    result = cli("index", "--json", "--pr", MR_URL.format(number=7), world.local)
+    assert result.code == 0, result.err
+    assert {u["file_path"] for u in result.json()["units"]} == {"app/service.py"}
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+    assert [r.path for r in world.fake.ops("GET")] == [API_MR]
+
+
+def test_merge_request_from_a_fork(world: MergeRequestWorld, cli: CliRunner,
+                                   tmp_path: Path) -> None:
+    fork = tmp_path / "fork"
+    git(tmp_path, "clone", "-q", str(world.upstream.root), str(fork))
+    git(fork, "checkout", "-q", "-b", "contrib-branch", world.base_sha)
+    (fork / "app" / "extra.py").write_text("def extra():\n    return 1\n")
+    git(fork, "add", "-A")
+    git(fork, "commit", "-q", "-m", "Add extra")
+    fork_head = git(fork, "rev-parse", "HEAD")
+    world.push_mr(8, fork_head, source=fork)  # only the target project's MR ref has it
+    world.fake.add_mr(8, head_sha=fork_head, base_sha=world.base_sha, source_project_id=77,
+                      source_branch="contrib-branch", title="Add extra")
+    result = cli("index", "--pr", "8", world.local)
+    assert result.code == 0, result.err
+    assert "app/extra.py" in result.out and "intent: Add extra" in result.out
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/8/head") == fork_head
+
+
+def test_publish_dry_run_then_publish_then_again_without_duplicates(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?", username="colleague")
+
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert world.fake.ops("POST") == [] and world.fake.ops("PUT") == []
+    assert "app/service.py L2 @colleague: Why 3?" in dry.out  # others' threads, read-only
+    assert "in the summary: app/service.py L20: P3 · Helper returns a constant" in dry.out
+    assert "token from GITLAB_TOKEN" in dry.out
+    _no_token(world, dry.out, dry.err)
+    planned = _sent(dry.out)
+    assert [line for line, _ in planned] == [f"POST /{API_MR[8:]}/draft_notes"] * 3 + [
+        f"POST /{API_MR[8:]}/draft_notes/bulk_publish"]
+
+    first = cli("publish", "--pr", "7", world.local)
+    assert first.code == 0, first.err
+    posts = world.fake.ops("POST")
+    assert [(f"POST /{r.path[8:]}", r.body) for r in posts] == planned  # exactly as shown
+    line_notes, summary = [p.body for p in posts[:2]], posts[2].body["note"]
+    by_line = {n["position"]["new_line"]: n for n in line_notes}
+    assert set(by_line) == {2, 3}
+    position = by_line[3]["position"]
+    assert position["old_line"] == 3  # an unchanged line: both numbers, as GitLab needs
+    assert "old_line" not in by_line[2]["position"]  # an added line: the new number only
+    assert (position["base_sha"], position["head_sha"]) == (world.base_sha, world.head_sha)
+    assert position["old_path"] == position["new_path"] == "app/service.py"
+    assert "```suggestion\n    total = amount * 2\n```" in by_line[2]["note"]
+    assert by_line[2]["note"].endswith("<!-- reviewtui:fingerprint=f-rate -->")
+    assert summary.startswith("**Verdict: request changes**\n\nThe rate change needs a decision.")
+    assert "Helper returns a constant" in summary and "Not a problem" not in summary
+    assert world.fake.approved == {}
+    assert "created: 2 line comments" in first.out
+    assert len(world.fake.ours(7)) == 3 and world.fake.drafts[7] == []
+
+    # again, unchanged: the summary is edited in place, nothing is posted twice
+    second = cli("publish", "--pr", "7", world.local)
+    assert second.code == 0, second.err
+    assert len(world.fake.ops("POST")) == 4  # still the first run's
+    [put] = world.fake.ops("PUT")
+    assert "/discussions/" in put.path and put.body["body"] == summary
+    assert "already published as they are: 2 comments" in second.out
+    assert len(world.fake.ours(7)) == 3
+
+    # a comment edited in the workbench: the published note is edited, not duplicated
+    with SessionStore() as store:
+        [session] = store.list_sessions()
+        [comment] = store.comments(session.session_id)
+        store.save_comment(session.session_id, comment.model_copy(
+            update={"body": "Is this covered by a test? Please add one."}))
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    edits = [r for r in world.fake.ops("PUT") if r.body["body"].startswith("Is this covered")]
+    assert len(edits) == 1 and "Please add one." in edits[0].body["body"]
+    assert len(world.fake.ours(7)) == 3 and len(world.fake.ops("POST")) == 4
+
+
+def test_an_approval_is_sent_once_with_the_reviewed_head(world: MergeRequestWorld,
+                                                         cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [approve] = [r for r in world.fake.ops("POST") if r.path.endswith("/approve")]
+    assert approve.body == {"sha": world.head_sha} and world.fake.approved == {7: True}
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len([r for r in world.fake.ops("POST") if r.path.endswith("/approve")]) == 1
+    assert world.fake.ours(7)[-1]["body"].startswith(
+        "**Verdict: approve** (already approved on GitLab)")
+    # the person changes their mind: the approval is withdrawn, the summary says so
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="request_changes", summary="Not yet."))
+    changed = cli("publish", "--pr", "7", world.local)
+    assert changed.code == 0, changed.err
+    assert [r.path.rsplit("/", 1)[1] for r in world.fake.ops("POST")][-1] == "unapprove"
+    assert world.fake.approved == {7: False}
+    assert world.fake.ours(7)[-1]["body"].startswith(
+        "**Verdict: request changes** (the approval given before is withdrawn)")
+
+
+def test_a_rejected_token_names_its_source_not_its_value(
+        world: MergeRequestWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITLAB_TOKEN", "glpat-wrong-secret-value")
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 2
+    assert "rejected the token from GITLAB_TOKEN (HTTP 401)" in result.err
+    assert "glpat-wrong-secret-value" not in result.err + result.out
+    assert "Traceback" not in result.err
+
+
+def test_an_unknown_merge_request(world: MergeRequestWorld, cli: CliRunner) -> None:
+    result = cli("index", "--pr", "99", world.local)
+    assert result.code == 2
+    assert "merge request group/sub/proj!99 not found on code.example.com" in result.err
+    assert git(world.local, "for-each-ref", "refs/reviewtui") == ""
+
+
+def test_a_line_gitlab_does_not_keep_goes_into_the_summary(world: MergeRequestWorld,
+                                                           cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.diff_lines[7] = {"app/service.py": {2, TAIL_LINE}}  # narrower than ours
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert "1 line comments moved into the summary" in result.out
+    line_notes = [n for n in world.fake.ours(7) if n["type"] == "DiffNote"]
+    assert [n["position"]["new_line"] for n in line_notes] == [2]
+    [summary] = [n for n in world.fake.ours(7) if n["type"] is None]
+    assert "Is this covered by a test?" in summary["body"]  # moved, not lost
+    assert "not kept on its line by GitLab" in summary["body"]
+
+
+def test_a_draft_note_gitlab_refuses_goes_into_the_summary(world: MergeRequestWorld,
+                                                           cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.refuse_drafts = True
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert [r.status for r in world.fake.ops("POST")] == [400, 400, 201, 204]
+    [summary] = world.fake.ours(7)
+    assert "Is this covered by a test?" in summary["body"] and "Charge rate" in summary["body"]
+    assert "refused by GitLab" in summary["body"]
+
+
+def test_rate_limits_are_waited_out(world: MergeRequestWorld, cli: CliRunner) -> None:
+    world.fake.rate_limited, world.fake.retry_after = 2, "0"
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert [r.status for r in world.fake.ops("GET")] == [429, 429, 200]
+
+
+def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
+    moved = world.upstream.head()
+    world.push_mr(7, moved)
+    mr = world.fake.mrs[7]
+    mr["sha"] = mr["diff_refs"]["head_sha"] = moved
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert "moved since the review" in result.err
+    [summary_draft, publish] = world.fake.ops("POST")  # no line notes, no approval
+    assert publish.path.endswith("/bulk_publish") and world.fake.approved == {}
+    body = summary_draft.body["note"]
+    assert body.startswith("**Verdict: approve** (not approved on GitLab: the head moved")
+    assert "the merge request's head moved since this review" in body
+    assert "Is this covered by a test?" in body
+    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+
+
+def test_drafts_an_interrupted_publish_left_are_deleted_not_published_twice(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.drafts[7] = [
+        {"id": 1, "author_id": 7, "merge_request_id": 9007, "resolve_discussion": False,
+         "note": "old\n\n<!-- reviewtui:fingerprint=f-rate -->"},
+        {"id": 2, "author_id": 7, "merge_request_id": 9007, "resolve_discussion": False,
+         "note": "a draft of the person's own, written on GitLab"}]
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert f"DELETE /{API_MR[8:]}/draft_notes/1" in dry.out
+    assert "draft_notes/2" not in dry.out
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert [r.path for r in world.fake.ops("DELETE")] == [f"{API_MR}/draft_notes/1"]
+    bodies = [n["body"] for d in world.fake.discussions[7] for n in d["notes"]]
+    assert sum("fingerprint=f-rate" in b for b in bodies) == 1
+    assert "a draft of the person's own, written on GitLab" in bodies  # GitLab publishes it

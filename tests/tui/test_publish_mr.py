@@ -1,0 +1,81 @@
+"""``X`` → publish in the workbench of a GitLab merge request opened with ``--pr``: the same
+``publish_review`` as ``reviewtui publish``, in a worker, against the local GitLab API; and the
+merge request's diff threads beside their lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Select, Static
+
+from reviewtui.app.open_pr import open_pull_request
+from reviewtui.pipeline import load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.screens.export_modal import PUBLISH, ExportModal
+from tests.conftest import GitRepoBuilder
+from tests.support.forge_world import seed_review
+from tests.support.gitlab_server import GitLabServer
+from tests.support.gitlab_world import MergeRequestWorld, build_gitlab_world
+from tests.support.rendered import static_text
+
+
+@pytest.fixture
+def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> Iterator[MergeRequestWorld]:
+    with GitLabServer() as server:
+        built = build_gitlab_world(make_repo, tmp_path, monkeypatch, server)
+        built.open_mr(7, built.head_sha, title="Charge three times")
+        yield built
+        assert server.fake.violations == []
+
+
+async def test_x_publishes_the_review_to_the_merge_request(world: MergeRequestWorld) -> None:
+    opened = open_pull_request(world.local, "7")
+    seed_review(world)
+    app = ReviewApp(load_change(world.local, opened.selector), pull="7",
+                    description=opened.description, description_source="pull request")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("X")
+        assert isinstance(app.screen, ExportModal)
+        app.screen.query_one("#export-format", Select).value = PUBLISH
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        lines = sorted(n["position"]["new_line"] for n in world.fake.ours(7) if "position" in n)
+        assert lines == [2, 3]
+        messages = [str(n.message) for n in app._notifications]
+        assert any("2 line comments posted" in m for m in messages), messages
+        # again: nothing is posted twice, the summary is edited
+        await pilot.press("X")
+        app.screen.query_one("#export-format", Select).value = PUBLISH
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(world.fake.ours(7)) == 3 and len(world.fake.ops("PUT")) == 1
+
+
+async def test_the_merge_requests_diff_threads_show_beside_their_lines(
+        world: MergeRequestWorld) -> None:
+    opened = open_pull_request(world.local, "7")
+    thread = world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?\nmore")
+    thread["notes"].append(world.fake.note(7, "Because.", "author"))
+    world.fake.add_comment(7, path="app/service.py", line=30, body="Unrelated line")
+    app = ReviewApp(load_change(world.local, opened.selector), pull="7")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [(t.line, t.reply) for t in app.pull_threads] == [(2, False), (2, True),
+                                                                 (30, False)]
+        shown = static_text(app.screen.query_one("#review", Static))
+        for _ in range(3):
+            if "Why 3?" in shown:
+                break
+            await pilot.press("down")
+            await pilot.pause()
+            shown = static_text(app.screen.query_one("#review", Static))
+        assert "@colleague Why 3?" in shown and "more" not in shown
+        assert "@author Because." in shown
