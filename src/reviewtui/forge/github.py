@@ -9,21 +9,17 @@ ignore the rest, so a field GitHub adds never breaks a review.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from reviewtui.errors import ForgeError
 from reviewtui.forge.auth import Token
 from reviewtui.forge.http import ForgeHttp, Sleep
 from reviewtui.forge.target import PullTarget
 
 API_VERSION = "2022-11-28"
-PAGE_SIZE = 100
-MAX_PAGES = 50  # 5,000 review comments: more is not a pull request one reviews here
 
 ReviewEvent = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
-T = TypeVar("T", bound=BaseModel)
 
 
 class _Read(BaseModel):
@@ -81,12 +77,6 @@ class GitHubReviewComment(_Read):
     pull_request_review_id: int | None = None
 
 
-def _parse(model: type[T], data: Any, what: str) -> T:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ForgeError(f"GitHub's answer for {what} is not what its API describes: "
-                         f"{exc.errors()[0]['msg']}") from None
 
 
 class GitHubClient:
@@ -111,37 +101,26 @@ class GitHubClient:
     def pull(self) -> GitHubPull:
         data = self.http.request("GET", self.pulls_path(), not_found=(
             f"pull request {self.target.label} not found on {self.target.repo.host}"))
-        return _parse(GitHubPull, data, f"pull request {self.target.label}")
-
-    def _pages(self, path: str) -> list[Any]:
-        items: list[Any] = []
-        for page in range(1, MAX_PAGES + 1):
-            data = self.http.request("GET", path, params={"per_page": PAGE_SIZE, "page": page})
-            if not isinstance(data, list):
-                raise ForgeError(f"GitHub's answer for {path} is not a list")
-            items += data
-            if len(data) < PAGE_SIZE:
-                break
-        return items
+        return self.http.parsed(GitHubPull, data, f"pull request {self.target.label}")
 
     def reviews(self) -> list[GitHubReview]:
-        return [_parse(GitHubReview, item, "a review") for item in self._pages(
+        return [self.http.parsed(GitHubReview, item, "a review") for item in self.http.pages(
             self.pulls_path("/reviews"))]
 
     def review_comments(self) -> list[GitHubReviewComment]:
-        return [_parse(GitHubReviewComment, item, "a review comment") for item in self._pages(
-            self.pulls_path("/comments"))]
+        return [self.http.parsed(GitHubReviewComment, item, "a review comment")
+                for item in self.http.pages(self.pulls_path("/comments"))]
 
     def create_review(self, payload: dict[str, Any]) -> GitHubReview:
         data = self.http.request("POST", self.pulls_path("/reviews"), body=payload)
-        return _parse(GitHubReview, data, "the new review")
+        return self.http.parsed(GitHubReview, data, "the new review")
 
     def update_review(self, review_id: int, body: str) -> GitHubReview:
         data = self.http.request("PUT", self.pulls_path(f"/reviews/{review_id}"),
                                  body={"body": body})
-        return _parse(GitHubReview, data, "the updated review")
+        return self.http.parsed(GitHubReview, data, "the updated review")
 
     def update_comment(self, comment_id: int, body: str) -> GitHubReviewComment:
         data = self.http.request("PATCH", f"{self.prefix}/pulls/comments/{comment_id}",
                                  body={"body": body})
-        return _parse(GitHubReviewComment, data, "the updated comment")
+        return self.http.parsed(GitHubReviewComment, data, "the updated comment")

@@ -18,19 +18,15 @@ strings, and a field it adds never breaks a review.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from reviewtui.errors import ForgeError
 from reviewtui.forge.auth import Token
 from reviewtui.forge.http import ForgeHttp, Sleep
 from reviewtui.forge.target import PullTarget
-
-PAGE_SIZE = 100
-MAX_PAGES = 50
-T = TypeVar("T", bound=BaseModel)
 
 
 class _Read(BaseModel):
@@ -93,12 +89,6 @@ class GitLabApprovals(_Read):
     user_has_approved: bool = False
 
 
-def _parse(model: type[T], data: Any, what: str) -> T:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ForgeError(f"GitLab's answer for {what} is not what its API describes: "
-                         f"{exc.errors()[0]['msg']}") from None
 
 
 class GitLabClient:
@@ -122,33 +112,22 @@ class GitLabClient:
     def merge_request(self) -> GitLabMergeRequest:
         data = self.http.request("GET", self.mr_path(), not_found=(
             f"merge request {self.target.label} not found on {self.target.repo.host}"))
-        return _parse(GitLabMergeRequest, data, f"merge request {self.target.label}")
-
-    def _pages(self, path: str) -> list[Any]:
-        items: list[Any] = []
-        for page in range(1, MAX_PAGES + 1):
-            data = self.http.request("GET", path, params={"per_page": PAGE_SIZE, "page": page})
-            if not isinstance(data, list):
-                raise ForgeError(f"GitLab's answer for {path} is not a list")
-            items += data
-            if len(data) < PAGE_SIZE:
-                break
-        return items
+        return self.http.parsed(GitLabMergeRequest, data, f"merge request {self.target.label}")
 
     def discussions(self) -> list[GitLabDiscussion]:
-        return [_parse(GitLabDiscussion, item, "a discussion")
-                for item in self._pages(self.mr_path("/discussions"))]
+        return [self.http.parsed(GitLabDiscussion, item, "a discussion")
+                for item in self.http.pages(self.mr_path("/discussions"))]
 
     def draft_notes(self) -> list[GitLabDraftNote]:
         data = self.http.request("GET", self.mr_path("/draft_notes"))
         if not isinstance(data, list):
             raise ForgeError("GitLab's answer for the draft notes is not a list")
-        return [_parse(GitLabDraftNote, item, "a draft note") for item in data]
+        return [self.http.parsed(GitLabDraftNote, item, "a draft note") for item in data]
 
     def create_draft_note(self, body: dict[str, Any]) -> GitLabDraftNote:
         data = self.http.request("POST", self.mr_path("/draft_notes"), body=body)
-        return _parse(GitLabDraftNote, data, "the new draft note")
+        return self.http.parsed(GitLabDraftNote, data, "the new draft note")
 
     def approvals(self) -> GitLabApprovals:
         data = self.http.request("GET", self.mr_path("/approvals"))
-        return _parse(GitLabApprovals, data, "the approvals")
+        return self.http.parsed(GitLabApprovals, data, "the approvals")

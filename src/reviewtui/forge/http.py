@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from reviewtui import __version__
 from reviewtui.errors import (
@@ -27,6 +27,11 @@ from reviewtui.forge.auth import Token
 
 if TYPE_CHECKING:
     import httpx2
+    from pydantic import BaseModel
+
+T = TypeVar("T", bound="BaseModel")
+PAGE_SIZE = 100
+MAX_PAGES = 50  # 5,000 comments or discussions: more is not a request one reviews here
 
 MAX_RATE_WAITS = 3
 MAX_WAIT_SECONDS = 60.0
@@ -92,6 +97,33 @@ class ForgeHttp:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+    def pages(self, path: str) -> list[Any]:
+        """Every item of a paged list answer (``per_page``/``page``, as GitHub and GitLab
+        both page), at most ``MAX_PAGES`` pages."""
+        items: list[Any] = []
+        for page in range(1, MAX_PAGES + 1):
+            data = self.request("GET", path, params={"per_page": PAGE_SIZE, "page": page})
+            if not isinstance(data, list):
+                raise ForgeError(f"{self.forge}'s answer for {path} is not a list")
+            items += data
+            if len(data) < PAGE_SIZE:
+                break
+        return items
+
+    def parsed(self, model: type[T], data: Any, what: str) -> T:
+        """``data`` read as ``model``; a ``ForgeError`` naming ``what`` when it is not."""
+        from pydantic import ValidationError
+
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise ForgeError(f"{self.forge}'s answer for {what} is not what its API "
+                             f"describes: {exc.errors()[0]['msg']}") from None
+
+    @property
+    def forge(self) -> str:
+        return self.what.split(" (", 1)[0]
 
     def request(self, method: str, path: str, *, body: dict[str, Any] | None = None,
                 params: dict[str, str | int] | None = None, not_found: str = "") -> Any:

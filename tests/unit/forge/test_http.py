@@ -79,3 +79,20 @@ def test_unknown_pull_and_unreachable_api(server: GitHubServer,
     monkeypatch.setenv("REVIEWTUI_GITHUB_API_URL", f"http://127.0.0.1:{port}")
     with pytest.raises(ForgeError, match=r"GitHub \(github.com\) cannot be reached"):
         _client(server, []).pull()
+
+
+def test_a_long_list_is_read_page_by_page_to_its_end(server: GitHubServer) -> None:
+    for n in range(205):
+        server.fake.add_comment(3, path="a.py", line=n + 1, body=f"note {n}")
+    comments = _client(server, []).review_comments()
+    assert len(comments) == 205  # three pages of 100, 100 and 5
+    assert [c.body for c in comments[:2]] == ["note 0", "note 1"]
+    assert comments[-1].body == "note 204"
+
+
+def test_an_answer_unlike_the_description_is_one_line_naming_the_forge(
+        server: GitHubServer) -> None:
+    client = _client(server, [])
+    with pytest.raises(ForgeError, match=r"^GitHub's answer for a review is not what its API "
+                                         r"describes"):
+        client.http.parsed(type(client.pull()), {"number": "not a number"}, "a review")
