@@ -77,15 +77,19 @@ class LoadedChange:
         """The same selector collected again: edits in the working tree or the index show up.
 
         Unchanged files come from the per-file cache, so one edited file costs about what
-        collecting it alone costs. ``UsageError`` for a commit, a range or a patch."""
+        collecting it alone costs. A change in priority order's terms (``with_reach``) comes
+        back in them, every unit counted again: an edited unit's reach and learned part are
+        its own, and the others' shares of the change moved with it. ``UsageError`` for a
+        commit, a range or a patch."""
         if not self.refreshable or self.selector is None:
             from reviewtui.errors import UsageError
 
             raise UsageError("a commit, a range or a patch does not change: nothing to refresh")
         again = self._recollect()
         if again is None:
-            return replace(load_change(self.root, self.selector, use_cache=self.use_cache),
-                           intent=self.intent)
+            return self._counted_like(replace(
+                load_change(self.root, self.selector, use_cache=self.use_cache),
+                intent=self.intent))
         if not again.changed:
             return replace(self, stamps=again.stamps)
         from reviewtui.analysis import analyse_change, open_unit_cache
@@ -101,8 +105,9 @@ class LoadedChange:
         languages = repository_languages(self.repo, again.change_set)
         if languages != repository_languages(self.repo, self.change_set):
             # .h files became C++ (or C) with the change's new paths: their units differ
-            return replace(load_change(self.root, self.selector, use_cache=self.use_cache),
-                           intent=self.intent)
+            return self._counted_like(replace(
+                load_change(self.root, self.selector, use_cache=self.use_cache),
+                intent=self.intent))
         reader = ContentReader(self.repo, again.change_set, self.settings.git.max_file_bytes)
         cache = (open_unit_cache(self.repo.common_dir, self.settings, self.rule_pack.pack)
                  if self.use_cache and self.settings.units.cache else None)
@@ -110,8 +115,17 @@ class LoadedChange:
             again.change_set, reader, self.settings.units,
             vocabulary_for(self.rule_pack.pack.tagging, self.rule_pack.sources), self.rules,
             cache=cache, kept=kept, languages=languages)
-        return replace(self, change_set=again.change_set, reader=reader, units=analysis.units,
-                       suggestions=analysis.suggestions, stamps=again.stamps)
+        return self._counted_like(replace(
+            self, change_set=again.change_set, reader=reader, units=analysis.units,
+            suggestions=analysis.suggestions, stamps=again.stamps))
+
+    def _counted_like(self, fresh: LoadedChange) -> LoadedChange:
+        """``fresh`` counted in priority order's terms if this change was."""
+        if not any(s.reach_counted for s in self.suggestions.values()):
+            return fresh
+        base = {uid: s.uncounted() for uid, s in fresh.suggestions.items()}
+        return replace(fresh, suggestions=base, learned_features={},
+                       learned_evidence={}).with_reach()
 
     def _recollect(self) -> Recollected | None:
         """Only the files that changed diffed again, when nothing else moved (``HEAD``, the

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reviewtui.models import ContextLevel
@@ -58,6 +58,14 @@ class RuleSuggestion:
     @property
     def reach_counted(self) -> bool:
         return self.reach is not None
+
+    def uncounted(self) -> RuleSuggestion:
+        """This suggestion as the rules gave it: without reach and the learned part."""
+        if self.reach is None and not any(p[0] in ("reach", "learned")
+                                          for p in self.priority_parts):
+            return self
+        return replace(self, reach=None, priority_parts=tuple(
+            p for p in self.priority_parts if p[0] not in ("reach", "learned")))
 
     @property
     def priority(self) -> str:

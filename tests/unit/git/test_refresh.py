@@ -181,3 +181,23 @@ def test_repeated_refreshes_match_a_whole_collection(repo: GitRepoBuilder, edits
         repo.write(f"extra_{round_}.py", f"VALUE = {round_}\n")
         loaded = loaded.refresh()
         _same_as_whole(loaded)
+
+
+def test_a_change_in_priority_order_comes_back_counted_as_a_whole_one(
+        repo: GitRepoBuilder) -> None:
+    """After an edit, every unit's priority counts its reach and learned part again -- the
+    edited unit's own, and the others' with their new shares of the change -- exactly as
+    loading the edited change whole and counting it would."""
+    loaded = _loaded(_base(repo)).with_reach(keep=False)
+    assert all(s.reach_counted for s in loaded.suggestions.values())
+    repo.write("pkg/b.py", BODY.replace("x + 7", "x - 7").replace("x + 9", "x // 9 if x else 0"))
+    fresh = loaded.refresh()
+    whole = load_change(repo.root, AUTO, use_cache=False).with_reach(keep=False)
+    assert {u.unit_id for u in fresh.units} == {u.unit_id for u in whole.units}
+    assert all(s.reach_counted for s in fresh.suggestions.values())
+    for unit in whole.units:
+        mine, theirs = fresh.suggestions[unit.unit_id], whole.suggestions[unit.unit_id]
+        assert mine.priority_parts == theirs.priority_parts, unit.location
+        assert fresh.learned_features[unit.unit_id] == whole.learned_features[unit.unit_id]
+    edited = next(u for u in fresh.units if "x // 9" in u.diff_text())
+    assert dict(fresh.suggestions[edited.unit_id].priority_parts).keys() >= {"reach", "learned"}
