@@ -23,10 +23,11 @@ from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import FileChange
 from reviewtui.rules.schema import RulePack
 
-FORMAT = 8  # 3: the changed lines' signals and tokens; 4: and a rule's skip reason; 5: the
+FORMAT = 9  # 3: the changed lines' signals and tokens; 4: and a rule's skip reason; 5: the
 # signals leave out the parse's comments and docstrings; 6: split hunks as slices of their hunk;
 # 7: captures in the query's order, one definition per declarator of a JS var statement;
-# 8: what the changed lines do, from the parse (units' line_kinds)
+# 8: what the changed lines do, from the parse (units' line_kinds); 9: tokens without the words
+# of string literals
 _CODE_MODULES = ("tree_sitter", *GRAMMAR_MODULES)
 _PACKAGE = Path(__file__).resolve().parent.parent
 

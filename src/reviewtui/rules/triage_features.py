@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
+from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit
 
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|<!--|\"\"\"|''')")
@@ -261,8 +262,9 @@ MAX_TOKENS = 400
 def unit_tokens(unit: ReviewUnit) -> list[str]:
     """The distinct tokens of the unit's added (``+tok``) and removed (``-tok``) code lines,
     lower-cased: the bag of tokens of a JITLine-style model (Pornprasit & Tantithamthavorn,
-    MSR 2021), whose weights say which tokens pushed a unit up. None for a file that is not
-    code."""
+    MSR 2021), whose weights say which tokens pushed a unit up. The words of string literals
+    are left out (``"job %s starts"`` is a message, not code: fitted with them, ``%`` and
+    ``s`` learned that reworded log messages hold bugs). None for a file that is not code."""
     if not is_code(unit.language):
         return []
     seen: dict[str, None] = {}
@@ -270,7 +272,7 @@ def unit_tokens(unit: ReviewUnit) -> list[str]:
         for line in hunk.lines:
             if not _is_code(unit, line):
                 continue
-            for token in _TOKEN.findall(line.text):
+            for token in _TOKEN.findall(mask_strings(line.text)):
                 seen[line.kind + token.lower()] = None
                 if len(seen) >= MAX_TOKENS:
                     return list(seen)

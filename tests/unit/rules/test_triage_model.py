@@ -14,7 +14,7 @@ from reviewtui.eval.fit import fit_weights, rescored, time_split
 from reviewtui.eval.rank import CaseResult, Ranking, UnitSample
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
-from reviewtui.rules.triage_features import feature_evidence
+from reviewtui.rules.triage_features import feature_evidence, unit_tokens
 from reviewtui.rules.triage_model import (
     ALL_FEATURES,
     TriageWeights,
@@ -75,6 +75,24 @@ def test_fitting_learns_what_held_the_bugs_and_moves_the_rank() -> None:
     assert weights.weights["boundary"] > 0.5 and weights.cases == 20
     assert rescored(cases[0], weights).rankings["reviewtui"].rank == 1
     assert rescored(cases[0], TriageWeights()).rankings["reviewtui"].rank == 5
+
+
+def test_fix_history_and_reach_can_lift_a_unit_but_a_fit_never_turns_them_against_it() -> None:
+    """Cases where the bug always sat in the unit *without* a fix history or reach: a free fit
+    would weigh both negative; the product's promise (a definition fixed again and again, code
+    others use, is read first) keeps them at zero -- and a fit where they helped keeps them."""
+    against = []
+    for t in range(20):
+        case = _case(t, "boundary")
+        samples = [s.model_copy(update={"features": [
+            1.0 if (not s.holds and name in ("definition_fixed", "rule_reach")) else v
+            for name, v in zip(ALL_FEATURES, s.features, strict=True)]}) for s in case.samples]
+        against.append(case.model_copy(update={"samples": samples}))
+    weights = fit_weights(against)
+    assert weights.weights["definition_fixed"] == 0 and weights.weights["rule_reach"] == 0
+    assert weights.weights["boundary"] > 0.5
+    helped = fit_weights([_case(t, "definition_fixed") for t in range(20)])
+    assert helped.weights["definition_fixed"] > 0.5
 
 
 def test_time_ordered_fitting_never_trains_on_the_evaluation_window() -> None:
@@ -248,3 +266,30 @@ def test_a_message_that_reads_like_code_steers_nothing_by_the_parse(
     assert units["check"].line_kinds is not None
     assert feature_evidence(units["check"], "control_flow") == "+L29 if x > 1:"
     assert feature_evidence(units["hint"], "control_flow") is None
+
+
+def test_the_token_model_never_learns_from_removed_lines() -> None:
+    """SZZ cannot blame a removal, so a removed line's token would learn "what was removed is
+    safe": the fit's vocabulary is the added lines' tokens only."""
+    cases = []
+    for t in range(12):
+        case = _token_case(t)
+        samples = [s.model_copy(update={"tokens": [*s.tokens, "-guard" if not s.holds else
+                                                    "-other"]}) for s in case.samples]
+        cases.append(case.model_copy(update={"samples": samples}))
+    weights = fit_weights(cases, tokens=10)
+    assert weights.tokens["+unsafe_cast"] > 0
+    assert not any(token.startswith("-") for token in weights.tokens)
+
+
+def test_the_words_of_a_message_are_no_tokens(repo: GitRepoBuilder) -> None:
+    repo.write("jobs.py", JOBS)
+    repo.commit("jobs")
+    repo.write("jobs.py", JOBS.replace('"starting job %s"', '"job %s starts"'))
+    repo.commit("reword")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False)
+    [unit] = loaded.units
+    tokens = set(unit_tokens(unit))
+    assert {"+log", "+info", "+job", "-job"} <= tokens  # `job` the variable, not the word
+    assert not tokens & {"+starts", "-starting", "+s", "+%", "-%"}, tokens
