@@ -134,6 +134,26 @@ class WorkbenchLoad:
         self.background = BackgroundAnalysis.start(path, selector) if (
             use_cache and selector.mode is not SelectorMode.PATCH) else None
 
+    def theme(self) -> str | None:
+        """The ``[tui] theme`` the settings name, read now so that the app opens in it (the
+        loaded change's settings still decide); None when they cannot be read here."""
+        import subprocess
+
+        from reviewtui.config import load_settings
+        from reviewtui.errors import ReviewTuiError
+
+        folder = Path(self._path) if self._path is not None else Path.cwd()
+        try:
+            top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder,
+                                 capture_output=True, text=True, check=False, timeout=10)
+            root = Path(top.stdout.strip()) if top.returncode == 0 and top.stdout.strip() else None
+        except (OSError, subprocess.SubprocessError):
+            root = None
+        try:
+            return load_settings(root).tui.theme
+        except (ReviewTuiError, OSError, ValueError):
+            return None
+
     def __call__(self, progress: ProgressCallback) -> LoadedChange:
         """The change in priority order (which counts each changed definition's reach).
 

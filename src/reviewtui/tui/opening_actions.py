@@ -66,9 +66,24 @@ class OpeningActions(WorkbenchBase):
     def start_opening(self) -> None:
         """Load the change in a worker while the loading view shows how far it got."""
         self._opening_started = time.perf_counter()
+        if self.theme_hint is not None:
+            self._open_in_theme(self.theme_hint)
         self.push_screen(LoadingScreen())
         self._loading_timer = self.set_interval(REPORT_EVERY, self._tick_loading)
         self._opening_worker()
+
+    def _open_in_theme(self, requested: str) -> None:
+        """Paint in the settings' theme from the start: set once the workbench is composed,
+        it made Textual parse all of its CSS again and restyle and lay out every widget
+        before the first row could show. (Its problems are said when the workbench opens.)"""
+        from reviewtui.tui.themes import load_themes
+
+        themes = load_themes()
+        for theme in themes.themes:
+            self.register_theme(theme)
+        name, _ = themes.choose(requested)
+        if name in self.available_themes:
+            self.theme = name
 
     def _tick_loading(self) -> None:
         view = self._loading_view()
