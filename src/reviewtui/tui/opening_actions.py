@@ -70,7 +70,9 @@ class OpeningActions(WorkbenchBase):
             self._open_in_theme(self.theme_hint)
         self.push_screen(LoadingScreen())
         self._loading_timer = self.set_interval(REPORT_EVERY, self._tick_loading)
-        self._opening_worker()
+        # Once the loading view is painted: the load holds the GIL in long stretches (a warm
+        # change is read from the cache at once), which would hold the first paint back.
+        self.call_after_refresh(self._opening_worker)
 
     def _open_in_theme(self, requested: str) -> None:
         """Paint in the settings' theme from the start: set once the workbench is composed,
