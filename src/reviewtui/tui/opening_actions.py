@@ -66,18 +66,22 @@ class OpeningActions(WorkbenchBase):
     def start_opening(self) -> None:
         """Load the change in a worker while the loading view shows how far it got."""
         self._opening_started = time.perf_counter()
-        if self.theme_hint is not None:
-            self._open_in_theme(self.theme_hint)
         self.push_screen(LoadingScreen())
         self._loading_timer = self.set_interval(REPORT_EVERY, self._tick_loading)
-        # Once the loading view is painted: the load holds the GIL in long stretches (a warm
-        # change is read from the cache at once), which would hold the first paint back.
-        self.call_after_refresh(self._opening_worker)
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        """Once the loading view is on screen: the settings' theme, then the load (which
+        holds the GIL in long stretches: a warm change is read from the cache at once)."""
+        if self.theme_hint is not None:
+            self._open_in_theme(self.theme_hint)
+        self._opening_worker()
 
     def _open_in_theme(self, requested: str) -> None:
-        """Paint in the settings' theme from the start: set once the workbench is composed,
-        it made Textual parse all of its CSS again and restyle and lay out every widget
-        before the first row could show. (Its problems are said when the workbench opens.)"""
+        """Switch to the settings' theme while only the loading view is there: set once the
+        workbench is composed, it made Textual parse all of its CSS again and restyle and lay
+        out every widget before the first row could show; set before the loading view, it
+        held that back instead. (Its problems are said when the workbench opens.)"""
         from reviewtui.tui.themes import load_themes
 
         themes = load_themes()
