@@ -170,8 +170,8 @@ async def _events_of_opening(root: Path, store: Path, theme: str | None,
 async def test_it_opens_in_the_settings_theme_and_keeps_it(repo: GitRepoBuilder, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
-    """The loading view is painted in the settings' theme already, so the workbench is not
-    restyled (all of Textual's CSS parsed again) once it has been composed."""
+    """The settings' theme is set while only the loading view is there, so the workbench is
+    not restyled (all of Textual's CSS parsed again) once it has been composed."""
     from reviewtui.app.open_change import WorkbenchLoad
 
     _change(repo)
