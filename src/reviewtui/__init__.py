@@ -10,8 +10,8 @@ The package is a pipeline, one subpackage per stage, each with one public entry 
 (the Textual workbench). ``config``, ``errors`` and ``models`` (the seeds' JSON contracts) are
 shared by all. Nothing outside ``reviewtui.tui`` imports Textual or Rich.
 
-The workbench must be on screen before the heavy stages load (GitPython, tree-sitter, the
-scanners' adapters): their packages export those names through ``lazy_exports`` (PEP 562's
+The workbench must be on screen before the heavy stages load (the git layer, tree-sitter,
+the scanners' adapters): their packages export those names through ``lazy_exports`` (PEP 562's
 module ``__getattr__``) instead of importing them; type checkers see them through
 ``TYPE_CHECKING`` imports.
 """

@@ -432,13 +432,14 @@ def _config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
 
 
 def load_change(path: str | Path | None, selector: ChangeSelector, *,
-                use_cache: bool = True,
-                progress: ProgressCallback | None = None) -> LoadedChange:
+                use_cache: bool = True, progress: ProgressCallback | None = None,
+                cached_only: bool = False) -> LoadedChange:
     """Open the repository at ``path``, cut the selected change into units and score them.
 
     Per-file results are reused from earlier runs unless ``use_cache`` is off, the ``[units]
     cache`` setting is off, or the change is a patch file (whose contents git does not name).
     ``progress`` hears how far the analysis of the files has got (``analysis.progress``).
+    ``cached_only``: raise ``analysis.run.NotCached`` unless the cache knows every file.
     """
     from reviewtui.git.runner import open_repository
 
@@ -472,7 +473,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
     analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
                               cache=cache, languages=repository_languages(repo, change_set),
-                              progress=progress)
+                              progress=progress, cached_only=cached_only)
     stamps = None
     if repo is not None and change_set.new_side.kind is SideKind.WORKTREE:
         from reviewtui.git.refresh import stamp_change

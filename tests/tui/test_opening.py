@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
@@ -13,6 +14,7 @@ from reviewtui.analysis.progress import AnalysisProgress, ProgressCallback
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import LoadedChange, load_change
 from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.base import Opened
 from reviewtui.tui.widgets.loading_view import LoadingView
 from reviewtui.tui.widgets.unit_table import UnitTable
 from tests.conftest import GitRepoBuilder
@@ -139,3 +141,45 @@ async def test_the_workbench_load_of_the_command_line(repo: GitRepoBuilder,
         opening.stop()
     if opening.background is not None:
         assert not opening.background.alive
+
+
+async def _events_of_opening(root: Path, store: Path, theme: str | None,
+                             monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What happened, in order: CSS refreshes (by theme) and the change being adopted."""
+    events: list[str] = []
+    refresh_css, finish_loading = ReviewApp.refresh_css, ReviewApp.finish_loading
+
+    def refreshing(self: ReviewApp, animate: bool = True) -> None:
+        events.append(f"css {self.theme}")
+        refresh_css(self, animate)
+
+    def finishing(self: ReviewApp, opened: Opened) -> str | None:
+        events.append("loaded")
+        return finish_loading(self, opened)
+
+    monkeypatch.setattr(ReviewApp, "refresh_css", refreshing)
+    monkeypatch.setattr(ReviewApp, "finish_loading", finishing)
+    app = ReviewApp(load=_slowed(root, 0.0, []), store_path=store, theme=theme)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(app.rows))
+        await pilot.pause(0.1)
+        assert app.theme == "nord"
+    return events
+
+
+async def test_it_opens_in_the_settings_theme_and_keeps_it(repo: GitRepoBuilder, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """The settings' theme is set while only the loading view is there, so the workbench is
+    not restyled (all of Textual's CSS parsed again) once it has been composed."""
+    from reviewtui.app.open_change import WorkbenchLoad
+
+    _change(repo)
+    repo.write(".reviewtui.toml", '[tui]\ntheme = "nord"\n')
+    assert WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False
+                         ).theme() == "nord"
+    hinted = await _events_of_opening(repo.root, tmp_path / "s.sqlite3", "nord", monkeypatch)
+    assert hinted.index("css nord") < hinted.index("loaded")
+    assert hinted[hinted.index("loaded"):] == ["loaded"]  # nothing restyled after loading
+    blind = await _events_of_opening(repo.root, tmp_path / "s.sqlite3", None, monkeypatch)
+    assert "css nord" in blind[blind.index("loaded"):]  # without it: restyled after loading

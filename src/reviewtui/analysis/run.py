@@ -39,6 +39,10 @@ PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 _BATCHES_PER_WORKER = 8
 
 
+class NotCached(Exception):
+    """``cached_only`` and the cache does not know every file: nothing was computed."""
+
+
 @dataclass(frozen=True)
 class Analysis:
     units: list[ReviewUnit]
@@ -156,13 +160,16 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
                    parallel_min_bytes: int = PARALLEL_MIN_BYTES,
                    kept: Mapping[str, Sequence[tuple[ReviewUnit, RuleSuggestion]]] | None = None,
                    languages: PathLanguages = DEFAULT_LANGUAGES,
-                   progress: ProgressCallback | None = None) -> Analysis:
+                   progress: ProgressCallback | None = None,
+                   cached_only: bool = False) -> Analysis:
     """Every unit of the change, in path order, with its rule suggestion.
 
     ``kept`` holds results already in hand (a refresh: the files that did not change since),
     by the file's path; those files are neither looked up nor computed. ``languages``: how
     this repository maps paths to languages (``.h`` as C or C++). ``progress`` hears of
-    every file finished (see ``analysis.progress``)."""
+    every file finished (see ``analysis.progress``). ``cached_only``: raise ``NotCached``
+    rather than compute a file the cache does not know (the workbench then waits for the
+    process that computes them, see ``app.open_change``)."""
     files = sorted(change_set.files, key=lambda c: c.path)
     decoded: dict[int, list[tuple[ReviewUnit, RuleSuggestion]]] = {
         index: list(kept[change.path]) for index, change in enumerate(files)
@@ -181,6 +188,10 @@ def analyse_change(change_set: ChangeSet, reader: ContentReader, settings: Units
             continue
         reused[index] = record
     missing = [index for index in range(len(files)) if index not in decoded]
+    if cached_only and missing:
+        if cache is not None:
+            cache.close()
+        raise NotCached(f"{len(missing)} of {len(files)} files not in the cache")
     reader.prefetch(files[index] for index in missing
                     if structure_language(files[index], languages))
     work = _Work(files, reader, settings, vocabulary, engine, rule_context(files, reader),

@@ -112,7 +112,10 @@ class BackgroundAnalysis:
         """End the process if it still runs, and wait for it."""
         if self._process.is_alive() and self._process.pid is not None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._process.pid, signal.SIGTERM)
+                try:
+                    os.killpg(self._process.pid, signal.SIGTERM)
+                except ProcessLookupError:  # not yet its own group: only the process
+                    os.kill(self._process.pid, signal.SIGTERM)
         self._process.join()
         self._receive.close()
 
@@ -131,14 +134,54 @@ class WorkbenchLoad:
         self.background = BackgroundAnalysis.start(path, selector) if (
             use_cache and selector.mode is not SelectorMode.PATCH) else None
 
+    def theme(self) -> str | None:
+        """The ``[tui] theme`` the settings name, read now so that the app opens in it (the
+        loaded change's settings still decide); None when they cannot be read here."""
+        import subprocess
+
+        from reviewtui.config import load_settings
+        from reviewtui.errors import ReviewTuiError
+
+        folder = Path(self._path) if self._path is not None else Path.cwd()
+        try:
+            top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder,
+                                 capture_output=True, text=True, check=False, timeout=10)
+            root = Path(top.stdout.strip()) if top.returncode == 0 and top.stdout.strip() else None
+        except (OSError, subprocess.SubprocessError):
+            root = None
+        try:
+            return load_settings(root).tui.theme
+        except (ReviewTuiError, OSError, ValueError):
+            return None
+
     def __call__(self, progress: ProgressCallback) -> LoadedChange:
-        """The change in priority order (which counts each changed definition's reach)."""
+        """The change in priority order (which counts each changed definition's reach).
+
+        The cache may know every file already (a change opened before): then this thread
+        reads it at once -- the process, still starting (it imports and collects the change
+        again, niced), is stopped -- and the loading view hears the count, not the thousands
+        of units it would show for a moment. Otherwise the process' reports are followed
+        until it has computed every file, and the cache answers the load after it."""
         from reviewtui.pipeline import load_change
 
-        if self.background is not None:
-            self.background.follow(progress)
-        return load_change(self._path, self._selector, use_cache=self._use_cache,
-                           progress=progress).with_reach()
+        if self.background is None:
+            loaded = load_change(self._path, self._selector, use_cache=self._use_cache,
+                                 progress=progress)
+            return loaded.with_reach()
+        from reviewtui.analysis.run import NotCached
+
+        try:
+            try:
+                loaded = load_change(self._path, self._selector, use_cache=True,
+                                     progress=lambda p: progress(replace(p, finished=())),
+                                     cached_only=True)
+            except NotCached:
+                self.background.follow(progress)
+                loaded = load_change(self._path, self._selector, use_cache=True,
+                                     progress=progress)
+        finally:
+            self.background.stop()  # at once when the cache knew every file, and on errors
+        return loaded.with_reach()
 
     def stop(self) -> None:
         if self.background is not None:

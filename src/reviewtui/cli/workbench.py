@@ -48,7 +48,8 @@ def run_workbench(args: argparse.Namespace) -> int:
         return loaded
 
     app = ReviewApp(load=load, watch=args.watch, description=description,
-                    description_source=source, pull=args.pr if opened is not None else None)
+                    description_source=source, pull=args.pr if opened is not None else None,
+                    theme=opening.theme())
     try:
         app.run()
     finally:

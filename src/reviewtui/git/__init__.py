@@ -1,8 +1,8 @@
 """The git stage: collect the change to review (``collect_change``) and its model.
 
 The model and the selector are plain data and load with the package; collecting and the
-repository (GitPython, about a tenth of a second) load on first use, so a module that only
-names a ``ChangeSet`` (the workbench's widgets) does not import them.
+repository (found with ``git rev-parse``) load on first use, so a module that only names a
+``ChangeSet`` (the workbench's widgets) does not import them.
 """
 
 from __future__ import annotations

@@ -68,7 +68,28 @@ class OpeningActions(WorkbenchBase):
         self._opening_started = time.perf_counter()
         self.push_screen(LoadingScreen())
         self._loading_timer = self.set_interval(REPORT_EVERY, self._tick_loading)
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        """Once the loading view is on screen: the settings' theme, then the load (which
+        holds the GIL in long stretches: a warm change is read from the cache at once)."""
+        if self.theme_hint is not None:
+            self._open_in_theme(self.theme_hint)
         self._opening_worker()
+
+    def _open_in_theme(self, requested: str) -> None:
+        """Switch to the settings' theme while only the loading view is there: set once the
+        workbench is composed, it made Textual parse all of its CSS again and restyle and lay
+        out every widget before the first row could show; set before the loading view, it
+        held that back instead. (Its problems are said when the workbench opens.)"""
+        from reviewtui.tui.themes import load_themes
+
+        themes = load_themes()
+        for theme in themes.themes:
+            self.register_theme(theme)
+        name, _ = themes.choose(requested)
+        if name in self.available_themes:
+            self.theme = name
 
     def _tick_loading(self) -> None:
         view = self._loading_view()

@@ -9,8 +9,9 @@ row refresh even with thousands of units.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reviewtui.models import ContextLevel, ExtraRequest
 from reviewtui.plan import FusedItem, FusedPlan, OverrideSet, UnitOverride
@@ -31,7 +32,16 @@ class Row:
     findings: int  # open review findings + scanner findings: what the table's column counts
     review: tuple[StoredFinding, ...] = ()  # the review agent's findings on this unit
     comments: tuple[ReviewComment, ...] = ()  # the reviewer's own
-    why: tuple[str, ...] = ()  # why it stands where it does in the priority order
+    # unit id -> why it stands where it does in the priority order (LoadedChange's)
+    reasons: Callable[[str], tuple[str, ...]] | None = field(default=None, compare=False,
+                                                             repr=False)
+
+    @functools.cached_property
+    def why(self) -> tuple[str, ...]:
+        """Why the unit stands where it does in the priority order: worded when the detail
+        pane first shows the row, not for every row of the table (the learned part's lines
+        cost ~0.3 ms a unit: a second for a few thousand rows before the table could show)."""
+        return self.reasons(self.unit.unit_id) if self.reasons is not None else ()
 
     @property
     def open_findings(self) -> tuple[StoredFinding, ...]:
@@ -160,8 +170,7 @@ class Triage:
         review = tuple(self.review.get(unit_id, ()))
         count = self.findings.get(unit_id, 0) + sum(1 for f in review if f.state == "open")
         return Row(unit, self.item(unit_id), self.status(unit), count, review,
-                   tuple(self.comments.get(unit_id, ())),
-                   self.reasons(unit_id) if self.reasons is not None else ())
+                   tuple(self.comments.get(unit_id, ())), self.reasons)
 
     def rows(self, flt: Filter | None = None) -> list[Row]:
         rows = [self.row(u.unit_id) for u in self.units if u.unit_id in self.fused]

@@ -6,8 +6,12 @@ import os
 import threading
 from pathlib import Path
 
-from reviewtui.analysis import UnitCache, analyse_change
+import pytest
+
+from reviewtui.analysis import Analysis, UnitCache, analyse_change
+from reviewtui.analysis.progress import AnalysisProgress
 from reviewtui.analysis.records import FileRecord, decode, dump, encode, load
+from reviewtui.analysis.run import NotCached
 from reviewtui.config import Settings
 from reviewtui.git import ChangeSelector, ChangeSet, ContentReader, SelectorMode, collect_change
 from reviewtui.git.runner import open_repository
@@ -67,6 +71,40 @@ def test_workers_and_cache_give_the_serial_answer(repo: GitRepoBuilder, tmp_path
     assert other is not None
     result = analyse_change(change_set, reader, settings.units, vocab, engine, cache=other)
     assert (result.computed_files, result.reused_files) == (7, 0)
+
+
+def test_cached_only_computes_nothing(repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """The workbench asks the cache alone first: every file known -> the answer computed with
+    it; one file unknown -> ``NotCached``, nothing computed, nothing reported."""
+    change_set, reader = _change(repo)
+    settings = Settings()
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    vocab = default_vocabulary()
+    cache_file = tmp_path / "cache.sqlite3"
+    heard: list[AnalysisProgress] = []
+
+    def run(change: ChangeSet, contents: ContentReader, *, cached_only: bool = False) -> Analysis:
+        cache = UnitCache.open(cache_file, "fingerprint")
+        assert cache is not None
+        return analyse_change(change, contents, settings.units, vocab, engine, cache=cache,
+                              progress=heard.append, cached_only=cached_only)
+
+    with pytest.raises(NotCached, match="7 of 7 files"):
+        run(change_set, reader, cached_only=True)
+    assert heard == []
+    computed = run(change_set, reader)
+    heard.clear()
+    cached = run(change_set, reader, cached_only=True)
+    assert (cached.units, cached.suggestions) == (computed.units, computed.suggestions)
+    assert (cached.computed_files, cached.reused_files) == (0, 7)
+    assert [(p.done, p.total, len(p.finished)) for p in heard] == [(7, 7, len(cached.units))]
+    heard.clear()
+    repo.write("m0.py", "def f0():\n    return 'edited'\n")  # one file the cache has not seen
+    git_repo = open_repository(repo.root)
+    edited = collect_change(git_repo, ChangeSelector(SelectorMode.ALL))
+    with pytest.raises(NotCached, match="1 of 7 files"):
+        run(edited, ContentReader(git_repo, edited, 1 << 20), cached_only=True)
+    assert heard == []
 
 
 def test_records_refuse_a_change_they_do_not_fit(repo: GitRepoBuilder) -> None:

@@ -87,7 +87,7 @@ def test_a_raising_callback_stops_the_process(repo: GitRepoBuilder) -> None:
     assert not background.alive
 
 
-def test_a_warm_cache_leaves_the_process_nothing_to_do(repo: GitRepoBuilder) -> None:
+def test_a_warm_cache_is_read_here_and_the_process_stopped(repo: GitRepoBuilder) -> None:
     _change(repo)
     _needs_fork()
     selector = ChangeSelector(SelectorMode.AUTO)
@@ -95,8 +95,33 @@ def test_a_warm_cache_leaves_the_process_nothing_to_do(repo: GitRepoBuilder) -> 
     first(lambda progress: None)
     first.stop()
     again = WorkbenchLoad(repo.root, selector)
+    background = again.background
+    assert background is not None
+    heard: list[AnalysisProgress] = []
+    loaded = again(heard.append)
+    # this thread found every file in the cache: the process is ended, not waited for, and
+    # the loading view hears the count only (the table comes next, with the units)
+    assert not background.alive
+    assert [(p.done, p.total, len(p.finished)) for p in heard] == [(12, 12, 0)]
+    again.stop()
+    alone = load_change(repo.root, selector, use_cache=False).with_reach()
+    assert loaded.units == alone.units and loaded.suggestions == alone.suggestions
+
+
+def test_a_cache_that_misses_a_file_follows_the_process(repo: GitRepoBuilder) -> None:
+    _change(repo)
+    _needs_fork()
+    selector = ChangeSelector(SelectorMode.AUTO)
+    first = WorkbenchLoad(repo.root, selector)
+    first(lambda progress: None)
+    first.stop()
+    repo.write("pkg/m00.py", "def f0():\n    return 'edited'\n")
+    again = WorkbenchLoad(repo.root, selector)
     heard: list[AnalysisProgress] = []
     loaded = again(heard.append)
     again.stop()
-    # the process: "all 12 known", no units sent; then the load that reads the cache itself
-    assert [(p.done, len(p.finished)) for p in heard] == [(12, 0), (12, len(loaded.units))]
+    # the process computed the one file (11 known at once, then 12), the load read it all
+    assert [(p.done, p.total) for p in heard] == [(11, 12), (12, 12), (12, 12)]
+    assert len(heard[-1].finished) == len(loaded.units)
+    alone = load_change(repo.root, selector, use_cache=False).with_reach()
+    assert loaded.units == alone.units and loaded.suggestions == alone.suggestions

@@ -78,3 +78,23 @@ def test_sort_by_risk_and_file_jumps(repo: GitRepoBuilder) -> None:
     assert files[after] != "app/util.py" or after == start
     back = triage.next_file_row(rows, len(rows) - 1, -1)
     assert files[back] != files[-1] and (back == 0 or files[back - 1] != files[back])
+
+
+def test_why_is_worded_when_shown_not_for_every_row(repo: GitRepoBuilder) -> None:
+    """The priority's reasons (the learned part's lines) are counted for the row the detail
+    pane shows, once, and are the change's own reasons."""
+    base = _triage(repo)
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO)).with_reach()
+    asked: list[str] = []
+
+    def reasons(unit_id: str) -> tuple[str, ...]:
+        asked.append(unit_id)
+        return loaded.priority_reasons(unit_id)
+
+    triage = Triage(loaded.units, base.plan, reasons=reasons)
+    rows = triage.rows()
+    assert len(rows) == 4 and asked == []  # the table's rows word nothing
+    first = rows[0]
+    assert first.why == loaded.priority_reasons(first.unit.unit_id) and first.why
+    assert first.why is first.why and asked == [first.unit.unit_id]  # once a row
+    assert Triage(loaded.units, base.plan).row(first.unit.unit_id).why == ()

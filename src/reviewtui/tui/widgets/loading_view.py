@@ -84,7 +84,10 @@ class LoadingView(Vertical):
         if progress is not None:
             self.progress = progress
             self._add(progress)
-        self.query_one("#loading-line", Static).update(loading_text(self.progress, elapsed))
+        # One line of fixed height across the view: no layout to redo, only the line to
+        # paint (this runs ten times a second, beside the worker loading the change).
+        self.query_one("#loading-line", Static).update(loading_text(self.progress, elapsed),
+                                                       layout=False)
 
     def _add(self, progress: AnalysisProgress) -> None:
         rows: list[tuple[str, str, str]] = []
