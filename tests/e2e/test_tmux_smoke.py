@@ -60,9 +60,9 @@ def test_index_in_a_terminal(changed_repo: GitRepoBuilder) -> None:
 def test_error_is_one_line_and_status_2(tmp_path: Path) -> None:
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
-    with TmuxSession([*reviewtui_command(), "index"], cwd=outside,
+    with TmuxSession([*reviewtui_command(), "index"], cwd=outside, width=400,
                      env=isolated_env({"GIT_CEILING_DIRECTORIES": str(tmp_path)})) as term:
-        assert term.wait_for_exit() == 2
+        assert term.wait_for_exit() == 2  # wide: a long temporary path must not wrap
         lines = term.output().strip().splitlines()
     assert len(lines) == 1, lines
     assert "not a git repository" in lines[0], lines
