@@ -79,9 +79,11 @@ class TmuxSession:
         self.socket_path: Path | None = None
         # Passed both to the server's environment and with ``env`` in front of the command, so
         # the program sees these values whatever tmux does with its global environment. TMUX is
-        # dropped: inside a developer's tmux it would point at their server.
+        # dropped: inside a developer's tmux it would point at their server; so are LINES and
+        # COLUMNS (pytest-xdist's workers set 24 x 80): they would override the pane's size.
         variables = dict(env or {})
-        self._server_env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+        self._server_env = {k: v for k, v in os.environ.items()
+                            if k not in ("TMUX", "TMUX_PANE", "LINES", "COLUMNS")}
         self._server_env.update(variables)
         assignments = [f"{key}={value}" for key, value in sorted(variables.items())]
         self._state_dir = Path(tempfile.mkdtemp(prefix="rtui-tmux-"))
