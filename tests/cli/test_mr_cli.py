@@ -68,7 +68,7 @@ def test_open_by_number_on_a_self_hosted_gitlab(world: MergeRequestWorld,
     assert git(world.local, "status", "--porcelain") == ""
     [get] = world.fake.ops("GET")
     assert get.path == API_MR  # the nested project by its URL-encoded path
-    assert get.token == f"Bearer {world.fake.token}"  # PATs and glab's OAuth token alike
+    assert get.authorization == f"Bearer {world.fake.token}"  # PATs and glab's OAuth token alike
     _no_token(world, result.out, result.err)
 
 

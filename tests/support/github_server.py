@@ -11,29 +11,17 @@ on ``diff_lines`` (422, as GitHub does for a line outside the diff).
 
 from __future__ import annotations
 
-import copy
-import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
+from tests.support.forge_server import ForgeServer, Recorded
 from tests.support.openapi_contract import OpenApiContract
 
 CONTRACT_PATH = Path(__file__).parent.parent / "data" / "forge" / "github" / "openapi-subset.json"
 DOCS = "https://docs.github.com/rest"
-
-
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    body: Any
-    status: int
-    authorization: str
 
 
 @dataclass
@@ -172,61 +160,10 @@ class FakeGitHub:
         return 200, review, {}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: object) -> None:  # quiet
-        return
-
-    def _serve(self) -> None:
-        fake = self.server.fake
-        parts = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
-        with fake._lock:
-            try:
-                fake.contract.check_request(self.command, parts.path, body)
-                status, answer, headers = fake.handle(
-                    self.command, parts.path, parse_qs(parts.query), copy.deepcopy(body),
-                    self.headers.get("Authorization", ""))
-                fake.contract.check_response(self.command, parts.path, status, answer)
-            except AssertionError as exc:
-                fake.violations.append(f"{self.command} {parts.path}: {exc}")
-                status, answer, headers = 500, {"message": str(exc)}, {}
-            fake.requests.append(Recorded(self.command, parts.path, body, status,
-                                          self.headers.get("Authorization", "")))
-        data = json.dumps(answer).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_POST = do_PUT = do_PATCH = _serve
-
-
-class _Server(ThreadingHTTPServer):
-    fake: FakeGitHub
-
-
-class GitHubServer:
+class GitHubServer(ForgeServer):
     """``with GitHubServer() as server:`` ``server.url`` is the API base URL."""
 
+    fake: FakeGitHub
+
     def __init__(self, fake: FakeGitHub | None = None) -> None:
-        self.fake = fake or FakeGitHub()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self.fake
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> GitHubServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__init__(fake or FakeGitHub(), "")

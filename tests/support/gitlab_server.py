@@ -16,17 +16,15 @@ an invalid note, then deletes every draft: the note is gone). It can answer 429 
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import quote
 
+from tests.support.forge_server import ForgeServer, Recorded
 from tests.support.swagger_contract import SwaggerContract
 
 DATA = Path(__file__).parent.parent / "data" / "forge" / "gitlab"
@@ -35,15 +33,6 @@ STAMP = "2026-11-27T00:00:00.000Z"
 
 def _contract() -> SwaggerContract:
     return SwaggerContract(DATA / "openapi-subset.json", DATA / "discussions-handwritten.json")
-
-
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    body: Any
-    status: int
-    token: str
 
 
 @dataclass
@@ -201,60 +190,10 @@ class FakeGitLab:
         return 204, None, {}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: object) -> None:  # quiet
-        return
-
-    def _serve(self) -> None:
-        fake = self.server.fake
-        parts = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
-        token = self.headers.get("Authorization", "")
-        with fake._lock:
-            try:
-                fake.contract.check_request(self.command, parts.path, body)
-                status, answer, headers = fake.handle(
-                    self.command, parts.path, parse_qs(parts.query), copy.deepcopy(body), token)
-                fake.contract.check_response(self.command, parts.path, status, answer)
-            except AssertionError as exc:
-                fake.violations.append(f"{self.command} {parts.path}: {exc}")
-                status, answer, headers = 500, {"message": str(exc)}, {}
-            fake.requests.append(Recorded(self.command, parts.path, body, status, token))
-        data = json.dumps(answer).encode() if answer is not None else b""
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_POST = do_PUT = do_DELETE = _serve
-
-
-class _Server(ThreadingHTTPServer):
-    fake: FakeGitLab
-
-
-class GitLabServer:
+class GitLabServer(ForgeServer):
     """``with GitLabServer() as server:`` ``server.url`` is the API base URL (``.../api/v4``)."""
 
+    fake: FakeGitLab
+
     def __init__(self, fake: FakeGitLab | None = None) -> None:
-        self.fake = fake or FakeGitLab()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self.fake
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/api/v4"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> GitLabServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__init__(fake or FakeGitLab(), "/api/v4")
