@@ -15,6 +15,7 @@ the evaluation window; the benchmark fits on the other projects (leave one proje
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from reviewtui.errors import EvalError
 from reviewtui.eval.metrics import EvalMetrics, eval_metrics
@@ -24,6 +25,9 @@ from reviewtui.rules.triage_model import ALL_FEATURES, TriageWeights
 L2 = 0.5  # chosen by leave-one-project-out on the development projects only
 L2_TOKENS = 5.0  # the token model's weights: many, each seen in few cases
 OWN_L2 = 0.5  # a repository's own fit, towards the weights in use (benchmarks/fit_triage.py)
+# How far a repository's own fit may move from the weights in use: ``fit_own`` tries each on
+# the newest cases of its training window and keeps the weights in use when none does better.
+OWN_L2_CHOICES: tuple[float, ...] = (0.5, 2.0, 8.0)
 MIN_CASES = 8
 # Features whose direction is the product's promise, not the data's to flip: a definition fixed
 # again and again is read before an identical one (fix history), and code other files use
@@ -40,9 +44,11 @@ PRIOR: dict[str, float] = {"check_removed": 0.6, "error_removed": 0.3, "pure_rem
                            "removed_code_log": 0.0}
 # SZZ's bugs are ordinary ones, so a fit tempers the rules' risk class and security signals
 # (their weights come out negative). What keeps real security fixes first (bench_risk.py) is
-# the cap on the learned part (TriageWeights.cap, 12 points, under a risk class's 15): the fit
-# is linear, the clip applies when scoring. Fixing the rule parts' weights by hand instead, or
-# fitting a smooth saturation, was tried: no better on held-out data.
+# the bound on the learned part (TriageWeights.bound: the rules' tempering within +-12 points,
+# the total lift at most +12, under a risk class's 15): the fit is linear, the bound applies
+# when scoring. Fixing the rule parts' weights by hand, fitting a smooth saturation, or fitting
+# the others with the rules' weights first shrunk to the bound was tried: no better on
+# held-out data.
 
 
 def usable(cases: Sequence[CaseResult]) -> list[CaseResult]:
@@ -148,6 +154,41 @@ def fit_weights(cases: Sequence[CaseResult], *, scale: float = 10.0, l2: float =
                       if abs(v) >= 0.005}
     return TriageWeights(scale=scale, cap=cap, weights=weights, tokens=learned_tokens,
                          fitted_on=fitted_on, cases=len(chosen))
+
+
+@dataclass(frozen=True)
+class OwnFit:
+    weights: TriageWeights
+    l2: float | None  # the penalty chosen; None: the weights in use were kept
+    validated_on: int  # the newest training cases the choice was made on (0: no choice)
+
+
+def fit_own(cases: Sequence[CaseResult], prior: TriageWeights, *, tokens: int,
+            fitted_on: str = "", before: int | None = None) -> OwnFit:
+    """A repository's own fit, only as far from ``prior`` (the weights in use) as its own
+    newer cases support: each penalty of ``OWN_L2_CHOICES`` is fitted on the older 70 % of
+    ``cases`` and scored (mean reciprocal rank) on their newest 30 %, beside ``prior``; the
+    best is fitted again on all of ``cases``; ``prior`` itself when it ranked them best (a few
+    dozen bugs often say less than other projects' hundreds did)."""
+    inner_train, inner_test = time_split(cases)
+    if len(usable(inner_train)) < MIN_CASES or not inner_test:
+        return OwnFit(fit_weights(cases, l2=OWN_L2, tokens=tokens, prior=prior,
+                                  fitted_on=fitted_on, before=before), OWN_L2, 0)
+    best: float | None = None
+    best_mrr = evaluate(inner_test, prior).all.orders["reviewtui"].mrr
+    for l2 in OWN_L2_CHOICES:
+        trial = fit_weights(inner_train, l2=l2, tokens=tokens, prior=prior,
+                            before=inner_test[0].case.time)
+        mrr = evaluate(inner_test, trial).all.orders["reviewtui"].mrr
+        if mrr > best_mrr + 1e-9:
+            best, best_mrr = l2, mrr
+    if best is None:
+        kept = prior.model_copy(update={"fitted_on": (
+            f"{fitted_on}: kept the weights in use (they ranked the newest "
+            f"{len(inner_test)} of these cases best)" if fitted_on else prior.fitted_on)})
+        return OwnFit(kept, None, len(inner_test))
+    return OwnFit(fit_weights(cases, l2=best, tokens=tokens, prior=prior, fitted_on=fitted_on,
+                              before=before), best, len(inner_test))
 
 
 def rescored(case: CaseResult, weights: TriageWeights) -> CaseResult:

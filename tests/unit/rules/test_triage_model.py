@@ -10,7 +10,7 @@ import pytest
 
 from reviewtui.errors import ConfigError, EvalError
 from reviewtui.eval.cases import EvalCase
-from reviewtui.eval.fit import fit_weights, rescored, time_split
+from reviewtui.eval.fit import fit_own, fit_weights, rescored, time_split
 from reviewtui.eval.rank import CaseResult, Ranking, UnitSample
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -106,6 +106,25 @@ def test_time_ordered_fitting_never_trains_on_the_evaluation_window() -> None:
     fit_weights(train, before=test[0].case.time)  # the older cases alone are fine
 
 
+def test_an_own_fit_moves_as_far_as_the_repositorys_newer_bugs_support_and_no_further() -> None:
+    in_use = TriageWeights(weights={"boundary": 1.0})
+    # the repository's bugs sit where the weights in use already look: a fit of its older
+    # cases would only add noise, so the proposal is the weights in use
+    alike = [_case(t, "boundary") for t in range(30)]
+    for i in range(0, 20, 4):  # some older cases say otherwise
+        alike[i] = _case(i, "arithmetic")
+    kept = fit_own(alike, in_use, tokens=0, fitted_on="repo")
+    assert kept.l2 is None and kept.validated_on > 0
+    assert kept.weights.weights == in_use.weights and "kept the weights in use" in (
+        kept.weights.fitted_on)
+    # its bugs sit somewhere the weights in use do not look: the fit moves, and ranks them
+    unlike = [_case(t, "arithmetic") for t in range(30)]
+    moved = fit_own(unlike, in_use, tokens=0)
+    assert moved.l2 is not None and moved.weights.weights["arithmetic"] > 0.5
+    assert rescored(unlike[-1], moved.weights).rankings["reviewtui"].rank == 1
+    assert rescored(unlike[-1], in_use).rankings["reviewtui"].rank == 5
+
+
 def _priority_order(repo: GitRepoBuilder) -> list[str]:
     loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
                          use_cache=False).with_reach(keep=False)
@@ -131,6 +150,30 @@ def start(job):
     log.info("starting job %s", job)
     return job.run()
 '''
+
+
+def test_the_learned_part_lifts_by_at_most_the_cap_and_tempers_risk_by_at_most_it() -> None:
+    weights = TriageWeights(cap=12.0, weights={
+        "added_code_log": 3.0, "test_or_doc": -3.0, "rule_risk": -4.0, "one_function": 0.5})
+    # a unit of much new code: lifted by 12 points, not 30
+    assert weights.points({"added_code_log": 1.0}) == 12.0
+    # a test file sinks below what the cap lets code climb: -30, not -12
+    assert weights.points({"test_or_doc": 1.0}) == -30.0
+    # a critical unit is tempered for its risk by 12 points at most, whatever the weight says;
+    # what its lines do still counts on top
+    assert weights.points({"rule_risk": 1.0}) == -12.0
+    assert weights.points({"rule_risk": 1.0, "one_function": 1.0}) == -7.0
+
+
+def test_the_shown_parts_add_up_to_the_learned_points() -> None:
+    weights = TriageWeights(cap=12.0, weights={
+        "added_code_log": 3.0, "rule_risk": -4.0, "rule_base": -2.0, "one_function": 0.5,
+        "size_log": -1.0})
+    for features in ({"rule_risk": 0.75, "rule_base": 0.5, "one_function": 1.0},
+                     {"added_code_log": 1.0, "one_function": 1.0},
+                     {"added_code_log": 0.4, "rule_risk": 1.0, "size_log": 0.3}):
+        parts = weights.contributions(features)
+        assert abs(sum(p for _, p in parts) - weights.points(features)) <= 0.15, parts
 
 
 def test_a_removed_bounds_check_outranks_a_reworded_log_message(
