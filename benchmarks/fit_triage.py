@@ -29,7 +29,15 @@ from pathlib import Path
 
 from bench_triage import table
 from reviewtui.app.fit_weights import REPOSITORY_TOKENS
-from reviewtui.eval.fit import L2, OWN_L2, evaluate, fit_weights, rescored, time_split, usable
+from reviewtui.eval.fit import (
+    L2,
+    evaluate,
+    fit_own,
+    fit_weights,
+    rescored,
+    time_split,
+    usable,
+)
 from reviewtui.eval.metrics import EvalMetrics, GroupMetrics
 from reviewtui.eval.rank import CaseResult
 from reviewtui.rules.triage_model import TriageWeights, shipped_weights_path, write_weights
@@ -62,14 +70,21 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=0,
                         help="the token model's vocabulary (0: no token model)")
     parser.add_argument("--l2-tokens", type=float, default=5.0)
-    parser.add_argument("--own-l2", type=float, default=OWN_L2,
-                        help="the penalty towards the weights in use of a repository's own fit")
+    parser.add_argument("--own-l2", type=float, default=None,
+                        help="the penalty towards the weights in use of a repository's own fit "
+                             "(default: chosen per repository as `reviewtui eval --fit` does)")
     args = parser.parse_args()
     projects = load()
     dev = {n: c for n, c in projects.items() if n not in HELD_OUT and n not in FRESH}
     held = {n: c for n, c in projects.items() if n in HELD_OUT}
     fresh = {n: c for n, c in projects.items() if n in FRESH}
     zero = TriageWeights()
+
+    def own_fit(train: list[CaseResult], prior: TriageWeights) -> TriageWeights:
+        if args.own_l2 is not None:
+            return fit_weights(train, l2=args.own_l2, tokens=REPOSITORY_TOKENS,
+                               l2_tokens=args.l2_tokens, prior=prior)
+        return fit_own(train, prior, tokens=REPOSITORY_TOKENS).weights
     rows: dict[str, list[tuple[str, EvalMetrics]]] = {}
 
     def add(label: str, metrics: EvalMetrics) -> None:
@@ -96,8 +111,7 @@ def main() -> int:
             continue
         # what a user gets: weights fitted on other projects, then --fit on their own older
         # cases (tokens included), starting from those weights
-        weights = fit_weights(train, l2=args.own_l2, tokens=REPOSITORY_TOKENS,
-                              l2_tokens=args.l2_tokens, prior=others_fit[name])
+        weights = own_fit(train, others_fit[name])
         newer_today += [rescored(c, zero) for c in test]
         newer_shipped += [rescored(c, others_fit[name]) for c in test]
         newer_own += [rescored(c, weights) for c in test]
@@ -118,8 +132,7 @@ def main() -> int:
             train, test = time_split(cases)
             if len(usable(train)) < 8:
                 continue
-            own = fit_weights(train, l2=args.own_l2, tokens=REPOSITORY_TOKENS,
-                              l2_tokens=args.l2_tokens, prior=shipped)
+            own = own_fit(train, shipped)
             held_newer += [rescored(c, shipped) for c in test]
             held_own += [rescored(c, own) for c in test]
         add("held-out projects' newer 30%, shipped weights", eval_metrics(held_newer))
@@ -128,6 +141,19 @@ def main() -> int:
     if fresh_cases:
         add("projects added later (5), today", evaluate(fresh_cases, zero))
         add("projects added later (5), shipped weights", evaluate(fresh_cases, shipped))
+        fresh_newer: list[CaseResult] = []
+        fresh_own: list[CaseResult] = []
+        for name in fresh:
+            train, test = time_split(fresh[name])
+            if len(usable(train)) < 8:
+                continue
+            fresh_newer += [rescored(c, shipped) for c in test]
+            fresh_own += [rescored(c, own_fit(train, shipped)) for c in test]
+        add("projects added later, newer 30%, shipped weights", eval_metrics(fresh_newer))
+        add("projects added later, newer 30%, + own older 70% fit", eval_metrics(fresh_own))
+        if held_cases:
+            add("every project's newer 30%, + own older 70% fit",
+                eval_metrics(newer_own + held_own + fresh_own))
     per_project = [["project", "cases (10+ units)", "today R@1", "R@3", "MRR",
                     "learned R@1", "R@3", "MRR"]]
     for name, cases in projects.items():

@@ -136,6 +136,8 @@ def test_fit_reports_on_newer_cases_and_accepting_writes_the_repository_weights(
     fit = report["fit"]
     assert fit["trained_on"] + fit["evaluated_on"] == len(bugs)
     assert fit["evaluated_on"] == 4  # the newest 30 %
+    # 10 training cases leave too few to choose how far to move on: the default penalty
+    assert fit["validated_on"] == 0 and fit["l2"] == 0.5 and not fit["kept_weights_in_use"]
     proposal = Path(fit["proposal"])
     assert proposal.is_file() and not (repo.root / ".reviewtui").exists()
     table = cli("eval", "--fit", repo.root)

@@ -2,7 +2,10 @@
 
 Time-ordered, so the figure is honest: the weights are fitted on the older 70 % of the cases and
 the report compares them with the weights in use on the newer 30 % only (no training case is
-newer than the evaluation window). The fit is written as a proposal,
+newer than the evaluation window). How far the fit moves from the weights in use is chosen the
+same way inside the training window (``eval.fit.fit_own``): a repository's few dozen bugs
+often rank its newest ones worse than the weights fitted on other projects' hundreds, and then
+the proposal is the weights in use. The fit is written as a proposal,
 ``.git/reviewtui/eval/triage_weights.toml``; ``--accept-weights`` copies it to
 ``.reviewtui/triage_weights.toml`` (reviewable, committable), which then wins over the shipped
 weights; deleting that file reverts.
@@ -17,7 +20,7 @@ from pathlib import Path
 
 from reviewtui.app.evaluate import EvalReport
 from reviewtui.errors import EvalError
-from reviewtui.eval.fit import OWN_L2, evaluate, fit_weights, time_split
+from reviewtui.eval.fit import evaluate, fit_own, time_split
 from reviewtui.eval.metrics import EvalMetrics
 from reviewtui.git import open_repository
 from reviewtui.rules.triage_model import (
@@ -40,6 +43,8 @@ class FitReport:
     before: EvalMetrics  # the weights in use, on the newer cases
     after: EvalMetrics  # the fitted weights, on the same cases
     in_use: Path
+    l2: float | None  # how far the fit moved (its penalty); None: it kept the weights in use
+    validated_on: int  # the newest training cases that choice was made on
 
 
 def proposal_path(common_dir: Path) -> Path:
@@ -52,18 +57,19 @@ def fit_repository(report: EvalReport) -> FitReport:
     if not test:
         raise EvalError("no case to evaluate a fit on", hint="raise --max-cases")
     window = time.strftime("%Y-%m-%d", time.gmtime(test[0].case.time))
-    weights = fit_weights(train, fitted_on=f"{repo.root.name}: {len(train)} bug-introducing "
-                                           f"commits before {window}",
-                          before=test[0].case.time, tokens=REPOSITORY_TOKENS, l2=OWN_L2,
-                          prior=load_weights(repo.root)[0])
     current, in_use = load_weights(repo.root)
+    own = fit_own(train, current, tokens=REPOSITORY_TOKENS, before=test[0].case.time,
+                  fitted_on=f"{repo.root.name}: {len(train)} bug-introducing commits before "
+                            f"{window}")
+    weights = own.weights
     proposal = proposal_path(repo.common_dir)
     write_weights(proposal, weights, [
         "The learned priority fitted on this repository's bug history (reviewtui eval --fit).",
         "Accept it with 'reviewtui eval --accept-weights': it becomes",
         ".reviewtui/triage_weights.toml, which wins over the shipped weights until deleted."])
     return FitReport(weights, proposal, len(train), len(test), test[0].case.time,
-                     evaluate(test, current), evaluate(test, weights), in_use)
+                     evaluate(test, current), evaluate(test, weights), in_use, own.l2,
+                     own.validated_on)
 
 
 def accept_weights(path: str | Path | None) -> Path:

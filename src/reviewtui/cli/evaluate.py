@@ -105,7 +105,8 @@ def fit_json(fit: FitReport) -> dict[str, object]:
     return {"proposal": str(fit.proposal), "trained_on": fit.trained_on,
             "evaluated_on": fit.evaluated_on, "weights": fit.weights.weights,
             "in_use": str(fit.in_use), "before": fit.before.model_dump(mode="json"),
-            "after": fit.after.model_dump(mode="json")}
+            "after": fit.after.model_dump(mode="json"), "l2": fit.l2,
+            "kept_weights_in_use": fit.l2 is None, "validated_on": fit.validated_on}
 
 
 def render_fit(fit: FitReport, *, markdown: bool = False) -> str:
@@ -120,6 +121,12 @@ def render_fit(fit: FitReport, *, markdown: bool = False) -> str:
             rows.append([label + title, str(group.cases), _pct(m.recall[1]), _pct(m.recall[3]),
                          _pct(m.recall[5]), f"{m.mrr:.2f}", _pct(m.effort)])
     lines += _table(rows, markdown)
+    if fit.l2 is None:
+        lines += ["", f"the weights in use ranked the newest {fit.validated_on} training cases "
+                  "better than any fit on the older ones: the proposal keeps them"]
+    elif fit.validated_on:
+        lines += ["", f"the fit moves from the weights in use as far as the newest "
+                  f"{fit.validated_on} training cases supported (penalty {fit.l2:g})"]
     lines += ["", f"in use: {fit.in_use}", f"proposed: {fit.proposal}",
               "accept with 'reviewtui eval --accept-weights'"]
     return "\n".join(lines) + "\n"
