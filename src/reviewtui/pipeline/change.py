@@ -1,20 +1,19 @@
-"""The shared pipeline front: repository -> settings -> change -> units -> rules -> index.
+"""A loaded change and what is asked of it: refresh, rescoring, the priority order, the index,
+the plan and the context bundles.
 
-The headless commands and the TUI both start here, so they always see the same units and the
-same rule suggestions. Scanners run only when asked (``scan``), never as part of loading.
+``pipeline.loading.load_change`` gives it. Scanners run only when asked (``scan``), never as
+part of loading.
 """
 
 from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reviewtui.errors import NotARepositoryError
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, SideKind
 from reviewtui.git.selector import ChangeSelector, SelectorMode
@@ -22,13 +21,13 @@ from reviewtui.git.selector import ChangeSelector, SelectorMode
 if TYPE_CHECKING:
     # Settings and the rule and unit stages are imported while git computes the diff (see
     # load_change); the LLM stack (openai, tiktoken) loads only when planning.
-    from reviewtui.analysis.progress import ProgressCallback
     from reviewtui.config import Settings
     from reviewtui.context import BundleStream
     from reviewtui.git.intent import ChangeIntent
     from reviewtui.git.refresh import Recollected, WorktreeStamps
     from reviewtui.git.runner import GitRepo  # GitPython: imported when load_change opens one
     from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
+    from reviewtui.pipeline.snapshot import ChangeSnapshot
     from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
     from reviewtui.plan.conflicts import EvidenceLog
     from reviewtui.plan.evidence import UnitFacts
@@ -62,6 +61,8 @@ class LoadedChange:
     # what gave each unit its history features (the fix commits, the authors), for explain
     learned_evidence: dict[str, dict[str, str]] = field(default_factory=dict)
     intent: ChangeIntent | None = None  # the stated purpose, once ``with_intent`` gathered it
+    # a commit's or a range's kept analysis (``pipeline.snapshot``): read from, or written
+    snapshot: ChangeSnapshot | None = field(default=None, compare=False, repr=False)
 
     @property
     def root(self) -> Path:
@@ -81,6 +82,8 @@ class LoadedChange:
         back in them, every unit counted again: an edited unit's reach and learned part are
         its own, and the others' shares of the change moved with it. ``UsageError`` for a
         commit, a range or a patch."""
+        from reviewtui.pipeline.loading import load_change
+
         if not self.refreshable or self.selector is None:
             from reviewtui.errors import UsageError
 
@@ -133,7 +136,7 @@ class LoadedChange:
         from reviewtui.git.refresh import recollect
 
         if (self.repo is None or self.selector is None or self.stamps is None
-                or _config_stamp(self.root, self.rule_pack) != self.config_stamp):
+                or config_stamp(self.root, self.rule_pack) != self.config_stamp):
             return None
         return recollect(self.repo, self.change_set, self.stamps,
                          include_untracked=self.selector.include_untracked,
@@ -196,12 +199,20 @@ class LoadedChange:
         """This change in priority order's terms: every unit's priority counting its reach
         and its learned part (``rules.learned_priority``); ``progress`` is told (files
         blamed, files to blame) while the history of the changed lines is read."""
-        from reviewtui.rules.learned_priority import priority_order
-
         if self.repo is None or any(s.reach_counted for s in self.suggestions.values()):
             return self
+        snapshot = (self.snapshot if self.snapshot is not None
+                    and self.snapshot.fits(self.units, self.suggestions) else None)
+        kept = snapshot.counted() if snapshot is not None else None
+        if kept is not None:
+            return replace(self, suggestions=kept.suggestions, learned_features=kept.features,
+                           learned_evidence=kept.evidence)
+        from reviewtui.rules.learned_priority import priority_order
+
         order = priority_order(self.repo, self.change_set, self.units, self.suggestions,
                                self.root, keep=keep, progress=progress)
+        if snapshot is not None and keep:
+            snapshot.keep_counted(order.suggestions, order.features, order.evidence)
         return replace(self, suggestions=order.suggestions, learned_features=order.features,
                        learned_evidence=order.evidence)
 
@@ -307,7 +318,7 @@ class LoadedChange:
     def _restamped(self, pack: LoadedPack) -> tuple[object, ...]:
         """The config stamp after the rule packs were read again (a refresh may then still
         diff only what changed)."""
-        return _config_stamp(self.root, pack) if self.stamps is not None else ()
+        return config_stamp(self.root, pack) if self.stamps is not None else ()
 
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:
@@ -412,73 +423,10 @@ def make_planner(settings: Settings, *, use_llm: bool = True,
     return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
 
 
-_MODES_WITH_SETTINGS = frozenset({SelectorMode.AUTO, SelectorMode.WORKING, SelectorMode.ALL,
-                                  SelectorMode.BASE})
-
-
-def _settings(root: Path) -> Settings:
-    from reviewtui.config import load_settings  # pydantic: imported once git has started
-
-    return load_settings(root)
-
-
-def _config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
+def config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
     """The files the settings and the rule packs were read from, as they are on disk now."""
     from reviewtui.config import REPO_CONFIG_NAME, user_config_path
     from reviewtui.git.refresh import stamp
 
     paths = [user_config_path(), root / REPO_CONFIG_NAME, root / ".reviewtui", *pack.sources]
     return tuple((str(p), stamp(p)) for p in paths)
-
-
-def load_change(path: str | Path | None, selector: ChangeSelector, *,
-                use_cache: bool = True, progress: ProgressCallback | None = None,
-                cached_only: bool = False) -> LoadedChange:
-    """Open the repository at ``path``, cut the selected change into units and score them.
-
-    Per-file results are reused from earlier runs unless ``use_cache`` is off, the ``[units]
-    cache`` setting is off, or the change is a patch file (whose contents git does not name).
-    ``progress`` hears how far the analysis of the files has got (``analysis.progress``).
-    ``cached_only``: raise ``analysis.run.NotCached`` unless the cache knows every file.
-    """
-    from reviewtui.git.runner import open_repository
-
-    repo: GitRepo | None
-    try:
-        repo = open_repository(path)
-    except NotARepositoryError:
-        if selector.mode is not SelectorMode.PATCH:
-            raise
-        repo = None  # a patch can be reviewed outside a repository, without file contents
-    root = repo.root if repo is not None else Path(path or ".").resolve()
-    early = _settings(root) if selector.mode in _MODES_WITH_SETTINGS else None
-    taken_ns = time.time_ns()  # before git reads a file: a later edit shows in the stamps
-    from reviewtui.git.background import Collecting
-
-    collecting = Collecting(repo, selector, root, early)
-    from reviewtui.analysis import analyse_change, open_unit_cache
-    from reviewtui.rules import RuleEngine, load_rule_pack
-    from reviewtui.units.languages import repository_languages
-    from reviewtui.units.vocabulary import vocabulary_for
-
-    settings = early or _settings(root)
-    pack = load_rule_pack(root)
-    vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
-    engine = RuleEngine(pack.pack)
-    cache = None
-    if (use_cache and settings.units.cache and repo is not None
-            and selector.mode is not SelectorMode.PATCH):
-        cache = open_unit_cache(repo.common_dir, settings, pack.pack)
-    change_set = collecting.result()
-    reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
-    analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
-                              cache=cache, languages=repository_languages(repo, change_set),
-                              progress=progress, cached_only=cached_only)
-    stamps = None
-    if repo is not None and change_set.new_side.kind is SideKind.WORKTREE:
-        from reviewtui.git.refresh import stamp_change
-
-        stamps = stamp_change(repo, change_set, taken_ns)
-    return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,
-                        analysis.suggestions, selector, use_cache, stamps,
-                        _config_stamp(root, pack) if stamps is not None else ())

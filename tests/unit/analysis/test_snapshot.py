@@ -1,0 +1,236 @@
+"""A committed range's kept analysis: read instead of computed, the same to the last field, and
+missed whenever anything that changes the result changed (or the file is damaged)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reviewtui.analysis as analysis_package
+import reviewtui.git.collect as collect
+import reviewtui.pipeline.snapshot as change_snapshot
+import reviewtui.rules.learned_priority as learned_priority
+from reviewtui.analysis import fingerprint
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import LoadedChange, load_change
+from reviewtui.rules.triage_model import shipped_weights_path
+from tests.conftest import GitRepoBuilder
+
+RANGE = ChangeSelector(SelectorMode.RANGE, "base..head")
+
+
+def _range(repo: GitRepoBuilder) -> None:
+    """Python, Go and a long new file (its hunk split into pieces), over two commits, with
+    history for the learned priority (a fix commit touching the changed lines)."""
+    for i in range(4):
+        repo.write(f"m{i}.py", "".join(f"def f{j}(token):\n    return {j}\n\n"
+                                       for j in range(30)))
+    repo.write("util.go", "package u\n\nfunc A() int {\n\treturn 1\n}\n")
+    repo.commit("start")
+    repo.write("m0.py", "".join(f"def f{j}(token):\n    return {j} + 0\n\n" for j in range(30)))
+    repo.commit("fix: off by one in f0")
+    repo.git("tag", "base")
+    for i in range(4):
+        repo.write(f"m{i}.py", "".join(f"def f{j}(token):\n    return {j + (j % 7 == i)}\n\n"
+                                       for j in range(30)))
+    repo.write("m1.py", "import os\n\n" + (repo.root / "m1.py").read_text())
+    repo.write("util.go", "package u\n\nfunc A() int {\n\treturn 2\n}\n")
+    repo.write("big.py", "".join(f"def g{j}(token):\n    return token * {j}\n\n"
+                                 for j in range(150)))
+    repo.write("uses.py", "from m0 import f1\n\nprint(f1(2))\n")
+    repo.commit("head")
+    repo.git("tag", "head")
+
+
+class Calls:
+    """How often the change was collected, analysed and put in priority order."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.counts = {"collect": 0, "analyse": 0, "order": 0}
+        for module, name, counted in ((collect, "collect_change", "collect"),
+                                      (analysis_package, "analyse_change", "analyse"),
+                                      (learned_priority, "priority_order", "order")):
+            monkeypatch.setattr(module, name, self._counting(getattr(module, name), counted))
+
+    def _counting(self, function: Callable[..., Any], name: str) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.counts[name] += 1
+            return function(*args, **kwargs)
+        return counted
+
+    def take(self) -> dict[str, int]:
+        counts = dict(self.counts)
+        self.counts = dict.fromkeys(self.counts, 0)
+        return counts
+
+
+COMPUTED = {"collect": 1, "analyse": 1, "order": 1}
+KEPT = {"collect": 0, "analyse": 0, "order": 0}
+
+
+def _open(repo: GitRepoBuilder, **kwargs: Any) -> LoadedChange:
+    return load_change(repo.root, RANGE, **kwargs).with_reach()
+
+
+def _same(left: LoadedChange, right: LoadedChange) -> None:
+    assert left.change_set == right.change_set
+    assert left.units == right.units
+    assert list(left.suggestions.items()) == list(right.suggestions.items())  # the order too
+    assert left.learned_features == right.learned_features
+    assert left.learned_evidence == right.learned_evidence
+    for unit in left.units:
+        assert left.priority_reasons(unit.unit_id) == right.priority_reasons(unit.unit_id)
+        assert unit.line_kinds == right.units_by_id[unit.unit_id].line_kinds
+    assert left.review_index().model_dump(exclude={"review_metadata"}) == (
+        right.review_index().model_dump(exclude={"review_metadata"}))
+
+
+def _snapshots(repo: GitRepoBuilder) -> list[Path]:
+    return sorted((repo.root / ".git" / "reviewtui" / "snapshots").glob("*.snap"))
+
+
+def test_a_second_open_reads_the_snapshot_and_gives_the_same_change(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    _range(repo)
+    calls = Calls(monkeypatch)
+    computed = _open(repo, use_cache=False)
+    assert calls.take() == COMPUTED and not _snapshots(repo)
+    first = _open(repo)
+    assert calls.take() == COMPUTED and len(_snapshots(repo)) == 1
+    again = _open(repo)
+    assert calls.take() == KEPT
+    assert any(again.learned_evidence.values())  # the fix commit's history is in it
+    assert any(s.reach for s in again.suggestions.values())
+    assert any(len(u.hunks) > 1 or u.file_path == "big.py" for u in again.units)
+    _same(computed, again)
+    _same(first, again)
+    # A unit's pieces of a split hunk are slices of the file's hunk lines, as collected.
+    big = next(c for c in again.change_set.files if c.path == "big.py")
+    piece = next(u for u in again.units if u.file_path == "big.py").hunks[0]
+    assert piece.lines[0] is big.hunks[0].lines[0] or piece is big.hunks[0]
+
+    plain = load_change(repo.root, RANGE)  # the rules' scores alone: no order counted
+    assert calls.take() == KEPT
+    _same(load_change(repo.root, RANGE, use_cache=False), plain)
+
+
+def test_the_order_is_kept_once_counted(repo: GitRepoBuilder,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    _range(repo)
+    calls = Calls(monkeypatch)
+    load_change(repo.root, RANGE)  # index without --sort priority: the change alone kept
+    assert calls.take() == {"collect": 1, "analyse": 1, "order": 0}
+    _open(repo)
+    assert calls.take() == {"collect": 0, "analyse": 0, "order": 1}
+    _open(repo)
+    assert calls.take() == KEPT
+    load_change(repo.root, RANGE).with_reach(keep=False)
+    assert calls.take() == KEPT
+
+
+def _edit_rules(repo: GitRepoBuilder) -> None:
+    repo.write(".reviewtui/rules.toml", "[languages.python.base]\nlarge_change_lines = 10\n")
+
+
+def _edit_settings(repo: GitRepoBuilder) -> None:
+    repo.write(".reviewtui.toml", "[context]\nunit_budget = 5000\n")
+
+
+def _refit_weights(repo: GitRepoBuilder) -> None:
+    repo.write(".reviewtui/triage_weights.toml", shipped_weights_path().read_text())
+
+
+def _attributes(repo: GitRepoBuilder) -> None:
+    repo.write(".gitattributes", "*.go -diff\n")
+
+
+def _diff_config(repo: GitRepoBuilder) -> None:
+    repo.git("config", "diff.algorithm", "patience")
+
+
+def _new_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fingerprint, "code_stamp", lambda: "another reviewtui")
+
+
+def _format_bump(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(change_snapshot, "FORMAT", change_snapshot.FORMAT + 1)
+
+
+@pytest.mark.parametrize("edit", [_edit_rules, _edit_settings, _refit_weights, _attributes,
+                                  _diff_config])
+def test_what_changes_the_result_misses_the_snapshot(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch,
+        edit: Callable[[GitRepoBuilder], None]) -> None:
+    _range(repo)
+    _open(repo)
+    calls = Calls(monkeypatch)
+    edit(repo)
+    changed = _open(repo)
+    assert calls.take() == COMPUTED
+    _same(load_change(repo.root, RANGE, use_cache=False).with_reach(), changed)
+    calls.take()
+    _open(repo)  # written again under the new key
+    assert calls.take() == KEPT
+
+
+@pytest.mark.parametrize("change", [_new_version, _format_bump])
+def test_other_code_misses_the_snapshot(repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch,
+                                        change: Callable[[pytest.MonkeyPatch], None]) -> None:
+    _range(repo)
+    _open(repo)
+    calls = Calls(monkeypatch)
+    change(monkeypatch)
+    _open(repo)
+    assert calls.take() == COMPUTED
+
+
+def test_another_range_or_commit_has_its_own(repo: GitRepoBuilder,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    _range(repo)
+    _open(repo)
+    calls = Calls(monkeypatch)
+    commit = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, "head")).with_reach()
+    assert calls.take() == COMPUTED
+    assert commit.change_set.mode == "commit"
+    repo.git("tag", "-f", "head", "base")  # the same names, another range: not the old one
+    moved = load_change(repo.root, RANGE)
+    assert calls.take()["analyse"] == 1 and not moved.units
+    working = load_change(repo.root, ChangeSelector(SelectorMode.WORKING))
+    assert working.snapshot is None
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
+def test_a_damaged_snapshot_is_computed_again_and_rewritten(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    _range(repo)
+    expected = _open(repo)
+    (path,) = _snapshots(repo)
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[:len(data) // 2])
+    elif damage == "flip":
+        middle = len(data) // 3
+        path.write_bytes(data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1:])
+    elif damage == "garbage":
+        path.write_bytes(b"RTSNAP1\n\xff\xff\xff\xff not a snapshot")
+    else:
+        path.write_bytes(b"")
+    calls = Calls(monkeypatch)
+    again = _open(repo)
+    assert calls.take() == COMPUTED
+    _same(expected, again)
+    _open(repo)
+    assert calls.take() == KEPT
+
+
+def test_only_the_most_recent_snapshots_are_kept(repo: GitRepoBuilder,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    _range(repo)
+    monkeypatch.setattr(change_snapshot, "KEPT", 2)
+    for rev in ("head", "head~1", "head~2"):
+        load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, rev))
+    names = _snapshots(repo)
+    assert len(names) == 2
