@@ -50,7 +50,8 @@ _log = logging.getLogger(__name__)
 
 FORMAT = 1
 FOLDER = "snapshots"
-KEPT = 16  # snapshots kept per repository, the most recently used
+KEPT = 16  # snapshots kept per repository, the most recently used...
+MAX_BYTES = 256 << 20  # ...while they take no more than this (8,000 units: ~30 MiB)
 _MAGIC = b"RTSNAP1\n"
 _HEADER = struct.Struct("<I")
 _MARSHAL_VERSION = 4
@@ -249,9 +250,14 @@ def _write(path: Path, key: str, change: bytes, counted: bytes | None) -> bool:
 
 
 def _prune(folder: Path) -> None:
-    """Drop all but the ``KEPT`` most recently used snapshots."""
+    """Keep the ``KEPT`` most recently used snapshots that fit in ``MAX_BYTES`` together
+    (the newest always), drop the others."""
     with contextlib.suppress(OSError):
-        found = sorted(((entry.stat().st_mtime, entry.path) for entry in os.scandir(folder)
-                        if entry.name.endswith(".snap")), reverse=True)
-        for _, stale in found[KEPT:]:
-            Path(stale).unlink(missing_ok=True)
+        found = sorted(((info.st_mtime, info.st_size, entry.path) for entry in os.scandir(folder)
+                        if entry.name.endswith(".snap") for info in (entry.stat(),)),
+                       reverse=True)
+        total = 0
+        for count, (_, size, path) in enumerate(found):
+            total += size
+            if count and (count >= KEPT or total > MAX_BYTES):
+                Path(path).unlink(missing_ok=True)

@@ -226,11 +226,14 @@ def test_a_damaged_snapshot_is_computed_again_and_rewritten(
     assert calls.take() == KEPT
 
 
-def test_only_the_most_recent_snapshots_are_kept(repo: GitRepoBuilder,
+def test_only_the_most_recent_snapshots_are_kept_within_a_size(repo: GitRepoBuilder,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     _range(repo)
     monkeypatch.setattr(change_snapshot, "KEPT", 2)
     for rev in ("head", "head~1", "head~2"):
         load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, rev))
-    names = _snapshots(repo)
-    assert len(names) == 2
+    assert len(_snapshots(repo)) == 2
+    newest = max(_snapshots(repo), key=lambda path: path.stat().st_mtime)
+    monkeypatch.setattr(change_snapshot, "MAX_BYTES", 1)
+    load_change(repo.root, ChangeSelector(SelectorMode.RANGE, "head~2..head"))
+    assert len(_snapshots(repo)) == 1 and newest not in _snapshots(repo)
