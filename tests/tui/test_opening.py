@@ -188,8 +188,7 @@ async def test_it_opens_in_the_settings_theme_and_keeps_it(repo: GitRepoBuilder,
 async def test_a_committed_range_opens_again_from_its_snapshot(
         repo: GitRepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The second open of a range through ``reviewtui``'s own load neither collects nor
-    analyses nor counts the order again (nor forks the analysis process), and shows the same
-    rows, reasons and diff."""
+    analyses nor counts the order again, and shows the same rows, reasons and diff."""
     import reviewtui.analysis as analysis_package
     import reviewtui.git.collect as collect
     import reviewtui.rules.learned_priority as learned_priority
@@ -209,11 +208,8 @@ async def test_a_committed_range_opens_again_from_its_snapshot(
                          (learned_priority, "priority_order")):
         monkeypatch.setattr(module, name, counting(getattr(module, name), name))
 
-    forked: list[bool] = []
-
     async def opened() -> list[tuple[str, str, tuple[str, ...], str]]:
         opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.RANGE, "HEAD~1..HEAD"))
-        forked.append(opening.background is not None)
         app = ReviewApp(load=opening, store_path=tmp_path / "s.sqlite3")
         try:
             async with app.run_test(size=(140, 40)) as pilot:
@@ -232,4 +228,3 @@ async def test_a_committed_range_opens_again_from_its_snapshot(
     assert [row for row in again if row not in first] == []
     assert again == first
     assert calls == []
-    assert not forked[-1]  # nothing to analyse: no process taking a core from the app

@@ -8,8 +8,8 @@ spread over forked workers, results written to the per-file cache by that one pr
 sends its progress, units included, through a pipe. The worker thread forwards that progress
 to the loading view, then loads the change itself, which the cache now answers file by file.
 If the process fails or there is no cache, the thread's own load does the work (and says any
-error) as it would have alone. A commit or a range whose whole analysis is kept
-(``pipeline.snapshot``) starts no process.
+error) as it would have alone. For a commit or a range whose whole analysis is kept
+(``pipeline.snapshot``) the process only checks the snapshot's key and ends.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ POLL = 0.1  # seconds between two checks whether to stop, while waiting for a re
 
 def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection) -> None:
     """In the forked process: load the change into the cache, sending every report."""
-    from reviewtui.pipeline import load_change
+    from reviewtui.pipeline.loading import load_change, snapshot_kept
 
     os.setpgid(0, 0)  # its workers with it: ``stop`` ends the whole group
     # Below the app: on two cores the app's imports and first paint must not wait for the
@@ -57,7 +57,8 @@ def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection
 
     # Any failure: the app's own load meets it again and says it.
     with contextlib.suppress(Exception):
-        load_change(path, selector, use_cache=True, progress=report)
+        if not snapshot_kept(path, selector):  # else the app's own load reads the snapshot
+            load_change(path, selector, use_cache=True, progress=report)
     send.close()
 
 
@@ -121,20 +122,6 @@ class BackgroundAnalysis:
         self._receive.close()
 
 
-def _snapshot_kept(path: str | Path | None, selector: ChangeSelector) -> bool:
-    """Is a snapshot of this commit or range kept (``pipeline.snapshot``)? One ``git
-    rev-parse``; whether it is still valid (its key) is seen when it is read."""
-    from reviewtui.errors import ReviewTuiError
-    from reviewtui.git.runner import open_repository
-    from reviewtui.pipeline.snapshot import committed_slot
-
-    try:
-        slot = committed_slot(open_repository(path), selector)
-    except (ReviewTuiError, OSError):
-        return False
-    return slot is not None and slot.present
-
-
 class WorkbenchLoad:
     """How the workbench loads its change: ``start`` now (before the app starts threads),
     call it from the app's loading worker with the progress callback, ``stop`` at the end."""
@@ -145,11 +132,9 @@ class WorkbenchLoad:
 
         self._path, self._selector, self._use_cache = path, selector, use_cache
         # Without the cache the process' results could not reach this one; a patch is never
-        # cached (git does not name its contents). A commit or a range kept whole needs no
-        # process: it would only take a core from the app while this one reads the snapshot.
+        # cached (git does not name its contents).
         self.background = BackgroundAnalysis.start(path, selector) if (
-            use_cache and selector.mode is not SelectorMode.PATCH
-            and not _snapshot_kept(path, selector)) else None
+            use_cache and selector.mode is not SelectorMode.PATCH) else None
 
     def theme(self) -> str | None:
         """The ``[tui] theme`` the settings name, read now so that the app opens in it (the

@@ -123,13 +123,29 @@ def _kept(repo: GitRepo, selector: ChangeSelector, slot: Slot,
     if found is None:
         return settings, pack, key
     decoded, snapshot = found
-    if progress is not None:
+    if progress is not None:  # every file done at once; the units come with the change (a
+        # loading view would only show them for a moment, at a cost: see app.open_change)
         from reviewtui.analysis.progress import AnalysisProgress
 
         files = len(decoded.change_set.files)
-        progress(AnalysisProgress(files, files, 0.0, (), tuple(
-            (unit, decoded.suggestions[unit.unit_id]) for unit in decoded.units)))
+        progress(AnalysisProgress(files, files, 0.0, ()))
     reader = ContentReader(repo, decoded.change_set, settings.git.max_file_bytes)
     return LoadedChange(repo, settings, decoded.change_set, reader, decoded.units, pack,
                         RuleEngine(pack.pack), decoded.suggestions, selector, use_cache,
                         snapshot=snapshot)
+
+
+def snapshot_kept(path: str | Path | None, selector: ChangeSelector) -> bool:
+    """Is a snapshot of this commit or range kept under the key it would be read with? Its
+    header alone is read (``load_change`` checks the rest)."""
+    from reviewtui.git.runner import open_repository
+    from reviewtui.pipeline.snapshot import committed_slot, holds, snapshot_key
+    from reviewtui.rules import load_rule_pack
+
+    repo = open_repository(path)
+    slot = committed_slot(repo, selector)
+    if slot is None or not slot.present:
+        return False
+    settings = _settings(repo.root)
+    return settings.units.cache and holds(
+        slot, snapshot_key(repo, settings, load_rule_pack(repo.root).pack))

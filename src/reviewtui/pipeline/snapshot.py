@@ -202,6 +202,20 @@ def write_snapshot(slot: Slot, key: str, change_set: ChangeSet, units: Sequence[
     return ChangeSnapshot(slot.path, key, units, suggestions, data, None)
 
 
+def holds(slot: Slot, key: str) -> bool:
+    """Does the snapshot at ``slot`` say it was written under ``key`` (its header alone)?"""
+    try:
+        with slot.path.open("rb") as stored:
+            head = stored.read(len(_MAGIC) + _HEADER.size)
+            if len(head) != len(_MAGIC) + _HEADER.size or not head.startswith(_MAGIC):
+                return False
+            (size,) = _HEADER.unpack_from(head, len(_MAGIC))
+            header = marshal.loads(stored.read(size))
+        return isinstance(header, tuple) and bool(header) and header[0] == key
+    except (OSError, ValueError, EOFError, TypeError):
+        return False
+
+
 def _read(path: Path, key: str) -> tuple[bytes, bytes | None] | None:
     try:
         data = path.read_bytes()

@@ -16,6 +16,7 @@ import reviewtui.rules.learned_priority as learned_priority
 from reviewtui.analysis import fingerprint
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import LoadedChange, load_change
+from reviewtui.pipeline.loading import snapshot_kept
 from reviewtui.rules.triage_model import shipped_weights_path
 from tests.conftest import GitRepoBuilder
 
@@ -237,3 +238,19 @@ def test_only_the_most_recent_snapshots_are_kept_within_a_size(repo: GitRepoBuil
     monkeypatch.setattr(change_snapshot, "MAX_BYTES", 1)
     load_change(repo.root, ChangeSelector(SelectorMode.RANGE, "head~2..head"))
     assert len(_snapshots(repo)) == 1 and newest not in _snapshots(repo)
+
+
+def test_the_analysis_process_asks_whether_the_snapshot_is_kept(repo: GitRepoBuilder) -> None:
+    """The workbench's forked process checks the key alone (then leaves the load to the app)."""
+    _range(repo)
+    assert not snapshot_kept(repo.root, RANGE)
+    load_change(repo.root, RANGE)
+    assert snapshot_kept(repo.root, RANGE)
+    assert not snapshot_kept(repo.root, ChangeSelector(SelectorMode.WORKING))
+    _edit_settings(repo)
+    assert not snapshot_kept(repo.root, RANGE)
+    load_change(repo.root, RANGE)
+    assert snapshot_kept(repo.root, RANGE)
+    (path,) = _snapshots(repo)
+    path.write_bytes(path.read_bytes()[:20])
+    assert not snapshot_kept(repo.root, RANGE)
