@@ -8,8 +8,7 @@ part of loading.
 from __future__ import annotations
 
 import functools
-import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,9 +25,9 @@ if TYPE_CHECKING:
     from reviewtui.git.intent import ChangeIntent
     from reviewtui.git.refresh import Recollected, WorktreeStamps
     from reviewtui.git.runner import GitRepo  # GitPython: imported when load_change opens one
-    from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
+    from reviewtui.models import BundleSet, ReviewIndex
     from reviewtui.pipeline.snapshot import ChangeSnapshot
-    from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
+    from reviewtui.plan import FusedPlan, OverrideSet
     from reviewtui.plan.conflicts import EvidenceLog
     from reviewtui.plan.evidence import UnitFacts
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
@@ -323,73 +322,25 @@ class LoadedChange:
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:
         """The fused plan: the LLM planner when configured (and wanted), else the rules."""
-        from reviewtui.plan import plan_change
+        from reviewtui.pipeline import planning
 
-        planner, why_not = make_planner(self.settings, use_llm=use_llm)
-        # The planner batches by priority: count reach then (the model call costs far more).
-        source = self.with_reach() if planner is not None else self
-        return plan_change(source.review_index(scan), planner, overrides=overrides,
-                           conflict_log=self.conflict_log(), without_planner=why_not,
-                           intent=self.intent)
+        return planning.plan(self, use_llm=use_llm, overrides=overrides, scan=scan)
 
     def replan(self, previous: FusedPlan) -> FusedPlan:
-        """``previous`` carried over to this change after a refresh: its items for the units
-        still here (a unit id pins the unit's content, so its decision still holds), the
-        rules' plan for the units that are new or changed."""
-        known = {item.unit_id: item for item in previous.plan}
-        new = [unit for unit in self.units if unit.unit_id not in known]
-        planned = ({item.unit_id: item for item in replace(self, units=new).plan(
-            use_llm=False).plan} if new else {})
-        items = [known.get(u.unit_id) or planned[u.unit_id] for u in self.units
-                 if u.unit_id in known or u.unit_id in planned]
-        return previous.model_copy(update={"plan": items})
+        """``previous`` carried over to this change after a refresh (``planning.replan``)."""
+        from reviewtui.pipeline import planning
+
+        return planning.replan(self, previous)
 
     def bundle_stream(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
                       unit_budget: int | None = None, review_budget: int | None = None,
                       batches: int | None = 1, scan: ScanReport | None = None) -> BundleStream:
-        """Context bundles for ``unit_ids`` (default: every unit the plan keeps), built lazily
-        in priority order as the stream is iterated; ``batches`` review budgets are filled
-        (None: all), the rest deferred (see ``context.allocate``)."""
-        from reviewtui.context import (
-            BundleRequest,
-            BundleStream,
-            ContextScheduler,
-            ProjectSearch,
-            RequestRunner,
-            unit_priority,
-        )
-        from reviewtui.llm import resolve_llm, token_counter
-        from reviewtui.rules.scan_mapping import findings_by_unit
+        """Context bundles for ``unit_ids`` built lazily in priority order
+        (``planning.bundle_stream``)."""
+        from reviewtui.pipeline import planning
 
-        items = {item.unit_id: item for item in plan.plan}
-        by_id = {unit.unit_id: unit for unit in self.units}
-        wanted = list(unit_ids) if unit_ids is not None else [
-            item.unit_id for item in plan.plan if not item.skip_review]
-        requests = [BundleRequest(uid, items[uid].final_context_level,
-                                  tuple(items[uid].extra_requests),
-                                  unit_priority(items[uid], by_id[uid].tags))
-                    for uid in dict.fromkeys(wanted) if uid in items and uid in by_id]
-        asking = {by_id[r.unit_id].file_path for r in requests
-                  if any(x.type == "scanner_issues" for x in r.extra_requests)}
-        findings = None
-        if asking:
-            report = scan if scan is not None else self.scan(paths=asking)
-            found = findings_by_unit(self.units, report.issues)
-            if report.ran:
-                def findings(unit: ReviewUnit) -> list[ScannerFinding]:
-                    return found.get(unit.unit_id, [])
-        search = (ProjectSearch(self.repo, self.change_set, self.reader, self.settings.context)
-                  if self.repo is not None else None)
-        engine = self.rules
-        runner = RequestRunner(
-            search, lambda unit, kind: engine.handler(unit.language).symbols(unit).symbols_for(
-                kind), findings)
-        counter = token_counter(resolve_llm(self.settings.llm).model)
-        scheduler = ContextScheduler(self.units, self.change_set, self.reader,
-                                     self.settings.context, runner, count=counter.count,
-                                     counter_name=counter.name)
-        return BundleStream(scheduler, requests, unit_budget=unit_budget,
-                            review_budget=review_budget, batches=batches)
+        return planning.bundle_stream(self, plan, unit_ids, unit_budget=unit_budget,
+                                      review_budget=review_budget, batches=batches, scan=scan)
 
     def bundles(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
                 unit_budget: int | None = None, review_budget: int | None = None,
@@ -398,29 +349,6 @@ class LoadedChange:
         return self.bundle_stream(plan, unit_ids, unit_budget=unit_budget,
                                   review_budget=review_budget, batches=batches,
                                   scan=scan).collect()
-
-
-def make_planner(settings: Settings, *, use_llm: bool = True,
-                 env: Mapping[str, str] | None = None, cancel: threading.Event | None = None,
-                 ) -> tuple[Planner | None, PlannerReport | None]:
-    """A planner for the configured model, or None and a report saying why there is none.
-
-    Setting ``cancel`` stops its requests at once (the planner then raises
-    ``LLMCancelledError``)."""
-    from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
-    from reviewtui.plan import PlannerReport
-
-    if not use_llm:
-        return None, PlannerReport(status="skipped",
-                                   messages=["LLM planning turned off; the rules decide"])
-    config = resolve_llm(settings.llm, env)
-    if not config.configured:
-        return None, PlannerReport(status="not_configured",
-                                   messages=[f"{NOT_CONFIGURED_HINT}; the rules decide"])
-    from reviewtui.llm import LLMClient  # the openai SDK: only when a model will be asked
-    from reviewtui.plan.planner import Planner
-
-    return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
 
 
 def config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
