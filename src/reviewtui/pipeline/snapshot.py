@@ -151,8 +151,13 @@ class ChangeSnapshot:
         """Write the priority order beside the change (once)."""
         from reviewtui.analysis.snapshot_codec import Unfit, encode_counted
 
-        if self.change_data is None or self.counted_data is not None:
+        if self.counted_data is not None:
             return
+        if self.change_data is None:  # a kept order that did not decode: write it again
+            parts = _read(self.path, self.key)
+            if parts is None:
+                return
+            self.change_data = parts[0]
         try:
             data = marshal.dumps(encode_counted(self.units, suggestions, features, evidence),
                                  _MARSHAL_VERSION)

@@ -254,3 +254,22 @@ def test_the_analysis_process_asks_whether_the_snapshot_is_kept(repo: GitRepoBui
     (path,) = _snapshots(repo)
     path.write_bytes(path.read_bytes()[:20])
     assert not snapshot_kept(repo.root, RANGE)
+
+
+def test_an_order_that_does_not_decode_is_counted_and_written_again(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    import reviewtui.analysis.snapshot_codec as codec
+
+    _range(repo)
+    expected = _open(repo)
+    calls = Calls(monkeypatch)
+    def unreadable(*_: object, **__: object) -> None:
+        raise ValueError("written by other code")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(codec, "rebuilt", unreadable)
+        again = _open(repo)
+    assert calls.take() == {"collect": 0, "analyse": 0, "order": 1}
+    _same(expected, again)
+    _open(repo)
+    assert calls.take() == KEPT
