@@ -59,16 +59,15 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
         repo = None  # a patch can be reviewed outside a repository, without file contents
     root = repo.root if repo is not None else Path(path or ".").resolve()
     slot = committed_slot(repo, selector) if use_cache and repo is not None else None
-    early: Settings | None = None
-    known: tuple[LoadedPack, str] | None = None  # the rule packs and the snapshot's key
+    read: Settings | None = None  # the settings, rule packs and key read for a snapshot
+    known: tuple[LoadedPack, str] | None = None
     if slot is not None and slot.present:
         assert repo is not None
         kept = _kept(repo, selector, slot, progress, use_cache)
         if not isinstance(kept, tuple):
             return kept
-        early, known = kept[0], kept[1:]
-    if early is None and selector.mode in _MODES_WITH_SETTINGS:
-        early = _settings(root)
+        read, known = kept[0], kept[1:]
+    early = (read or _settings(root)) if selector.mode in _MODES_WITH_SETTINGS else None
     taken_ns = time.time_ns()  # before git reads a file: a later edit shows in the stamps
     from reviewtui.git.background import Collecting
 
@@ -78,7 +77,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     from reviewtui.units.languages import repository_languages
     from reviewtui.units.vocabulary import vocabulary_for
 
-    settings = early or _settings(root)
+    settings = early or read or _settings(root)
     pack = known[0] if known is not None else load_rule_pack(root)
     vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
     engine = RuleEngine(pack.pack)

@@ -11,9 +11,10 @@ What else makes the result differ is in the key stored inside the file, checked 
 it is used: the per-file cache's run fingerprint (reviewtui's version and code, the cache
 format, the ``[units]`` and ``[git]`` settings, the rule packs), the whole settings, the
 learned weights files' contents (the repository's and the shipped ones: a refit misses), the
-attributes files and the ``diff.*`` git configuration (both can change the diff), and this
-module's format. Any difference, a corrupt or truncated file: the change is computed as
-before and the snapshot written again. Working-tree changes never have one.
+attributes files (the working tree's, the repository's, the user's) and the ``diff.*`` git
+configuration (both can change the diff), and this module's format. Any difference, a corrupt
+or truncated file: the change is computed as before and the snapshot written again.
+Working-tree changes never have one.
 
 Like the per-file cache (``analysis.cache``), the file sits inside ``.git`` and is trusted as
 such; it is ``marshal`` data of plain tuples, read only by the Python that wrote it (its
@@ -107,11 +108,29 @@ def snapshot_key(repo: GitRepo, settings: Settings, pack: RulePack) -> str:
     digest = hashlib.sha256(f"{FORMAT}:{sys.version}\n".encode())
     digest.update(run_fingerprint(settings, pack).encode())
     digest.update(settings.model_dump_json().encode())
+    config = repo.try_run("config", "--get-regexp", r"^(diff\.|core\.attributesfile)") or b""
+    digest.update(config)
     for path in (repository_weights_path(repo.root), shipped_weights_path(),
-                 repo.root / ".gitattributes", repo.common_dir / "info" / "attributes"):
+                 *_attributes_files(repo)):
         digest.update(f"\n{path}:".encode("utf-8", "surrogateescape") + _content(path))
-    digest.update(repo.try_run("config", "--get-regexp", r"^diff\.") or b"")
     return digest.hexdigest()
+
+
+def _attributes_files(repo: GitRepo) -> list[Path]:
+    """Where git reads the attributes a diff of two commits follows (``-diff``, ``binary``):
+    the working tree's ``.gitattributes`` files, the repository's and the user's own."""
+    listed = repo.try_run("ls-files", "-z", "--", ":(glob).gitattributes",
+                          ":(glob)**/.gitattributes") or b""
+    found = [repo.root / ".gitattributes", repo.common_dir / "info" / "attributes"]
+    found += [repo.root / name for name in listed.decode("utf-8", "surrogateescape").split("\0")
+              if name and name != ".gitattributes"]
+    configured = repo.try_run("config", "--path", "--get", "core.attributesFile")
+    if configured and configured.strip():
+        found.append(Path(configured.decode("utf-8", "surrogateescape").strip()))
+    else:
+        home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        found.append(Path(home) / "git" / "attributes")
+    return found
 
 
 @dataclass

@@ -3,6 +3,7 @@ missed whenever anything that changes the result changed (or the file is damaged
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,17 @@ def _attributes(repo: GitRepoBuilder) -> None:
     repo.write(".gitattributes", "*.go -diff\n")
 
 
+def _nested_attributes(repo: GitRepoBuilder) -> None:
+    repo.write("sub/.gitattributes", "*.py -diff\n")
+    repo.git("add", "sub/.gitattributes")
+
+
+def _user_attributes(repo: GitRepoBuilder) -> None:
+    home = Path(os.environ["XDG_CONFIG_HOME"]) / "git"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "attributes").write_text("*.go -diff\n")
+
+
 def _diff_config(repo: GitRepoBuilder) -> None:
     repo.git("config", "diff.algorithm", "patience")
 
@@ -161,7 +173,7 @@ def _format_bump(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("edit", [_edit_rules, _edit_settings, _refit_weights, _attributes,
-                                  _diff_config])
+                                  _nested_attributes, _user_attributes, _diff_config])
 def test_what_changes_the_result_misses_the_snapshot(
         repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch,
         edit: Callable[[GitRepoBuilder], None]) -> None:
