@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 2: the priority order as parts and reach, feature names once
 FOLDER = "snapshots"
 KEPT = 16  # snapshots kept per repository, the most recently used...
 MAX_BYTES = 256 << 20  # ...while they take no more than this (8,000 units: ~30 MiB)
@@ -158,7 +158,8 @@ class ChangeSnapshot:
             return None
         try:
             with no_gc():
-                return decode_counted(marshal.loads(self.counted_data), self.units)
+                return decode_counted(marshal.loads(self.counted_data), self.units,
+                                      self.suggestions)
         except (Unfit, EOFError, ValueError, TypeError) as exc:
             _log.debug("snapshot %s: the priority order does not decode: %s", self.path, exc)
             self.counted_data = None
@@ -178,8 +179,8 @@ class ChangeSnapshot:
                 return
             self.change_data = parts[0]
         try:
-            data = marshal.dumps(encode_counted(self.units, suggestions, features, evidence),
-                                 _MARSHAL_VERSION)
+            data = marshal.dumps(encode_counted(self.units, self.suggestions, suggestions,
+                                                features, evidence), _MARSHAL_VERSION)
         except (Unfit, ValueError) as exc:
             _log.debug("snapshot %s: the priority order is not kept: %s", self.path, exc)
             return
