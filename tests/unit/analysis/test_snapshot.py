@@ -285,3 +285,27 @@ def test_an_order_that_does_not_decode_is_counted_and_written_again(
     _same(expected, again)
     _open(repo)
     assert calls.take() == KEPT
+
+
+def test_an_order_counted_beyond_its_parts_is_kept_whole(repo: GitRepoBuilder) -> None:
+    """Counting changes a suggestion's priority parts and reach only; were it to change more,
+    the whole suggestions are kept (and read back the same)."""
+    from dataclasses import replace
+
+    from reviewtui.analysis.snapshot_codec import decode_counted, encode_counted
+
+    _range(repo)
+    plain = load_change(repo.root, RANGE)
+    counted = plain.with_reach()
+    first = plain.units[0].unit_id
+    for changed, layout in ((counted.suggestions, "parts"), (
+            {**counted.suggestions, first: replace(counted.suggestions[first], notes="more")},
+            "whole")):
+        payload = marshal.loads(marshal.dumps(encode_counted(
+            plain.units, plain.suggestions, changed, counted.learned_features,
+            counted.learned_evidence), 4))
+        assert payload[0][0] == layout
+        back = decode_counted(payload, plain.units, plain.suggestions)
+        assert list(back.suggestions.items()) == list(changed.items())
+        assert back.features == counted.learned_features
+        assert back.evidence == counted.learned_evidence
