@@ -30,6 +30,7 @@ import marshal
 import os
 import struct
 import sys
+import time
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -290,11 +291,15 @@ def _write(path: Path, key: str, change: bytes, counted: bytes | None) -> bool:
 
 def _prune(folder: Path) -> None:
     """Keep the ``KEPT`` most recently used snapshots that fit in ``MAX_BYTES`` together
-    (the newest always), drop the others."""
+    (the newest always), drop the others, and the partial files of writers stopped an hour
+    ago or more (the workbench ends its analysis process with a signal)."""
     with contextlib.suppress(OSError):
-        found = sorted(((info.st_mtime, info.st_size, entry.path) for entry in os.scandir(folder)
-                        if entry.name.endswith(".snap") for info in (entry.stat(),)),
-                       reverse=True)
+        entries = [(entry, entry.stat()) for entry in os.scandir(folder)]
+        for entry, info in entries:
+            if entry.name.endswith(".tmp") and info.st_mtime < time.time() - 3600:
+                Path(entry.path).unlink(missing_ok=True)
+        found = sorted(((info.st_mtime, info.st_size, entry.path) for entry, info in entries
+                        if entry.name.endswith(".snap")), reverse=True)
         total = 0
         for count, (_, size, path) in enumerate(found):
             total += size

@@ -247,10 +247,16 @@ def test_only_the_most_recent_snapshots_are_kept_within_a_size(repo: GitRepoBuil
     for rev in ("head", "head~1", "head~2"):
         load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, rev))
     assert len(_snapshots(repo)) == 2
+    folder = _snapshots(repo)[0].parent
+    stopped, writing = folder / ".a.snap.1.tmp", folder / ".b.snap.2.tmp"
+    stopped.write_bytes(b"partial")
+    writing.write_bytes(b"partial")
+    os.utime(stopped, (0, 0))
     newest = max(_snapshots(repo), key=lambda path: path.stat().st_mtime)
     monkeypatch.setattr(change_snapshot, "MAX_BYTES", 1)
     load_change(repo.root, ChangeSelector(SelectorMode.RANGE, "head~2..head"))
     assert len(_snapshots(repo)) == 1 and newest not in _snapshots(repo)
+    assert not stopped.exists() and writing.exists()
 
 
 def test_the_analysis_process_asks_whether_the_snapshot_is_kept(repo: GitRepoBuilder) -> None:
