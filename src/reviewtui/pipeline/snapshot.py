@@ -111,27 +111,28 @@ def snapshot_key(repo: GitRepo, settings: Settings, pack: RulePack) -> str:
     digest.update(settings.model_dump_json().encode())
     config = repo.try_run("config", "--get-regexp", r"^(diff\.|core\.attributesfile)") or b""
     digest.update(config)
-    for path in (repository_weights_path(repo.root), shipped_weights_path(),
-                 *_attributes_files(repo)):
-        digest.update(f"\n{path}:".encode("utf-8", "surrogateescape") + _content(path))
+    # Each file by its part, not its place (another home folder, the same contents: the same
+    # result), and its contents.
+    for part, path in (("weights", repository_weights_path(repo.root)),
+                       ("shipped weights", shipped_weights_path()), *_attributes_files(repo)):
+        digest.update(f"\n{part}:".encode("utf-8", "surrogateescape") + _content(path))
     return digest.hexdigest()
 
 
-def _attributes_files(repo: GitRepo) -> list[Path]:
-    """Where git reads the attributes a diff of two commits follows (``-diff``, ``binary``):
-    the working tree's ``.gitattributes`` files, the repository's and the user's own."""
-    listed = repo.try_run("ls-files", "-z", "--", ":(glob).gitattributes",
-                          ":(glob)**/.gitattributes") or b""
-    found = [repo.root / ".gitattributes", repo.common_dir / "info" / "attributes"]
-    found += [repo.root / name for name in listed.decode("utf-8", "surrogateescape").split("\0")
-              if name and name != ".gitattributes"]
+def _attributes_files(repo: GitRepo) -> list[tuple[str, Path]]:
+    """Where git reads the attributes a diff of two commits follows (``-diff``, ``binary``),
+    by part: the working tree's ``.gitattributes`` files, the repository's and the user's."""
+    listed = repo.try_run("ls-files", "-z", "--", ":(glob)**/.gitattributes") or b""
     configured = repo.try_run("config", "--path", "--get", "core.attributesFile")
     if configured and configured.strip():
-        found.append(Path(configured.decode("utf-8", "surrogateescape").strip()))
+        user = Path(configured.decode("utf-8", "surrogateescape").strip())
     else:
         home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-        found.append(Path(home) / "git" / "attributes")
-    return found
+        user = Path(home) / "git" / "attributes"
+    names = {".gitattributes", *listed.decode("utf-8", "surrogateescape").split("\0")} - {""}
+    return [("info/attributes", repo.common_dir / "info" / "attributes"),
+            ("user attributes", user),
+            *((name, repo.root / name) for name in sorted(names))]
 
 
 @dataclass

@@ -315,3 +315,15 @@ def test_an_order_counted_beyond_its_parts_is_kept_whole(repo: GitRepoBuilder) -
         assert list(back.suggestions.items()) == list(changed.items())
         assert back.features == counted.learned_features
         assert back.evidence == counted.learned_evidence
+
+
+def test_another_home_folder_with_the_same_files_reads_the_snapshot(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The key holds the files' contents, not where they are (``bench_tui`` starts every run
+    in a fresh home folder)."""
+    _range(repo)
+    _open(repo)
+    calls = Calls(monkeypatch)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "elsewhere"))
+    _open(repo)
+    assert calls.take() == KEPT
