@@ -377,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "warm, beside a bare Textual app (see terminal_times.py)")
     parser.add_argument("--range", dest="range_spec", default="old..new")
     parser.add_argument("--terminal-runs", type=int, default=3)
+    parser.add_argument("--warm-only", action="store_true",
+                        help="with --terminal: keep the repository's cache, time warm runs only")
     args = parser.parse_args(argv)
     if args.terminal is not None:
         return terminal_main(args)
@@ -453,12 +455,13 @@ def terminal_main(args: argparse.Namespace) -> int:
             for _ in range(args.terminal_runs):
                 loads.append(os.getloadavg()[0])
                 floor.times.append(bare_app_time(repo, env, size=size))
-                shutil.rmtree(cache, ignore_errors=True)  # a first run: no cache of any kind
-                found = time_marks(command, repo, env, marks, size=size,
-                                   timeout=args.timeout, until="row")
-                cold.times.append(found["row"])
-                if "loading" in found:
-                    loading.times.append(found["loading"])
+                if not args.warm_only:
+                    shutil.rmtree(cache, ignore_errors=True)  # a first run: no cache at all
+                    found = time_marks(command, repo, env, marks, size=size,
+                                       timeout=args.timeout, until="row")
+                    cold.times.append(found["row"])
+                    if "loading" in found:
+                        loading.times.append(found["loading"])
                 found = time_marks(command, repo, env, marks, size=size,
                                    timeout=args.timeout, until="row")
                 warm.times.append(found["row"])
@@ -467,7 +470,8 @@ def terminal_main(args: argparse.Namespace) -> int:
                     warm_loading.note = "start -> loading view on screen"
                 print(f"run: floor {_ms(floor.times[-1])}, cold loading "
                       f"{_ms(loading.times[-1]) if loading.times else '-'}, "
-                      f"cold row {_ms(cold.times[-1])}, warm row {_ms(warm.times[-1])}",
+                      f"cold row {_ms(cold.times[-1]) if cold.times else '-'}, "
+                      f"warm row {_ms(warm.times[-1])}",
                       file=sys.stderr, flush=True)
     except TerminalError as exc:
         print(f"bench_tui: {exc}", file=sys.stderr)
@@ -475,7 +479,7 @@ def terminal_main(args: argparse.Namespace) -> int:
     print(f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}; repository {repo} ({args.range_spec}); "
           f"load average at the runs' starts: {', '.join(f'{v:.1f}' for v in loads)}")
-    series = [floor, loading, cold, warm_loading, warm]
+    series = [s for s in (floor, loading, cold, warm_loading, warm) if s.times]
     print_table(series)
     if args.json_out is not None:
         args.json_out.write_text(json.dumps({

@@ -183,3 +183,48 @@ async def test_it_opens_in_the_settings_theme_and_keeps_it(repo: GitRepoBuilder,
     assert hinted[hinted.index("loaded"):] == ["loaded"]  # nothing restyled after loading
     blind = await _events_of_opening(repo.root, tmp_path / "s.sqlite3", None, monkeypatch)
     assert "css nord" in blind[blind.index("loaded"):]  # without it: restyled after loading
+
+
+async def test_a_committed_range_opens_again_from_its_snapshot(
+        repo: GitRepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second open of a range through ``reviewtui``'s own load neither collects nor
+    analyses nor counts the order again, and shows the same rows, reasons and diff."""
+    import reviewtui.analysis as analysis_package
+    import reviewtui.git.collect as collect
+    import reviewtui.rules.learned_priority as learned_priority
+    from reviewtui.app.open_change import WorkbenchLoad
+
+    _change(repo)
+    repo.commit("change")
+    calls: list[str] = []
+
+    def counting(function: Callable[..., object], name: str) -> Callable[..., object]:
+        def counted(*args: object, **kwargs: object) -> object:
+            calls.append(name)
+            return function(*args, **kwargs)
+        return counted
+
+    for module, name in ((collect, "collect_change"), (analysis_package, "analyse_change"),
+                         (learned_priority, "priority_order")):
+        monkeypatch.setattr(module, name, counting(getattr(module, name), name))
+
+    async def opened() -> list[tuple[str, str, tuple[str, ...], str]]:
+        opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.RANGE, "HEAD~1..HEAD"))
+        app = ReviewApp(load=opening, store_path=tmp_path / "s.sqlite3")
+        try:
+            async with app.run_test(size=(140, 40)) as pilot:
+                await _until(pilot, lambda: bool(app.rows) and app.load is None)
+                await pilot.pause(0.1)
+                assert app.open_error is None
+                return [(row.unit.unit_id, row.item.final_context_level.value, row.why,
+                         row.unit.diff_text()) for row in app.rows]
+        finally:
+            opening.stop()
+
+    first = await opened()
+    assert calls and len(first) == FILES
+    calls.clear()
+    again = await opened()
+    assert [row for row in again if row not in first] == []
+    assert again == first
+    assert calls == []

@@ -94,9 +94,9 @@ def test_top_level_holds_only_the_stages() -> None:
                       if p.is_dir() and (p / "__init__.py").is_file())
     modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
     assert packages == ["agent", "analysis", "app", "cli", "code", "context", "conversation",
-                        "eval", "forge", "git", "history", "llm", "plan", "rules", "sessions",
-                        "tui", "units"]
-    assert modules == ["__init__", "__main__", "config", "errors", "models", "pipeline"]
+                        "eval", "forge", "git", "history", "llm", "pipeline", "plan", "rules",
+                        "sessions", "tui", "units"]
+    assert modules == ["__init__", "__main__", "config", "errors", "models"]
 
 
 def test_the_forge_client_loads_only_when_a_pull_request_is_used() -> None:

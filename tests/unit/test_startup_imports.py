@@ -118,6 +118,7 @@ def test_opening_a_change_loads_only_its_own_grammar(repo: GitRepoBuilder) -> No
     assert printed.split() == ["1", "1"]
     assert "tree_sitter_python" in modules
     assert [m for m in modules if _is_lazy(m) and not m.startswith("tree_sitter_python")] == []
+    assert "yaml" not in modules  # the rule packs are TOML: PyYAML loads for a YAML pack only
 
 
 def test_version_answers_before_anything_is_imported() -> None:

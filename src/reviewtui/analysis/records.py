@@ -25,7 +25,7 @@ from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
 from reviewtui.units.model import ReviewUnit, Scope
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(ReviewUnit))
-_HUNKS = _FIELDS.index("hunks")
+_HUNKS = HUNKS_FIELD = _FIELDS.index("hunks")
 _SCOPES = _FIELDS.index("scopes")
 _LEVELS = {level.value: level for level in ContextLevel}
 _RISKS = {risk.value: risk for risk in RiskLevel}
@@ -140,7 +140,7 @@ class _Builder:
                                              on, floor, reads, skip)
         return found
 
-    def suggestion(self, t: tuple[Any, ...]) -> RuleSuggestion:
+    def suggestion(self, t: tuple[Any, ...], reach: int | None = None) -> RuleSuggestion:
         requests = self._requests.get(t[4])
         if requests is None:
             requests = self._requests[t[4]] = tuple(Request(kind, symbol)
@@ -158,12 +158,22 @@ class _Builder:
             risks = self._risks[t[7]] = RiskFactors(*t[7])
         return RuleSuggestion(
             _LEVELS[t[0]], t[1], _RISKS[t[2]], t[3], requests, matches, factors, risks,
-            _RISKS[t[8]], t[9], t[10], t[11], t[12], t[13], line_signals=t[14], tokens=t[15],
-            skip_reason=t[16],
+            _RISKS[t[8]], t[9], t[10], t[11], t[12], t[13], reach=reach, line_signals=t[14],
+            tokens=t[15], skip_reason=t[16],
         )
 
 
 _BUILDER = _Builder()
+
+
+def flat_suggestion(suggestion: RuleSuggestion) -> tuple[Any, ...]:
+    """A suggestion as the plain tuple records keep (its reach left out)."""
+    return _flat_suggestion(suggestion)
+
+
+def rebuilt(flat: tuple[Any, ...], *, reach: int | None = None) -> RuleSuggestion:
+    """The suggestion of ``flat`` (see ``flat_suggestion``), with ``reach`` when counted."""
+    return _BUILDER.suggestion(flat, reach)
 
 
 def decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, RuleSuggestion]]:

@@ -8,7 +8,8 @@ spread over forked workers, results written to the per-file cache by that one pr
 sends its progress, units included, through a pipe. The worker thread forwards that progress
 to the loading view, then loads the change itself, which the cache now answers file by file.
 If the process fails or there is no cache, the thread's own load does the work (and says any
-error) as it would have alone.
+error) as it would have alone. For a commit or a range whose whole analysis is kept
+(``pipeline.snapshot``) the process only checks the snapshot's key and ends.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ POLL = 0.1  # seconds between two checks whether to stop, while waiting for a re
 
 def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection) -> None:
     """In the forked process: load the change into the cache, sending every report."""
-    from reviewtui.pipeline import load_change
+    from reviewtui.pipeline.loading import load_change, snapshot_kept
 
     os.setpgid(0, 0)  # its workers with it: ``stop`` ends the whole group
     # Below the app: on two cores the app's imports and first paint must not wait for the
@@ -56,7 +57,8 @@ def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection
 
     # Any failure: the app's own load meets it again and says it.
     with contextlib.suppress(Exception):
-        load_change(path, selector, use_cache=True, progress=report)
+        if not snapshot_kept(path, selector):  # else the app's own load reads the snapshot
+            load_change(path, selector, use_cache=True, progress=report)
     send.close()
 
 

@@ -1,20 +1,18 @@
-"""The shared pipeline front: repository -> settings -> change -> units -> rules -> index.
+"""A loaded change and what is asked of it: refresh, rescoring, the priority order, the index,
+the plan and the context bundles.
 
-The headless commands and the TUI both start here, so they always see the same units and the
-same rule suggestions. Scanners run only when asked (``scan``), never as part of loading.
+``pipeline.loading.load_change`` gives it. Scanners run only when asked (``scan``), never as
+part of loading.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
-import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reviewtui.errors import NotARepositoryError
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, SideKind
 from reviewtui.git.selector import ChangeSelector, SelectorMode
@@ -22,14 +20,14 @@ from reviewtui.git.selector import ChangeSelector, SelectorMode
 if TYPE_CHECKING:
     # Settings and the rule and unit stages are imported while git computes the diff (see
     # load_change); the LLM stack (openai, tiktoken) loads only when planning.
-    from reviewtui.analysis.progress import ProgressCallback
     from reviewtui.config import Settings
     from reviewtui.context import BundleStream
     from reviewtui.git.intent import ChangeIntent
     from reviewtui.git.refresh import Recollected, WorktreeStamps
     from reviewtui.git.runner import GitRepo  # GitPython: imported when load_change opens one
-    from reviewtui.models import BundleSet, ReviewIndex, ScannerFinding
-    from reviewtui.plan import FusedPlan, OverrideSet, Planner, PlannerReport
+    from reviewtui.models import BundleSet, ReviewIndex
+    from reviewtui.pipeline.snapshot import ChangeSnapshot
+    from reviewtui.plan import FusedPlan, OverrideSet
     from reviewtui.plan.conflicts import EvidenceLog
     from reviewtui.plan.evidence import UnitFacts
     from reviewtui.rules import LoadedPack, RuleEngine, RuleSuggestion
@@ -62,6 +60,8 @@ class LoadedChange:
     # what gave each unit its history features (the fix commits, the authors), for explain
     learned_evidence: dict[str, dict[str, str]] = field(default_factory=dict)
     intent: ChangeIntent | None = None  # the stated purpose, once ``with_intent`` gathered it
+    # a commit's or a range's kept analysis (``pipeline.snapshot``): read from, or written
+    snapshot: ChangeSnapshot | None = field(default=None, compare=False, repr=False)
 
     @property
     def root(self) -> Path:
@@ -81,6 +81,8 @@ class LoadedChange:
         back in them, every unit counted again: an edited unit's reach and learned part are
         its own, and the others' shares of the change moved with it. ``UsageError`` for a
         commit, a range or a patch."""
+        from reviewtui.pipeline.loading import load_change
+
         if not self.refreshable or self.selector is None:
             from reviewtui.errors import UsageError
 
@@ -133,7 +135,7 @@ class LoadedChange:
         from reviewtui.git.refresh import recollect
 
         if (self.repo is None or self.selector is None or self.stamps is None
-                or _config_stamp(self.root, self.rule_pack) != self.config_stamp):
+                or config_stamp(self.root, self.rule_pack) != self.config_stamp):
             return None
         return recollect(self.repo, self.change_set, self.stamps,
                          include_untracked=self.selector.include_untracked,
@@ -196,12 +198,20 @@ class LoadedChange:
         """This change in priority order's terms: every unit's priority counting its reach
         and its learned part (``rules.learned_priority``); ``progress`` is told (files
         blamed, files to blame) while the history of the changed lines is read."""
-        from reviewtui.rules.learned_priority import priority_order
-
         if self.repo is None or any(s.reach_counted for s in self.suggestions.values()):
             return self
+        snapshot = (self.snapshot if self.snapshot is not None
+                    and self.snapshot.fits(self.units, self.suggestions) else None)
+        kept = snapshot.counted() if snapshot is not None else None
+        if kept is not None:
+            return replace(self, suggestions=kept.suggestions, learned_features=kept.features,
+                           learned_evidence=kept.evidence)
+        from reviewtui.rules.learned_priority import priority_order
+
         order = priority_order(self.repo, self.change_set, self.units, self.suggestions,
                                self.root, keep=keep, progress=progress)
+        if snapshot is not None and keep:
+            snapshot.keep_counted(order.suggestions, order.features, order.evidence)
         return replace(self, suggestions=order.suggestions, learned_features=order.features,
                        learned_evidence=order.evidence)
 
@@ -307,78 +317,30 @@ class LoadedChange:
     def _restamped(self, pack: LoadedPack) -> tuple[object, ...]:
         """The config stamp after the rule packs were read again (a refresh may then still
         diff only what changed)."""
-        return _config_stamp(self.root, pack) if self.stamps is not None else ()
+        return config_stamp(self.root, pack) if self.stamps is not None else ()
 
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:
         """The fused plan: the LLM planner when configured (and wanted), else the rules."""
-        from reviewtui.plan import plan_change
+        from reviewtui.pipeline import planning
 
-        planner, why_not = make_planner(self.settings, use_llm=use_llm)
-        # The planner batches by priority: count reach then (the model call costs far more).
-        source = self.with_reach() if planner is not None else self
-        return plan_change(source.review_index(scan), planner, overrides=overrides,
-                           conflict_log=self.conflict_log(), without_planner=why_not,
-                           intent=self.intent)
+        return planning.plan(self, use_llm=use_llm, overrides=overrides, scan=scan)
 
     def replan(self, previous: FusedPlan) -> FusedPlan:
-        """``previous`` carried over to this change after a refresh: its items for the units
-        still here (a unit id pins the unit's content, so its decision still holds), the
-        rules' plan for the units that are new or changed."""
-        known = {item.unit_id: item for item in previous.plan}
-        new = [unit for unit in self.units if unit.unit_id not in known]
-        planned = ({item.unit_id: item for item in replace(self, units=new).plan(
-            use_llm=False).plan} if new else {})
-        items = [known.get(u.unit_id) or planned[u.unit_id] for u in self.units
-                 if u.unit_id in known or u.unit_id in planned]
-        return previous.model_copy(update={"plan": items})
+        """``previous`` carried over to this change after a refresh (``planning.replan``)."""
+        from reviewtui.pipeline import planning
+
+        return planning.replan(self, previous)
 
     def bundle_stream(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
                       unit_budget: int | None = None, review_budget: int | None = None,
                       batches: int | None = 1, scan: ScanReport | None = None) -> BundleStream:
-        """Context bundles for ``unit_ids`` (default: every unit the plan keeps), built lazily
-        in priority order as the stream is iterated; ``batches`` review budgets are filled
-        (None: all), the rest deferred (see ``context.allocate``)."""
-        from reviewtui.context import (
-            BundleRequest,
-            BundleStream,
-            ContextScheduler,
-            ProjectSearch,
-            RequestRunner,
-            unit_priority,
-        )
-        from reviewtui.llm import resolve_llm, token_counter
-        from reviewtui.rules.scan_mapping import findings_by_unit
+        """Context bundles for ``unit_ids`` built lazily in priority order
+        (``planning.bundle_stream``)."""
+        from reviewtui.pipeline import planning
 
-        items = {item.unit_id: item for item in plan.plan}
-        by_id = {unit.unit_id: unit for unit in self.units}
-        wanted = list(unit_ids) if unit_ids is not None else [
-            item.unit_id for item in plan.plan if not item.skip_review]
-        requests = [BundleRequest(uid, items[uid].final_context_level,
-                                  tuple(items[uid].extra_requests),
-                                  unit_priority(items[uid], by_id[uid].tags))
-                    for uid in dict.fromkeys(wanted) if uid in items and uid in by_id]
-        asking = {by_id[r.unit_id].file_path for r in requests
-                  if any(x.type == "scanner_issues" for x in r.extra_requests)}
-        findings = None
-        if asking:
-            report = scan if scan is not None else self.scan(paths=asking)
-            found = findings_by_unit(self.units, report.issues)
-            if report.ran:
-                def findings(unit: ReviewUnit) -> list[ScannerFinding]:
-                    return found.get(unit.unit_id, [])
-        search = (ProjectSearch(self.repo, self.change_set, self.reader, self.settings.context)
-                  if self.repo is not None else None)
-        engine = self.rules
-        runner = RequestRunner(
-            search, lambda unit, kind: engine.handler(unit.language).symbols(unit).symbols_for(
-                kind), findings)
-        counter = token_counter(resolve_llm(self.settings.llm).model)
-        scheduler = ContextScheduler(self.units, self.change_set, self.reader,
-                                     self.settings.context, runner, count=counter.count,
-                                     counter_name=counter.name)
-        return BundleStream(scheduler, requests, unit_budget=unit_budget,
-                            review_budget=review_budget, batches=batches)
+        return planning.bundle_stream(self, plan, unit_ids, unit_budget=unit_budget,
+                                      review_budget=review_budget, batches=batches, scan=scan)
 
     def bundles(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
                 unit_budget: int | None = None, review_budget: int | None = None,
@@ -389,96 +351,10 @@ class LoadedChange:
                                   scan=scan).collect()
 
 
-def make_planner(settings: Settings, *, use_llm: bool = True,
-                 env: Mapping[str, str] | None = None, cancel: threading.Event | None = None,
-                 ) -> tuple[Planner | None, PlannerReport | None]:
-    """A planner for the configured model, or None and a report saying why there is none.
-
-    Setting ``cancel`` stops its requests at once (the planner then raises
-    ``LLMCancelledError``)."""
-    from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
-    from reviewtui.plan import PlannerReport
-
-    if not use_llm:
-        return None, PlannerReport(status="skipped",
-                                   messages=["LLM planning turned off; the rules decide"])
-    config = resolve_llm(settings.llm, env)
-    if not config.configured:
-        return None, PlannerReport(status="not_configured",
-                                   messages=[f"{NOT_CONFIGURED_HINT}; the rules decide"])
-    from reviewtui.llm import LLMClient  # the openai SDK: only when a model will be asked
-    from reviewtui.plan.planner import Planner
-
-    return Planner(LLMClient(config), token_counter(config.model).count, cancel=cancel), None
-
-
-_MODES_WITH_SETTINGS = frozenset({SelectorMode.AUTO, SelectorMode.WORKING, SelectorMode.ALL,
-                                  SelectorMode.BASE})
-
-
-def _settings(root: Path) -> Settings:
-    from reviewtui.config import load_settings  # pydantic: imported once git has started
-
-    return load_settings(root)
-
-
-def _config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
+def config_stamp(root: Path, pack: LoadedPack) -> tuple[object, ...]:
     """The files the settings and the rule packs were read from, as they are on disk now."""
     from reviewtui.config import REPO_CONFIG_NAME, user_config_path
     from reviewtui.git.refresh import stamp
 
     paths = [user_config_path(), root / REPO_CONFIG_NAME, root / ".reviewtui", *pack.sources]
     return tuple((str(p), stamp(p)) for p in paths)
-
-
-def load_change(path: str | Path | None, selector: ChangeSelector, *,
-                use_cache: bool = True, progress: ProgressCallback | None = None,
-                cached_only: bool = False) -> LoadedChange:
-    """Open the repository at ``path``, cut the selected change into units and score them.
-
-    Per-file results are reused from earlier runs unless ``use_cache`` is off, the ``[units]
-    cache`` setting is off, or the change is a patch file (whose contents git does not name).
-    ``progress`` hears how far the analysis of the files has got (``analysis.progress``).
-    ``cached_only``: raise ``analysis.run.NotCached`` unless the cache knows every file.
-    """
-    from reviewtui.git.runner import open_repository
-
-    repo: GitRepo | None
-    try:
-        repo = open_repository(path)
-    except NotARepositoryError:
-        if selector.mode is not SelectorMode.PATCH:
-            raise
-        repo = None  # a patch can be reviewed outside a repository, without file contents
-    root = repo.root if repo is not None else Path(path or ".").resolve()
-    early = _settings(root) if selector.mode in _MODES_WITH_SETTINGS else None
-    taken_ns = time.time_ns()  # before git reads a file: a later edit shows in the stamps
-    from reviewtui.git.background import Collecting
-
-    collecting = Collecting(repo, selector, root, early)
-    from reviewtui.analysis import analyse_change, open_unit_cache
-    from reviewtui.rules import RuleEngine, load_rule_pack
-    from reviewtui.units.languages import repository_languages
-    from reviewtui.units.vocabulary import vocabulary_for
-
-    settings = early or _settings(root)
-    pack = load_rule_pack(root)
-    vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
-    engine = RuleEngine(pack.pack)
-    cache = None
-    if (use_cache and settings.units.cache and repo is not None
-            and selector.mode is not SelectorMode.PATCH):
-        cache = open_unit_cache(repo.common_dir, settings, pack.pack)
-    change_set = collecting.result()
-    reader = ContentReader(repo, change_set, settings.git.max_file_bytes)
-    analysis = analyse_change(change_set, reader, settings.units, vocabulary, engine,
-                              cache=cache, languages=repository_languages(repo, change_set),
-                              progress=progress, cached_only=cached_only)
-    stamps = None
-    if repo is not None and change_set.new_side.kind is SideKind.WORKTREE:
-        from reviewtui.git.refresh import stamp_change
-
-        stamps = stamp_change(repo, change_set, taken_ns)
-    return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,
-                        analysis.suggestions, selector, use_cache, stamps,
-                        _config_stamp(root, pack) if stamps is not None else ())
