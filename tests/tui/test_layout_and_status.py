@@ -91,9 +91,19 @@ async def test_at_80x24_the_chat_shows_the_whole_answer_as_it_streams(
         await pilot.pause()
         await pilot.press("c", *"what changed?", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause(0.3)
         chat = app.query_one(ChatPane)
         log = chat.query_one("#chat-log", VerticalScroll)
+
+        def settled() -> bool:  # the last paragraph rendered and scrolled to (slow machines)
+            answers = chat.query(".chat-answer")
+            paragraphs = answers.last().query("MarkdownParagraph") if answers else None
+            return bool(paragraphs) and "last line" in str(paragraphs.last().render()) and (
+                log.scroll_y == log.max_scroll_y)
+
+        for _ in range(100):
+            await pilot.pause(0.1)
+            if settled():
+                break
         assert not app.query_one(DetailPane).display  # the chat took the detail's room
         assert log.size.height >= 8
         assert app.query_one(UnitTable).size.height <= 7

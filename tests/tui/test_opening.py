@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,14 +31,18 @@ def _change(repo: GitRepoBuilder) -> None:
         repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n + 1}\n" + "\n" * (n * 3))
 
 
-def _slowed(root: Path, per_file: float,
-            heard: list[AnalysisProgress]) -> Callable[[ProgressCallback], LoadedChange]:
-    """The workbench's own way of loading, every file's analysis taking ``per_file`` longer."""
+def _slowed(root: Path, per_file: float, heard: list[AnalysisProgress],
+            gate: threading.Event | None = None) -> Callable[[ProgressCallback], LoadedChange]:
+    """The workbench's own way of loading, every file's analysis taking ``per_file`` longer;
+    with a ``gate``, the last files wait until it opens (however slow the machine, the test
+    acts while the change is still loading)."""
 
     def load(progress: ProgressCallback) -> LoadedChange:
         def slow(report: AnalysisProgress) -> None:
             heard.append(report)
             time.sleep(per_file)
+            if gate is not None and report.done >= FILES - 2:
+                gate.wait(30)
             progress(report)
 
         return load_change(root, ChangeSelector(SelectorMode.AUTO), use_cache=False,
@@ -57,7 +62,9 @@ async def test_the_loading_view_then_rows_with_the_moved_cursor_kept(
         repo: GitRepoBuilder, tmp_path: Path) -> None:
     _change(repo)
     heard: list[AnalysisProgress] = []
-    app = ReviewApp(load=_slowed(repo.root, 0.04, heard), store_path=tmp_path / "s.sqlite3")
+    gate = threading.Event()
+    app = ReviewApp(load=_slowed(repo.root, 0.04, heard, gate),
+                    store_path=tmp_path / "s.sqlite3")
     async with app.run_test(size=(140, 40)) as pilot:
         await _until(pilot, lambda: bool(app.screen.query(LoadingView)))
         view = app.screen.query_one(LoadingView)
@@ -70,6 +77,7 @@ async def test_the_loading_view_then_rows_with_the_moved_cursor_kept(
         await pilot.press("down", "down", "down")
         chosen = view.selected_unit
         assert chosen is not None
+        gate.set()
         await _until(pilot, lambda: bool(app.rows))
         assert not app.screen.query(LoadingView)
         assert len(app.rows) == FILES
