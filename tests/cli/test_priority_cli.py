@@ -49,3 +49,20 @@ def test_explain_lists_the_priority_parts_and_the_reach(repo: GitRepoBuilder,
     assert " + reach 6 + learned " in out  # 3 files: 3 x log2(1 + 3) points
     assert "learned (weights: " in out
     assert "reach: 3 other files use its definitions" in out
+
+
+def test_a_test_file_sinks_further_than_the_learned_part_can_lift(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    """The learned part lifts a unit by 12 points at most, but what its lines are may sink it
+    further: the shipped weights put a test file's edit far below the code beside it."""
+    _release(repo)
+    units = cli("index", "--json", "--sort", "priority", repo.root).json()["units"]
+    test = next(u for u in units if u["file_path"] == "tests/test_billing.py")
+    out = cli("rules", "explain", test["unit_id"], repo.root).out
+    learned = float(out.split(" + learned ", 1)[1].split(" ", 1)[0])
+    assert learned < -12, out
+    parts = [float(line.split(" -> ", 1)[1].split()[0]) for line in out.splitlines()
+             if line.startswith("    ") and " -> " in line]
+    assert abs(sum(parts) - learned) <= 0.5, out  # the shown parts add up to it
+    assert max(u["priority_score"] for u in units if u["file_path"].startswith("lib/")) > (
+        test["priority_score"])
