@@ -87,10 +87,8 @@ class GitHubClient:
         owner, repo = target.repo.owner_repo
         self.prefix = f"repos/{owner}/{repo}"
         extra = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION}
-        kwargs: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
-        self.http = ForgeHttp(target.repo.api_url, token, auth_header=("Authorization",
-                              "Bearer "), what=f"GitHub ({target.repo.host})",
-                              extra_headers=extra, **kwargs)
+        self.http = ForgeHttp(target.repo.api_url, token, what=f"GitHub ({target.repo.host})",
+                              sleep=sleep, extra_headers=extra)
 
     def close(self) -> None:
         self.http.close()

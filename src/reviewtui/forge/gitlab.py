@@ -99,9 +99,8 @@ class GitLabClient:
     def __init__(self, target: PullTarget, token: Token, *, sleep: Sleep | None = None) -> None:
         self.target = target
         self.prefix = f"projects/{quote(target.repo.path, safe='')}"
-        kwargs: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
-        self.http = ForgeHttp(target.repo.api_url, token, auth_header=("Authorization", "Bearer "),
-                              what=f"GitLab ({target.repo.host})", **kwargs)
+        self.http = ForgeHttp(target.repo.api_url, token, what=f"GitLab ({target.repo.host})",
+                              sleep=sleep)
 
     def close(self) -> None:
         self.http.close()

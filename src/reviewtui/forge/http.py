@@ -74,8 +74,9 @@ def _message(response: httpx2.Response) -> str:
 class ForgeHttp:
     """JSON requests against one forge API base URL with one token."""
 
-    def __init__(self, base_url: str, token: Token, *, auth_header: tuple[str, str],
-                 what: str, sleep: Sleep = time.sleep,
+    def __init__(self, base_url: str, token: Token, *, what: str,
+                 auth_header: tuple[str, str] = ("Authorization", "Bearer "),
+                 sleep: Sleep | None = None,
                  extra_headers: dict[str, str] | None = None) -> None:
         import httpx2
 
@@ -86,7 +87,7 @@ class ForgeHttp:
                                      timeout=TIMEOUT_SECONDS, follow_redirects=True)
         self.token = token
         self.what = what  # "GitHub (api.github.com)": for messages
-        self._sleep = sleep
+        self._sleep = sleep or time.sleep
         self.waited: list[float] = []  # the rate-limit waits taken, for the report
 
     def close(self) -> None:
