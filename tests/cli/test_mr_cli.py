@@ -17,7 +17,7 @@ from reviewtui.sessions import SessionStore
 from reviewtui.sessions.review_records import ReviewVerdict
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
-from tests.support.forge_world import HEAD, git, seed_review
+from tests.support.forge_world import HEAD, contributor_fork, git, seed_review
 from tests.support.gitlab_server import GitLabServer
 from tests.support.gitlab_world import MR_URL, MergeRequestWorld, build_gitlab_world
 
@@ -84,13 +84,7 @@ def test_open_by_url_of_a_nested_group_project(world: MergeRequestWorld,
 
 def test_merge_request_from_a_fork(world: MergeRequestWorld, cli: CliRunner,
                                    tmp_path: Path) -> None:
-    fork = tmp_path / "fork"
-    git(tmp_path, "clone", "-q", str(world.upstream.root), str(fork))
-    git(fork, "checkout", "-q", "-b", "contrib-branch", world.base_sha)
-    (fork / "app" / "extra.py").write_text("def extra():\n    return 1\n")
-    git(fork, "add", "-A")
-    git(fork, "commit", "-q", "-m", "Add extra")
-    fork_head = git(fork, "rev-parse", "HEAD")
+    fork, fork_head = contributor_fork(tmp_path, world.upstream.root, world.base_sha)
     world.push_mr(8, fork_head, source=fork)  # only the target project's MR ref has it
     world.fake.add_mr(8, head_sha=fork_head, base_sha=world.base_sha, source_project_id=77,
                       source_branch="contrib-branch", title="Add extra")

@@ -20,6 +20,7 @@ from tests.support.forge_world import (
     PULL_URL,
     PullWorld,
     build_world,
+    contributor_fork,
     git,
     seed_review,
 )
@@ -78,13 +79,7 @@ def test_open_by_url_without_a_forge_remote(world: PullWorld, cli: CliRunner) ->
 
 
 def test_pull_request_from_a_fork(world: PullWorld, cli: CliRunner, tmp_path: Path) -> None:
-    fork = tmp_path / "fork"
-    git(tmp_path, "clone", "-q", str(world.upstream.root), str(fork))
-    git(fork, "checkout", "-q", "-b", "contrib-branch", world.base_sha)
-    (fork / "app" / "extra.py").write_text("def extra():\n    return 1\n")
-    git(fork, "add", "-A")
-    git(fork, "commit", "-q", "-m", "Add extra")
-    fork_head = git(fork, "rev-parse", "HEAD")
+    fork, fork_head = contributor_fork(tmp_path, world.upstream.root, world.base_sha)
     world.push_pull(8, fork_head, source=fork)  # only the base repository's pull ref has it
     world.fake.add_pull(8, head_sha=fork_head, base_sha=world.base_sha, head_owner="contrib",
                         head_ref="contrib-branch", title="Add extra")

@@ -44,6 +44,18 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.decode().strip()
 
 
+def contributor_fork(tmp_path: Path, upstream: Path, base_sha: str) -> tuple[Path, str]:
+    """A contributor's clone of ``upstream`` with one commit on ``contrib-branch`` from
+    ``base_sha`` (adding ``app/extra.py``): the fork and its head."""
+    fork = tmp_path / "fork"
+    git(tmp_path, "clone", "-q", str(upstream), str(fork))
+    git(fork, "checkout", "-q", "-b", "contrib-branch", base_sha)
+    (fork / "app" / "extra.py").write_text("def extra():\n    return 1\n")
+    git(fork, "add", "-A")
+    git(fork, "commit", "-q", "-m", "Add extra")
+    return fork, git(fork, "rev-parse", "HEAD")
+
+
 @dataclass
 class PullWorld:
     upstream: GitRepoBuilder
