@@ -17,6 +17,35 @@ from typing import Any
 
 import jsonschema
 
+Operations = list[tuple[str, "re.Pattern[str]", dict[str, Any]]]
+
+
+def path_operations(paths: dict[str, Any]) -> Operations:
+    """(method, path pattern, operation) of a description's ``paths`` (OpenAPI 3 and
+    Swagger 2 alike): ``/projects/{id}`` matches any one segment in its place."""
+    ops: Operations = []
+    for template, item in paths.items():
+        pattern = re.compile("^" + re.sub(r"\{[^}]+\}", r"[^/]+", template) + "$")
+        ops += [(method.upper(), pattern, op) for method, op in item.items()]
+    return ops
+
+
+def find_operation(ops: Operations, method: str, path: str) -> dict[str, Any]:
+    path = "/" + path.lstrip("/")
+    for op_method, pattern, op in ops:
+        if op_method == method and pattern.match(path):
+            return op
+    raise AssertionError(f"{method} {path} is not an operation of the pinned description")
+
+
+def assert_valid(validator: Any, value: Any, what: str) -> None:
+    """The first (by path) error of ``validator`` on ``value`` as an assertion."""
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        raise AssertionError(f"{what} does not match the description at "
+                             f"{list(first.absolute_path)}: {first.message}")
+
 
 def _nullable(node: Any) -> Any:
     if isinstance(node, list):
@@ -39,11 +68,7 @@ class OpenApiContract:
     def __init__(self, path: Path) -> None:
         self.document = json.loads(path.read_text(encoding="utf-8"))
         self.info = self.document["info"]
-        self._ops: list[tuple[str, re.Pattern[str], dict[str, Any]]] = []
-        for template, item in self.document["paths"].items():
-            pattern = re.compile("^" + re.sub(r"\{[^}]+\}", r"[^/]+", template) + "$")
-            for method, op in item.items():
-                self._ops.append((method.upper(), pattern, op))
+        self._ops = path_operations(self.document["paths"])
 
     @cached_property
     def _components(self) -> dict[str, Any]:
@@ -53,11 +78,7 @@ class OpenApiContract:
         return json.loads(json.dumps(self.document["components"]["examples"][name]["value"]))
 
     def operation(self, method: str, path: str) -> dict[str, Any]:
-        path = "/" + path.lstrip("/")
-        for op_method, pattern, op in self._ops:
-            if op_method == method and pattern.match(path):
-                return op
-        raise AssertionError(f"{method} {path} is not an operation of the pinned description")
+        return find_operation(self._ops, method, path)
 
     def _resolve(self, node: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in node:
@@ -67,12 +88,7 @@ class OpenApiContract:
 
     def _validate(self, schema: dict[str, Any], value: Any, what: str) -> None:
         root = {"components": self._components, **_nullable(schema)}
-        validator = jsonschema.Draft202012Validator(root)
-        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
-        if errors:
-            first = errors[0]
-            raise AssertionError(f"{what} does not match the OpenAPI description at "
-                                 f"{list(first.absolute_path)}: {first.message}")
+        assert_valid(jsonschema.Draft202012Validator(root), value, what)
 
     def check_request(self, method: str, path: str, body: Any) -> str:
         """Validate a request body; returns the operation id."""

@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+
+from tests.support.openapi_contract import (
+    Operations,
+    assert_valid,
+    find_operation,
+    path_operations,
+)
 
 
 def _untyped_as_any(definitions: dict[str, Any]) -> dict[str, Any]:
@@ -44,33 +50,21 @@ class SwaggerContract:
     def __init__(self, *paths: Path) -> None:
         self.documents = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
         self.definitions: dict[str, Any] = {}
-        self._ops: list[tuple[str, re.Pattern[str], dict[str, Any]]] = []
+        self._ops: Operations = []
         for document in self.documents:
             self.definitions.update(document.get("definitions", {}))
-            for template, item in document["paths"].items():
-                pattern = re.compile("^" + re.sub(r"\{[^}]+\}", r"[^/]+", template) + "$")
-                for method, op in item.items():
-                    self._ops.append((method.upper(), pattern, op))
+            self._ops += path_operations(document["paths"])
 
     @cached_property
     def _checked_definitions(self) -> dict[str, Any]:
         return _untyped_as_any(self.definitions)
 
     def operation(self, method: str, path: str) -> dict[str, Any]:
-        path = "/" + path.lstrip("/")
-        for op_method, pattern, op in self._ops:
-            if op_method == method and pattern.match(path):
-                return op
-        raise AssertionError(f"{method} {path} is not an operation of the pinned descriptions")
+        return find_operation(self._ops, method, path)
 
     def _validate(self, schema: dict[str, Any], value: Any, what: str) -> None:
         root = {"definitions": self._checked_definitions, **schema}
-        validator = jsonschema.Draft7Validator(root)
-        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
-        if errors:
-            first = errors[0]
-            raise AssertionError(f"{what} does not match the description at "
-                                 f"{list(first.absolute_path)}: {first.message}")
+        assert_valid(jsonschema.Draft7Validator(root), value, what)
 
     def check_request(self, method: str, path: str, body: Any) -> str:
         """Validate a request body; returns the operation id."""
