@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, Self
 from urllib.parse import parse_qs, urlsplit
@@ -21,6 +21,23 @@ class Recorded:
     body: Any
     status: int
     authorization: str
+
+
+@dataclass
+class FakeForge:
+    """What both local forges keep: the requests and contract violations, rate limiting (the
+    next ``rate_limited`` requests are refused with ``Retry-After: retry_after``), new ids."""
+
+    rate_limited: int = 0
+    retry_after: str = "0"
+    requests: list[Recorded] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    _next_id: int = 1000
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
 
 
 class Contract(Protocol):

@@ -12,12 +12,11 @@ on ``diff_lines`` (422, as GitHub does for a line outside the diff).
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.support.forge_server import ForgeServer, Recorded
+from tests.support.forge_server import FakeForge, ForgeServer, Recorded
 from tests.support.openapi_contract import OpenApiContract
 
 CONTRACT_PATH = Path(__file__).parent.parent / "data" / "forge" / "github" / "openapi-subset.json"
@@ -25,7 +24,7 @@ DOCS = "https://docs.github.com/rest"
 
 
 @dataclass
-class FakeGitHub:
+class FakeGitHub(FakeForge):
     owner: str = "octo"
     repo: str = "proj"
     token: str = "ghp_testtoken_never_printed"
@@ -35,17 +34,7 @@ class FakeGitHub:
     reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     diff_lines: dict[int, dict[str, set[int]]] = field(default_factory=dict)  # RIGHT side
-    rate_limited: int = 0  # the next N requests are answered rate_status with Retry-After
-    rate_status: int = 429
-    retry_after: str = "0"
-    requests: list[Recorded] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-    _next_id: int = 1000
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def new_id(self) -> int:
-        self._next_id += 1
-        return self._next_id
+    rate_status: int = 429  # what the rate-limited requests are answered
 
     def add_pull(self, number: int, *, head_sha: str, base_sha: str, base_ref: str = "main",
                  head_ref: str = "feature", head_owner: str | None = None, title: str = "",

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from tests.support.forge_server import ForgeServer, Recorded
+from tests.support.forge_server import FakeForge, ForgeServer, Recorded
 from tests.support.swagger_contract import SwaggerContract
 
 DATA = Path(__file__).parent.parent / "data" / "forge" / "gitlab"
@@ -36,7 +35,7 @@ def _contract() -> SwaggerContract:
 
 
 @dataclass
-class FakeGitLab:
+class FakeGitLab(FakeForge):
     project: str = "group/sub/proj"
     project_id: int = 42
     token: str = "glpat-testtoken-never-printed"
@@ -47,17 +46,8 @@ class FakeGitLab:
     drafts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     approved: dict[int, bool] = field(default_factory=dict)
     diff_lines: dict[int, dict[str, set[int]]] = field(default_factory=dict)  # new side
-    rate_limited: int = 0
-    retry_after: str = "0"
     refuse_drafts: bool = False
-    requests: list[Recorded] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
     _next_id: int = 500
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def new_id(self) -> int:
-        self._next_id += 1
-        return self._next_id
 
     def user(self, username: str) -> dict[str, Any]:
         return {"id": len(username), "username": username, "name": username.title(),
