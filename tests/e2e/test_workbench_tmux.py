@@ -21,6 +21,14 @@ def _escape(term: TmuxSession) -> None:
     time.sleep(0.4)
 
 
+def _leave_chat(term: TmuxSession) -> None:
+    """Escape from the chat input, and wait until the footer's "leave chat" is gone: a letter
+    sent any sooner (a busy machine reads Escape late) would be typed into the chat."""
+    term.wait_for("leave chat", timeout=10)
+    _escape(term)
+    term.wait_gone("leave chat", timeout=10)
+
+
 def _workbench(term: TmuxSession, text: str) -> None:
     """Past the loading view (whose streamed rows show the same paths): the workbench's table
     (its ``final`` column), with ``text`` in it."""
@@ -56,7 +64,7 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
         _escape(term)
         term.send_keys("c")
         term.wait_for("REVIEWTUI_MODEL", timeout=10)  # no model: the chat says how
-        _escape(term)
+        _leave_chat(term)
         term.send_keys("q")
         assert term.wait_for_exit(timeout=15) == 0
     # The decisions outlived the process: the same change lists one session with them.
@@ -95,7 +103,7 @@ def test_an_80x24_terminal_shows_the_chat_answer_and_escape_stops_a_silent_model
         _escape(term)
         term.wait_for("cancelled", timeout=5)
         assert time.monotonic() - started < 5  # not after the 30 s the server would take
-        _escape(term)  # leave the chat input
+        _leave_chat(term)
         term.send_keys("q")
         assert term.wait_for_exit(timeout=15) == 0
 

@@ -176,6 +176,18 @@ class TmuxSession:
                                 f"command {self.command}; screen:\n{shown}")
             time.sleep(interval)
 
+    def wait_gone(self, text: str, timeout: float = 10.0, interval: float = 0.05) -> str:
+        """Poll the screen until ``text`` is no longer on it; return the screen."""
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.screen()
+            if text not in shown:
+                return shown
+            if time.monotonic() >= deadline:
+                raise TmuxError(f"{text!r} still on screen after {timeout}s; "
+                                f"command {self.command}; screen:\n{shown}")
+            time.sleep(interval)
+
     def wait_for_exit(self, timeout: float = 30.0, interval: float = 0.05) -> int:
         """Wait until the program exits; its exit status."""
         deadline = time.monotonic() + timeout

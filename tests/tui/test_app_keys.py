@@ -130,6 +130,27 @@ async def test_chat_without_a_model_says_how_to_configure(repo: GitRepoBuilder,
         assert app.triage.plan.planner.status == "skipped"
 
 
+async def test_the_footer_says_how_to_leave_the_chat_input(repo: GitRepoBuilder,
+                                                           tmp_path: Path) -> None:
+    """While the chat input has the focus its letters type text, so the footer leads with
+    "esc leave chat"; Escape gives the focus back to the table and the hint goes."""
+    app = _app(_repo(repo), tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        footer = [(key.key, key.description) for key in app.screen.query("FooterKey")]
+        assert footer[0] == ("escape", "leave chat")
+        await pilot.press("q")  # typed, not quit
+        assert app.is_running
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is app.table
+        assert app.query_one(ChatPane).has_class("visible")  # the chat stays open
+        footer = [(key.key, key.description) for key in app.screen.query("FooterKey")]
+        assert ("escape", "leave chat") not in footer
+
+
 async def test_planner_and_chat_with_a_model(repo: GitRepoBuilder, tmp_path: Path,
                                              fake_llm: ScriptedOpenAIServer) -> None:
     _repo(repo)

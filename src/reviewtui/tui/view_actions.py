@@ -35,6 +35,10 @@ class ViewActions(WorkbenchBase):
         elif self.screen.maximized is not None:
             self.screen.minimize()
 
+    def action_escape(self) -> None:
+        """The chat input's Escape binding (shown in the footer while typing)."""
+        self.key_escape()
+
     def action_help_quit(self) -> None:
         """ctrl+c: stop a running LLM call; with none running, Textual's hint on quitting."""
         if self.jobs.running():

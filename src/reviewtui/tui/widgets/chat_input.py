@@ -177,6 +177,9 @@ class ChatInput(TextArea):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+j,shift+enter", "newline", "Newline", show=False),
+        # Shown while typing (the footer's letter keys type text here); the workbench decides
+        # what Escape does (stop a running answer first, else leave the input).
+        Binding("escape", "app.escape", "leave chat"),
     ]
 
     class Submitted(Message):
