@@ -58,10 +58,12 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
         term.type_text("risk:high")  # typed at once: every key must reach the filter
         term.send_keys("Enter")
         term.wait_for("1 units (100% high) · 1 kept", timeout=10)
-        _escape(term)
+        _escape(term)  # clears the filter; the next key only once that shows
+        term.wait_for("2 units (50% high)", timeout=10)
         term.send_keys("?")
         term.wait_for("reviewtui keys", timeout=10)
         _escape(term)
+        term.wait_gone("reviewtui keys", timeout=10)
         term.send_keys("c")
         term.wait_for("REVIEWTUI_MODEL", timeout=10)  # no model: the chat says how
         _leave_chat(term)
