@@ -58,9 +58,7 @@ def test_triage_in_a_real_terminal(repo: GitRepoBuilder) -> None:
         term.type_text("risk:high")  # typed at once: every key must reach the filter
         term.send_keys("Enter")
         term.wait_for("1 units (100% high) · 1 kept", timeout=10)
-        _escape(term)  # clears the filter; the next key only once that shows
-        term.wait_for("2 units (50% high)", timeout=10)
-        term.send_keys("?")
+        term.send_keys("?")  # Enter gave the focus back to the table: its keys work
         term.wait_for("reviewtui keys", timeout=10)
         _escape(term)
         term.wait_gone("reviewtui keys", timeout=10)
