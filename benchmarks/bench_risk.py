@@ -5,7 +5,10 @@ PyPI, committed as two commits by ``make_large_diff.py``), this runs the real co
 ``reviewtui index --json --sort priority --range old..new``, and reports for each CVE fix the rank
 of the first unit that holds one of the fix's lines (the order a reviewer would read), the risk
 class that unit got, and the share of units rated high or critical. The goal: every fix within
-the top 5 units or the top 10 % of them, whichever is larger.
+the top 5 units or the top 10 % of them, whichever is larger, counting only the units that hold
+no line of any fix of the same release ("place"): in a release with several fixes, a reviewer
+who reads the other fixes first has lost nothing, and a release with four fixes in six units
+could not put all of them in the top five. The plain rank is shown beside it.
 
     python benchmarks/bench_risk.py              # builds missing datasets (PyPI), then ranks
     python benchmarks/bench_risk.py --markdown   # the table for benchmarks/README.md
@@ -42,6 +45,7 @@ class FixRank:
     cve: str
     summary: str
     rank: int | None  # 1-based; None: no unit holds the fix's lines
+    place: int | None  # the rank among the units that hold no line of the release's fixes
     risk: str | None
     goal: int
     units: int
@@ -49,7 +53,7 @@ class FixRank:
 
     @property
     def ok(self) -> bool:
-        return self.rank is not None and self.rank <= self.goal
+        return self.place is not None and self.place <= self.goal
 
 
 def _lines(compact: str) -> set[int]:
@@ -103,18 +107,31 @@ def rank_fixes(release: dict[str, object], data: dict[str, object]) -> list[FixR
     units = data["units"]
     assert isinstance(units, list)
     goal = max(5, math.ceil(len(units) * 0.10))
+    fixes = release.get("fix", [])
+    assert isinstance(fixes, list)
+
+    def holds(unit: dict[str, object], fix: dict[str, object]) -> bool:
+        lines = unit["line_numbers"]
+        assert isinstance(lines, dict)
+        new_lines = _lines(lines["new_compact"])
+        locations = fix["locations"]
+        assert isinstance(locations, list)
+        return any(unit["file_path"] == loc["path"] and bool(new_lines & set(loc["lines"]))
+                   for loc in locations)
+
     out: list[FixRank] = []
-    for fix in release.get("fix", []):  # type: ignore[attr-defined]
-        rank = risk = None
+    for fix in fixes:
+        rank = place = risk = None
+        others = 0  # units ahead that hold no line of any of the release's fixes
         for position, unit in enumerate(units, start=1):
-            new_lines = _lines(unit["line_numbers"]["new_compact"])
-            if any(unit["file_path"] == loc["path"] and new_lines & set(loc["lines"])
-                   for loc in fix["locations"]):
-                rank, risk = position, unit["agent_decision"]["priority"]
+            if holds(unit, fix):
+                rank, place, risk = position, others + 1, unit["agent_decision"]["priority"]
                 break
+            if not any(holds(unit, other) for other in fixes):
+                others += 1
         out.append(FixRank(str(release["package"]), f"{release['old']} → {release['new']}",
-                           fix["cve"], fix.get("summary", ""), rank, risk, goal, len(units),
-                           bool(release.get("held_out"))))
+                           fix["cve"], fix.get("summary", ""), rank, place, risk, goal,
+                           len(units), bool(release.get("held_out"))))
     return out
 
 
@@ -148,13 +165,13 @@ def main() -> int:
         shares.append((f"{release['package']} {release['old']} → {release['new']}",
                        len(units), share(data)))
     if args.markdown:
-        print("| package | release | CVE | fix | units | rank | goal | risk | ok |")
-        print("| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |")
+        print("| package | release | CVE | fix | units | rank | place | goal | risk | ok |")
+        print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |")
         for r in ranks:
             held = " (held out)" if r.held_out else ""
             summary = r.summary.replace("|", "\\|")
             print(f"| {r.package} | {r.versions}{held} | {r.cve} | {summary} | {r.units} | "
-                  f"{r.rank or '-'} | ≤ {r.goal} | {r.risk or '-'} | "
+                  f"{r.rank or '-'} | {r.place or '-'} | ≤ {r.goal} | {r.risk or '-'} | "
                   f"{'yes' if r.ok else '**no**'} |")
         print()
         print("| release | units | high + critical |")
@@ -164,7 +181,7 @@ def main() -> int:
     else:
         for r in ranks:
             print(f"{r.package:10} {r.versions:18} {r.cve:16} rank {r.rank or '-':>3} of "
-                  f"{r.units:<4} goal <= {r.goal:<3} {r.risk or '-':8} "
+                  f"{r.units:<4} place {r.place or '-':>3} goal <= {r.goal:<3} {r.risk or '-':8} "
                   f"{'ok' if r.ok else 'MISSED'}{'  (held out)' if r.held_out else ''}")
         for name, count, pct in shares:
             print(f"{name}: {count} units, {pct:.1f}% high or critical")
