@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 try:
     import fcntl
@@ -85,14 +85,15 @@ class GitRepo:
         self.is_bare = bare
         self._env = {**os.environ, **_ENV}
 
-    def run_status(self, *args: str, stdin: bytes | None = None,
-                   timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
-        """Run ``git <args>``; the caller reads the exit status, stdout and stderr."""
+    def run_status(self, *args: str, stdin: bytes | None = None, timeout: float | None = None,
+                   env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Run ``git <args>``; the caller reads the exit status, stdout and stderr. ``env``:
+        variables set for this call on top of the repository's."""
         command = [_git(), *_CONFIG, *args]
         try:
             return subprocess.run(
-                command, cwd=self.root, input=stdin, capture_output=True, env=self._env,
-                check=False, timeout=timeout,
+                command, cwd=self.root, input=stdin, capture_output=True,
+                env={**self._env, **env} if env else self._env, check=False, timeout=timeout,
             )
         except subprocess.TimeoutExpired:
             raise GitCommandError(f"git {args[0]} timed out after {timeout:g} s") from None
@@ -100,9 +101,9 @@ class GitRepo:
             raise GitCommandError(f"cannot run git: {exc.strerror or exc}") from exc
 
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True,
-            timeout: float | None = None) -> bytes:
+            timeout: float | None = None, env: Mapping[str, str] | None = None) -> bytes:
         """Run ``git <args>`` in the repository root and return stdout as bytes."""
-        proc = self.run_status(*args, stdin=stdin, timeout=timeout)
+        proc = self.run_status(*args, stdin=stdin, timeout=timeout, env=env)
         if check and proc.returncode != 0:
             raise GitCommandError(_failure(args[0], proc.stderr, proc.returncode))
         return proc.stdout

@@ -38,6 +38,7 @@ from reviewtui.errors import GitCommandError
 from reviewtui.git.model import ChangeSet, SideKind
 from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
+from reviewtui.history.blame_graph import BlameGraph
 from reviewtui.history.commit_facts import CommitFacts, Progress
 from reviewtui.history.fixes import FixMatcher
 from reviewtui.units.model import ReviewUnit
@@ -146,13 +147,15 @@ def _ranges(units: Sequence[ReviewUnit]) -> list[str]:
 
 
 def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
-                matcher: FixMatcher, since: int | None = None) -> dict[int, LineOrigin]:
+                matcher: FixMatcher, since: int | None = None,
+                env: Mapping[str, str] | None = None) -> dict[int, LineOrigin]:
     """Old-side line number -> where it came from (``git blame -w --porcelain`` at ``base``);
     ``since``: a time before which blame stops walking -- older lines come back as
-    ``OLDER`` (no commit, author or fix: only that they are older)."""
+    ``OLDER`` (no commit, author or fix: only that they are older); ``env``: the cached
+    commit graph's (``history.blame_graph``)."""
     window = [f"--since={since}"] if since else []
     out = repo.run("blame", "-w", "--porcelain", *window, *ranges, base, "--", path,
-                   timeout=_TIMEOUT)
+                   timeout=_TIMEOUT, env=env)
     commits: dict[str, dict[bytes, bytes]] = {}
     lines: dict[int, LineOrigin] = {}
     current: str | None = None
@@ -289,11 +292,14 @@ class LineHistory:
         evidence: dict[str, dict[str, str]] = {u.unit_id: {} for u in units}
         busiest = sorted(by_file, key=lambda p: (-sum(u.added_lines + u.removed_lines
                                                       for u in by_file[p]), p))[:MAX_FILES]
+        if self._progress is not None and busiest:
+            self._progress(0, len(busiest))
+        env = BlameGraph(self._repo, self._cache_dir).env(base) if busiest else None
 
         def blamed(path: str) -> dict[int, LineOrigin]:
             try:
                 return blame_lines(self._repo, base, path, _ranges(by_file[path]), matcher,
-                                   base_time - WINDOW if base_time > WINDOW else None)
+                                   base_time - WINDOW if base_time > WINDOW else None, env)
             except GitCommandError as exc:
                 _log.info("no line history for %s: %s", path, exc)
                 return {}
