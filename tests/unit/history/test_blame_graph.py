@@ -11,7 +11,7 @@ import pytest
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.git.runner import GitRepo, open_repository
-from reviewtui.history.blame_graph import BlameGraph
+from reviewtui.history.blame_graph import MAX_NEW_FILTERS, BlameGraph
 from reviewtui.history.fixes import FixMatcher
 from reviewtui.history.line_history import blame_lines
 from reviewtui.pipeline import load_change
@@ -120,4 +120,5 @@ def test_the_graph_is_written_from_the_base_alone(repo: GitRepoBuilder, tmp_path
     monkeypatch.setattr(GitRepo, "run_status", record)
     assert BlameGraph(git, tmp_path / "history").env(shas[2]) is not None
     assert calls == [(("commit-graph", "write", "--stdin-commits", "--changed-paths",
-                       "--split", "--no-progress"), f"{shas[2]}\n".encode())]
+                       "--split", "--no-progress", f"--max-new-filters={MAX_NEW_FILTERS}"),
+                      f"{shas[2]}\n".encode())]
