@@ -21,7 +21,7 @@ from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, ProgressBar, Static
+from textual.widgets import Header, Input, ProgressBar, Static
 
 from reviewtui.tui.fix_actions import FixActions
 from reviewtui.tui.intent_actions import IntentActions
@@ -34,6 +34,7 @@ from reviewtui.tui.view_actions import ViewActions
 from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
+from reviewtui.tui.widgets.key_footer import KeyFooter
 from reviewtui.tui.widgets.loading_view import LoadingView
 from reviewtui.tui.widgets.unit_table import UnitTable
 
@@ -64,7 +65,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
         with Horizontal(id="statusbar"):
             yield Static("", id="status")
             yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         if self.load is not None:
