@@ -138,6 +138,13 @@ def user_config_path() -> Path:
     return Path(base) / "reviewtui" / "config.toml"
 
 
+def user_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/reviewtui`` (default ``~/.cache/reviewtui``): results and build
+    directories that belong to no repository."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "reviewtui"
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 
 def scanner_cache_dir() -> Path:
-    from reviewtui.rules.scanners.cache import user_cache_dir
+    from reviewtui.config import user_cache_dir
 
     return user_cache_dir() / "scanners"
 

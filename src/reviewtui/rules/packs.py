@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from reviewtui.config import data_dir, merge_tables
 from reviewtui.errors import ConfigError
+from reviewtui.rules.pack_cache import pack_key, read_merged, write_merged
 from reviewtui.rules.schema import LanguageRules, LearnedRule, RulePack
 
 PACK_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
@@ -172,15 +173,21 @@ def load_rule_pack(repo_root: Path | None = None,
     added = (repository_pack_files(repo_root) if repo_root is not None else []) + list(
         extra_files)
     files = shipped + added
-    merged: dict[str, Any] = {}
-    for path in files:
-        layer = as_layer(read_pack_file(path), path, check_regexes=path not in shipped)
-        merged = merge_layers(merged, layer)
+    key = pack_key(files)
+    merged = read_merged(key)
+    kept = merged is not None
+    if merged is None:
+        merged = {}
+        for path in files:
+            layer = as_layer(read_pack_file(path), path, check_regexes=path not in shipped)
+            merged = merge_layers(merged, layer)
     where = ", ".join(str(p) for p in added) or "rules/"
     try:
         pack = RulePack.model_validate(merged)
     except ValidationError as exc:
         raise _validation_error(where, exc) from None
+    if not kept:
+        write_merged(key, merged)
     return LoadedPack(pack, tuple(files))
 
 

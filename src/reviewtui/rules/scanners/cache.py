@@ -22,11 +22,6 @@ from reviewtui.rules.scanners.model import SEVERITIES, ScannerIssue
 CACHE_FORMAT = 1
 
 
-def user_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/reviewtui`` (default ``~/.cache/reviewtui``): results and build
-    directories that belong to no repository."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "reviewtui"
 _FIELDS = ("path", "line", "column", "severity", "message", "rule_id", "tool")
 
 

@@ -20,6 +20,7 @@ import tomllib
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
+from reviewtui.config import user_cache_dir
 from reviewtui.rules.scanners.base import (
     Adapter,
     Finding,
@@ -30,7 +31,6 @@ from reviewtui.rules.scanners.base import (
     ToolOutput,
     as_int,
 )
-from reviewtui.rules.scanners.cache import user_cache_dir
 from reviewtui.rules.scanners.model import ScanTarget
 from reviewtui.rules.scanners.workspace import Scratch, path_lookup
 
