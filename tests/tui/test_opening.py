@@ -236,3 +236,51 @@ async def test_a_committed_range_opens_again_from_its_snapshot(
     assert [row for row in again if row not in first] == []
     assert again == first
     assert calls == []
+
+
+async def test_a_kept_range_opens_on_the_workbench_directly(
+        repo: GitRepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reviewtui --range`` of a range opened before: the change is read from its snapshot
+    before the app starts, and the app opens on the workbench with the same rows -- no loading
+    view, no worker, no swap. Before any open there is nothing kept, and the loading view
+    opens as usual."""
+    import reviewtui.cli.workbench as cli_workbench
+    from reviewtui.app.open_change import WorkbenchLoad
+    from reviewtui.cli.parser import build_parser
+
+    _change(repo)
+    repo.commit("change")
+    selector = ChangeSelector(SelectorMode.RANGE, "HEAD~1..HEAD")
+    assert WorkbenchLoad(repo.root, selector, use_cache=False).kept() is None
+    opening = WorkbenchLoad(repo.root, selector)
+    try:
+        assert opening.kept() is None  # never opened: no snapshot yet
+    finally:
+        opening.stop()
+    started: list[ReviewApp] = []
+
+    def run(self: ReviewApp) -> None:  # the CLI's app, not started: what it was given
+        started.append(self)
+
+    monkeypatch.setattr(ReviewApp, "run", run)
+    args = build_parser().parse_args(["--range", "HEAD~1..HEAD", str(repo.root)])
+    assert cli_workbench.run_workbench(args) == 0
+    assert started[-1].load is not None  # the loading view: nothing kept yet
+    load_change(repo.root, selector).with_reach()  # what the first open leaves behind
+    assert cli_workbench.run_workbench(args) == 0
+    direct = started[-1]
+    assert direct.load is None and len(direct.triage.units) == FILES
+    monkeypatch.undo()
+    loaded = ReviewApp(load=WorkbenchLoad(repo.root, selector), store_path=tmp_path / "a.db")
+    kept_opening = WorkbenchLoad(repo.root, selector)
+    kept = kept_opening.kept()
+    kept_opening.stop()
+    assert kept is not None
+    rows: list[list[tuple[str, str]]] = []
+    for app in (loaded, ReviewApp(kept, store_path=tmp_path / "b.db")):
+        async with app.run_test(size=(140, 40)) as pilot:
+            await _until(pilot, lambda app=app: bool(app.rows) and app.load is None)
+            assert app.open_error is None and not app.query(LoadingView)
+            rows.append([(r.unit.unit_id, r.why) for r in app.rows])
+            await pilot.pause(0.05)
+    assert rows[0] == rows[1] and len(rows[0]) == FILES

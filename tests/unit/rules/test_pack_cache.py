@@ -78,7 +78,7 @@ def test_a_broken_pack_is_reported_every_time(repo: GitRepoBuilder) -> None:
     path.write_text('[general.keywords.ledger]\nrisk = "extreme"\npatterns = ["x"]\n')
     _aged(path)
     for _ in range(2):
-        with pytest.raises(ConfigError, match="rules.toml"):
+        with pytest.raises(ConfigError, match=r"rules\.toml"):
             load_rule_pack(repo.root)
 
 
