@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import argparse
 import gc
-from typing import TYPE_CHECKING
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.selectors import selector_from_args
 
@@ -21,7 +24,37 @@ if TYPE_CHECKING:
     from reviewtui.pipeline import LoadedChange
 
 
+@contextmanager
+def opening_line(what: str, stream: TextIO | None = None) -> Iterator[None]:
+    """``reviewtui: opening <what>...`` on a terminal's stderr from the first moment, until the
+    app ends (erased then): the app's own first paint needs its imports and Textual's start,
+    and a change read before the app (or a pull request fetched) is not on screen before
+    that. Nothing when stderr is not a terminal."""
+    stream = stream if stream is not None else sys.stderr
+    try:
+        shown = stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream: stay quiet
+        shown = False
+    if shown:
+        stream.write(f"reviewtui: opening {what}\u2026")
+        stream.flush()
+    try:
+        yield
+    finally:
+        if shown:
+            stream.write("\r\x1b[K")
+            stream.flush()
+
+
 def run_workbench(args: argparse.Namespace) -> int:
+    chosen = ((flag, getattr(args, name, None)) for flag, name in (
+        ("--pr", "pr"), ("--commit", "commit"), ("--range", "range_spec"), ("--patch", "patch")))
+    what = next((f"{flag} {value}" for flag, value in chosen if value), "the change")
+    with opening_line(what):
+        return _run_workbench(args)
+
+
+def _run_workbench(args: argparse.Namespace) -> int:
     from reviewtui.app.open_change import WorkbenchLoad
     from reviewtui.cli.intent import read_description
 

@@ -1,0 +1,44 @@
+"""``reviewtui`` on a terminal says what it opens from the first moment (the app's own first
+paint waits for its imports and Textual's start), and erases the line when the app ends."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from reviewtui.cli.parser import build_parser
+from reviewtui.cli.workbench import opening_line, run_workbench
+from reviewtui.tui.app import ReviewApp
+from tests.conftest import GitRepoBuilder
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_line_shows_on_a_terminal_only_and_is_erased() -> None:
+    terminal, piped = _Terminal(), io.StringIO()
+    for stream in (terminal, piped):
+        with opening_line("--range a..b", stream):
+            pass
+    assert terminal.getvalue() == "reviewtui: opening --range a..b\u2026\r\x1b[K"
+    assert piped.getvalue() == ""
+
+
+def test_the_workbench_says_what_it_opens_while_it_starts(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("a.py", "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write("a.py", "def f():\n    return 2\n")
+    repo.commit("change")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    seen: list[str] = []
+    monkeypatch.setattr(ReviewApp, "run", lambda self: seen.append(terminal.getvalue()))
+    args = build_parser().parse_args(["--commit", "HEAD", str(repo.root)])
+    assert run_workbench(args) == 0
+    assert seen == ["reviewtui: opening --commit HEAD\u2026"]  # on screen while the app runs
+    assert terminal.getvalue().endswith("\r\x1b[K")  # and gone after it
