@@ -154,7 +154,10 @@ def _samples(loaded: LoadedChange) -> list[UnitSample]:
     from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import ALL_FEATURES, rule_features
 
-    features = loaded.triage_features(keep=False)
+    # The history and line features ``with_reach`` already counted (its rule parts are
+    # replaced below by the reach-counted suggestion's): blaming every file again would
+    # double a case's time.
+    features = loaded.learned_features
     out = []
     for unit in loaded.units:
         suggestion = loaded.suggestions.get(unit.unit_id)
