@@ -252,11 +252,14 @@ class LineHistory:
     once ``features`` ran, what gave each unit its features."""
 
     def __init__(self, repo: GitRepo, change_set: ChangeSet, cache_dir: Path | None,
-                 progress: Progress | None = None) -> None:
-        """``progress``: told (files blamed, files to blame) as the blame goes."""
+                 progress: Progress | None = None, graph_dir: Path | None = None) -> None:
+        """``progress``: told (files blamed, files to blame) as the blame goes; ``graph_dir``:
+        where the commit graph blame reads is kept (``history.blame_graph``; default
+        ``cache_dir``: an evaluation keeps no per-base results but shares the graph)."""
         self._repo = repo
         self._change = change_set
         self._cache_dir = cache_dir
+        self._graph_dir = graph_dir if graph_dir is not None else cache_dir
         self._cache = ObjectCache(cache_dir, _KEEP)
         self._progress = progress
         self.evidence: dict[str, dict[str, str]] = {}
@@ -294,7 +297,7 @@ class LineHistory:
                                                       for u in by_file[p]), p))[:MAX_FILES]
         if self._progress is not None and busiest:
             self._progress(0, len(busiest))
-        env = BlameGraph(self._repo, self._cache_dir).env(base) if busiest else None
+        env = BlameGraph(self._repo, self._graph_dir).env(base) if busiest else None
 
         def blamed(path: str) -> dict[int, LineOrigin]:
             try:

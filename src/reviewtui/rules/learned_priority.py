@@ -45,8 +45,10 @@ def triage_features(repo: GitRepo | None, change_set: ChangeSet, units: Sequence
     history: Features = {}
     evidence: Evidence = {}
     if repo is not None:
-        cache = repo.common_dir / "reviewtui" / "history" if keep else None
-        reader = LineHistory(repo, change_set, cache, progress)
+        folder = repo.common_dir / "reviewtui" / "history"
+        # without ``keep`` (an evaluation: hundreds of bases) no per-base results are kept,
+        # but the commit graph, one for every base, is
+        reader = LineHistory(repo, change_set, folder if keep else None, progress, folder)
         history = reader.features(units)
         evidence = reader.evidence
     lines = {uid: dict(zip(LINE_FEATURES, s.line_signals, strict=True))

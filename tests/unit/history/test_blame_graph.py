@@ -122,3 +122,15 @@ def test_the_graph_is_written_from_the_base_alone(repo: GitRepoBuilder, tmp_path
     assert calls == [(("commit-graph", "write", "--stdin-commits", "--changed-paths",
                        "--split", "--no-progress", f"--max-new-filters={MAX_NEW_FILTERS}"),
                       f"{shas[2]}\n".encode())]
+
+
+def test_an_evaluation_keeps_no_results_but_shares_the_graph(repo: GitRepoBuilder) -> None:
+    """``keep=False`` (``reviewtui eval``: a case per bug commit) writes no per-base history,
+    but blames through the one graph every base shares."""
+    _history(repo, 10)
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False).with_reach(keep=False)
+    history = repo.root / ".git" / "reviewtui" / "history"
+    assert len(_layers(history)) == 1
+    assert not list(history.glob("*.json")) and not (history / "commits.tsv").exists()
+    assert any(f["fixed_before"] > 0 for f in loaded.learned_features.values())
