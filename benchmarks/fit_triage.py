@@ -11,7 +11,9 @@ features there) and reports, on changes of 10+ units and on all changes:
 * **projects added later** -- five more projects (``FRESH``) cloned after the features, the
   fit and its settings were settled, scored with the shipped weights: never fitted on;
 * **held-out projects** -- projects never looked at while the features were designed, scored
-  with the weights fitted on all development projects (the ones shipped).
+  with the weights fitted on all development projects (the ones shipped);
+* **a C project added later** -- curl (``LATER``), the first C history, added in session 10,
+  with the shipped weights and with its own fit.
 
     python benchmarks/fit_triage.py                    # the report
     python benchmarks/fit_triage.py --write            # also write the shipped weights
@@ -46,6 +48,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 HELD_OUT = ("gson", "sinatra")  # never looked at while designing the features
 # added in session 8, after the features and the fit were settled: never fitted on or tuned to
 FRESH = ("commander.js", "marshmallow", "rack", "starlette", "viper")
+# added in session 10: the first C project (and a 39k-commit history), never fitted on
+LATER = ("curl",)
 
 
 def load() -> dict[str, list[CaseResult]]:
@@ -75,8 +79,10 @@ def main() -> int:
                              "(default: chosen per repository as `reviewtui eval --fit` does)")
     args = parser.parse_args()
     projects = load()
-    dev = {n: c for n, c in projects.items() if n not in HELD_OUT and n not in FRESH}
+    dev = {n: c for n, c in projects.items()
+           if n not in HELD_OUT and n not in FRESH and n not in LATER}
     held = {n: c for n, c in projects.items() if n in HELD_OUT}
+    later = {n: c for n, c in projects.items() if n in LATER}
     fresh = {n: c for n, c in projects.items() if n in FRESH}
     zero = TriageWeights()
 
@@ -154,6 +160,15 @@ def main() -> int:
         if held_cases:
             add("every project's newer 30%, + own older 70% fit",
                 eval_metrics(newer_own + held_own + fresh_own))
+    for name, cases in later.items():
+        add(f"{name} (C, added in session 10), today", evaluate(usable(cases), zero))
+        add(f"{name} (C, added in session 10), shipped weights", evaluate(usable(cases), shipped))
+        train, test = time_split(cases)
+        if len(usable(train)) >= 8:
+            add(f"{name}'s newer 30%, shipped weights",
+                eval_metrics([rescored(c, shipped) for c in test]))
+            add(f"{name}'s newer 30%, + own older 70% fit",
+                eval_metrics([rescored(c, own_fit(train, shipped)) for c in test]))
     per_project = [["project", "cases (10+ units)", "today R@1", "R@3", "MRR",
                     "learned R@1", "R@3", "MRR"]]
     for name, cases in projects.items():
@@ -162,6 +177,7 @@ def main() -> int:
         after = evaluate(usable(cases), weights).large
         a, b = before.orders["reviewtui"], after.orders["reviewtui"]
         per_project.append([name + ("" if name in dev else " (added later)" if name in fresh
+                                    else " (added in session 10)" if name in later
                                     else " (held out)"), str(before.cases),
                             f"{100 * a.recall[1]:.0f}%", f"{100 * a.recall[3]:.0f}%",
                             f"{a.mrr:.2f}", f"{100 * b.recall[1]:.0f}%",
