@@ -163,28 +163,26 @@ class TmuxSession:
 
         Raises ``TmuxError`` with the last screen when it does not appear within ``timeout``.
         """
+        return self._poll(text, True, timeout, scrollback, interval)
+
+    def wait_gone(self, text: str | re.Pattern[str], timeout: float = 10.0, *,
+                  interval: float = 0.05) -> str:
+        """Poll the screen until ``text`` is no longer on it; return the screen."""
+        return self._poll(text, False, timeout, False, interval)
+
+    def _poll(self, text: str | re.Pattern[str], present: bool, timeout: float,
+              scrollback: bool, interval: float) -> str:
         deadline = time.monotonic() + timeout
         while True:
             shown = self.screen(scrollback=scrollback)
             found = (text.search(shown) is not None if isinstance(text, re.Pattern)
                      else text in shown)
-            if found:
+            if found is present:
                 return shown
             if time.monotonic() >= deadline:
                 wanted = text.pattern if isinstance(text, re.Pattern) else text
-                raise TmuxError(f"{wanted!r} not on screen after {timeout}s; "
-                                f"command {self.command}; screen:\n{shown}")
-            time.sleep(interval)
-
-    def wait_gone(self, text: str, timeout: float = 10.0, interval: float = 0.05) -> str:
-        """Poll the screen until ``text`` is no longer on it; return the screen."""
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.screen()
-            if text not in shown:
-                return shown
-            if time.monotonic() >= deadline:
-                raise TmuxError(f"{text!r} still on screen after {timeout}s; "
+                state = "not on screen" if present else "still on screen"
+                raise TmuxError(f"{wanted!r} {state} after {timeout}s; "
                                 f"command {self.command}; screen:\n{shown}")
             time.sleep(interval)
 
