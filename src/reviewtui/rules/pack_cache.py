@@ -33,8 +33,11 @@ KEPT = 16  # merged packs kept (one per repository with packs of its own, mostly
 _RACY = 2.0  # seconds
 
 
-def _folder() -> Path:
-    return user_cache_dir() / "rule-packs"
+def _folder() -> Path | None:
+    try:
+        return user_cache_dir() / "rule-packs"
+    except RuntimeError:  # no home folder to find: no cache
+        return None
 
 
 def pack_key(files: Sequence[Path]) -> str | None:
@@ -54,19 +57,20 @@ def pack_key(files: Sequence[Path]) -> str | None:
 
 
 def read_merged(key: str | None) -> dict[str, Any] | None:
-    if key is None:
+    folder = _folder()
+    if key is None or folder is None:
         return None
     try:
-        data = marshal.loads((_folder() / f"{key}.marshal").read_bytes())
+        data = marshal.loads((folder / f"{key}.marshal").read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
         return None
     return data if isinstance(data, dict) else None
 
 
 def write_merged(key: str | None, merged: dict[str, Any]) -> None:
-    if key is None:
-        return
     folder = _folder()
+    if key is None or folder is None:
+        return
     try:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{key}.marshal"

@@ -91,3 +91,15 @@ def test_a_damaged_cache_is_a_miss(repo: GitRepoBuilder) -> None:
     for kept in (user_cache_dir() / "rule-packs").glob("*.marshal"):
         kept.write_bytes(b"")
     assert load_rule_pack(repo.root) == first
+
+
+def test_without_a_home_folder_the_packs_load_uncached(repo: GitRepoBuilder,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    _pack(repo, "ledger_total")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", no_home)
+    assert load_rule_pack(repo.root).pack.general.keywords["ledger"].patterns == ["ledger_total"]
