@@ -39,3 +39,24 @@ def test_random_texts_split_alike() -> None:
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(16)))
         assert identifier_tokens(text) == _word_by_word(text), text
+
+
+def test_security_words_are_found_in_all_the_lines_as_in_each() -> None:
+    from reviewtui.units.line_tags import mask_strings, security_in_lines
+    from reviewtui.units.vocabulary import default_vocabulary
+
+    vocab = default_vocabulary()
+
+    def line_by_line(texts: list[str], strings: bool) -> bool:
+        return any(vocab.security_code.search(t) or not vocab.security_code_tokens.isdisjoint(
+            _word_by_word(t if strings else mask_strings(t))) for t in texts)
+
+    word = sorted(vocab.security_code_tokens)[0]
+    cases = [[], ["x = 1"], [f"{word}_value = 2"], [f"log('{word}')"], ["a = 'open", f"{word}'"],
+             [f"set{word.capitalize()}(x)"], ["\u212a = 1", f"caf\u00e9 = {word}"],
+             [f"x = 'no {word} here'", "y = 2"], ["first", "Second"]]
+    for texts in cases:
+        for strings in (False, True):
+            lines = [(n, t) for n, t in enumerate(texts)]
+            assert security_in_lines(lines, vocab, strings=strings) == line_by_line(
+                texts, strings), (texts, strings)
