@@ -35,8 +35,7 @@ _OPEN_NAMESPACE = re.compile(
     rb"(?m)^(?:inline[ \t]+)?namespace(?:[ \t]+[\w:.\\]+)?[ \t]*\{?[ \t]*(?://.*)?\r?$")
 # Identifiers and pointer marks only: the type of a C definition whose name is on the next line.
 _TYPE_HEAD = re.compile(rb"[A-Za-z_][\w \t*&]*\r?$")
-_ACCESS_LABELS = re.compile(
-    rb"(?m)^[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$")
+_ACCESS_LABEL = rb"[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$"
 _ACCESS_WORDS = (b"public", b"protected", b"private")
 _CLOSERS = (b"}", b"end", b")")
 _OPENERS = (b"(", b"[", b"{", b",")
@@ -109,11 +108,26 @@ class Lines:
                 found.append(row)
         return found
 
+    def _line_starts(self, head: bytes, flags: int = 0) -> list[int]:
+        """Sorted 0-based rows whose text starts with a match of ``head``. A line start is
+        searched as the newline before it: ``re`` scans for a leading literal quickly, where
+        a multi-line ``^`` is tried at every byte (3x slower)."""
+        data = self.data
+        count = data.count
+        found = [0] if re.match(head, data, flags) else []
+        row = position = 0
+        for match in re.finditer(rb"\n" + head, data, flags):
+            start = match.start()
+            row += count(b"\n", position, start)
+            position = start
+            found.append(row + 1)
+        return found
+
     def access_labels(self) -> list[int]:
         """Sorted 0-based rows holding a C++ access label (``public:``), found in one scan."""
         if self._labels is None:
             data = self.data
-            self._labels = (self._matched_rows(_ACCESS_LABELS)
+            self._labels = (self._line_starts(_ACCESS_LABEL, re.MULTILINE)
                             if any(word in data for word in _ACCESS_WORDS) else [])
         return self._labels
 
@@ -121,18 +135,7 @@ class Lines:
         """Sorted 0-based rows that start a block at exactly ``indent`` columns."""
         found = self._starts.get(indent)
         if found is None:
-            data = self.data
-            count = data.count
-            # A line start is searched as the newline before it: ``re`` scans for a leading
-            # literal quickly, where a multi-line ``^`` is tried at every byte (3x slower).
-            head = rb"[ \t]{%d}(?!%s)" % (indent, _NOT_START)
-            found = [0] if re.match(head, data) else []
-            row = position = 0
-            for match in re.finditer(rb"\n" + head, data):
-                start = match.start()
-                row += count(b"\n", position, start)
-                position = start
-                found.append(row + 1)
+            found = self._line_starts(rb"[ \t]{%d}(?!%s)" % (indent, _NOT_START))
             if found and (strings := self._string_rows()):
                 found = [row for row in found if row not in strings]
             self._starts[indent] = found
