@@ -123,7 +123,8 @@ class FastRegex:
         parts = self.parts
         if self._pending:
             self._pending -= 1
-            if not self._pending:
+            if self._pending <= 0:  # (two threads may both get here: the same parts twice)
+                self._pending = 0
                 self.parts = parts = self._prefiltered()
         folded: str | None = None
         for regex, boundary, literals, ignore_case in parts:

@@ -115,6 +115,7 @@ def lowered(text: str) -> str | None:
     global _lowered
     if not text.isascii():
         return None
-    if _lowered[0] is not text:
-        _lowered = (text, text.lower())
-    return _lowered[1]
+    kept = _lowered  # one read: another thread may put its own text in the slot meanwhile
+    if kept[0] is not text:
+        kept = _lowered = (text, text.lower())
+    return kept[1]
