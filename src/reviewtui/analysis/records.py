@@ -156,11 +156,22 @@ class _Builder:
         risks = self._risks.get(t[7])
         if risks is None:
             risks = self._risks[t[7]] = RiskFactors(*t[7])
-        return RuleSuggestion(
+        return _suggestion((
             _LEVELS[t[0]], t[1], _RISKS[t[2]], t[3], requests, matches, factors, risks,
-            _RISKS[t[8]], t[9], t[10], t[11], t[12], t[13], reach=reach, line_signals=t[14],
-            tokens=t[15], skip_reason=t[16],
-        )
+            _RISKS[t[8]], t[9], t[10], t[11], t[12], t[13], reach, t[14], t[15], t[16]))
+
+
+_SUGGESTION_FIELDS = tuple(field.name for field in dataclasses.fields(RuleSuggestion))
+_new = object.__new__
+
+
+def _suggestion(values: tuple[Any, ...]) -> RuleSuggestion:
+    """``RuleSuggestion(*values)`` (every field, in order) without the frozen dataclass'
+    constructor, which sets its 18 fields one ``object.__setattr__`` at a time: its instance
+    dictionary is filled at once (4x faster; 8,000 of them per warm run of a large change)."""
+    made: RuleSuggestion = _new(RuleSuggestion)
+    made.__dict__.update(zip(_SUGGESTION_FIELDS, values, strict=True))
+    return made
 
 
 _BUILDER = _Builder()

@@ -30,7 +30,16 @@ from reviewtui.analysis.records import (
     flat_suggestion,
     rebuilt,
 )
-from reviewtui.git.model import ChangeSet, ChangeStatus, DiffLine, FileChange, Hunk, Side, SideKind
+from reviewtui.git.model import (
+    ChangeSet,
+    ChangeStatus,
+    DiffLine,
+    FileChange,
+    Hunk,
+    Side,
+    SideKind,
+    diff_line,
+)
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.units.model import ReviewUnit
 
@@ -135,22 +144,8 @@ def encode_counted(units: Sequence[ReviewUnit], plain: Mapping[str, RuleSuggesti
 
 def _lines(kinds: str, texts: tuple[str, ...], olds: tuple[int | None, ...],
            news: tuple[int | None, ...]) -> tuple[DiffLine, ...]:
-    """Diff lines built by their slots (about twice as fast as the frozen constructor)."""
-    return tuple(map(_line, kinds, texts, olds, news))
-
-
-_new = object.__new__
-_set_kind, _set_text, _set_old, _set_new = (  # the slots' descriptors
-    getattr(DiffLine, name).__set__ for name in ("kind", "text", "old_no", "new_no"))
-
-
-def _line(kind: str, text: str, old: int | None, new: int | None) -> DiffLine:
-    line: DiffLine = _new(DiffLine)
-    _set_kind(line, kind)
-    _set_text(line, text)
-    _set_old(line, old)
-    _set_new(line, new)
-    return line
+    """Diff lines built by their slots (``git.model.diff_line``)."""
+    return tuple(map(diff_line, kinds, texts, olds, news))
 
 
 def _decode_file(row: tuple[Any, ...]) -> FileChange:

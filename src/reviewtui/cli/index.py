@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, TextIO
 from reviewtui.cli.selectors import selector_from_args
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from reviewtui.models import ReviewIndex
     from reviewtui.rules.scanners import ScanReport
 
@@ -105,13 +107,26 @@ def print_index(index: ReviewIndex, fmt: str, out: TextIO, *, intent: str = "") 
     ``json`` (review_index) or ``planner`` (planner_index)."""
     from reviewtui.units.index import planner_index
 
-    if fmt == "json":
-        out.write(index.model_dump_json(indent=2) + "\n")
-    elif fmt == "planner":
-        out.write(planner_index(index).model_dump_json(indent=2) + "\n")
+    if fmt in ("json", "planner"):
+        write_json(index if fmt == "json" else planner_index(index), out)
     else:
         out.write(_table(index, intent))
     out.flush()
+
+
+def write_json(model: BaseModel, out: TextIO) -> None:
+    """``model`` as indented JSON and a newline. On a UTF-8 stream with a byte buffer (stdout)
+    pydantic's bytes go to the buffer as they are: the same bytes as writing its text, without
+    decoding 10 MB of JSON into a string and encoding it back."""
+    buffer = getattr(out, "buffer", None)
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if buffer is None or encoding != "utf8":
+        out.write(model.model_dump_json(indent=2) + "\n")
+        return
+    data = model.__pydantic_serializer__.to_json(model, indent=2)
+    out.flush()  # what was written as text comes first
+    buffer.write(data)
+    buffer.write(b"\n")
 
 
 def print_scan_summary(report: ScanReport, out: TextIO) -> None:

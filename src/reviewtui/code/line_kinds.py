@@ -171,7 +171,11 @@ def line_kinds(name: str, language: Language, root: Node,
             category, mode = modes[index]
             rows = out.setdefault(category, set())
             for node in nodes:
-                rows.update(r + 1 for r in _rows(node, mode) if wanted is None or r in wanted)
+                covered = _rows(node, mode)
+                if wanted is None:
+                    rows.update(range(covered.start + 1, covered.stop + 1))
+                else:
+                    rows.update([r + 1 for r in wanted.intersection(covered)])
     return {category: frozenset(rows) for category, rows in out.items() if rows}
 
 

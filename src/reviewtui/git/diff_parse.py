@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from reviewtui.errors import GitCommandError, PatchError
-from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
+from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk, diff_line
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _ZERO_OID = re.compile(rb"^0+$")
@@ -154,15 +154,15 @@ def _read_hunk_body(
             i += 1
             continue
         if marker == "+":
-            body.append(DiffLine("+", text, None, new_no))
+            body.append(diff_line("+", text, None, new_no))
             new_no += 1
             new_left -= 1
         elif marker == "-":
-            body.append(DiffLine("-", text, old_no, None))
+            body.append(diff_line("-", text, old_no, None))
             old_no += 1
             old_left -= 1
         elif marker in (" ", ""):
-            body.append(DiffLine(" ", text, old_no, new_no))
+            body.append(diff_line(" ", text, old_no, new_no))
             old_no += 1
             new_no += 1
             old_left -= 1

@@ -56,6 +56,23 @@ class DiffLine:
     new_no: int | None
 
 
+_new = object.__new__
+_set_kind, _set_text, _set_old, _set_new = (  # the slots' descriptors
+    getattr(DiffLine, name).__set__ for name in ("kind", "text", "old_no", "new_no"))
+
+
+def diff_line(kind: str, text: str, old_no: int | None, new_no: int | None) -> DiffLine:
+    """``DiffLine(kind, text, old_no, new_no)``, built through its slots' descriptors: about
+    twice as fast as the frozen dataclass' constructor, for the quarter of a million lines of
+    a large diff (parsed, or read back from a snapshot)."""
+    line: DiffLine = _new(DiffLine)
+    _set_kind(line, kind)
+    _set_text(line, text)
+    _set_old(line, old_no)
+    _set_new(line, new_no)
+    return line
+
+
 @dataclass(frozen=True, slots=True)
 class Hunk:
     old_start: int

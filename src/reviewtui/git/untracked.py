@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import stat
 
-from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
+from reviewtui.git.model import ChangeStatus, FileChange, Hunk, diff_line
 from reviewtui.git.runner import GitRepo
 
 _BINARY_PROBE = 8000
@@ -25,7 +25,7 @@ def addition_hunk(text: str) -> tuple[Hunk, ...]:
     if not missing_newline:
         lines.pop()
     body = tuple(
-        DiffLine("+", line[:-1] if line.endswith("\r") else line, None, number)
+        diff_line("+", line[:-1] if line.endswith("\r") else line, None, number)
         for number, line in enumerate(lines, start=1)
     )
     return (Hunk(0, 0, 1, len(body), "", body, False, missing_newline),)

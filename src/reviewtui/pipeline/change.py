@@ -184,12 +184,13 @@ class LoadedChange:
 
     def review_index(self, scan: ScanReport | None = None) -> ReviewIndex:
         from reviewtui.rules import fill_rule_fields
+        from reviewtui.rules.index_fields import scored_review_index
         from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
         from reviewtui.units import build_review_index
 
-        index = build_review_index(self.change_set, self.units)
         if scan is None:
-            return fill_rule_fields(index, self.suggestions)
+            return scored_review_index(self.change_set, self.units, self.suggestions)
+        index = build_review_index(self.change_set, self.units)
         findings = findings_by_unit(self.units, scan.issues)
         return fill_rule_fields(index, apply_findings(self.suggestions, findings), findings)
 

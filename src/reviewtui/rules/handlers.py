@@ -332,7 +332,7 @@ def _keyword_matches(rules: tuple[RegexRule | WordRule, ...], text: UnitText,
             continue
         if isinstance(item, WordRule):
             prose = item.rule.reads == "all"
-            if not item.prefilter.search(text.lines(item.rule.on, item.rule.reads)):
+            if not item.anywhere(text.lines(item.rule.on, item.rule.reads)):
                 continue  # cheap: no word anywhere, no need for the words view
             common = _words_in(item, text.lines(item.rule.on, "all" if prose else "words"))
             if common:

@@ -10,7 +10,7 @@ each distinct one is validated once and its models are shared (they are never mu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
@@ -22,6 +22,10 @@ from reviewtui.models import (
     ScannerFinding,
 )
 from reviewtui.rules.suggestion import Request, RuleSuggestion
+
+if TYPE_CHECKING:
+    from reviewtui.git.model import ChangeSet
+    from reviewtui.units.model import ReviewUnit
 
 _REQUESTS: TypeAdapter[list[ExtraRequest]] = TypeAdapter(list[ExtraRequest])
 
@@ -67,6 +71,33 @@ def rule_fields(suggestion: RuleSuggestion, validated: _Validated | None = None,
     }
 
 
+def scored_review_index(change_set: ChangeSet, units: list[ReviewUnit],
+                        suggestions: Mapping[str, RuleSuggestion]) -> ReviewIndex:
+    """``fill_rule_fields(build_review_index(change_set, units), suggestions)`` in one pass:
+    each unit's model is validated once with its rule fields, instead of built without them
+    and copied with them (8,000 copies were half the index's time on a large change). The
+    rule fields are valid values of their fields (a confidence is clipped to [0, 1]), so
+    validating them gives what the copy holds."""
+    from reviewtui.units.index import build_review_index
+
+    validated = _Validated()
+
+    def fields(unit: ReviewUnit) -> dict[str, object]:
+        suggestion = suggestions.get(unit.unit_id)
+        return rule_fields(suggestion, validated) if suggestion is not None else {}
+
+    index = build_review_index(change_set, units, fields)
+    summary = index.summary.model_copy(update={"risk_distribution": _distribution(suggestions)})
+    return index.model_copy(update={"summary": summary})
+
+
+def _distribution(suggestions: Mapping[str, RuleSuggestion]) -> dict[str, int]:
+    distribution = {risk: 0 for risk in ("critical", "high", "medium", "low")}
+    for suggestion in suggestions.values():
+        distribution[suggestion.risk.value] += 1
+    return distribution
+
+
 def fill_rule_fields(
     index: ReviewIndex,
     suggestions: Mapping[str, RuleSuggestion],
@@ -82,8 +113,5 @@ def fill_rule_fields(
         if findings is not None:
             update["scanner_issues"] = list(findings.get(unit.unit_id, ()))
         units.append(unit.model_copy(update=update))
-    distribution = {risk: 0 for risk in ("critical", "high", "medium", "low")}
-    for suggestion in suggestions.values():
-        distribution[suggestion.risk.value] += 1
-    summary = index.summary.model_copy(update={"risk_distribution": distribution})
+    summary = index.summary.model_copy(update={"risk_distribution": _distribution(suggestions)})
     return index.model_copy(update={"units": units, "summary": summary})

@@ -59,9 +59,10 @@ def unit_id_for(change: FileChange, hunks: tuple[Hunk, ...]) -> str:
         digest.update(
             f"@{hunk.old_start},{hunk.old_count},{hunk.new_start},{hunk.new_count}\n".encode()
         )
-        for line in hunk.lines:
-            if line.kind != " ":
-                digest.update(f"{line.kind}{line.text}\n".encode("utf-8", "surrogatepass"))
+        # The changed lines in one piece: the digest of a concatenation is that of its parts
+        # fed one by one, and UTF-8 encodes each character on its own.
+        digest.update("".join([f"{line.kind}{line.text}\n" for line in hunk.lines
+                               if line.kind != " "]).encode("utf-8", "surrogatepass"))
     if not hunks:
         digest.update(f"{change.old_blob}\0{change.new_blob}\0{change.old_mode}\0"
                       f"{change.new_mode}".encode())

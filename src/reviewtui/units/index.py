@@ -7,7 +7,9 @@ no diff text, no notes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from reviewtui.git.model import ChangeSet
 from reviewtui.models import (
@@ -24,7 +26,8 @@ from reviewtui.models import (
 from reviewtui.units.model import ReviewUnit
 
 
-def index_unit(unit: ReviewUnit) -> IndexUnit:
+def index_unit(unit: ReviewUnit, extra: Mapping[str, Any] | None = None) -> IndexUnit:
+    """The unit's entry; ``extra``: more of its fields (the rule stage's), validated with it."""
     return IndexUnit(
         unit_id=unit.unit_id,
         file_path=unit.file_path,
@@ -37,10 +40,14 @@ def index_unit(unit: ReviewUnit) -> IndexUnit:
                         hunk_count=unit.hunk_count),
         line_numbers=LineNumbers(new_compact=unit.new_compact, old_compact=unit.old_compact),
         symbols=list(unit.symbols),
+        **(extra or {}),
     )
 
 
-def build_review_index(change_set: ChangeSet, units: list[ReviewUnit]) -> ReviewIndex:
+def build_review_index(change_set: ChangeSet, units: list[ReviewUnit],
+                       extra: Callable[[ReviewUnit], Mapping[str, Any]] | None = None,
+                       ) -> ReviewIndex:
+    """The index of ``units``; ``extra`` gives each unit's further fields (see ``index_unit``)."""
     files: dict[str, str] = {}
     for unit in units:
         files.setdefault(unit.file_path, unit.change_type)
@@ -61,7 +68,7 @@ def build_review_index(change_set: ChangeSet, units: list[ReviewUnit]) -> Review
         files_changed=list(files),
     )
     return ReviewIndex(review_metadata=metadata, summary=summary,
-                       units=[index_unit(u) for u in units])
+                       units=[index_unit(u, extra(u) if extra else None) for u in units])
 
 
 def planner_index(index: ReviewIndex) -> PlannerIndex:

@@ -129,13 +129,13 @@ def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
     """Does any line use a security construct (``eval(``, ``verify=False``: patterns, which may
     read inside strings) or a security word in its code (``password``, not in a message)?
     ``strings``: words in string literals count too (a test's data is what it tests)."""
-    for _, text in lines:
-        if vocab.security_code.search(text):
-            return True
-        words = identifier_tokens(text if strings else mask_strings(text))
-        if vocab.security_code_tokens.intersection(words):
-            return True
-    return False
+    texts = [text for _, text in lines]
+    if any(map(vocab.security_code.search, texts)):
+        return True
+    # The words of all the lines at once: a line break separates words as any other
+    # punctuation does, so these are the words of each line, one after the other.
+    words = identifier_tokens("\n".join(texts if strings else map(mask_strings, texts)))
+    return not vocab.security_code_tokens.isdisjoint(words)
 
 
 def _complete(defs: Sequence[Definition], changed: frozenset[int], kinds: frozenset[str]) -> bool:

@@ -25,6 +25,10 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 def identifier_tokens(text: str) -> list[str]:
     """Split ``getUserPassword`` / ``user_password`` / ``a/b-c.py`` into lower-case words."""
+    if text.isascii():  # the same words in three C calls: camel joints made separators
+        return [word for word in _SPLIT.split(_CAMEL.sub(" ", text).lower()) if word]
+    # Elsewhere a word is split first and lowered after: lowering can turn a separator into a
+    # letter (the Kelvin sign into ``k``).
     words: list[str] = []
     for part in _SPLIT.split(text):
         if part:

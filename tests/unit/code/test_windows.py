@@ -144,3 +144,40 @@ def test_a_comment_at_the_def_column_inside_a_body_does_not_cut_it() -> None:
     assert part is not None
     odd_def = part.enclosing(2)
     assert odd_def is not None and odd_def.name == "odd" and odd_def.end_line == 4
+
+
+def _starts_line_by_line(data: bytes, indent: int) -> list[int]:
+    """Block starts as the multi-line ``^`` regex this module used to scan with found them."""
+    import re
+
+    from reviewtui.code.windows import _NOT_START
+
+    pattern = re.compile(rb"^[ \t]{%d}(?!%s)" % (indent, _NOT_START))
+    strings = Lines(data)._string_rows()
+    return [row for row, line in enumerate(data.split(b"\n"))
+            if pattern.match(line + (b"\n" if row < data.count(b"\n") else b""))
+            and row not in strings]
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"\n", b"x = 1\n", b"def f():\n    return 1\n\n\nclass A:\n    x = 1\n    def g(self):\n"
+    b"        pass\n", b"  \n\tx\r\n  y\r\n    z", b'def f():\n    """\n    prose\n    """\n'
+    b"    return 2\n", b"\n\n    a\n    b\n",
+])
+def test_block_starts_are_found_on_every_row(data: bytes) -> None:
+    for indent in (0, 1, 2, 4, 8):
+        assert Lines(data).starts(indent) == _starts_line_by_line(data, indent), indent
+
+
+def test_access_labels_are_the_rows_of_whole_label_lines() -> None:
+    from reviewtui.code.windows import _access_label
+
+    data = (b"class A {\r\npublic:\r\n  int x;\n private :\n  int y;\n protected slots:\n"
+            b"  void f();\n  public: int z;\n  // private:\n};\npublic:")
+    source = Lines(data)
+    assert source.access_labels() == [3, 5, 10]  # not the CRLF one, nor one with code after
+    assert _access_label(source, 0, 10) == 5
+    assert _access_label(source, 0, 5) == 3
+    assert _access_label(source, 4, 5) is None
+    assert _access_label(source, 0, 11) == 10
+    assert Lines(b"class B:\n    x = 1\n").access_labels() == []

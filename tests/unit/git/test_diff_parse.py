@@ -60,3 +60,17 @@ def test_git_patch_with_rename_and_blob_ids() -> None:
     assert (change.old_path, change.new_path) == ("old.py", "new.py")
     assert change.status.value == "rename"
     assert (change.old_blob, change.new_blob) == ("1111111", "2222222")
+
+
+def test_a_diff_line_built_by_its_slots_is_the_dataclass_itself() -> None:
+    import dataclasses
+
+    from reviewtui.git.model import DiffLine, diff_line
+
+    for args in (("+", "x = 1", None, 3), ("-", "", 7, None), (" ", "\tcontext", 2, 2)):
+        fast, slow = diff_line(*args), DiffLine(*args)
+        assert type(fast) is DiffLine
+        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        assert dataclasses.astuple(fast) == args
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.text = "changed"  # type: ignore[misc]

@@ -35,3 +35,40 @@ def test_the_index_is_what_validation_gives(repo: GitRepoBuilder) -> None:
             assert isinstance(unit.rule_confidence, float)
             assert isinstance(unit.priority_score, float)
             assert (unit.scanner_issues is None) == (scan is None)
+
+
+def test_scoring_while_building_is_building_then_scoring(repo: GitRepoBuilder) -> None:
+    from reviewtui.rules import fill_rule_fields
+    from reviewtui.rules.index_fields import scored_review_index
+    from reviewtui.units import build_review_index
+
+    _change(repo)
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL), use_cache=False)
+    at_once = scored_review_index(loaded.change_set, loaded.units, loaded.suggestions)
+    after = fill_rule_fields(build_review_index(loaded.change_set, loaded.units),
+                             loaded.suggestions)
+    at_once.review_metadata.timestamp = after.review_metadata.timestamp  # built a moment apart
+    assert at_once.model_dump_json(indent=2) == after.model_dump_json(indent=2)
+    assert at_once == after
+    assert any(u.rule_confidence is not None for u in at_once.units)
+
+
+def test_json_goes_out_as_the_models_text(repo: GitRepoBuilder) -> None:
+    import io
+
+    from reviewtui.cli.index import write_json
+
+    _change(repo)
+    index = load_change(repo.root, ChangeSelector(SelectorMode.ALL),
+                        use_cache=False).review_index()
+    text = index.model_dump_json(indent=2) + "\n"
+    for encoding in ("utf-8", "UTF8", "latin-1"):  # a byte buffer takes the bytes
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding=encoding)
+        stream.write("before\n")
+        write_json(index, stream)
+        stream.flush()
+        assert raw.getvalue() == ("before\n" + text).encode(encoding)
+    plain = io.StringIO()  # no buffer: the text
+    write_json(index, plain)
+    assert plain.getvalue() == text

@@ -1,0 +1,141 @@
+"""The literal prefilter of rule regexes (``rules.needles``) only ever skips hopeless searches.
+
+A ``FastRegex`` whose prefilter is on must find exactly what each of its patterns, searched one
+by one with ``re``, finds: the same first pattern, the same match. The inputs are the ones a
+prefilter could get wrong: overlapping patterns, case flags (inline, global, scoped), Unicode
+case folding (the Kelvin sign, the long s, dotted capital I), multi-line anchors, alternations
+with optional branches, repeats that may be empty, and the leading word boundary ``FastRegex``
+checks by hand.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reviewtui.rules.compiled import PREFILTER_AFTER, FastRegex, WordRule
+from reviewtui.rules.needles import lowered, needles
+
+PATTERNS = [
+    r"\bDoS\b",
+    r"(?i)(\bdenial[ -]of[ -]service\b|\bDoS\b|\bCVE-\d{4}-\d+|\bGHSA-|\bvulnerab\w*)",
+    r"(?i)kelvin|strasse",
+    r"^\s*(try\s*[:{]|except\b|raise\b)",
+    r"\b(cursor|conn)\.(execute|executemany)\s*\(",
+    r"\b\w*sql\w*\s*%\s*[(\w]",
+    r"(?i:secret)_key",
+    r"ab?c",
+    r"x(?:yz)*w",
+    r"(?:foo)+bar",
+    r"(a|)bc",
+    r"colou?r",
+    r"ab(cdef)?g",
+    r"\bpickle\.(loads?|Unpickler)\b",
+    r"[A-Z][A-Z0-9_]*_(MAX|LIMIT)\b",
+    r"end$",
+    r"(?m)^import\s+os$",
+    r"(?s)begin.*end",
+    r"(?i)İstanbul",
+]
+TEXTS = [
+    "",
+    "a DoS in the parser",
+    "ReDoS and dos",
+    "fix: Denial of Service in the URL validator (CVE-2024-12345)",
+    "ghsa-xxxx",
+    "the \u212aelvin scale",  # KELVIN SIGN matches (?i)k
+    "STRA\u017fSE",  # LONG S matches (?i)s
+    "\u0130STANBUL and istanbul",  # capital I with dot: lowercases to two characters
+    "    try:\n        x = 1\n    except ValueError:\n        raise",
+    "cursor.execute(sql)",
+    "mycursor.execute(sql)",
+    "raw_sql % (a, b)",
+    "SECRET_key and secret_KEY",
+    "ac abc abbc",
+    "xw xyzyzw xyw",
+    "only xw",
+    "abg",
+    "foofoobar",
+    "bc abc",
+    "color colour",
+    "pickle.loads(data) pickle.Unpickler",
+    "FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_LIMIT",
+    "the end\nnot the end here",
+    "import os\nimport  os  \nimport os",
+    "begin\nmiddle\nend",
+    "caf\u00e9 DoS",
+]
+
+
+def _span(found: re.Match[str] | None) -> tuple[int, int, str] | None:
+    return None if found is None else (found.start(), found.end(), found.group(0))
+
+
+def _reference(patterns: list[str], text: str) -> tuple[int, int, str] | None:
+    """What ``FastRegex`` finds before its prefilter is on (each pattern searched)."""
+    return _span(FastRegex(patterns).search(text))
+
+
+def _prefiltered(patterns: list[str]) -> FastRegex:
+    regex = FastRegex(patterns)
+    for _ in range(PREFILTER_AFTER):  # past the searches made before the prefilter is on
+        regex.search("")
+    return regex
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_each_pattern_finds_what_re_finds(text: str) -> None:
+    for pattern in PATTERNS:
+        assert _span(_prefiltered([pattern]).search(text)) == _reference([pattern], text), (
+            pattern, text)
+        plain = re.compile(pattern, re.MULTILINE).search(text)
+        assert (plain is None) == (_reference([pattern], text) is None), (pattern, text)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_overlapping_patterns_keep_their_order(text: str) -> None:
+    regex = _prefiltered(PATTERNS)
+    assert sum(literals is not None for _, _, literals, _ in regex.parts) >= 14
+    assert _span(regex.search(text)) == _reference(PATTERNS, text)
+    assert _span(regex.search(text.upper())) == _reference(PATTERNS, text.upper())
+
+
+def test_the_needles_are_what_every_match_holds() -> None:
+    assert needles(r"\b(cursor|conn)\.(execute|executemany)\s*\(", re.M) == (
+        ("execute",), False)  # "executemany" holds "execute": one needle says it
+    assert needles(r"(?i)CVE-\d+|GHSA-", re.M) == (("cve-", "ghsa-"), True)
+    assert needles(r"colou?r", 0) == (("colo",), False)
+    assert needles(r"(a|)bc", 0) == (("bc",), False)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"a?", r"\w+", r"(a|\d)", r"(?i:abc)", r"(?P<q>a)?(?(q)b|c)", r"[abc]+", r"(?i)\u212a",
+])
+def test_no_needles_when_none_is_certain(pattern: str) -> None:
+    assert needles(pattern, re.M) is None
+
+
+def test_case_insensitive_needles_need_ascii_text() -> None:
+    assert lowered("ABC") == "abc"
+    assert lowered("\u212a") is None  # the regex runs: the Kelvin sign folds to k
+    regex = _prefiltered([r"(?i)kelvin"])
+    assert regex.search("\u212aELVIN") is not None
+    assert regex.search("celsius") is None
+
+
+def test_word_rules_see_words_as_their_regex_does() -> None:
+    from reviewtui.rules.compiled import KeywordRule, Stage, _keyword, _rule
+
+    body = KeywordRule.model_validate(dict(words=["Token", "auth", "stra\u00dfe"], risk="high",
+                                           context_level="file"))
+    ascii_body = KeywordRule.model_validate(dict(words=["Token", "auth"], risk="high",
+                                                 context_level="file"))
+    rules = [item for b in (body, ascii_body)
+             for item in _keyword(_rule(Stage.KEYWORD, "k", b, False), b)
+             if isinstance(item, WordRule)]
+    assert [rule.ascii_words for rule in rules] == [False, True]
+    for rule in rules:
+        for text in ["", "AUTH_token", "author", "csrf_TOKEN", "\u212aEY", "no match here",
+                     "STRASSE", "stra\u00dfe", "T\u00f6ken auth"]:
+            assert rule.anywhere(text) == (rule.prefilter.search(text) is not None), text

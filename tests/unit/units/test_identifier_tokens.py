@@ -1,0 +1,62 @@
+"""``identifier_tokens`` splits names into lower-case words the same way on any text.
+
+ASCII text takes a shortcut (camel joints turned into separators, the whole text lowered at
+once); it must give exactly the words of splitting on separators, then at camel joints, then
+lowering each word -- which the rest of the text still gets (lowering can turn a separator
+into a letter there: the Kelvin sign becomes ``k``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from reviewtui.units.path_tags import identifier_tokens
+
+_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _word_by_word(text: str) -> list[str]:
+    return [w.lower() for part in _SPLIT.split(text) if part
+            for w in _CAMEL.split(part) if w]
+
+
+@pytest.mark.parametrize("text", [
+    "", "getUserPassword", "user_password", "a/b-c.py", "ABCDef", "a1B2c", "HTTPServerError",
+    "__init__", "x", "  spaced   out  ", "csrf_token = request.COOKIES['csrftoken']",
+    "\u212aelvin", "\u0130stanbul", "stra\u017fse", "caf\u00e9Latte", "\u00e9A", "a\u00e9B",
+])
+def test_words_are_the_word_by_word_split(text: str) -> None:
+    assert identifier_tokens(text) == _word_by_word(text)
+
+
+def test_random_texts_split_alike() -> None:
+    rng = random.Random(28)
+    alphabet = "aZq09_ -./:\u212a\u0130\u017f\u00e9K"
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(16)))
+        assert identifier_tokens(text) == _word_by_word(text), text
+
+
+def test_security_words_are_found_in_all_the_lines_as_in_each() -> None:
+    from reviewtui.units.line_tags import mask_strings, security_in_lines
+    from reviewtui.units.vocabulary import default_vocabulary
+
+    vocab = default_vocabulary()
+
+    def line_by_line(texts: list[str], strings: bool) -> bool:
+        return any(vocab.security_code.search(t) or not vocab.security_code_tokens.isdisjoint(
+            _word_by_word(t if strings else mask_strings(t))) for t in texts)
+
+    word = sorted(vocab.security_code_tokens)[0]
+    cases = [[], ["x = 1"], [f"{word}_value = 2"], [f"log('{word}')"], ["a = 'open", f"{word}'"],
+             [f"set{word.capitalize()}(x)"], ["\u212a = 1", f"caf\u00e9 = {word}"],
+             [f"x = 'no {word} here'", "y = 2"], ["first", "Second"]]
+    for texts in cases:
+        for strings in (False, True):
+            lines = [(n, t) for n, t in enumerate(texts)]
+            assert security_in_lines(lines, vocab, strings=strings) == line_by_line(
+                texts, strings), (texts, strings)
