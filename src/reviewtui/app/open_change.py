@@ -156,22 +156,6 @@ class WorkbenchLoad:
         except (ReviewTuiError, OSError, ValueError):
             return None
 
-    def kept(self) -> LoadedChange | None:
-        """The change in priority order if a snapshot of the commit or range is kept (read
-        in this thread, before the app starts: the workbench then opens on it directly, with
-        no loading view and no swap); None to load it in the app's worker as usual (a
-        working-tree change, no snapshot yet, an error the worker will meet and say)."""
-        from reviewtui.errors import ReviewTuiError
-        from reviewtui.pipeline.loading import kept_change
-
-        if not self._use_cache:
-            return None
-        try:
-            loaded = kept_change(self._path, self._selector)
-            return loaded.with_reach() if loaded is not None else None
-        except ReviewTuiError:
-            return None
-
     def __call__(self, progress: ProgressCallback) -> LoadedChange:
         """The change in priority order (which counts each changed definition's reach).
 

@@ -2,10 +2,10 @@
 
 The app opens at once on a loading view and loads the change in a worker (see
 ``tui.opening_actions``); a change that cannot be loaded (a bad ref, not a repository) ends
-the app and is said here, in one line, like any other command's error. A commit or range
-whose snapshot is kept (``pipeline.snapshot``: it was opened before) is read here instead, in
-a fraction of the app's own start, and the app opens on the workbench itself: a loading view
-would only flash, and swapping it for the workbench costs more than the read.
+the app and is said here, in one line, like any other command's error. (Reading a kept
+commit or range here, before the app, and opening on the workbench itself was tried: the
+first row came no sooner -- the worker's read overlaps Textual's start -- and a large change
+then showed nothing but the opening line for seconds.)
 """
 
 from __future__ import annotations
@@ -83,17 +83,9 @@ def _run_workbench(args: argparse.Namespace) -> int:
         gc.enable()
         return loaded
 
-    pull = args.pr if opened is not None else None
-    kept = opening.kept()  # a commit or range opened before: no loading view needed
-    if kept is not None:
-        opening.stop()
-        gc.freeze()
-        gc.enable()
-        app = ReviewApp(kept, watch=args.watch, description=description,
-                        description_source=source, pull=pull)
-    else:
-        app = ReviewApp(load=load, watch=args.watch, description=description,
-                        description_source=source, pull=pull, theme=opening.theme())
+    app = ReviewApp(load=load, watch=args.watch, description=description,
+                    description_source=source, pull=args.pr if opened is not None else None,
+                    theme=opening.theme())
     try:
         app.run()
     finally:

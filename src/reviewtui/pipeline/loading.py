@@ -134,20 +134,6 @@ def _kept(repo: GitRepo, selector: ChangeSelector, slot: Slot,
                         snapshot=snapshot)
 
 
-def kept_change(path: str | Path | None, selector: ChangeSelector) -> LoadedChange | None:
-    """The commit or range as its snapshot keeps it, without a diff or an analysis; None when
-    no snapshot is kept under its key (or the change is not a commit or a range)."""
-    from reviewtui.git.runner import open_repository
-    from reviewtui.pipeline.snapshot import committed_slot
-
-    repo = open_repository(path)
-    slot = committed_slot(repo, selector)
-    if slot is None or not slot.present:
-        return None
-    kept = _kept(repo, selector, slot, None, True)
-    return None if isinstance(kept, tuple) else kept
-
-
 def snapshot_kept(path: str | Path | None, selector: ChangeSelector) -> bool:
     """Is a snapshot of this commit or range kept under the key it would be read with? Its
     header alone is read (``load_change`` checks the rest)."""
