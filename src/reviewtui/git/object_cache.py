@@ -46,5 +46,6 @@ class ObjectCache:
                           reverse=True)
             for old in kept[self.keep:]:
                 old.unlink(missing_ok=True)
-        except OSError as exc:  # a read-only .git: compute again next time
+        except (OSError, TypeError, ValueError) as exc:  # a read-only .git (compute again
+            # next time), or a value JSON cannot hold
             _log.info("cache %s not written: %s", path.parent, exc)

@@ -5,7 +5,7 @@ folder (13 files, ~1,200 patterns) and the repository's own. Parsing their TOML 
 every run (``tomllib``), more than a warm ``index`` spends on anything else but git -- and the
 workbench pays it twice (its analysis process and itself). The files change only when someone
 edits them, so the merged, validated tables are kept in ``$XDG_CACHE_HOME/reviewtui/rule-packs``
-(marshal: ~2 ms to read), keyed by each file's path, size and modification time; only
+(JSON: ~2 ms to read), keyed by each file's path, size and modification time; only
 ``RulePack.model_validate`` runs again (~7 ms).
 
 A file modified in the last two seconds is not cached (an edit in the same clock tick could
@@ -15,29 +15,26 @@ packs that validated are kept: a broken pack is reported from its file every tim
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import logging
-import marshal
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from reviewtui.config import user_cache_dir
+from reviewtui.git.object_cache import ObjectCache
 
-_log = logging.getLogger(__name__)
 FORMAT = 1
 KEPT = 16  # merged packs kept (one per repository with packs of its own, mostly)
 _RACY = 2.0  # seconds
 
 
-def _folder() -> Path | None:
+def _cache() -> ObjectCache:
     try:
-        return user_cache_dir() / "rule-packs"
+        folder: Path | None = user_cache_dir() / "rule-packs"
     except RuntimeError:  # no home folder to find: no cache
-        return None
+        folder = None
+    return ObjectCache(folder, KEPT)
 
 
 def pack_key(files: Sequence[Path]) -> str | None:
@@ -57,29 +54,10 @@ def pack_key(files: Sequence[Path]) -> str | None:
 
 
 def read_merged(key: str | None) -> dict[str, Any] | None:
-    folder = _folder()
-    if key is None or folder is None:
-        return None
-    try:
-        data = marshal.loads((folder / f"{key}.marshal").read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    return data if isinstance(data, dict) else None
+    merged = _cache().read(key) if key is not None else {}
+    return merged or None
 
 
 def write_merged(key: str | None, merged: dict[str, Any]) -> None:
-    folder = _folder()
-    if key is None or folder is None:
-        return
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{key}.marshal"
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_bytes(marshal.dumps(merged))
-        temporary.replace(path)
-        kept = sorted(folder.glob("*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[KEPT:]:
-            with contextlib.suppress(OSError):
-                old.unlink()
-    except (OSError, ValueError) as exc:  # a read-only cache; a value marshal cannot keep
-        _log.info("rule packs not cached: %s", exc)
+    if key is not None:
+        _cache().write(key, merged)

@@ -44,7 +44,7 @@ def test_a_second_load_parses_no_file(repo: GitRepoBuilder,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     _pack(repo, "ledger_total")
     first = load_rule_pack(repo.root)
-    assert list((user_cache_dir() / "rule-packs").glob("*.marshal"))
+    assert list((user_cache_dir() / "rule-packs").glob("*.json"))
     _no_parsing(monkeypatch)
     second = load_rule_pack(repo.root)
     assert second == first
@@ -70,7 +70,7 @@ def test_a_file_written_this_moment_is_not_kept(repo: GitRepoBuilder,
     path = _pack(repo, "ledger_total")
     path.write_text(_PACK.format(word="ledger_totl"))  # just now: its time may not tell
     load_rule_pack(repo.root)
-    assert not list((user_cache_dir() / "rule-packs").glob("*.marshal"))
+    assert not list((user_cache_dir() / "rule-packs").glob("*.json"))
 
 
 def test_a_broken_pack_is_reported_every_time(repo: GitRepoBuilder) -> None:
@@ -85,10 +85,10 @@ def test_a_broken_pack_is_reported_every_time(repo: GitRepoBuilder) -> None:
 def test_a_damaged_cache_is_a_miss(repo: GitRepoBuilder) -> None:
     _pack(repo, "ledger_total")
     first = load_rule_pack(repo.root)
-    for kept in (user_cache_dir() / "rule-packs").glob("*.marshal"):
+    for kept in (user_cache_dir() / "rule-packs").glob("*.json"):
         kept.write_bytes(b"\x00garbage")
     assert load_rule_pack(repo.root) == first
-    for kept in (user_cache_dir() / "rule-packs").glob("*.marshal"):
+    for kept in (user_cache_dir() / "rule-packs").glob("*.json"):
         kept.write_bytes(b"")
     assert load_rule_pack(repo.root) == first
 
