@@ -43,7 +43,6 @@ class BlameGraph:
     def __init__(self, repo: GitRepo, cache_dir: Path | None) -> None:
         self._repo = repo
         self._objects = cache_dir / "graph" / "objects" if cache_dir is not None else None
-        self._covered: set[str] = set()
 
     def env(self, base: str) -> dict[str, str] | None:
         if self._objects is None:
@@ -53,8 +52,6 @@ class BlameGraph:
             return None
         env = {"GIT_OBJECT_DIRECTORY": str(self._objects),
                "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(store)}
-        if base in self._covered:
-            return env
         try:
             (self._objects / "pack").mkdir(parents=True, exist_ok=True)
             (self._objects / "info").mkdir(exist_ok=True)
@@ -67,7 +64,6 @@ class BlameGraph:
         except (OSError, GitCommandError) as exc:
             _log.info("blame without a commit graph: %s", exc)
             return None
-        self._covered.add(base)
         return env
 
     def _store(self) -> Path | None:
