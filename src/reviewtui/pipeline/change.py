@@ -183,16 +183,14 @@ class LoadedChange:
                          suggestion.risk.value if suggestion else None)
 
     def review_index(self, scan: ScanReport | None = None) -> ReviewIndex:
-        from reviewtui.rules import fill_rule_fields
-        from reviewtui.rules.index_fields import scored_review_index
+        from reviewtui.rules import scored_review_index
         from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
-        from reviewtui.units import build_review_index
 
         if scan is None:
             return scored_review_index(self.change_set, self.units, self.suggestions)
-        index = build_review_index(self.change_set, self.units)
         findings = findings_by_unit(self.units, scan.issues)
-        return fill_rule_fields(index, apply_findings(self.suggestions, findings), findings)
+        return scored_review_index(self.change_set, self.units,
+                                   apply_findings(self.suggestions, findings), findings)
 
     def with_reach(self, *, keep: bool = True,
                    progress: Callable[[int, int], None] | None = None) -> LoadedChange:

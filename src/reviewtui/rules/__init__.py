@@ -2,7 +2,7 @@
 
 Entry point: ``RuleEngine(load_rule_pack(root).pack).evaluate_all(units)`` -> one
 ``RuleSuggestion`` per unit (level, confidence, risk, notes, typed extra requests), written
-into the review index by ``fill_rule_fields``.
+into the review index by ``scored_review_index``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from reviewtui.rules.confidence import (
 )
 from reviewtui.rules.engine import RuleEngine, apply_scanner_findings
 from reviewtui.rules.handlers import RuleContext, RuleHandler
-from reviewtui.rules.index_fields import fill_rule_fields
+from reviewtui.rules.index_fields import scored_review_index
 from reviewtui.rules.packs import LoadedPack, check_pack_file, load_rule_pack
 from reviewtui.rules.registry import register_rule_handler
 from reviewtui.rules.schema import RulePack
@@ -45,8 +45,8 @@ __all__ = [
     "apply_scanner_findings",
     "check_pack_file",
     "confidence",
-    "fill_rule_fields",
     "final_confidence",
     "load_rule_pack",
     "register_rule_handler",
+    "scored_review_index",
 ]

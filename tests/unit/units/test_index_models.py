@@ -38,15 +38,20 @@ def test_the_index_is_what_validation_gives(repo: GitRepoBuilder) -> None:
 
 
 def test_scoring_while_building_is_building_then_scoring(repo: GitRepoBuilder) -> None:
-    from reviewtui.rules import fill_rule_fields
-    from reviewtui.rules.index_fields import scored_review_index
+    from reviewtui.rules.index_fields import rule_fields, scored_review_index
     from reviewtui.units import build_review_index
 
     _change(repo)
     loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL), use_cache=False)
     at_once = scored_review_index(loaded.change_set, loaded.units, loaded.suggestions)
-    after = fill_rule_fields(build_review_index(loaded.change_set, loaded.units),
-                             loaded.suggestions)
+    # the reference: the index built without rule fields, each unit copied with them
+    built = build_review_index(loaded.change_set, loaded.units)
+    after = built.model_copy(update={
+        "units": [u.model_copy(update=rule_fields(loaded.suggestions[u.unit_id]))
+                  for u in built.units],
+        "summary": built.summary.model_copy(update={"risk_distribution": {
+            risk: sum(s.risk.value == risk for s in loaded.suggestions.values())
+            for risk in ("critical", "high", "medium", "low")}})})
     at_once.review_metadata.timestamp = after.review_metadata.timestamp  # built a moment apart
     assert at_once.model_dump_json(indent=2) == after.model_dump_json(indent=2)
     assert at_once == after
