@@ -12,6 +12,8 @@ from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.screens.help import HelpScreen
 from reviewtui.tui.screens.requests_modal import RequestsModal
 from reviewtui.tui.widgets.chat_pane import ChatPane
+from reviewtui.tui.widgets.detail_pane import DetailPane
+from reviewtui.tui.widgets.key_footer import KeyFooter
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
 
@@ -240,3 +242,33 @@ async def test_the_fix_keys_are_in_the_footer_and_the_help(repo: GitRepoBuilder,
         listed = dict(app.screen.keys)
         assert "a applies it, u undoes it, y copies the patch" in listed["ctrl+f"]
         assert listed["u"].startswith("undo the fix applied to the finding")
+
+
+async def test_the_footer_keeps_its_keys_until_they_change(repo: GitRepoBuilder,
+                                                           tmp_path: Path) -> None:
+    """The footer composes its keys again only when what it shows changes: a bindings
+    update and a focus move between panes that share their keys keep the same key widgets,
+    while the chat input (whose keys differ) gets its own."""
+    app = _app(_repo(repo), tmp_path / "s.sqlite3")
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        keys = list(footer.query("FooterKey"))
+        assert [k.key for k in keys][:3] == ["question_mark", "q", "c"]
+        app.refresh_bindings()  # the bindings "changed" to the same keys
+        await pilot.pause()
+        assert list(footer.query("FooterKey")) == keys  # the same widgets, not new ones
+        app.query_one(DetailPane).focus()  # another pane, the same keys
+        await pilot.pause()
+        assert list(footer.query("FooterKey")) == keys
+        await pilot.press("c")  # the chat input: its own first key
+        await pilot.pause()
+        shown = [(k.key, k.description) for k in footer.query("FooterKey")]
+        assert shown[0] == ("escape", "leave chat")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert ("escape", "leave chat") not in [(k.key, k.description)
+                                                for k in footer.query("FooterKey")]
+        await pilot.click("FooterKey.-compact", offset=(1, 0))  # the first key, clickable
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "HelpScreen"
