@@ -33,7 +33,7 @@ from reviewtui.eval.szz import BugOrigin, find_origin
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
-SZZ_VERSION = 1  # bump when mining or blaming changes what a record says
+SZZ_VERSION = 2  # bump when mining or blaming changes what a record says (2: "Closes #N")
 NOT_A_CANDIDATE = "not 1-3 source files with a few dozen removed lines"
 
 

@@ -48,6 +48,7 @@ _TIMEOUT = 60.0
 _RECENT = 30 * 24 * 3600
 _KEEP = 16
 _WHY = "evidence"  # the cache's key of the evidence (unit ids start with "u_")
+_CACHE_VERSION = 2  # bump when what makes a feature changes (2: "Closes #N" is no fix)
 MAX_FILES = 100  # files blamed per change, the most changed first; the rest get no history
 _HALF_LIFE = 182 * 24 * 3600
 # blame walks history back until every line has its commit: on a long history (SymPy, 60k
@@ -269,7 +270,8 @@ class LineHistory:
         zero = {u.unit_id: dict.fromkeys(FEATURES, 0.0) for u in units}
         if base is None or self._repo.is_shallow():
             return zero  # a shallow clone's blame ends at its cut: it would say nothing true
-        cached = self._cache.read(base)
+        key = f"{base}-{_CACHE_VERSION}"
+        cached = self._cache.read(key)
         why = cached.setdefault(_WHY, {})
         missing = [u for u in units if u.unit_id not in cached or u.unit_id not in why
                    or len(cached[u.unit_id]) != len(FEATURES)]
@@ -277,7 +279,7 @@ class LineHistory:
             features, evidence = self._compute(base, missing)
             cached.update(features)
             why.update(evidence)
-            self._cache.write(base, cached)
+            self._cache.write(key, cached)
         self.evidence = {u.unit_id: why[u.unit_id] for u in units if why.get(u.unit_id)}
         return {u.unit_id: cached.get(u.unit_id, zero[u.unit_id]) for u in units}
 

@@ -27,7 +27,10 @@ def test_fix_messages_are_told_from_typos_docs_bumps_and_reverts() -> None:
         assert matcher.is_fix(message), message
     for message in ("fix typo in README", "Fix docs for install", "fix formatting",
                     "Fix lint errors", "fix type hints", "Bump version to 1.2", "Revert \"Fix x\"",
-                    "Merge branch 'fix-x'", "Add a prefix option", "fix mypy errors"):
+                    "Merge branch 'fix-x'", "Add a prefix option", "fix mypy errors",
+                    # a pull request's number on every merged commit (curl's convention)
+                    "GHA: update dependency fil-c to v0.684\n\nCloses #19512",
+                    "lib: new easy option string storage\n\nResolves: acme/shop#7"):
         assert not matcher.is_fix(message), message
     assert issue_refs("x\n\nFixes #12\nCloses GH-7") == ["#12", "GH-7"]
 

@@ -135,7 +135,7 @@ def test_commit_facts_are_read_once_and_kept(repo: GitRepoBuilder, tmp_path: Pat
     repo.write("a.py", "a = 1\n")
     repo.commit("first")
     repo.write("a.py", "a = 2\n")
-    repo.commit("Adjust a\n\nCloses #3")
+    repo.commit("Adjust a\n\nFixes #3")
     shas = _commits(repo)
     cache = tmp_path / "history"
     facts = CommitFacts(open_repository(repo.root), cache).lookup(shas)
