@@ -76,6 +76,22 @@ SNIPPETS: dict[str, tuple[str, dict[int, set[str]]]] = {
         "    return Ok(y * 2);\n"              # 6
         "}\n",
         {2: {"control", "compare"}, 3: {"error"}, 6: {"return", "arith"}}),
+    # C's error handling: the jump to the cleanup label, a negative return, abort()
+    "c": (
+        "int f(char *p, int n) {\n"            # 1
+        "  if(!p)\n"                           # 2
+        "    goto fail;\n"                     # 3
+        "  if(n < 0)\n"                        # 4
+        "    return -EINVAL;\n"                # 5
+        "  if(n > 9) return -1;\n"             # 6
+        "  n = n - 1;\n"                       # 7
+        "  abort();\n"                         # 8
+        "fail:\n"                              # 9
+        "  return 0;\n"                        # 10
+        "}\n",
+        {2: {"control"}, 3: {"error"}, 4: {"control", "compare"}, 5: {"error", "return"},
+         6: {"control", "compare", "error", "return"}, 7: {"arith"}, 8: {"error"},
+         10: {"return"}}),
 }
 
 
