@@ -66,3 +66,40 @@ def test_a_test_file_sinks_further_than_the_learned_part_can_lift(
     assert abs(sum(parts) - learned) <= 0.5, out  # the shown parts add up to it
     assert max(u["priority_score"] for u in units if u["file_path"].startswith("lib/")) > (
         test["priority_score"])
+
+
+AUTH = ("def check_{n}(user, password):\n    if user.token {op} password:\n"
+        "        return True\n    return False\n")
+
+
+def test_a_risk_class_most_of_the_change_shares_counts_less(repo: GitRepoBuilder,
+                                                          cli: CliRunner) -> None:
+    """Four of five units are high: their class tells little about which to read first, so
+    their risk points are cut (and ``rules explain`` says why); one high unit among ten keeps
+    its points."""
+    names = ("login", "session", "token", "password")
+    for n in names:
+        repo.write(f"auth_{n}.py", AUTH.format(n=n, op="=="))
+    for i in range(9):
+        repo.write(f"util_{i}.py", f"def tidy_{i}(text):\n    return text.strip()\n")
+    repo.commit("base")
+    for n in names:
+        repo.write(f"auth_{n}.py", AUTH.format(n=n, op="!="))
+    repo.write("util_0.py", "def tidy_0(text):\n    return text.strip().lower()\n")
+
+    units = cli("index", "--json", "--sort", "priority", repo.root).json()["units"]
+    high = [u for u in units if u["agent_decision"]["priority"] == "high"]
+    assert len(high) == 4 and len(units) == 5
+    out = cli("rules", "explain", high[0]["unit_id"], repo.root).out
+    assert " + shared_risk -30 + " in out
+    assert ("shared_risk: 60% or more of this change's units are high or critical, so its high "
+            "class says less about what to read first (-30 of its 30 risk points)") in out
+
+    repo.commit("tighten the checks")
+    repo.write("auth_login.py", AUTH.format(n="login", op="is"))
+    for i in range(9):
+        repo.write(f"util_{i}.py", f"def tidy_{i}(text):\n    return text.strip().upper()\n")
+    units = cli("index", "--json", "--sort", "priority", repo.root).json()["units"]
+    (alone,) = [u for u in units if u["agent_decision"]["priority"] == "high"]
+    assert len(units) == 10 and units[0] == alone  # 10% high: no cut, still read first
+    assert "shared_risk" not in cli("rules", "explain", alone["unit_id"], repo.root).out

@@ -12,6 +12,7 @@ from pathlib import Path
 from reviewtui.rules.confidence import RISK_BONUS
 from reviewtui.rules.engine import RuleEngine
 from reviewtui.rules.packs import learned_source
+from reviewtui.rules.priority import RISK_POINTS, SHARED_RISK_FLOOR, SHARED_RISK_SLOPE
 from reviewtui.rules.schema import LearnedRule
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.units.model import ReviewUnit
@@ -41,9 +42,26 @@ def _risk_lines(suggestion: RuleSuggestion) -> list[str]:
     return lines
 
 
+def shared_risk_line(suggestion: RuleSuggestion) -> str | None:
+    """Why a unit's risk points were cut (``rules.priority.shared_risk_cut``), if they were."""
+    cut = -dict(suggestion.priority_parts).get("shared_risk", 0.0)
+    if not cut:
+        return None
+    points = RISK_POINTS[suggestion.risk]
+    fraction = cut / points
+    share = ("60% or more" if fraction >= 1 else
+             f"{round(100 * (SHARED_RISK_FLOOR + fraction / SHARED_RISK_SLOPE))}%")
+    return (f"shared_risk: {share} of this change's units are high or critical, so its "
+            f"{suggestion.risk.value} class says less about what to read first "
+            f"(-{cut:g} of its {points:g} risk points)")
+
+
 def _priority_lines(suggestion: RuleSuggestion) -> list[str]:
     parts = " + ".join(f"{name} {points:g}" for name, points in suggestion.priority_parts)
     lines = [f"  role: {suggestion.role}", f"  {parts} = {suggestion.priority_score:g}"]
+    shared = shared_risk_line(suggestion)
+    if shared:
+        lines.append(f"  {shared}")
     if suggestion.reach is not None:
         lines.append(f"  reach: {suggestion.reach} other files use its definitions")
     else:

@@ -63,7 +63,7 @@ def priority_order(repo: GitRepo, change_set: ChangeSet, units: Sequence[ReviewU
     """Every unit's suggestion with its reach (the files that use a changed public
     definition) and its learned part counted."""
     from reviewtui.context.search.reach import ReachCounter
-    from reviewtui.rules.priority import reach_points, with_reach
+    from reviewtui.rules.priority import SHARED_RISK, reach_points, with_reach
     from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import load_weights, rule_features
 
@@ -76,6 +76,9 @@ def priority_order(repo: GitRepo, change_set: ChangeSet, units: Sequence[ReviewU
     features, evidence = triage_features(repo, change_set, units, suggestions, keep=keep,
                                          progress=progress)
     counted = dict(suggestions)
+    high = sum(1 for u in units if (s := suggestions.get(u.unit_id)) is not None
+               and s.risk in SHARED_RISK)
+    high_share = high / len(units) if units else 0.0
     for unit in units:
         suggestion = counted.get(unit.unit_id)
         if suggestion is None:
@@ -87,7 +90,7 @@ def priority_order(repo: GitRepo, change_set: ChangeSet, units: Sequence[ReviewU
         tokens = (suggestion.tokens.split() if suggestion.line_signals
                   else unit_tokens(unit)) if weights.tokens else ()
         counted[unit.unit_id] = with_reach(
-            suggestion, len(users), weights.points(features[unit.unit_id], tokens))
+            suggestion, len(users), weights.points(features[unit.unit_id], tokens), high_share)
     return PriorityOrder(counted, features, evidence)
 
 
@@ -96,12 +99,15 @@ def priority_reasons(unit: ReviewUnit, suggestion: RuleSuggestion,
                      root: Path) -> tuple[str, ...]:
     """Why a unit stands where it does in the priority order: its parts, then the learned
     part feature by feature with the line (or the commits) that gave it."""
-    from reviewtui.rules.explain import learned_lines
+    from reviewtui.rules.explain import learned_lines, shared_risk_line
     from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import load_weights
 
     parts = " + ".join(f"{name} {points:g}" for name, points in suggestion.priority_parts)
     reasons = [f"{suggestion.priority_score:g} = {parts}"]
+    shared = shared_risk_line(suggestion)
+    if shared:
+        reasons.append(shared)
     if features:
         weights, path = load_weights(root)
         reasons += [line.strip() for line in learned_lines(

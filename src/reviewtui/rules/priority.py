@@ -13,6 +13,11 @@ The priority is a score out of about 100, made of parts that ``rules explain`` l
 * **reach** — files that use a changed public definition, logarithmic, at most 10; it needs a
   project-wide search, so it is counted only where the order is used (``index --sort
   priority``, the workbench, the planner, the bundle budget) and is ``None`` elsewhere;
+* **shared_risk** — counted with the reach: when many units of one change are high or
+  critical, their class says less about which to read first, so a high or critical unit's risk
+  points are cut by ``shared_risk_cut`` of the change's high share (none up to 10 %, all of
+  them from 60 %). On SZZ's bugs in changes of 10+ units it lifted every group of projects a
+  little and none down (``benchmarks/README.md``, session 11);
 * **learned** — the learned model's part (``rules.triage_model``), counted with the reach: what
   the changed lines do and where the unit stands in its change, weighted by weights fitted on
   real bug-introducing commits.
@@ -27,7 +32,7 @@ from dataclasses import dataclass, replace
 from reviewtui.rules.compiled import RISK_RANK, Stage
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.schema import RoleRule
-from reviewtui.rules.suggestion import RuleMatch, RuleSuggestion
+from reviewtui.rules.suggestion import CHANGE_PARTS, RuleMatch, RuleSuggestion
 
 RISK_POINTS = {RiskLevel.CRITICAL: 40.0, RiskLevel.HIGH: 30.0, RiskLevel.MEDIUM: 15.0,
                RiskLevel.LOW: 0.0}
@@ -36,6 +41,11 @@ MAX_SIGNALS = 3
 CONFIDENCE_POINTS = 10.0
 MAX_SIZE_POINTS = 8.0
 MAX_REACH_POINTS = 10.0
+# The share of a change's units that are high or critical above which their risk points are
+# cut, and how fast: chosen by leave-one-project-out on the development projects only.
+SHARED_RISK_FLOOR = 0.1
+SHARED_RISK_SLOPE = 2.0
+SHARED_RISK = frozenset({RiskLevel.HIGH, RiskLevel.CRITICAL})
 _BEHAVIOUR_STAGES = frozenset({Stage.DECORATOR, Stage.KEYWORD, Stage.PATTERN})
 
 
@@ -105,12 +115,22 @@ def reach_points(reach: int) -> float:
     return round(min(MAX_REACH_POINTS, 3.0 * math.log2(1 + reach)), 1)
 
 
-def with_reach(suggestion: RuleSuggestion, reach: int,
-               learned: float | None = None) -> RuleSuggestion:
-    """``suggestion`` whose priority also counts ``reach`` (files using its definitions) and,
+def shared_risk_cut(high_share: float) -> float:
+    """The share of a high or critical unit's risk points cut when ``high_share`` of its
+    change's units are high or critical."""
+    return min(1.0, SHARED_RISK_SLOPE * max(0.0, high_share - SHARED_RISK_FLOOR))
+
+
+def with_reach(suggestion: RuleSuggestion, reach: int, learned: float | None = None,
+               high_share: float = 0.0) -> RuleSuggestion:
+    """``suggestion`` whose priority also counts ``reach`` (files using its definitions), the
+    cut of its risk points when ``high_share`` of its change is high or critical too and,
     given, the learned model's points (``rules.triage_model``)."""
-    parts = tuple(p for p in suggestion.priority_parts if p[0] not in ("reach", "learned"))
+    parts = tuple(p for p in suggestion.priority_parts if p[0] not in CHANGE_PARTS)
     parts = (*parts, ("reach", reach_points(reach)))
+    cut = shared_risk_cut(high_share) if suggestion.risk in SHARED_RISK else 0.0
+    if cut:
+        parts = (*parts, ("shared_risk", -round(cut * RISK_POINTS[suggestion.risk], 1)))
     if learned is not None:
         parts = (*parts, ("learned", learned))
     return replace(suggestion, priority_parts=parts, reach=reach)

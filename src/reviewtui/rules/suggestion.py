@@ -9,6 +9,10 @@ from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import Rule
 from reviewtui.rules.confidence import ConfidenceFactors, RiskFactors, RiskLevel
 
+# The priority parts counted for the whole change (``rules.priority.with_reach``), not by the
+# per-file rules: reach, the cut of a risk class many units share, the learned part.
+CHANGE_PARTS = ("reach", "shared_risk", "learned")
+
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -61,11 +65,10 @@ class RuleSuggestion:
 
     def uncounted(self) -> RuleSuggestion:
         """This suggestion as the rules gave it: without reach and the learned part."""
-        if self.reach is None and not any(p[0] in ("reach", "learned")
-                                          for p in self.priority_parts):
+        if self.reach is None and not any(p[0] in CHANGE_PARTS for p in self.priority_parts):
             return self
         return replace(self, reach=None, priority_parts=tuple(
-            p for p in self.priority_parts if p[0] not in ("reach", "learned")))
+            p for p in self.priority_parts if p[0] not in CHANGE_PARTS))
 
     @property
     def priority(self) -> str:

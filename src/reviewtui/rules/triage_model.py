@@ -99,7 +99,9 @@ def rule_features(suggestion: RuleSuggestion, reach: float | None = None) -> dic
     parts = dict(suggestion.priority_parts)
     if reach is not None:
         parts["reach"] = reach
-    base = sum(p for name, p in parts.items() if name != "learned")
+    # as the weights were fitted: the base without the parts counted for the whole change
+    # after the reach (the cut of a shared risk class, the learned part)
+    base = sum(p for name, p in parts.items() if name not in ("shared_risk", "learned"))
     return {
         "rule_risk": parts.get("risk", 0.0) / 40.0,
         "rule_signals": parts.get("signals", 0.0) / (SIGNAL_POINTS * MAX_SIGNALS),

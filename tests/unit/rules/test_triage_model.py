@@ -336,3 +336,30 @@ def test_the_words_of_a_message_are_no_tokens(repo: GitRepoBuilder) -> None:
     tokens = set(unit_tokens(unit))
     assert {"+log", "+info", "+job", "-job"} <= tokens  # `job` the variable, not the word
     assert not tokens & {"+starts", "-starting", "+s", "+%", "-%"}, tokens
+
+
+def test_a_shared_risk_class_cuts_risk_points_but_not_what_the_weights_read(
+        repo: GitRepoBuilder) -> None:
+    from reviewtui.rules.priority import shared_risk_cut, with_reach
+    from reviewtui.rules.triage_model import rule_features
+
+    body = "def check(user, password):\n    return user.token {} password\n"
+    repo.write("auth_login.py", body.format("=="))
+    repo.write("util.py", "def tidy(text):\n    return text.strip()\n")
+    repo.commit("base")
+    repo.write("auth_login.py", body.format("!="))
+    repo.write("util.py", "def tidy(text):\n    return text\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL))
+    by_file = {u.file_path: loaded.suggestions[u.unit_id] for u in loaded.units}
+    high, medium = by_file["auth_login.py"], by_file["util.py"]
+    assert high.risk.value == "high" and medium.risk.value != "high"
+    # none up to a tenth of the change, all of it from 60 %
+    assert [round(shared_risk_cut(s), 6) for s in (0.0, 0.1, 0.35, 0.6, 1.0)] == [
+        0.0, 0.0, 0.5, 1.0, 1.0]
+    kept, cut = with_reach(high, 0, 1.0), with_reach(high, 0, 1.0, high_share=0.35)
+    assert dict(cut.priority_parts)["shared_risk"] == -15.0
+    assert cut.priority_score == kept.priority_score - 15
+    # the learned part reads the rule parts as it was fitted on them, without the cut
+    assert rule_features(cut) == rule_features(kept)
+    assert cut.uncounted() == kept.uncounted() == high.uncounted()
+    assert "shared_risk" not in dict(with_reach(medium, 0, 1.0, high_share=0.9).priority_parts)
