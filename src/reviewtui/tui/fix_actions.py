@@ -12,14 +12,17 @@ state (``fixed`` when its lines changed) follow at once.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from textual import on, work
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.sessions.review_records import StoredFinding
 from reviewtui.tui.review_actions import ReviewActions
 from reviewtui.tui.screens.fix_modal import FixChoice, FixModal
 from reviewtui.tui.widgets.chat_pane import ChatPane
+
+if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
+    from reviewtui.sessions.review_records import StoredFinding
 
 
 class FixActions(ReviewActions):

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.models import Allocation, ContextBundle
-from reviewtui.pipeline import make_planner
-from reviewtui.plan import FusedPlan, plan_change
-from reviewtui.sessions.records import RoundRecord
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.widgets.chat_input import ChatInput
 from reviewtui.tui.widgets.chat_pane import ChatPane
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
+
+    from reviewtui.models import Allocation, ContextBundle
+    from reviewtui.plan import FusedPlan
+    from reviewtui.sessions.records import RoundRecord
 
 FIX_COMMAND = "/fix"  # in the chat: a fix for the selected finding (as the fix key)
 
@@ -35,6 +35,9 @@ class ModelActions(WorkbenchBase):
 
     @work(thread=True, exclusive=True, group="planner")
     def _plan_worker(self, cancel: threading.Event) -> None:
+        from reviewtui.pipeline import make_planner
+        from reviewtui.plan import plan_change
+
         planner, why = make_planner(self.loaded.settings, cancel=cancel)
         try:
             plan = plan_change(self.loaded.review_index(), planner,

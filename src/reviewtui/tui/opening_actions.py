@@ -7,6 +7,11 @@ back at most ten times a second, with the units finished since), then the priori
 counted. When the change is ready the loading view gives way to the workbench, with the unit
 the person moved the cursor to still selected. ``q`` quits at any time: the next report from
 the analysis ends the worker.
+
+The loading view needs Textual alone: the workbench's own models (the plan, the session and
+its store, the triage, the pipeline; pydantic under them) are imported by the worker, first
+thing, while the forked analysis runs on the other core -- not by the app module before the
+first paint (``tests/unit/test_startup_imports.py`` pins it).
 """
 
 from __future__ import annotations
@@ -27,6 +32,19 @@ if TYPE_CHECKING:
     from reviewtui.analysis.progress import AnalysisProgress
 
 REPORT_EVERY = 0.1  # seconds between two progress messages from the worker
+
+
+def import_workbench_models() -> None:
+    """Import what the workbench works with once the change is loaded (its rows, session,
+    plan, store; ~0.5 s of pydantic models and pipeline code): in the loading worker, after
+    the loading view is on screen and beside the forked analysis."""
+    import reviewtui.git.intent_text
+    import reviewtui.llm
+    import reviewtui.pipeline
+    import reviewtui.tui.render_review
+    import reviewtui.tui.session
+    import reviewtui.tui.themes
+    import reviewtui.tui.triage  # noqa: F401
 
 
 class LoadingCancelled(Exception):
@@ -108,6 +126,7 @@ class OpeningActions(WorkbenchBase):
         assert load is not None
         reporter = _Reporter(self)
         try:
+            import_workbench_models()
             loaded = load(reporter)
             reporter.flush()
             opened = Opened.build(loaded, self.store_path, self.description_text,
