@@ -97,9 +97,12 @@ class WorkbenchBase(App[None]):
     def __init__(self, loaded: LoadedChange | None = None, *, store_path: Path | None = None,
                  watch: bool = False, description: str | None = None,
                  load: Loader | None = None, pull: str | None = None,
-                 description_source: str = "--description", theme: str | None = None) -> None:
+                 description_source: str = "--description",
+                 theme: str | Callable[[], str | None] | None = None) -> None:
         super().__init__()
-        self.theme_hint = theme  # the settings' theme, read before loading (opening_actions)
+        # The settings' theme, set before loading (opening_actions); a callable reads it
+        # once the loading view is on screen (the settings' models are not needed before).
+        self.theme_hint = theme
         if loaded is None and load is None:
             raise ValueError("the workbench needs a loaded change or a way to load one")
         self.pull = pull  # --pr's pull request: X can publish the review to it

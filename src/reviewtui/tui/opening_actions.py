@@ -91,8 +91,9 @@ class OpeningActions(WorkbenchBase):
     def _after_first_paint(self) -> None:
         """Once the loading view is on screen: the settings' theme, then the load (which
         holds the GIL in long stretches: a warm change is read from the cache at once)."""
-        if self.theme_hint is not None:
-            self._open_in_theme(self.theme_hint)
+        hint = self.theme_hint() if callable(self.theme_hint) else self.theme_hint
+        if hint is not None:
+            self._open_in_theme(hint)
         self._opening_worker()
 
     def _open_in_theme(self, requested: str) -> None:
