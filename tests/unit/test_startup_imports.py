@@ -60,6 +60,10 @@ WORKBENCH_MODELS = ("reviewtui.plan", "reviewtui.sessions", "reviewtui.pipeline"
                     "reviewtui.models", "reviewtui.llm", "reviewtui.forge",
                     "reviewtui.git.intent", "reviewtui.git.intent_text", "reviewtui.tui.session",
                     "reviewtui.tui.triage", "pydantic", "pydantic_core")
+# The chat's widgets (a TextArea, grapheme clusters through ``regex``): composed with the
+# workbench, after loading.
+CHAT_WIDGETS = ("reviewtui.tui.widgets.chat_pane", "reviewtui.tui.widgets.chat_input",
+                "reviewtui.tui.text_cursor", "regex")
 
 
 def _is_stage(name: str) -> bool:
@@ -94,7 +98,8 @@ def test_the_lists_name_real_modules() -> None:
     assert {"reviewtui.rules.scanners.runner", "reviewtui.rules.scanners.registry",
             "reviewtui.rules.scanners.python_tools", "reviewtui.rules.scanners.semgrep_tool",
             } <= set(SCANNERS)
-    for name in LAZY_MODULES + LAZY_PACKAGES + PIPELINE_STAGES[2:] + WORKBENCH_MODELS[:-2]:
+    for name in (LAZY_MODULES + LAZY_PACKAGES + PIPELINE_STAGES[2:] + WORKBENCH_MODELS[:-2]
+                 + CHAT_WIDGETS[:-1]):
         relative = name.split(".")[1:]
         assert ((PACKAGE.joinpath(*relative).with_suffix(".py")).is_file()
                 or (PACKAGE.joinpath(*relative) / "__init__.py").is_file()), name
@@ -112,6 +117,7 @@ def test_the_loading_view_paints_before_the_workbench_models_load() -> None:
     workbench's models; the loading worker's first step imports them all."""
     modules, _ = _modules_after("import reviewtui.tui.app")
     assert [m for m in modules if _is_workbench_model(m)] == []
+    assert [m for m in modules if m in CHAT_WIDGETS] == []
     modules, _ = _modules_after("import reviewtui.tui.app\n"
                                 "from reviewtui.tui.opening_actions import "
                                 "import_workbench_models\n"

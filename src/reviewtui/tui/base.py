@@ -25,7 +25,6 @@ from textual.worker import Worker, WorkerState
 from reviewtui.tui import status
 from reviewtui.tui.jobs import LLMJobs
 from reviewtui.tui.keys import ACTIONS, resolve_keys
-from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
@@ -40,6 +39,7 @@ if TYPE_CHECKING:  # the change's models load with the change, in the loading wo
     from reviewtui.sessions.review_records import ReviewVerdict
     from reviewtui.tui.session import TuiSession
     from reviewtui.tui.triage import Filter, Row, Triage
+    from reviewtui.tui.widgets.chat_pane import ChatPane
 
 FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
                  "prev_file": "file", "level_1": "level", "level_2": "level",
@@ -277,7 +277,14 @@ class WorkbenchBase(App[None]):
         self.refresh_rows()
         self.set_status(f"filter: {text}" if text else "")
 
+    @property
+    def chat_pane(self) -> ChatPane:
+        """The chat (imported when first used: it is not on the loading view)."""
+        from reviewtui.tui.widgets.chat_pane import ChatPane
+
+        return self.query_one(ChatPane)
+
     def _open_chat(self, visible: bool) -> None:
         """Open or close the chat; open, it takes the room the detail pane had (see .tcss)."""
-        self.query_one(ChatPane).set_class(visible, "visible")
+        self.chat_pane.set_class(visible, "visible")
         self.screen.set_class(visible, "-chat")
