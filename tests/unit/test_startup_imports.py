@@ -124,7 +124,7 @@ def test_the_loading_view_paints_before_the_workbench_models_load() -> None:
                                 "import_workbench_models()")
     assert {"reviewtui.plan", "reviewtui.sessions.store", "reviewtui.pipeline",
             "reviewtui.tui.session", "reviewtui.tui.triage", "reviewtui.tui.themes",
-            "pydantic"} <= set(modules)
+            "pydantic", *CHAT_WIDGETS} <= set(modules)
     assert [m for m in modules if _is_lazy(m)] == []  # the model client still waits
 
 

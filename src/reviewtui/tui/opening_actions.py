@@ -36,15 +36,17 @@ REPORT_EVERY = 0.1  # seconds between two progress messages from the worker
 
 def import_workbench_models() -> None:
     """Import what the workbench works with once the change is loaded (its rows, session,
-    plan, store; ~0.5 s of pydantic models and pipeline code): in the loading worker, after
-    the loading view is on screen and beside the forked analysis."""
+    plan, store; ~0.5 s of pydantic models and pipeline code) and the chat it composes: in
+    the loading worker, after the loading view is on screen and beside the forked analysis,
+    so that neither the first paint nor the swap to the workbench waits for them."""
     import reviewtui.git.intent_text
     import reviewtui.llm
     import reviewtui.pipeline
     import reviewtui.tui.render_review
     import reviewtui.tui.session
     import reviewtui.tui.themes
-    import reviewtui.tui.triage  # noqa: F401
+    import reviewtui.tui.triage
+    import reviewtui.tui.widgets.chat_pane  # noqa: F401
 
 
 class LoadingCancelled(Exception):
