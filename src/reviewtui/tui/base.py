@@ -92,7 +92,7 @@ class WorkbenchBase(App[None]):
     loaded: LoadedChange
     session: TuiSession
     triage: Triage
-    filter: Filter  # the ``/`` filter's terms: none when the change is adopted
+    filter: Filter  # the ``/`` filter (no terms when a change is adopted)
 
     def __init__(self, loaded: LoadedChange | None = None, *, store_path: Path | None = None,
                  watch: bool = False, description: str | None = None,
