@@ -151,10 +151,22 @@ async def test_the_workbench_load_of_the_command_line(repo: GitRepoBuilder,
         assert not opening.background.alive
 
 
-async def _events_of_opening(root: Path, store: Path, theme: str | None,
+async def _events_of_opening(root: Path, store: Path,
+                             theme: str | Callable[[], str | None] | None,
                              monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """What happened, in order: CSS refreshes (by theme) and the change being adopted."""
+    """What happened, in order: CSS refreshes (by theme), the settings' theme read (when
+    ``theme`` is a callable, with whether the loading view was on screen then) and the change
+    being adopted."""
     events: list[str] = []
+    if callable(theme):
+        read = theme
+
+        def reading() -> str | None:
+            shown = bool(app.screen.query(LoadingView)) and app.screen.is_current
+            events.append(f"theme read, loading view {'shown' if shown else 'not shown'}")
+            return read()
+
+        theme = reading
     refresh_css, finish_loading = ReviewApp.refresh_css, ReviewApp.finish_loading
 
     def refreshing(self: ReviewApp, animate: bool = True) -> None:
@@ -184,11 +196,17 @@ async def test_it_opens_in_the_settings_theme_and_keeps_it(repo: GitRepoBuilder,
 
     _change(repo)
     repo.write(".reviewtui.toml", '[tui]\ntheme = "nord"\n')
-    assert WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False
-                         ).theme() == "nord"
+    opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False)
+    assert opening.theme() == "nord"
     hinted = await _events_of_opening(repo.root, tmp_path / "s.sqlite3", "nord", monkeypatch)
     assert hinted.index("css nord") < hinted.index("loaded")
     assert hinted[hinted.index("loaded"):] == ["loaded"]  # nothing restyled after loading
+    # As ``reviewtui`` gives it: read once the loading view is on screen, before the load.
+    read = await _events_of_opening(repo.root, tmp_path / "s.sqlite3", opening.theme,
+                                    monkeypatch)
+    assert read.count("theme read, loading view shown") == 1
+    assert read.index("theme read, loading view shown") < read.index("css nord")
+    assert read[read.index("loaded"):] == ["loaded"]
     blind = await _events_of_opening(repo.root, tmp_path / "s.sqlite3", None, monkeypatch)
     assert "css nord" in blind[blind.index("loaded"):]  # without it: restyled after loading
 

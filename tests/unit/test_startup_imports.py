@@ -53,8 +53,25 @@ PIPELINE_STAGES = ("git", "gitdb", "reviewtui.git.runner", "reviewtui.git.collec
                    "reviewtui.analysis")
 
 
+# The workbench's own models (the plan, the session and its store, the triage, the model
+# settings, the pull request's threads, the stated purpose) and pydantic under them: imported
+# by the loading worker, so the loading view paints after importing Textual and little else.
+WORKBENCH_MODELS = ("reviewtui.plan", "reviewtui.sessions", "reviewtui.pipeline",
+                    "reviewtui.models", "reviewtui.llm", "reviewtui.forge",
+                    "reviewtui.git.intent", "reviewtui.git.intent_text", "reviewtui.tui.session",
+                    "reviewtui.tui.triage", "pydantic", "pydantic_core")
+# The chat's widgets (a TextArea, grapheme clusters through ``regex``): composed with the
+# workbench, after loading.
+CHAT_WIDGETS = ("reviewtui.tui.widgets.chat_pane", "reviewtui.tui.widgets.chat_input",
+                "reviewtui.tui.text_cursor", "regex")
+
+
 def _is_stage(name: str) -> bool:
     return any(name == p or name.startswith(p + ".") for p in PIPELINE_STAGES)
+
+
+def _is_workbench_model(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in WORKBENCH_MODELS)
 
 
 def _is_lazy(name: str) -> bool:
@@ -81,7 +98,8 @@ def test_the_lists_name_real_modules() -> None:
     assert {"reviewtui.rules.scanners.runner", "reviewtui.rules.scanners.registry",
             "reviewtui.rules.scanners.python_tools", "reviewtui.rules.scanners.semgrep_tool",
             } <= set(SCANNERS)
-    for name in LAZY_MODULES + LAZY_PACKAGES + PIPELINE_STAGES[2:]:
+    for name in (LAZY_MODULES + LAZY_PACKAGES + PIPELINE_STAGES[2:] + WORKBENCH_MODELS[:-2]
+                 + CHAT_WIDGETS[:-1]):
         relative = name.split(".")[1:]
         assert ((PACKAGE.joinpath(*relative).with_suffix(".py")).is_file()
                 or (PACKAGE.joinpath(*relative) / "__init__.py").is_file()), name
@@ -92,6 +110,22 @@ def test_the_workbench_module_imports_none_of_the_lazy_stages() -> None:
     assert "reviewtui.tui.app" in modules and "textual.app" in modules
     assert [m for m in modules if _is_lazy(m)] == []
     assert [m for m in modules if _is_stage(m)] == []
+
+
+def test_the_loading_view_paints_before_the_workbench_models_load() -> None:
+    """Importing the app (all it needs to paint the loading view) imports none of the
+    workbench's models; the loading worker's first step imports them all."""
+    modules, _ = _modules_after("import reviewtui.tui.app")
+    assert [m for m in modules if _is_workbench_model(m)] == []
+    assert [m for m in modules if m in CHAT_WIDGETS] == []
+    modules, _ = _modules_after("import reviewtui.tui.app\n"
+                                "from reviewtui.tui.opening_actions import "
+                                "import_workbench_models\n"
+                                "import_workbench_models()")
+    assert {"reviewtui.plan", "reviewtui.sessions.store", "reviewtui.pipeline",
+            "reviewtui.tui.session", "reviewtui.tui.triage", "reviewtui.tui.themes",
+            "pydantic", *CHAT_WIDGETS} <= set(modules)
+    assert [m for m in modules if _is_lazy(m)] == []  # the model client still waits
 
 
 def test_opening_a_change_loads_only_its_own_grammar(repo: GitRepoBuilder) -> None:

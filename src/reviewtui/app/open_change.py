@@ -137,8 +137,9 @@ class WorkbenchLoad:
             use_cache and selector.mode is not SelectorMode.PATCH) else None
 
     def theme(self) -> str | None:
-        """The ``[tui] theme`` the settings name, read now so that the app opens in it (the
-        loaded change's settings still decide); None when they cannot be read here."""
+        """The ``[tui] theme`` the settings name, for the app to switch to before the change
+        is loaded (the loaded change's settings still decide): the workbench calls it once its
+        loading view is on screen. None when they cannot be read here."""
         import subprocess
 
         from reviewtui.config import load_settings

@@ -85,7 +85,7 @@ def _run_workbench(args: argparse.Namespace) -> int:
 
     app = ReviewApp(load=load, watch=args.watch, description=description,
                     description_source=source, pull=args.pr if opened is not None else None,
-                    theme=opening.theme())
+                    theme=opening.theme)  # read once the loading view is on screen
     try:
         app.run()
     finally:

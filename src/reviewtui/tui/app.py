@@ -31,7 +31,6 @@ from reviewtui.tui.model_actions import ModelActions
 from reviewtui.tui.opening_actions import OpeningActions
 from reviewtui.tui.triage_actions import TriageActions
 from reviewtui.tui.view_actions import ViewActions
-from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.key_footer import KeyFooter
@@ -52,6 +51,9 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
     def compose(self) -> ComposeResult:
         if self.load is not None:  # open first, analyse after: see opening_actions
             return
+        # The chat (a TextArea and its grapheme handling) is not on the loading view.
+        from reviewtui.tui.widgets.chat_pane import ChatPane
+
         yield Header()
         yield IntentPane(id="intent")
         with Horizontal(id="main"):

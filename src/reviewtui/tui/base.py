@@ -22,25 +22,24 @@ from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
-from reviewtui.errors import ReviewTuiError
-from reviewtui.forge.threads import PullThread
-from reviewtui.models import Allocation, ContextBundle
-from reviewtui.pipeline import LoadedChange
-from reviewtui.plan import FusedPlan
-from reviewtui.sessions.review_records import ReviewVerdict
 from reviewtui.tui import status
 from reviewtui.tui.jobs import LLMJobs
 from reviewtui.tui.keys import ACTIONS, resolve_keys
-from reviewtui.tui.session import TuiSession
-from reviewtui.tui.themes import load_themes
-from reviewtui.tui.triage import Filter, Row, Triage
-from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the change's models load with the change, in the loading worker
     from reviewtui.analysis.progress import ProgressCallback
+    from reviewtui.errors import ReviewTuiError
+    from reviewtui.forge.threads import PullThread
+    from reviewtui.models import Allocation, ContextBundle
+    from reviewtui.pipeline import LoadedChange
+    from reviewtui.plan import FusedPlan
+    from reviewtui.sessions.review_records import ReviewVerdict
+    from reviewtui.tui.session import TuiSession
+    from reviewtui.tui.triage import Filter, Row, Triage
+    from reviewtui.tui.widgets.chat_pane import ChatPane
 
 FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
                  "prev_file": "file", "level_1": "level", "level_2": "level",
@@ -71,6 +70,9 @@ class Opened:
     @classmethod
     def build(cls, loaded: LoadedChange, store_path: Path | None, description: str | None,
               description_source: str = "--description") -> Opened:
+        from reviewtui.tui.session import TuiSession
+        from reviewtui.tui.triage import Triage
+
         # ``description``: --description's (or --pr's) text; the session gathers the purpose
         session = TuiSession(loaded, store_path, description=description,
                              description_source=description_source)
@@ -80,7 +82,7 @@ class Opened:
                                    reasons=loaded.priority_reasons))
 
 
-Loader = Callable[["ProgressCallback"], LoadedChange]
+Loader = Callable[["ProgressCallback"], "LoadedChange"]
 
 
 class WorkbenchBase(App[None]):
@@ -90,13 +92,17 @@ class WorkbenchBase(App[None]):
     loaded: LoadedChange
     session: TuiSession
     triage: Triage
+    filter: Filter  # the ``/`` filter (no terms when a change is adopted)
 
     def __init__(self, loaded: LoadedChange | None = None, *, store_path: Path | None = None,
                  watch: bool = False, description: str | None = None,
                  load: Loader | None = None, pull: str | None = None,
-                 description_source: str = "--description", theme: str | None = None) -> None:
+                 description_source: str = "--description",
+                 theme: str | Callable[[], str | None] | None = None) -> None:
         super().__init__()
-        self.theme_hint = theme  # the settings' theme, read before loading (opening_actions)
+        # The settings' theme, set before loading (opening_actions); a callable reads it
+        # once the loading view is on screen (the settings' models are not needed before).
+        self.theme_hint = theme
         if loaded is None and load is None:
             raise ValueError("the workbench needs a loaded change or a way to load one")
         self.pull = pull  # --pr's pull request: X can publish the review to it
@@ -107,7 +113,6 @@ class WorkbenchBase(App[None]):
         self.store_path, self.description_text = store_path, description
         self.load = load if loaded is None else None  # None once the change is loaded
         self.open_error: ReviewTuiError | None = None  # why loading failed (the CLI says it)
-        self.filter = Filter()
         self._filter_timer: Timer | None = None
         self.rows: list[Row] = []
         self.bundles: dict[str, ContextBundle] = {}
@@ -124,9 +129,13 @@ class WorkbenchBase(App[None]):
 
     def adopt(self, opened: Opened) -> None:
         """Work on this change: its session and triage, its keys and themes (settings)."""
+        from reviewtui.tui.themes import load_themes
+        from reviewtui.tui.triage import Filter
+
         self.session = opened.session
         self.loaded = opened.session.loaded
         self.triage = opened.triage
+        self.filter = Filter()
         settings = self.loaded.settings.tui
         self._keys = resolve_keys(settings.keys)
         self._bind_keys()
@@ -258,6 +267,8 @@ class WorkbenchBase(App[None]):
         self.show_detail()
 
     def _apply_filter(self, text: str) -> None:
+        from reviewtui.tui.triage import Filter
+
         self._filter_timer = None
         flt = Filter.parse(text)
         if flt == self.filter:
@@ -266,7 +277,14 @@ class WorkbenchBase(App[None]):
         self.refresh_rows()
         self.set_status(f"filter: {text}" if text else "")
 
+    @property
+    def chat_pane(self) -> ChatPane:
+        """The chat (imported when first used: it is not on the loading view)."""
+        from reviewtui.tui.widgets.chat_pane import ChatPane
+
+        return self.query_one(ChatPane)
+
     def _open_chat(self, visible: bool) -> None:
         """Open or close the chat; open, it takes the room the detail pane had (see .tcss)."""
-        self.query_one(ChatPane).set_class(visible, "visible")
+        self.chat_pane.set_class(visible, "visible")
         self.screen.set_class(visible, "-chat")

@@ -12,14 +12,17 @@ state (``fixed`` when its lines changed) follow at once.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import work
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.sessions.review_records import StoredFinding
 from reviewtui.tui.review_actions import ReviewActions
 from reviewtui.tui.screens.fix_modal import FixChoice, FixModal
-from reviewtui.tui.widgets.chat_pane import ChatPane
+
+if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
+    from reviewtui.sessions.review_records import StoredFinding
+    from reviewtui.tui.widgets.chat_pane import ChatPane
 
 
 class FixActions(ReviewActions):
@@ -32,8 +35,8 @@ class FixActions(ReviewActions):
         else:
             self._ask_for_fix(finding)
 
-    @on(ChatPane.FixRequested)
-    def _fix_from_chat(self, event: ChatPane.FixRequested) -> None:
+    # Textual's handler name for ``ChatPane.FixRequested`` (see model_actions).
+    def on_chat_pane_fix_requested(self, event: ChatPane.FixRequested) -> None:
         self.action_fix_finding()
 
     def _ask_for_fix(self, finding: StoredFinding) -> None:

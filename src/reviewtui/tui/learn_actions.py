@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.pipeline import LoadedChange
-from reviewtui.plan import FusedPlan, fuse_again
 from reviewtui.tui.base import WorkbenchBase
-from reviewtui.tui.triage import Triage
 
 if TYPE_CHECKING:
+    from reviewtui.pipeline import LoadedChange
+    from reviewtui.plan import FusedPlan
     from reviewtui.rules.learning import LearnReport
 
 
@@ -37,6 +36,7 @@ class LearnActions(WorkbenchBase):
 
     @work(thread=True, exclusive=True, group="learning")
     def _learn_worker(self, decision: tuple[str, bool] | None) -> None:
+        from reviewtui.plan import fuse_again
         from reviewtui.rules import load_rule_pack
         from reviewtui.rules.learning import accept, learn, reject
         from reviewtui.rules.learning.rejections import rejections_path
@@ -88,6 +88,8 @@ class LearnActions(WorkbenchBase):
 
     def _rescore(self, loaded: LoadedChange, plan: FusedPlan) -> int:
         """Show ``loaded``'s rule scores and ``plan``; how many units' rule level changed."""
+        from reviewtui.tui.triage import Triage
+
         before = self.loaded.suggestions
         changed = sum(1 for uid, s in loaded.suggestions.items()
                       if uid not in before or before[uid].context_level is not s.context_level)

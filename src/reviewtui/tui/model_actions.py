@@ -6,19 +6,19 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import work
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.models import Allocation, ContextBundle
-from reviewtui.pipeline import make_planner
-from reviewtui.plan import FusedPlan, plan_change
-from reviewtui.sessions.records import RoundRecord
 from reviewtui.tui.base import WorkbenchBase
-from reviewtui.tui.widgets.chat_input import ChatInput
-from reviewtui.tui.widgets.chat_pane import ChatPane
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
+
+    from reviewtui.models import Allocation, ContextBundle
+    from reviewtui.plan import FusedPlan
+    from reviewtui.sessions.records import RoundRecord
+    from reviewtui.tui.widgets.chat_input import ChatInput
+    from reviewtui.tui.widgets.chat_pane import ChatPane
 
 FIX_COMMAND = "/fix"  # in the chat: a fix for the selected finding (as the fix key)
 
@@ -35,6 +35,9 @@ class ModelActions(WorkbenchBase):
 
     @work(thread=True, exclusive=True, group="planner")
     def _plan_worker(self, cancel: threading.Event) -> None:
+        from reviewtui.pipeline import make_planner
+        from reviewtui.plan import plan_change
+
         planner, why = make_planner(self.loaded.settings, cancel=cancel)
         try:
             plan = plan_change(self.loaded.review_index(), planner,
@@ -141,14 +144,18 @@ class ModelActions(WorkbenchBase):
         if not counted:
             return
         self.load_review()
-        self.query_one(ChatPane).start_exchange("review", markdown)
+        self.chat_pane.start_exchange("review", markdown)
         self.set_status(summary)
 
     # --- chat -----------------------------------------------------------------------------
 
-    @on(ChatInput.Submitted)
-    def _ask(self, event: ChatInput.Submitted) -> None:
-        chat = self.query_one(ChatPane)
+    # Textual's handler names for the chat's messages (``on_chat_input_submitted`` for
+    # ``ChatInput.Submitted``): ``@on`` would need the chat's widgets imported with the app,
+    # before the loading view can paint.
+    def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
+        from reviewtui.tui.widgets.chat_pane import ChatPane
+
+        chat = self.chat_pane
         if event.text.strip().lower() == FIX_COMMAND:  # not a question: the fix key's work
             self.post_message(ChatPane.FixRequested())
             return
@@ -160,10 +167,9 @@ class ModelActions(WorkbenchBase):
         self._show_busy()
         self._chat_worker(event.text, answer, cancel)
 
-    @on(ChatPane.ContinueRequested)
-    def _continue(self, event: ChatPane.ContinueRequested) -> None:
+    def on_chat_pane_continue_requested(self, event: ChatPane.ContinueRequested) -> None:
         """``c`` after an unfinished answer: the model goes on from where it stopped."""
-        chat = self.query_one(ChatPane)
+        chat = self.chat_pane
         answer = chat.start_exchange("(continue the answer)")
         cancel = self.jobs.start("chat")
         self._show_busy()
@@ -175,7 +181,7 @@ class ModelActions(WorkbenchBase):
                      cancel: threading.Event) -> None:
         """One round; ``question`` None continues the last answer."""
         parts: list[str] = []
-        pane = self.query_one(ChatPane)
+        pane = self.chat_pane
 
         def delta(text: str) -> None:
             parts.append(text)
@@ -198,7 +204,7 @@ class ModelActions(WorkbenchBase):
 
     def _chat_failed(self, cancel: threading.Event, error: str) -> None:
         if self.jobs.finish("chat", cancel):
-            self.query_one(ChatPane).show_notice(error)
+            self.chat_pane.show_notice(error)
         self._show_busy()
 
     def _chat_done(self, cancel: threading.Event, answer: Markdown, text: str,
@@ -207,7 +213,7 @@ class ModelActions(WorkbenchBase):
         self._show_busy()
         if not counted:
             return
-        pane = self.query_one(ChatPane)
+        pane = self.chat_pane
         pane.update_answer(answer, text)
         pane.set_rounds(self.session.rounds_text())
         if record.cut_off:

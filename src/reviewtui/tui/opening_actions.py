@@ -7,6 +7,11 @@ back at most ten times a second, with the units finished since), then the priori
 counted. When the change is ready the loading view gives way to the workbench, with the unit
 the person moved the cursor to still selected. ``q`` quits at any time: the next report from
 the analysis ends the worker.
+
+The loading view needs Textual alone: the workbench's own models (the plan, the session and
+its store, the triage, the pipeline; pydantic under them) are imported by the worker, first
+thing, while the forked analysis runs on the other core -- not by the app module before the
+first paint (``tests/unit/test_startup_imports.py`` pins it).
 """
 
 from __future__ import annotations
@@ -27,6 +32,21 @@ if TYPE_CHECKING:
     from reviewtui.analysis.progress import AnalysisProgress
 
 REPORT_EVERY = 0.1  # seconds between two progress messages from the worker
+
+
+def import_workbench_models() -> None:
+    """Import what the workbench works with once the change is loaded (its rows, session,
+    plan, store; ~0.5 s of pydantic models and pipeline code) and the chat it composes: in
+    the loading worker, after the loading view is on screen and beside the forked analysis,
+    so that neither the first paint nor the swap to the workbench waits for them."""
+    import reviewtui.git.intent_text
+    import reviewtui.llm
+    import reviewtui.pipeline
+    import reviewtui.tui.render_review
+    import reviewtui.tui.session
+    import reviewtui.tui.themes
+    import reviewtui.tui.triage
+    import reviewtui.tui.widgets.chat_pane  # noqa: F401
 
 
 class LoadingCancelled(Exception):
@@ -73,8 +93,9 @@ class OpeningActions(WorkbenchBase):
     def _after_first_paint(self) -> None:
         """Once the loading view is on screen: the settings' theme, then the load (which
         holds the GIL in long stretches: a warm change is read from the cache at once)."""
-        if self.theme_hint is not None:
-            self._open_in_theme(self.theme_hint)
+        hint = self.theme_hint() if callable(self.theme_hint) else self.theme_hint
+        if hint is not None:
+            self._open_in_theme(hint)
         self._opening_worker()
 
     def _open_in_theme(self, requested: str) -> None:
@@ -108,6 +129,7 @@ class OpeningActions(WorkbenchBase):
         assert load is not None
         reporter = _Reporter(self)
         try:
+            import_workbench_models()
             loaded = load(reporter)
             reporter.flush()
             opened = Opened.build(loaded, self.store_path, self.description_text,

@@ -11,28 +11,29 @@ worker: the person's overrides follow their units, "reviewed" marks of changed u
 from __future__ import annotations
 
 import threading
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual import work
 from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
-from reviewtui.forge.threads import PullThread
-from reviewtui.plan import FusedPlan, OverrideSet
-from reviewtui.sessions.review_records import (
-    FindingState,
-    ReviewComment,
-    ReviewVerdict,
-    StoredFinding,
-)
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.editor import editor_command
-from reviewtui.tui.screens.comment_modal import CommentEdit, CommentModal
 from reviewtui.tui.screens.dismiss_modal import DismissModal
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModal
-from reviewtui.tui.screens.verdict_modal import VerdictModal
-from reviewtui.tui.session import Refreshed
-from reviewtui.tui.triage import Row, Triage
+
+if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
+    from reviewtui.forge.threads import PullThread
+    from reviewtui.plan import FusedPlan, OverrideSet
+    from reviewtui.sessions.review_records import (
+        FindingState,
+        ReviewComment,
+        ReviewVerdict,
+        StoredFinding,
+    )
+    from reviewtui.tui.screens.comment_modal import CommentEdit
+    from reviewtui.tui.session import Refreshed
+    from reviewtui.tui.triage import Row
 
 WATCH_DEBOUNCE_MS = 400
 
@@ -119,6 +120,8 @@ class ReviewActions(WorkbenchBase):
 
     def action_accept_with_comment(self) -> None:
         """Accept the finding and turn it into a comment of the reviewer's own."""
+        from reviewtui.sessions.review_records import ReviewComment
+
         finding = self._target_finding()
         if finding is None:
             return
@@ -133,6 +136,8 @@ class ReviewActions(WorkbenchBase):
     # --- comments and the verdict ----------------------------------------------------------
 
     def action_comment(self) -> None:
+        from reviewtui.sessions.review_records import ReviewComment
+
         row = self._current_row()
         if row is None:
             return
@@ -148,6 +153,8 @@ class ReviewActions(WorkbenchBase):
             side=side, start_line=first, end_line=first, body="x"), row)
 
     def _edit_comment(self, draft: ReviewComment, row: Row | None = None) -> None:
+        from reviewtui.tui.screens.comment_modal import CommentModal
+
         row = row or self._current_row()
         existing = row.comments if row is not None else ()
         location = row.unit.location if row is not None else draft.file_path
@@ -172,6 +179,8 @@ class ReviewActions(WorkbenchBase):
         self.push_screen(CommentModal(location, blank, existing, span), done)
 
     def action_verdict(self) -> None:
+        from reviewtui.tui.screens.verdict_modal import VerdictModal
+
         def done(verdict: ReviewVerdict | None) -> None:
             if verdict is None:
                 return
@@ -302,6 +311,8 @@ class ReviewActions(WorkbenchBase):
             self.call_from_thread(self._refresh_done, refreshed)
 
     def _refresh_done(self, refreshed: Refreshed) -> None:
+        from reviewtui.tui.triage import Triage
+
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
         self.session.adopt(fresh, refreshed.overrides)

@@ -8,10 +8,12 @@ rules' until the planner runs, and what the planner did.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from reviewtui.llm.settings import LLMConfig
-from reviewtui.plan import FusedPlan
-from reviewtui.tui.triage import Row
+if TYPE_CHECKING:  # named only: the workbench module imports this before any change loads
+    from reviewtui.llm.settings import LLMConfig
+    from reviewtui.plan import FusedPlan
+    from reviewtui.tui.triage import Row
 
 
 def counts(rows: Sequence[Row]) -> str:

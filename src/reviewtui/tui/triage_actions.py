@@ -6,14 +6,15 @@ Every decision is applied by the core's override layer (``Triage``) and persiste
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.widgets import Input
 
-from reviewtui.models import ContextLevel, ExtraRequest
 from reviewtui.tui.base import WorkbenchBase
-from reviewtui.tui.screens.requests_modal import RequestsModal
-from reviewtui.tui.triage import LEVELS
+
+if TYPE_CHECKING:  # the plan's models load with the change (see opening_actions)
+    from reviewtui.models import ExtraRequest
 
 FILTER_DELAY = 0.15  # seconds of no typing before the filter is applied
 
@@ -49,20 +50,24 @@ class TriageActions(WorkbenchBase):
         self.persist()
         self.refresh_unit(unit_id)
 
-    def _level(self, level: ContextLevel) -> None:
+    def _level(self, index: int) -> None:
+        """The ``index``-th context level (0: the diff alone, up to the whole file)."""
+        from reviewtui.tui.triage import LEVELS
+
+        level = LEVELS[index]
         self._apply_decision(self.current(), lambda uid: self.triage.set_level(uid, level))
 
     def action_level_1(self) -> None:
-        self._level(LEVELS[0])
+        self._level(0)
 
     def action_level_2(self) -> None:
-        self._level(LEVELS[1])
+        self._level(1)
 
     def action_level_3(self) -> None:
-        self._level(LEVELS[2])
+        self._level(2)
 
     def action_level_4(self) -> None:
-        self._level(LEVELS[3])
+        self._level(3)
 
     def _shift(self, step: int) -> None:
         self._apply_decision(self.current(), lambda uid: self.triage.shift_level(uid, step))
@@ -80,6 +85,8 @@ class TriageActions(WorkbenchBase):
         self._apply_decision(self.current(), self.triage.toggle_reviewed, rebundle=False)
 
     def action_edit_requests(self) -> None:
+        from reviewtui.tui.screens.requests_modal import RequestsModal
+
         unit_id = self.current()
         if unit_id is None:
             return

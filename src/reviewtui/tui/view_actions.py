@@ -8,8 +8,6 @@ from textual.widgets import Input
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.keys import ACTIONS
 from reviewtui.tui.screens.help import HelpScreen
-from reviewtui.tui.widgets.chat_input import ChatInput
-from reviewtui.tui.widgets.chat_pane import ChatPane
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
@@ -20,6 +18,8 @@ class ViewActions(WorkbenchBase):
         else restore a zoomed pane. Nothing while the change loads (no workbench yet)."""
         if self.load is not None:
             return
+        from reviewtui.tui.widgets.chat_input import ChatInput
+
         box = self.query_one("#filter", Input)
         if box.has_focus:
             box.value = ""
@@ -51,12 +51,14 @@ class ViewActions(WorkbenchBase):
         if not names:
             return
         if "chat" in names:
-            self.query_one(ChatPane).mark_cancelled()
+            self.chat_pane.mark_cancelled()
         self._show_busy()
         self.set_status(f"cancelled: {', '.join(names)}")
 
     def action_zoom(self) -> None:
         """Give the focused pane (table, detail or chat) the whole screen, and back."""
+        from reviewtui.tui.widgets.chat_pane import ChatPane
+
         if self.screen.maximized is not None:
             self.screen.minimize()
             return
@@ -71,7 +73,9 @@ class ViewActions(WorkbenchBase):
         self.push_screen(HelpScreen(keys))
 
     def action_toggle_chat(self) -> None:
-        chat = self.query_one(ChatPane)
+        from reviewtui.tui.widgets.chat_input import ChatInput
+
+        chat = self.chat_pane
         if self.screen.maximized is not None:
             self.screen.minimize()
         self._open_chat(not chat.has_class("visible"))

@@ -11,6 +11,7 @@ deferred (and why), and the included / deferred units and tokens per risk class.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
@@ -20,10 +21,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from reviewtui.forge.threads import PullThread
-from reviewtui.models import Allocation, ContextBundle
-from reviewtui.tui.render_review import finding_diff_lines, review_section
-from reviewtui.tui.triage import Row
+if TYPE_CHECKING:  # named only: the pane is composed before the change's models load
+    from reviewtui.forge.threads import PullThread
+    from reviewtui.models import Allocation, ContextBundle
+    from reviewtui.tui.triage import Row
 
 
 def _decision(row: Row) -> RenderableType:
@@ -128,6 +129,8 @@ class DetailPane(VerticalScroll):
     def show(self, row: Row | None, bundle: ContextBundle | None = None,
              allocation: Allocation | None = None, current_finding: str | None = None,
              threads: Sequence[PullThread] = ()) -> None:
+        from reviewtui.tui.render_review import finding_diff_lines, review_section
+
         decision = self.query_one("#decision", Static)
         review = self.query_one("#review", Static)
         account = self.query_one("#account", Static)

@@ -7,13 +7,14 @@ commits are summarised the same way.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from reviewtui.git.intent import ChangeIntent
-from reviewtui.git.intent_text import INTENT_MAX_TOKENS, intent_markdown
-from reviewtui.llm import estimate_tokens
+if TYPE_CHECKING:  # the intent's model loads with the change (the pane is composed before)
+    from reviewtui.git.intent import ChangeIntent
 
 
 class IntentPane(VerticalScroll):
@@ -23,6 +24,9 @@ class IntentPane(VerticalScroll):
         yield Static("", id="intent-text", markup=False)
 
     def show(self, intent: ChangeIntent | None) -> None:
+        from reviewtui.git.intent_text import INTENT_MAX_TOKENS, intent_markdown
+        from reviewtui.llm import estimate_tokens
+
         text = (intent_markdown(intent, estimate_tokens, INTENT_MAX_TOKENS)
                 if intent is not None else "")
         self.query_one("#intent-text", Static).update(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.events import Resize
@@ -22,7 +23,8 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import Row as TableRow
 from textual.widgets.data_table import DuplicateKey, RowKey
 
-from reviewtui.tui.triage import Row
+if TYPE_CHECKING:  # named only: the loading view paints before the triage model loads
+    from reviewtui.tui.triage import Row
 
 STATUS_GLYPHS = {"new": ("●", "bold"), "reviewed": ("✓", "green"), "skipped": ("–", "dim"),
                  "changed": ("↻", "yellow")}
