@@ -97,8 +97,11 @@ async def test_at_80x24_the_chat_shows_the_whole_answer_as_it_streams(
         def settled() -> bool:  # the last paragraph rendered and scrolled to (slow machines)
             answers = chat.query(".chat-answer")
             paragraphs = answers.last().query("MarkdownParagraph") if answers else None
-            return bool(paragraphs) and "last line" in str(paragraphs.last().render()) and (
-                log.scroll_y == log.max_scroll_y)
+            if not paragraphs or "last line" not in str(paragraphs.last().render()):
+                return False
+            region = paragraphs.last().region  # laid out (a region of 0 height: not yet)
+            return log.scroll_y == log.max_scroll_y and region.height > 0 and (
+                log.region.y <= region.y and region.bottom <= log.region.bottom)
 
         for _ in range(100):
             await pilot.pause(0.1)
