@@ -2,11 +2,14 @@
 
 A change to a function a hundred modules call deserves attention before one to a helper nobody
 else uses. Counting call sites exactly (``ProjectSearch.callers``) parses every hit; for an order
-the number of *files* that mention the name as a whole word is enough, and one ``git grep -o``
-over the whole tree answers it for hundreds of names at once (about 0.5 s on Django's 2,700
-files). The count is taken at the commit the change ends in (for changes in the index or the
-working tree: ``HEAD``, which is what the rest of the code looks like), and kept per tree in
-``.git/reviewtui/reach/`` — a second look at the same change costs nothing.
+the number of *files* that mention the name as a whole word is enough. Up to a few hundred
+names, one ``git grep -o`` over the whole tree answers it (about 0.5 s on Django's 2,700 files);
+past that, git's alternation of literals grows faster than the names (a grep of 1,000 names took
+four times one of 300), so the tree's text files are read once (``git cat-file --batch``) and
+their words looked up: 4,800 names of a large release in 2.2 s instead of 14 s of sixteen greps,
+with the same files per name. The count is taken at the commit the change ends in (for changes
+in the index or the working tree: ``HEAD``, which is what the rest of the code looks like), and
+kept per tree in ``.git/reviewtui/reach/`` — a second look at the same change costs nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ from reviewtui.git.runner import GitRepo
 _log = logging.getLogger(__name__)
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-_NAMES_PER_GREP = 300
+_WORD = re.compile(rb"[A-Za-z0-9_]+")  # a whole word as ``\b`` bounds it (ASCII word bytes)
+_NAMES_PER_GREP = 300  # more names than this: one pass over the tree's files instead
+_BATCH_BYTES = 16 << 20  # blobs read per ``cat-file --batch`` call
+_BINARY_PROBE = 8000  # git's own test: a NUL byte in the first 8,000 bytes is binary
 _KEEP_TREES = 16  # cache files kept, the most recently written first
 _TIMEOUT = 60.0
 # Names so common that a count of their uses says nothing about one definition.
@@ -79,6 +85,12 @@ class ReachCounter:
         return {n: set(cached[n]) for n in wanted if cached.get(n)}
 
     def _grep(self, tree: str, names: list[str]) -> dict[str, set[str]]:
+        if len(names) > _NAMES_PER_GREP:
+            try:
+                return self._scan(tree, names)
+            except GitCommandError as exc:
+                _log.warning("counting reach failed: %s", exc)
+                return {}
         files: dict[str, set[str]] = {}
         prefix = tree + ":"
         for start in range(0, len(names), _NAMES_PER_GREP):
@@ -97,4 +109,46 @@ class ReachCounter:
                 name = match.decode("utf-8", "replace")
                 files.setdefault(name, set()).add(
                     path.decode("utf-8", "replace").removeprefix(prefix))
+        return files
+
+    def _scan(self, tree: str, names: list[str]) -> dict[str, set[str]]:
+        """What ``git grep -I -o`` of ``names`` as whole words finds, read in one pass: every
+        text blob of ``tree`` split into words, each word looked up among ``names``."""
+        wanted = {n.encode() for n in names}
+        blobs: list[tuple[bytes, int, str]] = []
+        listing = self._repo.run("ls-tree", "-r", "-l", "-z", "--full-tree", tree,
+                                 timeout=_TIMEOUT)
+        for record in listing.split(b"\0"):
+            meta, _, name = record.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit():
+                blobs.append((fields[2], int(fields[3]), name.decode("utf-8", "replace")))
+        files: dict[str, set[str]] = {}
+        start = 0
+        while start < len(blobs):
+            end, size = start, 0
+            while end < len(blobs) and (end == start or size + blobs[end][1] <= _BATCH_BYTES):
+                size += blobs[end][1]
+                end += 1
+            batch = blobs[start:end]
+            start = end
+            out = self._repo.run("cat-file", "--batch",
+                                 stdin=b"".join(oid + b"\n" for oid, _, _ in batch),
+                                 timeout=_TIMEOUT)
+            position = 0
+            for _, _, path in batch:  # one record per line asked, in that order
+                header_end = out.index(b"\n", position)
+                header = out[position:header_end].split()
+                body_start = header_end + 1
+                if len(header) != 3 or not header[2].isdigit():  # "<oid> missing"
+                    position = body_start
+                    continue
+                length = int(header[2])
+                position = body_start + length + 1
+                if out.find(b"\0", body_start, min(body_start + length,
+                                                     body_start + _BINARY_PROBE)) != -1:
+                    continue
+                body = out[body_start:body_start + length]
+                for word in wanted.intersection(_WORD.findall(body)):
+                    files.setdefault(word.decode(), set()).add(path)
         return files
