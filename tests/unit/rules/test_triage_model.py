@@ -363,3 +363,20 @@ def test_a_shared_risk_class_cuts_risk_points_but_not_what_the_weights_read(
     assert rule_features(cut) == rule_features(kept)
     assert cut.uncounted() == kept.uncounted() == high.uncounted()
     assert "shared_risk" not in dict(with_reach(medium, 0, 1.0, high_share=0.9).priority_parts)
+
+
+def test_the_detail_pane_says_why_a_shared_risk_class_counts_less(repo: GitRepoBuilder) -> None:
+    body = "def check_{n}(user, password):\n    return user.token {op} password\n"
+    names = ("login", "session", "token", "password")
+    for n in names:
+        repo.write(f"auth_{n}.py", body.format(n=n, op="=="))
+    repo.write("util.py", "def tidy(text):\n    return text.strip()\n")
+    repo.commit("base")
+    for n in names:
+        repo.write(f"auth_{n}.py", body.format(n=n, op="!="))
+    repo.write("util.py", "def tidy(text):\n    return text\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.ALL)).with_reach()
+    high = next(u for u in loaded.units if u.file_path == "auth_login.py")
+    why = loaded.priority_reasons(high.unit_id)  # what the workbench's detail pane lists
+    assert " + shared_risk -30" in why[0]
+    assert why[1].startswith("shared_risk: 60% or more of this change's units are high")
