@@ -172,6 +172,7 @@ def main() -> int:
         if held_cases:
             add("every project's newer 30%, + own older 70% fit",
                 eval_metrics(newer_own + held_own + fresh_own))
+    later_own: list[CaseResult] = []
     for name, cases in later.items():
         add(f"{name} (C, added in session 10), today", evaluate(usable(cases), zero))
         add(f"{name} (C, added in session 10), shipped weights", evaluate(usable(cases), shipped))
@@ -179,8 +180,12 @@ def main() -> int:
         if len(usable(train)) >= 8:
             add(f"{name}'s newer 30%, shipped weights",
                 eval_metrics([rescored(c, shipped) for c in test]))
-            add(f"{name}'s newer 30%, + own older 70% fit",
-                eval_metrics([rescored(c, own_fit(train, shipped)) for c in test]))
+            own_later = [rescored(c, own_fit(train, shipped)) for c in test]
+            later_own += own_later
+            add(f"{name}'s newer 30%, + own older 70% fit", eval_metrics(own_later))
+    if later_own and held_cases and fresh_cases:
+        add("every project's newer 30%, curl's too, + own older 70% fit",
+            eval_metrics(newer_own + held_own + fresh_own + later_own))
     per_project = [["project", "cases (10+ units)", "today R@1", "R@3", "MRR",
                     "learned R@1", "R@3", "MRR"]]
     for name, cases in projects.items():
