@@ -74,7 +74,7 @@ def issue_refs(message: str) -> list[str]:
     """The issues a commit says it fixes or closes (``#12``, ``org/repo#3``, ``GH-7``)."""
     refs = []
     for match in _REF_TRAILER.finditer(message):
-        ref = re.search(r"(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+", match.group(0), re.IGNORECASE)
+        ref = re.search(_REF, match.group(0), re.IGNORECASE)
         if ref:
             refs.append(ref.group(0))
     return refs
