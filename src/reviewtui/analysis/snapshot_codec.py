@@ -9,7 +9,9 @@ units: 0.45 s against ~0.1 s, with the garbage collector off).
 
 The units and their suggestions are kept in the per-file cache's layout (``records``): hunks
 as indices into their file's hunks, suggestions flattened, one ``Rule`` object per distinct
-rule when rebuilt. A suggestion counted in priority order's terms adds its reach.
+rule when rebuilt. A suggestion counted in priority order's terms adds its reach. Each file's
+diff lines are one blob of their own, read only when a hunk's lines are first used
+(``stored_lines``): the index and the priority order never do.
 """
 
 from __future__ import annotations
@@ -30,15 +32,14 @@ from reviewtui.analysis.records import (
     flat_suggestion,
     rebuilt,
 )
+from reviewtui.analysis.stored_lines import FileLines, StoredLines
 from reviewtui.git.model import (
     ChangeSet,
     ChangeStatus,
-    DiffLine,
     FileChange,
     Hunk,
     Side,
     SideKind,
-    diff_line,
 )
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.units.model import ReviewUnit
@@ -73,18 +74,17 @@ def _side(side: Side) -> tuple[str, str | None, str | None]:
 
 
 def _hunk(hunk: Hunk) -> tuple[Any, ...]:
-    lines = hunk.lines
     return (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count, hunk.section,
-            hunk.old_missing_newline, hunk.new_missing_newline,
-            "".join(line.kind for line in lines), tuple(line.text for line in lines),
-            tuple(line.old_no for line in lines), tuple(line.new_no for line in lines))
+            hunk.old_missing_newline, hunk.new_missing_newline, len(hunk.lines))
 
 
 def _file(change: FileChange) -> tuple[Any, ...]:
+    """A file's row; its hunks' lines apart, in one blob read when first used."""
     return (change.status.value, change.old_path, change.new_path, change.old_mode,
             change.new_mode, change.old_blob, change.new_blob, change.similarity,
             change.is_binary, change.non_utf8, change.too_large, change.untracked,
-            tuple(_hunk(hunk) for hunk in change.hunks))
+            tuple(_hunk(hunk) for hunk in change.hunks),
+            FileLines.encode([hunk.lines for hunk in change.hunks]))
 
 
 def encode_change(change_set: ChangeSet, units: Sequence[ReviewUnit],
@@ -142,31 +142,28 @@ def encode_counted(units: Sequence[ReviewUnit], plain: Mapping[str, RuleSuggesti
             {uid: dict(values) for uid, values in evidence.items()})
 
 
-def _lines(kinds: str, texts: tuple[str, ...], olds: tuple[int | None, ...],
-           news: tuple[int | None, ...]) -> tuple[DiffLine, ...]:
-    """Diff lines built by their slots (``git.model.diff_line``)."""
-    return tuple(map(diff_line, kinds, texts, olds, news))
-
-
 def _decode_file(row: tuple[Any, ...]) -> FileChange:
     (status, old_path, new_path, old_mode, new_mode, old_blob, new_blob, similarity, binary,
-     non_utf8, too_large, untracked, hunks) = row
-    _check_hunks(hunks)
+     non_utf8, too_large, untracked, hunks, blob) = row
+    _check_hunks(hunks, blob)
+    lines = FileLines(blob)
     return FileChange(
         _STATUSES[status], old_path, new_path, old_mode, new_mode, old_blob, new_blob,
         similarity, binary, non_utf8, too_large, untracked,
         tuple(Hunk(old_start, old_count, new_start, new_count, section,
-                   _lines(kinds, texts, olds, news), old_missing, new_missing)
-              for (old_start, old_count, new_start, new_count, section, old_missing,
-                   new_missing, kinds, texts, olds, news) in hunks))
+                   StoredLines(lines, index, length), old_missing, new_missing)
+              for index, (old_start, old_count, new_start, new_count, section, old_missing,
+                          new_missing, length) in enumerate(hunks)))
 
 
-def _check_hunks(hunks: tuple[Any, ...]) -> None:
-    """Every hunk row holds as many line kinds, texts and numbers as it has lines."""
+def _check_hunks(hunks: tuple[Any, ...], blob: object) -> None:
+    """Every hunk row has its fields and a count of lines; the lines are a blob (read, and
+    checked against those counts, when first used: see ``stored_lines``)."""
+    if not isinstance(blob, bytes):
+        raise Unfit("a file's diff lines are not a blob")
     for hunk in hunks:
-        if len(hunk) != 11 or not (len(hunk[7]) == len(hunk[8]) == len(hunk[9])
-                                   == len(hunk[10])):
-            raise Unfit("a hunk row does not hold its lines")
+        if len(hunk) != 8 or not isinstance(hunk[7], int) or hunk[7] < 0:
+            raise Unfit("a hunk row does not count its lines")
 
 
 @contextlib.contextmanager

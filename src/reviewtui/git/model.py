@@ -7,6 +7,7 @@ the "before" and "after" file contents without guessing (never the working tree 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -80,7 +81,8 @@ class Hunk:
     new_start: int
     new_count: int
     section: str  # git's function-context text after the second "@@"
-    lines: tuple[DiffLine, ...]
+    # a tuple, or read from a snapshot when first used (``analysis.stored_lines``)
+    lines: Sequence[DiffLine]
     old_missing_newline: bool = False
     new_missing_newline: bool = False
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-FORMAT = 2  # 2: the priority order as parts and reach, feature names once
+FORMAT = 3  # 2: the priority order as parts and reach, feature names once; 3: lines apart
 FOLDER = "snapshots"
 KEPT = 16  # snapshots kept per repository, the most recently used...
 MAX_BYTES = 256 << 20  # ...while they take no more than this (8,000 units: ~30 MiB)
