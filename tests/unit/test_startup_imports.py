@@ -155,6 +155,36 @@ def test_opening_a_change_loads_only_its_own_grammar(repo: GitRepoBuilder) -> No
     assert "yaml" not in modules  # the rule packs are TOML: PyYAML loads for a YAML pack only
 
 
+def test_a_kept_range_is_indexed_without_the_rule_engine(repo: GitRepoBuilder) -> None:
+    """A range opened before is read from its snapshot: indexed and put in priority order
+    without building the rule engine (its handlers, scanners' settings) or parsing a file;
+    explaining a unit's rules builds it then."""
+    repo.write("app.py", "def total(items):\n    return sum(items)\n")
+    repo.commit("base")
+    repo.git("tag", "base")
+    repo.write("app.py", "def total(items):\n    return sum(items) + 1\n")
+    repo.commit("head")
+    code = (
+        "from pathlib import Path\n"
+        "from reviewtui.git import ChangeSelector, SelectorMode\n"
+        "from reviewtui.pipeline import load_change\n"
+        "def index():\n"
+        f"    loaded = load_change(Path({str(repo.root)!r}),\n"
+        "                         ChangeSelector(SelectorMode.RANGE, 'base..HEAD')).with_reach()\n"
+        "    return loaded, loaded.review_index()\n"
+    )
+    modules, printed = _modules_after(code + "print(len(index()[1].units))")  # computed, kept
+    assert printed == "1" and "reviewtui.rules.engine" in modules
+    modules, printed = _modules_after(code + "print(len(index()[1].units))")
+    assert printed == "1"
+    assert [m for m in modules if m in ("reviewtui.rules.engine", "reviewtui.rules.handlers")
+            or m.startswith("tree_sitter")] == []
+    modules, printed = _modules_after(code + "loaded, _ = index()\n"
+                                      "print(loaded.rules.evaluate(loaded.units[0]).risk.value)")
+    assert printed in ("low", "medium", "high", "critical")
+    assert "reviewtui.rules.engine" in modules
+
+
 def test_version_answers_before_anything_is_imported() -> None:
     code = ("import runpy, sys\n"
             "sys.argv = ['reviewtui', '--version']\n"

@@ -49,7 +49,6 @@ class LoadedChange:
     reader: ContentReader
     units: list[ReviewUnit]
     rule_pack: LoadedPack
-    rules: RuleEngine
     suggestions: dict[str, RuleSuggestion] = field(default_factory=dict)
     selector: ChangeSelector | None = None  # how it was collected (for ``refresh``)
     use_cache: bool = True
@@ -62,6 +61,13 @@ class LoadedChange:
     intent: ChangeIntent | None = None  # the stated purpose, once ``with_intent`` gathered it
     # a commit's or a range's kept analysis (``pipeline.snapshot``): read from, or written
     snapshot: ChangeSnapshot | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def rules(self) -> RuleEngine:
+        """The rule packs' engine (built when first used: see ``rules.engine.pack_engine``)."""
+        from reviewtui.rules.engine import pack_engine
+
+        return pack_engine(self.rule_pack)
 
     @property
     def root(self) -> Path:
@@ -184,10 +190,11 @@ class LoadedChange:
 
     def review_index(self, scan: ScanReport | None = None) -> ReviewIndex:
         from reviewtui.rules import scored_review_index
-        from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
 
         if scan is None:
             return scored_review_index(self.change_set, self.units, self.suggestions)
+        from reviewtui.rules.scan_mapping import apply_findings, findings_by_unit
+
         findings = findings_by_unit(self.units, scan.issues)
         return scored_review_index(self.change_set, self.units,
                                    apply_findings(self.suggestions, findings), findings)
@@ -288,7 +295,8 @@ class LoadedChange:
         through the per-file cache, whose key covers the whole pack."""
         from reviewtui.analysis import analyse_change, open_unit_cache
         from reviewtui.analysis.run import rule_context
-        from reviewtui.rules import RuleEngine, load_rule_pack
+        from reviewtui.rules import load_rule_pack
+        from reviewtui.rules.engine import pack_engine
         from reviewtui.rules.packs import pack_identity
         from reviewtui.units.languages import repository_languages
         from reviewtui.units.vocabulary import vocabulary_for
@@ -296,10 +304,10 @@ class LoadedChange:
         pack = load_rule_pack(self.root if self.repo is not None else None)
         if pack.pack == self.rule_pack.pack:
             return self
-        engine = RuleEngine(pack.pack)
+        engine = pack_engine(pack)
         if pack_identity(pack.pack) == pack_identity(self.rule_pack.pack):
             context = rule_context(self.change_set.files, self.reader)
-            return replace(self, rule_pack=pack, rules=engine,
+            return replace(self, rule_pack=pack,
                            suggestions=engine.evaluate_all(self.units, context),
                            config_stamp=self._restamped(pack))
         cache = None
@@ -310,7 +318,7 @@ class LoadedChange:
                                   vocabulary_for(pack.pack.tagging, pack.sources), engine,
                                   cache=cache,
                                   languages=repository_languages(self.repo, self.change_set))
-        return replace(self, units=analysis.units, rule_pack=pack, rules=engine,
+        return replace(self, units=analysis.units, rule_pack=pack,
                        suggestions=analysis.suggestions, config_stamp=self._restamped(pack))
 
     def _restamped(self, pack: LoadedPack) -> tuple[object, ...]:

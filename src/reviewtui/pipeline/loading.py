@@ -73,14 +73,15 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
 
     collecting = Collecting(repo, selector, root, early)
     from reviewtui.analysis import analyse_change, open_unit_cache
-    from reviewtui.rules import RuleEngine, load_rule_pack
+    from reviewtui.rules.engine import pack_engine
+    from reviewtui.rules.packs import load_rule_pack
     from reviewtui.units.languages import repository_languages
     from reviewtui.units.vocabulary import vocabulary_for
 
     settings = early or read or _settings(root)
     pack = known[0] if known is not None else load_rule_pack(root)
     vocabulary = vocabulary_for(pack.pack.tagging, pack.sources)
-    engine = RuleEngine(pack.pack)
+    engine = pack_engine(pack)
     cache = None
     if (use_cache and settings.units.cache and repo is not None
             and selector.mode is not SelectorMode.PATCH):
@@ -101,7 +102,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
 
         key = known[1] if known is not None else snapshot_key(repo, settings, pack.pack)
         snapshot = write_snapshot(slot, key, change_set, analysis.units, analysis.suggestions)
-    return LoadedChange(repo, settings, change_set, reader, analysis.units, pack, engine,
+    return LoadedChange(repo, settings, change_set, reader, analysis.units, pack,
                         analysis.suggestions, selector, use_cache, stamps,
                         config_stamp(root, pack) if stamps is not None else (),
                         snapshot=snapshot)
@@ -113,7 +114,7 @@ def _kept(repo: GitRepo, selector: ChangeSelector, slot: Slot,
     """The change as its snapshot keeps it; else the settings, rule packs and key read to
     look for it (the snapshot is written again under that key)."""
     from reviewtui.pipeline.snapshot import read_snapshot, snapshot_key
-    from reviewtui.rules import RuleEngine, load_rule_pack
+    from reviewtui.rules.packs import load_rule_pack
 
     settings = _settings(repo.root)
     pack = load_rule_pack(repo.root)
@@ -130,8 +131,7 @@ def _kept(repo: GitRepo, selector: ChangeSelector, slot: Slot,
         progress(AnalysisProgress(files, files, 0.0, ()))
     reader = ContentReader(repo, decoded.change_set, settings.git.max_file_bytes)
     return LoadedChange(repo, settings, decoded.change_set, reader, decoded.units, pack,
-                        RuleEngine(pack.pack), decoded.suggestions, selector, use_cache,
-                        snapshot=snapshot)
+                        decoded.suggestions, selector, use_cache, snapshot=snapshot)
 
 
 def snapshot_kept(path: str | Path | None, selector: ChangeSelector) -> bool:

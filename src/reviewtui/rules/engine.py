@@ -14,7 +14,7 @@ from functools import cached_property
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import CompiledPack, compile_pack
 from reviewtui.rules.handlers import RuleContext, RuleHandler
-from reviewtui.rules.packs import learned_rules
+from reviewtui.rules.packs import LoadedPack, learned_rules
 from reviewtui.rules.priority import role_of
 from reviewtui.rules.registry import make_handler
 from reviewtui.rules.schema import LearnedRule, RulePack
@@ -106,3 +106,13 @@ def apply_scanner_findings(suggestion: RuleSuggestion, errors: int,
 
 def requests_as_dicts(requests: Sequence[Request]) -> list[dict[str, str]]:
     return [r.as_dict() for r in requests]
+
+
+def pack_engine(loaded: LoadedPack) -> RuleEngine:
+    """The engine of a loaded pack, built once, when first asked for: a change read from its
+    snapshot is indexed and put in order without one (nor its handlers' imports, ~0.1 s)."""
+    found = loaded.__dict__.get("_engine")
+    if not isinstance(found, RuleEngine):
+        found = RuleEngine(loaded.pack)
+        loaded.__dict__["_engine"] = found  # past the frozen guard, as cached_property does
+    return found
