@@ -43,12 +43,8 @@ from reviewtui.eval.fit import (
 )
 from reviewtui.eval.metrics import EvalMetrics, GroupMetrics
 from reviewtui.eval.rank import CaseResult
-from reviewtui.rules.triage_model import (
-    TriageWeights,
-    load_weights,
-    shipped_weights_path,
-    write_weights,
-)
+from reviewtui.rules.triage_model import TriageWeights, load_weights, write_weights
+from reviewtui.rules.weights_files import shipped_weights_path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 HELD_OUT = ("gson", "sinatra")  # never looked at while designing the features

@@ -23,12 +23,8 @@ from reviewtui.errors import EvalError
 from reviewtui.eval.fit import evaluate, fit_own, time_split
 from reviewtui.eval.metrics import EvalMetrics
 from reviewtui.git import open_repository
-from reviewtui.rules.triage_model import (
-    TriageWeights,
-    load_weights,
-    repository_weights_path,
-    write_weights,
-)
+from reviewtui.rules.triage_model import TriageWeights, load_weights, write_weights
+from reviewtui.rules.weights_files import repository_weights_path
 
 REPOSITORY_TOKENS = 200  # a repository's own fit learns its own tokens (JITLine's way)
 

@@ -104,7 +104,7 @@ def _content(path: Path) -> bytes:
 def snapshot_key(repo: GitRepo, settings: Settings, pack: RulePack) -> str:
     """Everything besides the range that the snapshot's contents depend on."""
     from reviewtui.analysis.fingerprint import run_fingerprint
-    from reviewtui.rules.triage_model import repository_weights_path, shipped_weights_path
+    from reviewtui.rules.weights_files import repository_weights_path, shipped_weights_path
 
     digest = hashlib.sha256(f"{FORMAT}:{sys.version}\n".encode())
     digest.update(run_fingerprint(settings, pack).encode())

@@ -24,8 +24,11 @@ from reviewtui.history.line_history import FEATURES as HISTORY_FEATURES
 from reviewtui.rules.priority import MAX_REACH_POINTS, MAX_SIGNALS, SIGNAL_POINTS
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.rules.triage_features import FEATURES
+from reviewtui.rules.weights_files import (
+    repository_weights_path,
+    shipped_weights_path,
+)
 
-WEIGHTS_NAME = "triage_weights.toml"
 RULE_FEATURES: tuple[str, ...] = ("rule_risk", "rule_signals", "rule_reach", "rule_base")
 ALL_FEATURES: tuple[str, ...] = FEATURES + HISTORY_FEATURES + RULE_FEATURES
 _RULE_SET = frozenset(RULE_FEATURES)
@@ -128,15 +131,6 @@ def _read(path: Path) -> TriageWeights:
         raise ConfigError(f"{path}: weights.{unknown[0]}: not a feature "
                           f"(known: {', '.join(ALL_FEATURES)})")
     return weights
-
-
-def shipped_weights_path() -> Path:
-    """Inside the package, beside this module (``rules/`` at the top holds only rule packs)."""
-    return Path(__file__).resolve().parent / WEIGHTS_NAME
-
-
-def repository_weights_path(root: Path) -> Path:
-    return root / ".reviewtui" / WEIGHTS_NAME
 
 
 @functools.lru_cache(maxsize=16)

@@ -19,7 +19,7 @@ from reviewtui.analysis import fingerprint
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import LoadedChange, load_change
 from reviewtui.pipeline.loading import snapshot_kept
-from reviewtui.rules.triage_model import shipped_weights_path
+from reviewtui.rules.weights_files import shipped_weights_path
 from tests.conftest import GitRepoBuilder
 
 RANGE = ChangeSelector(SelectorMode.RANGE, "base..head")

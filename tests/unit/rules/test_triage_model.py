@@ -19,10 +19,9 @@ from reviewtui.rules.triage_model import (
     ALL_FEATURES,
     TriageWeights,
     load_weights,
-    repository_weights_path,
-    shipped_weights_path,
     write_weights,
 )
+from reviewtui.rules.weights_files import repository_weights_path, shipped_weights_path
 from reviewtui.units.order import sort_units
 from tests.conftest import GitRepoBuilder
 
