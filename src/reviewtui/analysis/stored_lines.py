@@ -71,18 +71,21 @@ class FileLines:
 class StoredLines(Sequence[DiffLine]):
     """Lines ``start``..``end`` of hunk ``index`` of a ``FileLines``, loaded on first use."""
 
-    __slots__ = ("_end", "_file", "_index", "_length", "_start")
+    __slots__ = ("_end", "_file", "_index", "_length", "_read", "_start")
 
     def __init__(self, file: FileLines, index: int, length: int,
                  start: int = 0, end: int | None = None) -> None:
         self._file, self._index, self._length = file, index, length
         self._start, self._end = start, length if end is None else end
+        self._read: tuple[DiffLine, ...] | None = None
 
     def _lines(self) -> tuple[DiffLine, ...]:
-        whole = self._file.hunk(self._index, self._length)
-        if self._start == 0 and self._end == self._length:
-            return whole
-        return whole[self._start:self._end]
+        read = self._read
+        if read is None:
+            whole = self._file.hunk(self._index, self._length)
+            read = self._read = (whole if self._start == 0 and self._end == self._length
+                                 else whole[self._start:self._end])
+        return read
 
     def __len__(self) -> int:
         return self._end - self._start
