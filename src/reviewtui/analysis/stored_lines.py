@@ -34,7 +34,7 @@ class FileLines:
 
     def __init__(self, blob: bytes) -> None:
         self._blob: bytes | None = blob
-        self._rows: tuple[Any, ...] | None = None
+        self._rows: list[Any] | None = None
         self._built: dict[int, tuple[DiffLine, ...]] = {}
         self._lock = threading.Lock()  # one set of objects per hunk, whichever thread asks
 
@@ -61,10 +61,14 @@ class FileLines:
             rows = marshal.loads(self._blob)
             if not isinstance(rows, tuple):
                 raise ValueError("a snapshot's diff lines are not a table")
-            self._rows, self._blob = rows, None
-        kinds, texts, olds, news = self._rows[index]
+            self._rows, self._blob = list(rows), None
+        row = self._rows[index]
+        if row is None:
+            raise ValueError("a snapshot's hunk was built twice")
+        kinds, texts, olds, news = row
         if not len(kinds) == len(texts) == len(olds) == len(news) == expected:
             raise ValueError("a snapshot's hunk does not hold its lines")
+        self._rows[index] = None  # its lines hold what is needed from now on
         return tuple(map(diff_line, kinds, texts, olds, news))
 
 
