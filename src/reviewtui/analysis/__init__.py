@@ -8,8 +8,9 @@ later run and computed anywhere; neither stage knows about the other.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from reviewtui import lazy_exports
 from reviewtui.analysis.cache import UnitCache, cache_path
 from reviewtui.analysis.fingerprint import run_fingerprint
 from reviewtui.config import Settings
@@ -18,17 +19,9 @@ from reviewtui.rules.schema import RulePack
 if TYPE_CHECKING:
     from reviewtui.analysis.run import Analysis, analyse_change
 
-
-def __getattr__(name: str) -> Any:
-    """``Analysis`` and ``analyse_change`` when first asked for: reading a kept change (its
-    key, its cache) needs neither the units stage, its grammars nor the rule engine."""
-    if name not in ("Analysis", "analyse_change"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from reviewtui.analysis import run
-
-    value = getattr(run, name)
-    globals()[name] = value
-    return value
+# When first asked for: reading a kept change (its key, its cache) needs neither the units
+# stage, its grammars nor the rule engine.
+_LAZY = {"Analysis": "reviewtui.analysis.run", "analyse_change": "reviewtui.analysis.run"}
 
 
 def open_unit_cache(git_common_dir: Path, settings: Settings,
@@ -38,3 +31,5 @@ def open_unit_cache(git_common_dir: Path, settings: Settings,
 
 
 __all__ = ["Analysis", "UnitCache", "analyse_change", "cache_path", "open_unit_cache"]
+
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

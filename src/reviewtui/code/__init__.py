@@ -9,25 +9,19 @@ structure query of each supported language.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from reviewtui import lazy_exports
 from reviewtui.code.structure import Definition, FileStructure
 
 if TYPE_CHECKING:
     from reviewtui.code.analyze import analyze_source
     from reviewtui.code.grammars import LANGUAGES
 
-
-def __getattr__(name: str) -> Any:
-    """The parser's names when first asked for: what only names a language (its specs, the
-    cache's stamp of the grammars) needs no tree-sitter."""
-    homes = {"analyze_source": "analyze", "LANGUAGES": "grammars"}
-    if name not in homes:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{homes[name]}"), name)
-    globals()[name] = value
-    return value
+# The parser's names when first asked for: what only names a language (its specs, the cache's
+# stamp of the grammars) needs no tree-sitter.
+_LAZY = {"analyze_source": "reviewtui.code.analyze", "LANGUAGES": "reviewtui.code.grammars"}
 
 __all__ = ["LANGUAGES", "Definition", "FileStructure", "analyze_source"]
+
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

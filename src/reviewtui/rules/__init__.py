@@ -7,8 +7,9 @@ into the review index by ``scored_review_index``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reviewtui import lazy_exports
 
 # At once: the function ``confidence`` shares its module's name, which importing the module
 # alone would bind here (and the module is two dataclasses).
@@ -35,24 +36,16 @@ if TYPE_CHECKING:
 
 # Each name from its module when first asked for: a change read from its snapshot needs the
 # packs and suggestions, not the engine, its handlers and their compiled patterns (~0.1 s).
-_HOMES = {
-    "RuleEngine": "engine", "apply_scanner_findings": "engine",
-    "RuleContext": "handlers", "RuleHandler": "handlers",
-    "scored_review_index": "index_fields",
-    "LoadedPack": "packs", "check_pack_file": "packs", "load_rule_pack": "packs",
-    "register_rule_handler": "registry",
-    "RulePack": "schema",
-    "Request": "suggestion", "RuleMatch": "suggestion", "RuleSuggestion": "suggestion",
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+_LAZY = {"RuleEngine": "reviewtui.rules.engine",
+         "apply_scanner_findings": "reviewtui.rules.engine",
+         "RuleContext": "reviewtui.rules.handlers", "RuleHandler": "reviewtui.rules.handlers",
+         "scored_review_index": "reviewtui.rules.index_fields",
+         "LoadedPack": "reviewtui.rules.packs", "check_pack_file": "reviewtui.rules.packs",
+         "load_rule_pack": "reviewtui.rules.packs",
+         "register_rule_handler": "reviewtui.rules.registry",
+         "RulePack": "reviewtui.rules.schema",
+         "Request": "reviewtui.rules.suggestion", "RuleMatch": "reviewtui.rules.suggestion",
+         "RuleSuggestion": "reviewtui.rules.suggestion"}
 
 
 __all__ = [
@@ -79,3 +72,5 @@ __all__ = [
     "register_rule_handler",
     "scored_review_index",
 ]
+
+__getattr__ = lazy_exports(__name__, _LAZY, globals())
