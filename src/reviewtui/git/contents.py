@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reviewtui.git.batch import batch_records
 from reviewtui.git.model import ChangeSet, FileChange, SideKind
 
 if TYPE_CHECKING:  # GitPython: only once a repository is opened
@@ -62,18 +63,12 @@ class ContentReader:
         assert self._repo is not None
         out = self._repo.run("cat-file", "--batch", stdin=("\n".join(oids) + "\n").encode())
         found: dict[str, bytes | None] = {}
-        pos = 0
-        for oid in oids:
-            header_end = out.index(b"\n", pos)
-            header = out[pos:header_end].split(b" ")
-            pos = header_end + 1
-            if len(header) < 3 or header[1] == b"missing":
+        for oid, record in zip(oids, batch_records(out, len(oids)), strict=False):
+            if record is None:
                 found[oid] = None
                 continue
-            size = int(header[2])
-            body = out[pos : pos + size]
-            pos += size + 1
-            found[oid] = body if size <= self._max else None
+            _, start, size = record
+            found[oid] = out[start:start + size] if size <= self._max else None
         return found
 
     def old(self, change: FileChange) -> bytes | None:

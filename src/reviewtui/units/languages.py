@@ -15,6 +15,7 @@ import re
 
 from reviewtui.code.languages import CPP_SUFFIXES, PathLanguages, headers_decided, is_cpp_source
 from reviewtui.errors import GitCommandError
+from reviewtui.git.batch import batch_records
 from reviewtui.git.model import ChangeSet, SideKind
 from reviewtui.git.runner import GitRepo
 
@@ -92,15 +93,11 @@ def _headers_look_cpp(repo: GitRepo, blobs: list[bytes]) -> bool:
         return False
     sample = blobs[::max(1, len(blobs) // _SAMPLE)][:_SAMPLE]
     out = repo.run("cat-file", "--batch", stdin=b"\n".join(sample) + b"\n", timeout=_TIMEOUT)
-    hits, pos = 0, 0
-    for _ in sample:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) < 3 or header[1] != b"blob":
+    hits = 0
+    for record in batch_records(out, len(sample)):
+        if record is None or record[0] != b"blob":
             continue
-        size = int(header[2])
-        if _CPP_MARKERS.search(out[pos:pos + min(size, _READ)]):
+        _, start, size = record
+        if _CPP_MARKERS.search(out[start:start + min(size, _READ)]):
             hits += 1
-        pos += size + 1
     return hits >= max(1, len(sample) // 4)

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reviewtui.errors import GitCommandError
+from reviewtui.git.batch import batch_records
 from reviewtui.git.model import ChangeSet, SideKind
 from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
@@ -135,20 +136,13 @@ class ReachCounter:
             out = self._repo.run("cat-file", "--batch",
                                  stdin=b"".join(oid + b"\n" for oid, _, _ in batch),
                                  timeout=_TIMEOUT)
-            position = 0
-            for _, _, path in batch:  # one record per line asked, in that order
-                header_end = out.index(b"\n", position)
-                header = out[position:header_end].split()
-                body_start = header_end + 1
-                if len(header) != 3 or not header[2].isdigit():  # "<oid> missing"
-                    position = body_start
+            for (_, _, path), blob in zip(batch, batch_records(out, len(batch)), strict=False):
+                if blob is None:  # "<oid> missing"
                     continue
-                length = int(header[2])
-                position = body_start + length + 1
-                if out.find(b"\0", body_start, min(body_start + length,
-                                                     body_start + _BINARY_PROBE)) != -1:
+                _, offset, length = blob
+                if out.find(b"\0", offset, offset + min(length, _BINARY_PROBE)) != -1:
                     continue
-                body = out[body_start:body_start + length]
+                body = out[offset:offset + length]
                 for word in wanted.intersection(_WORD.findall(body)):
                     files.setdefault(word.decode(), set()).add(path)
         return files

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from reviewtui.errors import GitCommandError
+from reviewtui.git.batch import batch_records
 from reviewtui.git.contents import ContentReader, path_within
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, SideKind
 from reviewtui.git.runner import GitRepo
@@ -298,18 +299,10 @@ class AfterSide:
             _log.warning("reading search hits failed: %s", exc)
             return {}
         found: dict[str, bytes | None] = {}
-        pos = 0
-        for path in paths:
-            header_end = out.find(b"\n", pos)
-            if header_end < 0:
-                break
-            header = out[pos:header_end].split(b" ")
-            pos = header_end + 1
-            if len(header) != 3 or not header[2].isdigit():  # "<name> missing", "ambiguous"
+        for path, record in zip(paths, batch_records(out, len(paths)), strict=False):
+            if record is None:  # "<name> missing", "ambiguous"
                 found[path] = None
                 continue
-            size = int(header[2])
-            body = out[pos : pos + size]
-            pos += size + 1
-            found[path] = body if header[1] == b"blob" and size <= self._max else None
+            kind, start, size = record
+            found[path] = out[start:start + size] if kind == b"blob" and size <= self._max else None
         return found

@@ -30,9 +30,14 @@ def _tree(repo: GitRepoBuilder) -> None:
     repo.commit("change")
 
 
-@pytest.mark.parametrize("extra", [0, len(MANY)])
+@pytest.mark.parametrize(("extra", "batch_bytes"), [(0, None), (len(MANY), None),
+                                                   (len(MANY), 64)])
 def test_the_scan_finds_what_git_grep_finds(repo: GitRepoBuilder, extra: int,
+                                           batch_bytes: int | None,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``batch_bytes``: the tree's files read a few at a time (many ``cat-file`` calls)."""
+    if batch_bytes is not None:
+        monkeypatch.setattr(reach, "_BATCH_BYTES", batch_bytes)
     _tree(repo)
     loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"))
     assert loaded.repo is not None
