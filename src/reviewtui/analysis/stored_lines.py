@@ -62,10 +62,7 @@ class FileLines:
             if not isinstance(rows, tuple):
                 raise ValueError("a snapshot's diff lines are not a table")
             self._rows, self._blob = list(rows), None
-        row = self._rows[index]
-        if row is None:
-            raise ValueError("a snapshot's hunk was built twice")
-        kinds, texts, olds, news = row
+        kinds, texts, olds, news = self._rows[index]
         if not len(kinds) == len(texts) == len(olds) == len(news) == expected:
             raise ValueError("a snapshot's hunk does not hold its lines")
         self._rows[index] = None  # its lines hold what is needed from now on

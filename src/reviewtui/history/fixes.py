@@ -38,7 +38,7 @@ DEFAULT_EXCLUDE_PATTERNS: tuple[str, ...] = (
 )
 _REF = r"(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+\b"
 _TRAILER = re.compile(r"^\s*fix(?:e[sd])?\s*:?\s+" + _REF, re.IGNORECASE | re.MULTILINE)
-_REF_TRAILER = re.compile(r"^\s*(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s+" + _REF,
+_REF_TRAILER = re.compile(r"^\s*(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s+(" + _REF + ")",
                           re.IGNORECASE | re.MULTILINE)
 
 
@@ -72,9 +72,4 @@ class FixMatcher:
 
 def issue_refs(message: str) -> list[str]:
     """The issues a commit says it fixes or closes (``#12``, ``org/repo#3``, ``GH-7``)."""
-    refs = []
-    for match in _REF_TRAILER.finditer(message):
-        ref = re.search(_REF, match.group(0), re.IGNORECASE)
-        if ref:
-            refs.append(ref.group(0))
-    return refs
+    return [match.group(1) for match in _REF_TRAILER.finditer(message)]

@@ -24,10 +24,7 @@ from reviewtui.history.line_history import FEATURES as HISTORY_FEATURES
 from reviewtui.rules.priority import MAX_REACH_POINTS, MAX_SIGNALS, SIGNAL_POINTS
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.rules.triage_features import FEATURES
-from reviewtui.rules.weights_files import (
-    repository_weights_path,
-    shipped_weights_path,
-)
+from reviewtui.rules.weights_files import repository_weights_path, shipped_weights_path
 
 RULE_FEATURES: tuple[str, ...] = ("rule_risk", "rule_signals", "rule_reach", "rule_base")
 ALL_FEATURES: tuple[str, ...] = FEATURES + HISTORY_FEATURES + RULE_FEATURES

@@ -36,7 +36,7 @@ REPORT_EVERY = 0.1  # seconds between two progress messages from the worker
 
 def import_workbench_models() -> None:
     """Import what the workbench works with once the change is loaded (its rows, session,
-    plan, store; ~0.5 s of pydantic models and pipeline code) and the chat it composes: in
+    plan, store; ~0.15 s of pydantic models and pipeline code) and the chat it composes: in
     the loading worker, after the loading view is on screen and beside the forked analysis,
     so that neither the first paint nor the swap to the workbench waits for them."""
     import reviewtui.git.intent_text
