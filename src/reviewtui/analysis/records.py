@@ -30,6 +30,7 @@ _SCOPES = _FIELDS.index("scopes")
 _LEVELS = {level.value: level for level in ContextLevel}
 _RISKS = {risk.value: risk for risk in RiskLevel}
 _STAGES = {stage.value: stage for stage in Stage}
+MATCHES_FIELD = 5  # where a flat suggestion keeps its matches: (flat rule, precision, evidence)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ A warm open of a large committed range used to load and rebuild every diff line 
 from its snapshot (a quarter of a million ``DiffLine`` objects on 8,000 units: ~0.3 s of a
 1.5 s ``index``), though the index, the priority order and the workbench's table need none of
 them -- the workbench shows the lines of the unit under its cursor. So a snapshot keeps each
-file's lines apart, as one ``marshal`` blob (``FileLines``), and every hunk of that file holds
+file's lines apart, as one ``marshal`` blob (``FileLines``; a view of the snapshot's bytes as
+read, not a copy, until it is used), and every hunk of that file holds
 a ``StoredLines``: a sequence of its lines that loads the file's blob on first use and builds
 the hunk's ``DiffLine`` objects once. A unit's piece of a hunk is a view of the same lines
 (slicing does not load them), and its lines are the very objects of the hunk's (the per-file
@@ -32,8 +33,8 @@ class FileLines:
 
     __slots__ = ("_blob", "_built", "_lock", "_rows")
 
-    def __init__(self, blob: bytes) -> None:
-        self._blob: bytes | None = blob
+    def __init__(self, blob: bytes | memoryview) -> None:
+        self._blob: bytes | memoryview | None = blob
         self._rows: list[Any] | None = None
         self._built: dict[int, tuple[DiffLine, ...]] = {}
         self._lock = threading.Lock()  # one set of objects per hunk, whichever thread asks

@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from reviewtui.git.selector import ChangeSelector, SelectorMode, split_range
 
@@ -50,13 +50,15 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-FORMAT = 3  # 2: the priority order as parts and reach, feature names once; 3: lines apart
+FORMAT = 4  # 2: the priority order as parts and reach, feature names once; 3: lines apart;
+# 4: the lines beside the payload
 FOLDER = "snapshots"
 KEPT = 16  # snapshots kept per repository, the most recently used...
 MAX_BYTES = 256 << 20  # ...while they take no more than this (8,000 units: ~30 MiB)
 _MAGIC = b"RTSNAP1\n"
 _HEADER = struct.Struct("<I")
 _MARSHAL_VERSION = 4
+Part: TypeAlias = bytes | memoryview  # a part of a snapshot: written as bytes, read as a view
 
 
 @dataclass(frozen=True)
@@ -145,8 +147,9 @@ class ChangeSnapshot:
     key: str
     units: Sequence[ReviewUnit]
     suggestions: Mapping[str, RuleSuggestion]
-    change_data: bytes | None  # kept until the priority order is written beside it
-    counted_data: bytes | None
+    change_data: Part | None  # kept until the priority order is written beside it
+    lines_data: Part | None  # the same
+    counted_data: Part | None
 
     def fits(self, units: Sequence[ReviewUnit],
              suggestions: Mapping[str, RuleSuggestion]) -> bool:
@@ -175,20 +178,20 @@ class ChangeSnapshot:
 
         if self.counted_data is not None:
             return
-        if self.change_data is None:  # a kept order that did not decode: write it again
-            parts = _read(self.path, self.key)
+        if self.change_data is None or self.lines_data is None:  # a kept order that did not
+            parts = _read(self.path, self.key)  # decode: write it again
             if parts is None:
                 return
-            self.change_data = parts[0]
+            self.change_data, self.lines_data = parts[0], parts[1]
         try:
             data = marshal.dumps(encode_counted(self.units, self.suggestions, suggestions,
                                                 features, evidence), _MARSHAL_VERSION)
         except (Unfit, ValueError) as exc:
             _log.debug("snapshot %s: the priority order is not kept: %s", self.path, exc)
             return
-        if _write(self.path, self.key, self.change_data, data):
+        if _write(self.path, self.key, self.change_data, self.lines_data, data):
             self.counted_data = data
-            self.change_data = None
+            self.change_data = self.lines_data = None
 
 
 def read_snapshot(slot: Slot, key: str) -> tuple[Decoded, ChangeSnapshot] | None:
@@ -199,10 +202,10 @@ def read_snapshot(slot: Slot, key: str) -> tuple[Decoded, ChangeSnapshot] | None
     parts = _read(slot.path, key)
     if parts is None:
         return None
-    change_data, counted_data = parts
+    change_data, lines_data, counted_data = parts
     try:
         with no_gc():
-            decoded = decode_change(marshal.loads(change_data))
+            decoded = decode_change(marshal.loads(change_data), lines_data)
     except (Unfit, EOFError, ValueError, TypeError) as exc:
         _log.debug("snapshot %s does not decode: %s", slot.path, exc)
         return None
@@ -210,8 +213,10 @@ def read_snapshot(slot: Slot, key: str) -> tuple[Decoded, ChangeSnapshot] | None
         return None
     with contextlib.suppress(OSError):
         os.utime(slot.path)  # recently used: kept when others are dropped
+    unwritten = counted_data is None
     return decoded, ChangeSnapshot(slot.path, key, decoded.units, decoded.suggestions,
-                                   change_data if counted_data is None else None, counted_data)
+                                   change_data if unwritten else None,
+                                   lines_data if unwritten else None, counted_data)
 
 
 def write_snapshot(slot: Slot, key: str, change_set: ChangeSet, units: Sequence[ReviewUnit],
@@ -220,13 +225,14 @@ def write_snapshot(slot: Slot, key: str, change_set: ChangeSet, units: Sequence[
     from reviewtui.analysis.snapshot_codec import Unfit, encode_change
 
     try:
-        data = marshal.dumps(encode_change(change_set, units, suggestions), _MARSHAL_VERSION)
+        encoded = encode_change(change_set, units, suggestions)
+        data = marshal.dumps(encoded.payload, _MARSHAL_VERSION)
     except (Unfit, ValueError) as exc:
         _log.debug("no snapshot of %s: %s", change_set.key, exc)
         return None
-    if not _write(slot.path, key, data, None):
+    if not _write(slot.path, key, data, encoded.lines, None):
         return None
-    return ChangeSnapshot(slot.path, key, units, suggestions, data, None)
+    return ChangeSnapshot(slot.path, key, units, suggestions, data, encoded.lines, None)
 
 
 def holds(slot: Slot, key: str) -> bool:
@@ -243,43 +249,53 @@ def holds(slot: Slot, key: str) -> bool:
         return False
 
 
-def _read(path: Path, key: str) -> tuple[bytes, bytes | None] | None:
+def _read(path: Path, key: str) -> tuple[Part, Part, Part | None] | None:
+    """The change's payload, its diff lines and the priority order (None: not written, or
+    damaged) of the snapshot at ``path`` if it was written under ``key``: views of the
+    bytes read, not copies (the lines are most of them, and stay unread until used)."""
     try:
-        data = path.read_bytes()
+        data = memoryview(path.read_bytes())
     except OSError:
         return None
     try:
-        if not data.startswith(_MAGIC):
+        if data[:len(_MAGIC)] != _MAGIC:
             raise ValueError("not a snapshot")
         start = len(_MAGIC) + _HEADER.size
         (size,) = _HEADER.unpack_from(data, len(_MAGIC))
         header = marshal.loads(data[start:start + size])
-        stored_key, change_size, change_crc, counted_size, counted_crc = header
+        (stored_key, change_size, change_crc, lines_size, lines_crc, counted_size,
+         counted_crc) = header
         if stored_key != key:
             return None
-        change = data[start + size:start + size + change_size]
-        counted = data[start + size + change_size:]
-        if len(change) != change_size or zlib.crc32(change) != change_crc:
-            raise ValueError("the change is truncated or damaged")
+        parts: list[Part] = []
+        at = start + size
+        for part_size, part_crc in ((change_size, change_crc), (lines_size, lines_crc)):
+            part = data[at:at + part_size]
+            if len(part) != part_size or zlib.crc32(part) != part_crc:
+                raise ValueError("the change is truncated or damaged")
+            parts.append(part)
+            at += part_size
+        counted = data[at:]
         if counted_size < 0:
-            return change, None
+            return parts[0], parts[1], None
         if len(counted) != counted_size or zlib.crc32(counted) != counted_crc:
-            return change, None  # the order is counted again (and written again)
+            return parts[0], parts[1], None  # the order is counted again (and written again)
     except (ValueError, EOFError, TypeError, struct.error) as exc:
         _log.debug("snapshot %s is unreadable: %s", path, exc)
         return None
-    return change, counted
+    return parts[0], parts[1], counted
 
 
-def _write(path: Path, key: str, change: bytes, counted: bytes | None) -> bool:
-    header = marshal.dumps((key, len(change), zlib.crc32(change),
+def _write(path: Path, key: str, change: Part, lines: Part, counted: Part | None) -> bool:
+    header = marshal.dumps((key, len(change), zlib.crc32(change), len(lines), zlib.crc32(lines),
                             -1 if counted is None else len(counted),
                             0 if counted is None else zlib.crc32(counted)), _MARSHAL_VERSION)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with temporary.open("wb") as out:
-            out.write(_MAGIC + _HEADER.pack(len(header)) + header + change + (counted or b""))
+            out.writelines((_MAGIC, _HEADER.pack(len(header)), header, change, lines,
+                            counted if counted is not None else b""))
         temporary.replace(path)
     except OSError as exc:
         _log.debug("snapshot %s not written: %s", path, exc)

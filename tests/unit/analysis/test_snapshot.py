@@ -283,8 +283,9 @@ def test_an_order_that_does_not_decode_is_counted_and_written_again(
     (path,) = _snapshots(repo)
     key = expected.snapshot.key if expected.snapshot is not None else ""
     parts = change_snapshot._read(path, key)
-    assert parts is not None and parts[1] is not None
-    assert change_snapshot._write(path, key, parts[0], marshal.dumps((("other", ()),), 4))
+    assert parts is not None and parts[2] is not None
+    assert change_snapshot._write(path, key, parts[0], parts[1],
+                                  marshal.dumps((("other", ()),), 4))
     calls = Calls(monkeypatch)
     again = _open(repo)
     assert calls.take() == {"collect": 0, "analyse": 0, "order": 1}

@@ -76,13 +76,40 @@ def test_lines_that_do_not_fit_their_hunk_are_an_error_not_a_wrong_diff() -> Non
         list(StoredLines(FileLines(marshal.dumps("lines")), 0, 0))
 
 
-def test_a_snapshot_of_the_old_layout_is_computed_again(repo: GitRepoBuilder) -> None:
-    """A file row without its lines blob does not decode: the change is computed again."""
+def test_a_snapshot_of_an_old_layout_does_not_decode(repo: GitRepoBuilder) -> None:
+    """A file row without its lines (format 2) or with the blob inside it (format 3), or one
+    pointing past the lines kept beside it, does not decode: the change is computed again."""
     from reviewtui.analysis.snapshot_codec import Unfit, decode_change, encode_change
 
     _range(repo)
     loaded = load_change(repo.root, RANGE, use_cache=False)
-    payload = encode_change(loaded.change_set, loaded.units, loaded.suggestions)
-    files = tuple(row[:-1] for row in payload[5])  # as format 2 kept them: no blob
+    encoded = encode_change(loaded.change_set, loaded.units, loaded.suggestions)
+    payload, lines = encoded.payload, encoded.lines
+    assert decode_change(payload, lines).units == loaded.units
+    rows = payload[5]
+    for files in (tuple(row[:-1] for row in rows),  # format 2: no blob
+                  tuple((*row[:-1], b"lines") for row in rows),  # format 3: the blob inside
+                  tuple((*row[:-1], (len(lines), 1)) for row in rows)):  # past the end
+        with pytest.raises(Unfit):
+            decode_change((*payload[:5], files, *payload[6:]), lines)
     with pytest.raises(Unfit):
-        decode_change((*payload[:5], files, *payload[6:]))
+        decode_change(payload, lines[:-1])  # the lines cut short
+
+
+def test_a_kept_change_holds_each_repeated_value_once(repo: GitRepoBuilder) -> None:
+    """Equal rows' values (a rule matched by many units, their factors) are one object in the
+    payload, so marshal writes them once; the diff lines are beside it, not inside."""
+    from reviewtui.analysis.records import MATCHES_FIELD
+    from reviewtui.analysis.snapshot_codec import decode_change, encode_change
+
+    _range(repo)
+    loaded = load_change(repo.root, RANGE, use_cache=False)
+    encoded = encode_change(loaded.change_set, loaded.units, loaded.suggestions)
+    rows = [row for group in encoded.payload[7] for row in group]
+    rules = [rule for row in rows for rule, *_ in row[MATCHES_FIELD]]
+    assert len(rules) > len({id(rule) for rule in rules}) == len(set(rules))
+    factors = [row[6] for row in rows]
+    assert len({id(f) for f in factors}) == len(set(factors))
+    assert not any(isinstance(value, bytes) for row in encoded.payload[5] for value in row)
+    read = marshal.loads(marshal.dumps(encoded.payload, 4))
+    assert decode_change(read, encoded.lines).units == loaded.units
