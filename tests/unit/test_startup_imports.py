@@ -185,6 +185,39 @@ def test_a_kept_range_is_indexed_without_the_rule_engine(repo: GitRepoBuilder) -
     assert "reviewtui.rules.engine" in modules
 
 
+def test_the_workbench_opens_a_kept_range_without_the_analysis(repo: GitRepoBuilder) -> None:
+    """The workbench's own load of a range opened before (its worker's path: the cache asked
+    alone, then the table's rows and the selected unit's reasons) builds no rule engine and
+    imports no analysis or parser: waiting for the forked analysis' answer, explaining a place
+    in the order, need neither."""
+    repo.write("app.py", "def total(items):\n    return sum(items)\n")
+    repo.commit("base")
+    repo.git("tag", "base")
+    repo.write("app.py", "def total(items):\n    return sum(items) + 1\n")
+    repo.commit("head")
+    code = (
+        "from pathlib import Path\n"
+        "from reviewtui.app.open_change import WorkbenchLoad\n"
+        "from reviewtui.git import ChangeSelector, SelectorMode\n"
+        "from reviewtui.tui.base import Opened\n"
+        f"load = WorkbenchLoad(Path({str(repo.root)!r}), ChangeSelector(SelectorMode.RANGE,"
+        " 'base..HEAD'))\n"
+        "loaded = load(lambda progress: None)\n"
+        "load.stop()\n"
+        f"store = Path({str(repo.root / '.git' / 'store.sqlite3')!r})\n"
+        "opened = Opened.build(loaded, store, None, '--description')\n"
+        "unit = loaded.units[0]\n"
+        "print(len(opened.triage.units), bool(loaded.priority_reasons(unit.unit_id)))"
+    )
+    modules, printed = _modules_after(code)  # computed and kept
+    assert printed == "1 True"
+    modules, printed = _modules_after(code)
+    assert printed == "1 True"
+    assert [m for m in modules if m in ("reviewtui.rules.engine", "reviewtui.rules.handlers",
+                                        "reviewtui.analysis.run", "reviewtui.units.build")
+            or m.startswith("tree_sitter")] == []
+
+
 def test_version_answers_before_anything_is_imported() -> None:
     code = ("import runpy, sys\n"
             "sys.argv = ['reviewtui', '--version']\n"

@@ -171,7 +171,7 @@ class WorkbenchLoad:
             loaded = load_change(self._path, self._selector, use_cache=self._use_cache,
                                  progress=progress)
             return loaded.with_reach()
-        from reviewtui.analysis.run import NotCached
+        from reviewtui.analysis.cached_only import NotCached
 
         try:
             try:

@@ -43,7 +43,7 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
     Per-file results are reused from earlier runs unless ``use_cache`` is off, the ``[units]
     cache`` setting is off, or the change is a patch file (whose contents git does not name).
     ``progress`` hears how far the analysis of the files has got (``analysis.progress``).
-    ``cached_only``: raise ``analysis.run.NotCached`` unless the cache knows every file.
+    ``cached_only``: raise ``analysis.cached_only.NotCached`` unless the cache knows every file.
     A commit or a range is read from its snapshot when one is kept under the same key (see
     ``pipeline.snapshot``), and one is written after computing it when the cache is on.
     """

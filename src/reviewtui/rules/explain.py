@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reviewtui.rules.confidence import RISK_BONUS
-from reviewtui.rules.engine import RuleEngine
 from reviewtui.rules.packs import learned_source
 from reviewtui.rules.priority import RISK_POINTS, SHARED_RISK_FLOOR, SHARED_RISK_SLOPE
 from reviewtui.rules.schema import LearnedRule
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.units.model import ReviewUnit
+
+if TYPE_CHECKING:  # the workbench's detail explains a unit's place without the engine
+    from reviewtui.rules.engine import RuleEngine
 
 
 def _risk_lines(suggestion: RuleSuggestion) -> list[str]:
