@@ -11,6 +11,7 @@ is off (``eval`` ranks hundreds of old trees nobody will see again).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -70,11 +71,17 @@ def priority_order(repo: GitRepo, change_set: ChangeSet, units: Sequence[ReviewU
     names = {u.unit_id: [s.name for s in u.scopes if s.role != "outer"]
              + list(u.symbols) for u in units}
     cache = repo.common_dir / "reviewtui" / "reach" if keep else None
-    files = ReachCounter(repo, change_set, cache).counts(
-        n for group in names.values() for n in group)
-    weights, _ = load_weights(root)
-    features, evidence = triage_features(repo, change_set, units, suggestions, keep=keep,
-                                         progress=progress)
+    counter = ReachCounter(repo, change_set, cache)
+    # The reach (the tree's files read and split into words, here) and the line history (git
+    # blame, in git's processes) do not depend on each other: counted side by side, the
+    # second core works while this one reads (1.4 s and 0.8 s, one after the other, on a
+    # cold 8,000-unit change).
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reviewtui-reach") as pool:
+        reach = pool.submit(counter.counts, [n for group in names.values() for n in group])
+        weights, _ = load_weights(root)
+        features, evidence = triage_features(repo, change_set, units, suggestions, keep=keep,
+                                             progress=progress)
+        files = reach.result()
     counted = dict(suggestions)
     high = sum(1 for u in units if (s := suggestions.get(u.unit_id)) is not None
                and s.risk in SHARED_RISK)

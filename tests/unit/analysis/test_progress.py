@@ -47,14 +47,14 @@ def test_progress_counts_every_file_and_streams_every_unit(repo: GitRepoBuilder)
         assert heard[-1].complete and not heard[0].complete
         assert heard[-1].largest_left == ()
         assert all(p.total == 7 for p in heard)
-        streamed = [unit for p in heard for unit, _ in p.finished]
+        streamed = [unit for p in heard for unit in p.finished]
         assert sorted(u.unit_id for u in streamed) == sorted(
             u.unit_id for u in result.units)
     serial, _ = _run(repo, 1 << 40)
     # here, one report per file, largest first: the largest left is the next one computed
     assert len(serial) == 7
     assert serial[0].largest_left[0] == "pkg/m4.py"
-    assert serial[0].finished[0][0].file_path == "pkg/m5.py"
+    assert serial[0].finished[0].file_path == "pkg/m5.py"
     assert all(len(p.largest_left) <= 3 for p in serial)
 
 
@@ -69,4 +69,4 @@ def test_files_the_cache_answers_are_done_at_once(repo: GitRepoBuilder, tmp_path
         else:  # one report: everything done, every unit in it
             assert [p.done for p in heard] == [7]
             assert result.reused_files == 7
-            assert [u for u, _ in heard[0].finished] == result.units
+            assert [u.unit_id for u in heard[0].finished] == [u.unit_id for u in result.units]

@@ -44,7 +44,7 @@ def test_the_process_analyses_and_the_load_reads_its_cache(repo: GitRepoBuilder)
     assert first_whole > 0  # the process reported files one by one (or batch by batch)
     # ...and the load after it found every file in the cache: one report, all done at once
     assert dones[first_whole + 1:] == [12]
-    streamed = {u.unit_id for p in heard[:first_whole + 1] for u, _ in p.finished}
+    streamed = {u.unit_id for p in heard[:first_whole + 1] for u in p.finished}
     assert streamed == {u.unit_id for u in loaded.units}
     alone = load_change(repo.root, selector, use_cache=False).with_reach()
     assert loaded.units == alone.units and loaded.suggestions == alone.suggestions

@@ -28,7 +28,10 @@ from reviewtui.git.runner import GitRepo
 _log = logging.getLogger(__name__)
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-_WORD = re.compile(rb"[A-Za-z0-9_]+")  # a whole word as ``\b`` bounds it (ASCII word bytes)
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+# Every byte but the ASCII word bytes (``[A-Za-z0-9_]``, what ``\b`` bounds) to a space: the
+# words of a text are then its ``split()`` (twice as fast as a regex's ``findall``).
+_WORDS_APART = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))
 _NAMES_PER_GREP = 300  # more names than this: one pass over the tree's files instead
 _BATCH_BYTES = 16 << 20  # blobs read per ``cat-file --batch`` call
 _BINARY_PROBE = 8000  # git's own test: a NUL byte in the first 8,000 bytes is binary
@@ -143,6 +146,6 @@ class ReachCounter:
                 if out.find(b"\0", offset, offset + min(length, _BINARY_PROBE)) != -1:
                     continue
                 body = out[offset:offset + length]
-                for word in wanted.intersection(_WORD.findall(body)):
+                for word in wanted.intersection(body.translate(_WORDS_APART).split()):
                     files.setdefault(word.decode(), set()).add(path)
         return files

@@ -91,12 +91,12 @@ class LoadingView(Vertical):
 
     def _add(self, progress: AnalysisProgress) -> None:
         rows: list[tuple[str, str, str]] = []
-        for unit, suggestion in progress.finished:
+        for unit in progress.finished:
             if unit.unit_id in self._shown:  # reported again, by the load the cache answers
                 continue
             self._shown.add(unit.unit_id)
             self.unit_ids.append(unit.unit_id)
-            rows.append((unit.location, unit.language or "-", suggestion.risk.value))
+            rows.append((unit.location, unit.language or "-", unit.risk))
         if rows:
             self.query_one(DataTable).add_rows(rows)
 
