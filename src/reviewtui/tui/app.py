@@ -65,7 +65,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
         yield Input(placeholder="filter: words, tag:x, risk:high, status:new, level:file",
                     id="filter")
         with Horizontal(id="statusbar"):
-            yield Static("", id="status")
+            yield Static("", id="status", markup=False)  # it says paths and filter text
             yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="busy")
         yield KeyFooter(compact=True, show_command_palette=False)
 

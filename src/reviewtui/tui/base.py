@@ -30,6 +30,8 @@ from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 if TYPE_CHECKING:  # the change's models load with the change, in the loading worker
+    from textual.notifications import SeverityLevel
+
     from reviewtui.analysis.progress import ProgressCallback
     from reviewtui.errors import ReviewTuiError
     from reviewtui.forge.threads import PullThread
@@ -126,6 +128,12 @@ class WorkbenchBase(App[None]):
         self._theme_problems: list[str] = []
         if loaded is not None:
             self.adopt(Opened.build(loaded, store_path, description, description_source))
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Plain text unless asked: a notification names files, findings and errors, where a
+        ``[`` is not markup (``app/[id]/page.tsx`` lost its ``[id]``, ``[/x]`` raised)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def adopt(self, opened: Opened) -> None:
         """Work on this change: its session and triage, its keys and themes (settings)."""

@@ -57,19 +57,19 @@ class CommentModal(FormModal[CommentEdit]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="comment-dialog", classes="dialog"):
-            yield Label(f"Comment on {self.location}", classes="dialog-title")
+            yield Label(f"Comment on {self.location}", classes="dialog-title", markup=False)
             options = [("new comment", NEW)] + [
                 (f"{c.lines}: {c.body.splitlines()[0][:50]}", str(i))
                 for i, c in self.existing.items()]
             yield Select(options, value=NEW, allow_blank=False, id="comment-pick")
             span = f" (this unit: {self.span[0]}-{self.span[1]})" if self.span else ""
-            yield Label(f"Lines{span}", classes="field-label")
+            yield Label(f"Lines{span}", classes="field-label", markup=False)
             yield Input(self.draft.lines.removeprefix("L"), id="comment-lines",
                         placeholder="lines, e.g. 12 or 12-15")
             yield Label("Comment", classes="field-label")
             yield ChatInput(self.draft.body, id="comment-body",
                             placeholder="Your comment — Enter saves, Ctrl+J new line")
-            yield Label("", id="comment-error")
+            yield Label("", id="comment-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Delete", variant="error", id="delete", disabled=True)

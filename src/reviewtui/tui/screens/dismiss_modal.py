@@ -23,7 +23,8 @@ class DismissModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dismiss-dialog", classes="dialog"):
-            yield Label(f"Dismiss: {self.finding_title}", classes="dialog-title")
+            yield Label(f"Dismiss: {self.finding_title}", classes="dialog-title",
+                        markup=False)
             yield Input(placeholder="why (optional) — Enter dismisses, Esc cancels",
                         id="dismiss-reason")
 

@@ -43,7 +43,7 @@ class ExportModal(FormModal[ExportChoice]):
             yield Input(self.default_stem + SUFFIXES["markdown"], id="export-path",
                         placeholder="file (absolute, or relative to the repository)")
             yield Checkbox("also dismissed, gone and fixed findings", id="export-all")
-            yield Label("", id="export-error")
+            yield Label("", id="export-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")

@@ -55,10 +55,10 @@ class FixModal(ModalScreen[FixChoice | None]):
         else:
             state = f"does not apply: {self.problem} — y copies the patch"
         with Vertical(id="fix-dialog", classes="dialog"):
-            yield Label(f"Fix: {self.finding_title}", classes="dialog-title")
+            yield Label(f"Fix: {self.finding_title}", classes="dialog-title", markup=False)
             with VerticalScroll(id="fix-diff"):
                 yield Static(diff_text(self.diff), id="fix-diff-text")
-            yield Label(state, id="fix-state")
+            yield Label(state, id="fix-state", markup=False)
             yield Label("a apply · u undo · y copy the patch · r ask again · Esc close",
                         classes="field-label")
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -46,11 +47,11 @@ class LearnScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="learn-dialog"):
-            yield Label("", id="learn-evidence")
+            yield Label("", id="learn-evidence", markup=False)
             with Horizontal(id="learn-body"):
                 yield OptionList(id="learn-list")
                 with VerticalScroll(id="learn-detail"):
-                    yield Static("", id="learn-text")
+                    yield Static("", id="learn-text", markup=False)
             yield Label("a accept · x reject · esc close", id="learn-keys")
 
     def on_mount(self) -> None:
@@ -68,9 +69,9 @@ class LearnScreen(ModalScreen[None]):
         self.query_one("#learn-evidence", Label).update("\n".join(lines))
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(f"{c.id} {c.status.replace('_', ' '):8} "
-                                    f"{c.key.label()} -> {c.level.value}", id=c.id)
-                             for c in report.candidates])
+        options.add_options([Option(Text(f"{c.id} {c.status.replace('_', ' '):8} "
+                                         f"{c.key.label()} -> {c.level.value}"), id=c.id)
+                             for c in report.candidates])  # Text: a path glob is not markup
         ids = [c.id for c in report.candidates]
         if ids:
             options.highlighted = ids.index(chosen.id) if chosen and chosen.id in ids else 0

@@ -66,7 +66,8 @@ class RequestsModal(FormModal[list[ExtraRequest]]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="requests-dialog"):
-            yield Label(f"Extra requests for {self.unit_label}", id="requests-title")
+            yield Label(f"Extra requests for {self.unit_label}", id="requests-title",
+                        markup=False)
             with Grid(id="requests-grid"):
                 for kind, hint in TYPES:
                     yield Checkbox(kind, kind in self.current, id=f"check-{kind}")
@@ -75,7 +76,7 @@ class RequestsModal(FormModal[list[ExtraRequest]]):
                                     id=f"detail-{kind}")
                     else:
                         yield Label("")
-            yield Label("", id="requests-error")
+            yield Label("", id="requests-error", markup=False)
             with Horizontal(id="requests-buttons"):
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")

@@ -32,26 +32,28 @@ def _decision(row: Row) -> RenderableType:
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("unit", f"{unit.unit_id}  {unit.location}  ({unit.change_type}, "
-                          f"+{unit.added_lines}/-{unit.removed_lines})")
-    table.add_row("tags", ", ".join(unit.tags) or "-")
+    # Every cell is Text: a str cell is read as markup (a path's ``[id]`` vanished, the
+    # requests' ``[rule]`` too, and ``[/x]`` raised).
+    table.add_row("unit", Text(f"{unit.unit_id}  {unit.location}  ({unit.change_type}, "
+                               f"+{unit.added_lines}/-{unit.removed_lines})"))
+    table.add_row("tags", Text(", ".join(unit.tags) or "-"))
     rule = item.rule_context_level.value if item.rule_context_level else "-"
     conf = f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-"
     llm = item.llm_context_level.value if item.llm_context_level else "-"
-    table.add_row("level", f"rule {rule} ({conf}) · llm {llm} · final "
-                           f"{item.final_context_level.value} by {item.provenance.level}")
+    table.add_row("level", Text(f"rule {rule} ({conf}) · llm {llm} · final "
+                                f"{item.final_context_level.value} by {item.provenance.level}"))
     requests = ", ".join(
         r.type + (f"({d})" if (d := getattr(r, "symbol", None) or getattr(r, "keyword", None))
                   else "") + f" [{src}]"
         for r, src in zip(item.extra_requests, item.provenance.extra_requests, strict=False))
-    table.add_row("requests", requests or "-")
-    table.add_row("status", f"{row.status}{' · skipped' if item.skip_review else ''} · "
-                            f"{item.reason}")
+    table.add_row("requests", Text(requests or "-"))
+    table.add_row("status", Text(f"{row.status}{' · skipped' if item.skip_review else ''} · "
+                                 f"{item.reason}"))
     if item.unrelated:
         table.add_row("unrelated", Text(f"to the stated purpose: {item.unrelated}",
                                         style="yellow"))
     if row.why:
-        table.add_row("priority", "\n".join(row.why))
+        table.add_row("priority", Text("\n".join(row.why)))
     return table
 
 
@@ -63,7 +65,7 @@ def _account(bundle: ContextBundle) -> RenderableType:
     styles = {"included": "green", "clipped": "yellow", "dropped": "red", "empty": "dim",
               "not_fetched": "red"}
     for piece in bundle.budget.pieces:
-        table.add_row(piece.name, Text(piece.status, style=styles[piece.status]),
+        table.add_row(Text(piece.name), Text(piece.status, style=styles[piece.status]),
                       str(piece.tokens), str(piece.original_tokens))
     notes = Text("\n".join(f"note: {n}" for n in bundle.notes), style="dim")
     return Group(table, notes) if bundle.notes else table
@@ -87,7 +89,7 @@ def _allocation(allocation: Allocation, unit_id: str) -> RenderableType:
     for name in ("risk", "included", "tokens", "complete", "deferred", "would need"):
         table.add_column(name, justify="left" if name == "risk" else "right")
     for r in allocation.by_risk:
-        table.add_row(r.risk, str(r.included_units), str(r.included_tokens),
+        table.add_row(Text(r.risk), str(r.included_units), str(r.included_tokens),
                       str(r.complete_units), str(r.deferred_units), f"~{r.deferred_tokens}")
     return Group(place, table)
 
@@ -138,7 +140,7 @@ class DetailPane(VerticalScroll):
         preview = self.query_one("#preview", Static)
         preview.update(_preview(bundle) if bundle is not None else "")
         if row is None:
-            decision.update("no unit selected")
+            decision.update(Text("no unit selected"))
             review.update("")
             review.display = False
             account.update("")

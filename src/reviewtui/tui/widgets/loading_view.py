@@ -11,16 +11,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from reviewtui.tui.widgets.fixed_width_table import FixedWidthTable
+from reviewtui.tui.widgets.unit_table import fit_location
+
 if TYPE_CHECKING:
     from reviewtui.analysis.progress import AnalysisProgress
     from reviewtui.errors import ReviewTuiError
     from reviewtui.tui.base import Opened
+
+
+LOADING_COLUMNS = (("location", 72), ("lang", 10), ("risk", 8))
 
 
 def loading_text(progress: AnalysisProgress | None, elapsed: float) -> str:
@@ -70,8 +77,9 @@ class LoadingView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(loading_text(None, 0.0), id="loading-line", markup=False)
-        table: DataTable[str] = DataTable(id="loading-units", cursor_type="row")
-        table.add_columns("location", "lang", "risk")
+        table: FixedWidthTable[Text] = FixedWidthTable(id="loading-units", cursor_type="row")
+        for name, width in LOADING_COLUMNS:
+            table.add_column(name, width=width)
         yield table
         yield Static("q quits · the workbench opens when every file is analysed",
                      id="loading-hint", markup=False)
@@ -90,13 +98,14 @@ class LoadingView(Vertical):
                                                        layout=False)
 
     def _add(self, progress: AnalysisProgress) -> None:
-        rows: list[tuple[str, str, str]] = []
+        rows: list[tuple[Text, Text, Text]] = []  # Text: a str cell is read as markup
         for unit in progress.finished:
             if unit.unit_id in self._shown:  # reported again, by the load the cache answers
                 continue
             self._shown.add(unit.unit_id)
             self.unit_ids.append(unit.unit_id)
-            rows.append((unit.location, unit.language or "-", unit.risk))
+            rows.append((Text(fit_location(unit.location, LOADING_COLUMNS[0][1])),
+                         Text(unit.language or "-"), Text(unit.risk)))
         if rows:
             self.query_one(DataTable).add_rows(rows)
 

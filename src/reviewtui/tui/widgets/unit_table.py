@@ -11,17 +11,18 @@ the rule's level, the LLM's level, the tags. A resize that changes the set rebui
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.events import Resize
-from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets._data_table import Row as TableRow
 from textual.widgets.data_table import DuplicateKey, RowKey
+
+from reviewtui.tui.widgets.fixed_width_table import FixedWidthTable
 
 if TYPE_CHECKING:  # named only: the loading view paints before the triage model loads
     from reviewtui.tui.triage import Row
@@ -81,38 +82,40 @@ def _same_display(old: Row, new: Row) -> bool:
             and old.findings == new.findings and len(old.comments) == len(new.comments))
 
 
-def _find_cell(findings: int, comments: int) -> Text | str:
+def _find_cell(findings: int, comments: int) -> Text:
     """Open findings, then ✎ and the reviewer's comments: ``2✎1``; at most the column's width."""
     text = (str(findings) if findings else "") + (f"✎{comments}" if comments else "")
     if len(text) > WIDTHS["find"]:
         text = text[:WIDTHS["find"] - 1] + "+"
-    return Text(text, style="magenta") if comments and not findings else text
+    return Text(text, style="magenta") if comments and not findings else Text(text)
 
 
-def _cells(row: Row, fit: ColumnFit) -> list[Text | str]:
+def _cells(row: Row, fit: ColumnFit) -> list[Text]:
+    """The row's cells, every one Text: a str cell is read as markup (see ``detail_pane``)."""
     glyph, style = STATUS_GLYPHS[row.status]
     item, unit = row.item, row.unit
     risk = item.risk or "-"
-    cells: dict[str, Text | str] = {
+    cells: dict[str, Text] = {
         "st": Text(glyph, style=style),
         "location": Text(fit_location(unit.location, fit.location_width),
                          style="dim" if row.status == "skipped" else ""),
-        "tags": ",".join(unit.tags)[:40] or "-",
-        "conf": f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-",
-        "rule": item.rule_context_level.value if item.rule_context_level else "-",
-        "llm": item.llm_context_level.value if item.llm_context_level else "-",
+        "tags": Text(",".join(unit.tags)[:40] or "-"),
+        "conf": Text(f"{item.rule_confidence:.2f}" if item.rule_confidence is not None
+                     else "-"),
+        "rule": Text(item.rule_context_level.value if item.rule_context_level else "-"),
+        "llm": Text(item.llm_context_level.value if item.llm_context_level else "-"),
         "final": Text(item.final_context_level.value,
                       style="bold" if item.provenance.level == "user" else ""),
-        "by": item.provenance.level,
+        "by": Text(item.provenance.level),
         "risk": Text(risk, style=RISK_STYLES.get(risk, "")),
-        "prio": f"{item.priority:.0f}" if item.priority is not None else "-",
+        "prio": Text(f"{item.priority:.0f}" if item.priority is not None else "-"),
         "find": _find_cell(row.findings, len(row.comments)),
     }
     return [cells[name] for name in fit.columns]
 
 
-class UnitTable(DataTable[Text | str]):
-    """Rows keyed by unit id."""
+class UnitTable(FixedWidthTable[Text]):
+    """Rows keyed by unit id (every column a fixed width: see ``fixed_width_table``)."""
 
     class UnitSelected(Message):
         """The cursor moved to a unit (or the table was refilled)."""
@@ -163,18 +166,6 @@ class UnitTable(DataTable[Text | str]):
         if self.size.width:
             self._refit(self.size.width)
         self.show(self._rows, keep=self._waiting_keep)
-
-    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        """Every column has a fixed width and no row a label or auto height, so skip
-        Textual's measuring of every new cell (about 1 s per 5,000 rows, on each refill)
-        and keep only its virtual-size bookkeeping."""
-        if any(column.auto_width for column in self.columns.values()):
-            super()._update_dimensions(new_rows)
-            return
-        width = sum(column.get_render_width(self) for column in self.columns.values())
-        header = self.header_height if self.show_header else 0
-        self.virtual_size = Size(width + self._row_label_column_width,
-                                 self._total_row_height + header)
 
     def show(self, rows: Sequence[Row], keep: str | None = None) -> None:
         """Show ``rows`` in this order; keep the cursor on ``keep`` if it is still shown.

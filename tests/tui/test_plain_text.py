@@ -1,0 +1,96 @@
+"""Paths, filter text and reasons are shown as they are: a ``[`` in them is not markup.
+
+Textual and Rich read a ``str`` as markup in a table cell, a ``Static`` and a notification:
+``app/[id]/page.py`` (a route folder of Next.js, SvelteKit, Nuxt) lost its ``[id]``, the
+detail's ``[rule]`` marks on extra requests vanished, and a closing tag such as ``[/x]`` --
+typed into the filter, or in a folder name -- raised out of the app.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+from rich.console import Console
+from textual.widgets import DataTable, Static
+
+from reviewtui.analysis.progress import ProgressCallback
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import LoadedChange, load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.widgets.detail_pane import DetailPane
+from reviewtui.tui.widgets.loading_view import LoadingView
+from reviewtui.tui.widgets.unit_table import UnitTable
+from tests.conftest import GitRepoBuilder
+
+ROUTE = "app/[id]/page.py"
+ODD = "x[/y]/z.py"
+
+
+def _repo(repo: GitRepoBuilder) -> None:
+    for path in (ROUTE, ODD):
+        repo.write(path, "def view(request):\n    return request.user\n")
+    repo.commit("base")
+    for path in (ROUTE, ODD):
+        repo.write(path, "def view(request):\n    return request.user.name\n")
+
+
+def _cell_texts(table: DataTable[object], column: int) -> list[str]:
+    return [str(table.get_row_at(n)[column]) for n in range(table.row_count)]
+
+
+def _plain(static: Static) -> str:
+    """What ``static`` shows, as text (its content rendered by Rich at a wide width)."""
+    console = Console(width=240, file=io.StringIO(), record=True)
+    console.print(static.content, markup=False)
+    return console.export_text()
+
+
+async def test_brackets_in_paths_and_the_filter_are_shown_as_typed(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _repo(repo)
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    app = ReviewApp(loaded, store_path=tmp_path / "s.sqlite3")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        locations = _cell_texts(table, table.fit.columns.index("location"))
+        assert any(ROUTE in text for text in locations)
+        assert any(ODD in text for text in locations)
+        for _ in range(table.row_count):  # each unit's detail, the odd folder's too
+            detail = _plain(app.query_one(DetailPane).query_one("#decision", Static))
+            unit = app.triage.by_id[app.current() or ""]
+            assert unit.location in detail
+            if app.triage.item(unit.unit_id).extra_requests:
+                assert "[rule]" in detail or "[llm]" in detail
+            await pilot.press("j")
+        await pilot.press("slash", *"[/x]", "enter")
+        await pilot.pause()
+        assert app.is_running
+        assert "filter: [/x]" in _plain(app.query_one("#status", Static))
+        app.notify(f"cannot read {ODD}")
+        await pilot.pause()
+        assert app.is_running
+
+
+async def test_the_loading_view_shows_bracketed_paths(repo: GitRepoBuilder,
+                                                      tmp_path: Path) -> None:
+    _repo(repo)
+
+    def load(progress: ProgressCallback) -> LoadedChange:
+        loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False,
+                             progress=progress)
+        time.sleep(0.5)  # the streamed rows stay on screen a moment
+        return loaded
+
+    app = ReviewApp(load=load, store_path=tmp_path / "s.sqlite3")
+    async with app.run_test(size=(160, 40)) as pilot:
+        end = time.monotonic() + 20
+        seen: list[str] = []
+        while time.monotonic() < end and len(seen) < 2:
+            views = app.screen.query(LoadingView)
+            if views:
+                seen = _cell_texts(views.first().query_one(DataTable), 0)
+            await pilot.pause(0.02)
+        assert any(ROUTE in text for text in seen) and any(ODD in text for text in seen)
