@@ -98,16 +98,16 @@ class LoadingView(Vertical):
                                                        layout=False)
 
     def _add(self, progress: AnalysisProgress) -> None:
-        rows: list[tuple[Text, Text, Text]] = []  # Text: a str cell is read as markup
+        rows: list[tuple[str, tuple[Text, Text, Text]]] = []  # Text: a str is markup
         for unit in progress.finished:
             if unit.unit_id in self._shown:  # reported again, by the load the cache answers
                 continue
             self._shown.add(unit.unit_id)
             self.unit_ids.append(unit.unit_id)
-            rows.append((Text(fit_location(unit.location, LOADING_COLUMNS[0][1])),
-                         Text(unit.language or "-"), Text(unit.risk)))
+            rows.append((unit.unit_id, (Text(fit_location(unit.location, LOADING_COLUMNS[0][1])),
+                                        Text(unit.language or "-"), Text(unit.risk))))
         if rows:
-            self.query_one(DataTable).add_rows(rows)
+            self.query_one(FixedWidthTable).add_keyed_rows(rows)
 
     @property
     def selected_unit(self) -> str | None:
