@@ -138,14 +138,20 @@ def _compute_all(work: _Work, indices: list[int], parallel_min_bytes: int,
         batches = [largest_first[start::count] for start in range(count)]
         with ProcessPoolExecutor(max_workers=workers,
                                  mp_context=multiprocessing.get_context("fork")) as pool:
-            for future in as_completed([pool.submit(_compute_batch, b) for b in batches]):
-                finished: list[tuple[ReviewUnit, RuleSuggestion]] = []
-                batch = future.result()
-                for index, data in batch:
-                    results[index] = data
-                    decoded[index] = decode(work.files[index], load(data))
-                    finished += decoded[index]
-                tracker.finished([index for index, _ in batch], finished)
+            try:
+                for future in as_completed([pool.submit(_compute_batch, b) for b in batches]):
+                    finished: list[tuple[ReviewUnit, RuleSuggestion]] = []
+                    batch = future.result()
+                    for index, data in batch:
+                        results[index] = data
+                        decoded[index] = decode(work.files[index], load(data))
+                        finished += decoded[index]
+                    tracker.finished([index for index, _ in batch], finished)
+            except BaseException:
+                # Stopped (the progress callback raised, an interrupt): the batches not yet
+                # started are dropped, not computed for nobody before the pool lets go.
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
         return results, workers
     finally:
         _SHARED = None

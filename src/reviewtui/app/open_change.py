@@ -35,8 +35,14 @@ NICE = 10  # the analysis process and its workers run this much below the app
 POLL = 0.1  # seconds between two checks whether to stop, while waiting for a report
 
 
-def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection) -> None:
-    """In the forked process: load the change into the cache, sending every report."""
+def _analyse(path: str | Path | None, selector: ChangeSelector, send: Connection,
+             receive: Connection) -> None:
+    """In the forked process: load the change into the cache, sending every report. Its copy
+    of the pipe's reading end is closed first: held here, a pipe whose app had gone (the
+    terminal closed, the app killed) never broke, and the next report blocked this process
+    and its workers for good once the pipe was full. Now that report fails and the
+    analysis ends."""
+    receive.close()
     from reviewtui.pipeline.loading import load_change, snapshot_kept
 
     os.setpgid(0, 0)  # its workers with it: ``stop`` ends the whole group
@@ -83,7 +89,7 @@ class BackgroundAnalysis:
             return None
         context = multiprocessing.get_context("fork")
         receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_analyse, args=(path, selector, send),
+        process = context.Process(target=_analyse, args=(path, selector, send, receive),
                                   name="reviewtui-analysis", daemon=False)
         process.start()
         send.close()  # the child holds the sending end: end of file when it is done

@@ -125,3 +125,25 @@ def test_a_cache_that_misses_a_file_follows_the_process(repo: GitRepoBuilder) ->
     assert len(heard[-1].finished) == len(loaded.units)
     alone = load_change(repo.root, selector, use_cache=False).with_reach()
     assert loaded.units == alone.units and loaded.suggestions == alone.suggestions
+
+
+def test_the_process_ends_when_the_app_is_gone(repo: GitRepoBuilder) -> None:
+    """The app killed or its terminal closed while the analysis runs: nobody reads the pipe
+    any more. The process must end, not fill the pipe and wait on it for good (it held its
+    own copy of the pipe's reading end, so the pipe never broke)."""
+    files = 320  # one report per file: well past what a pipe holds unread (64 KiB)
+    for n in range(files):
+        repo.write(f"pkg/m{n:03}.py", f"def f{n}(x):\n    return x\n")
+    repo.commit("base")
+    for n in range(files):
+        repo.write(f"pkg/m{n:03}.py", f"def f{n}(x):\n    return x + {n}\n")
+    _needs_fork()
+    opening = WorkbenchLoad(repo.root, ChangeSelector(SelectorMode.AUTO))
+    background = opening.background
+    assert background is not None
+    try:
+        background._receive.close()  # the app is gone: no reader left but the process' own
+        background._process.join(timeout=60)
+        assert background._process.exitcode is not None, "the analysis waits on a full pipe"
+    finally:
+        opening.stop()  # (were it still there: ended with its workers)
