@@ -93,7 +93,7 @@ class LoadingView(Vertical):
             self.progress = progress
             self._add(progress)
         # One line of fixed height across the view: no layout to redo, only the line to
-        # paint (this runs ten times a second, beside the worker loading the change).
+        # paint (this runs four times a second, beside the worker loading the change).
         self.query_one("#loading-line", Static).update(loading_text(self.progress, elapsed),
                                                        layout=False)
 
