@@ -155,15 +155,20 @@ def test_opening_a_change_loads_only_its_own_grammar(repo: GitRepoBuilder) -> No
     assert "yaml" not in modules  # the rule packs are TOML: PyYAML loads for a YAML pack only
 
 
-def test_a_kept_range_is_indexed_without_the_rule_engine(repo: GitRepoBuilder) -> None:
-    """A range opened before is read from its snapshot: indexed and put in priority order
-    without building the rule engine (its handlers, scanners' settings) or parsing a file;
-    explaining a unit's rules builds it then."""
+def _committed_range(repo: GitRepoBuilder) -> None:
+    """``base..HEAD``: one function changed in one commit."""
     repo.write("app.py", "def total(items):\n    return sum(items)\n")
     repo.commit("base")
     repo.git("tag", "base")
     repo.write("app.py", "def total(items):\n    return sum(items) + 1\n")
     repo.commit("head")
+
+
+def test_a_kept_range_is_indexed_without_the_rule_engine(repo: GitRepoBuilder) -> None:
+    """A range opened before is read from its snapshot: indexed and put in priority order
+    without building the rule engine (its handlers, scanners' settings) or parsing a file;
+    explaining a unit's rules builds it then."""
+    _committed_range(repo)
     code = (
         "from pathlib import Path\n"
         "from reviewtui.git import ChangeSelector, SelectorMode\n"
@@ -190,11 +195,7 @@ def test_the_workbench_opens_a_kept_range_without_the_analysis(repo: GitRepoBuil
     alone, then the table's rows and the selected unit's reasons) builds no rule engine and
     imports no analysis or parser: waiting for the forked analysis' answer, explaining a place
     in the order, need neither."""
-    repo.write("app.py", "def total(items):\n    return sum(items)\n")
-    repo.commit("base")
-    repo.git("tag", "base")
-    repo.write("app.py", "def total(items):\n    return sum(items) + 1\n")
-    repo.commit("head")
+    _committed_range(repo)
     code = (
         "from pathlib import Path\n"
         "from reviewtui.app.open_change import WorkbenchLoad\n"
