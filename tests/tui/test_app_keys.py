@@ -272,3 +272,23 @@ async def test_the_footer_keeps_its_keys_until_they_change(repo: GitRepoBuilder,
         await pilot.click("FooterKey.-compact", offset=(1, 0))  # the first key, clickable
         await pilot.pause()
         assert app.screen.__class__.__name__ == "HelpScreen"
+
+
+async def test_keys_on_a_filter_that_matches_nothing(repo: GitRepoBuilder,
+                                                     tmp_path: Path) -> None:
+    """No row to be on: moving, marking, sorting, zooming say nothing and change nothing
+    (``k`` after ``j`` on the empty table raised out of the app)."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"no-such-unit", "enter")
+        await pilot.pause()
+        assert app.rows == []
+        for key in ("j", "k", "n", "p", "s", "space", "1", "o", "z", "z", "e"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.is_running, key
+        await pilot.press("escape", "slash", "escape")
+        await pilot.pause()
+        assert len(app.rows) == 3 and app.current() == app.rows[0].unit.unit_id

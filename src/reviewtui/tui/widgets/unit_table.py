@@ -238,5 +238,7 @@ class UnitTable(FixedWidthTable[Text]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        if event.row_key.value is not None:
-            self.post_message(self.UnitSelected(str(event.row_key.value)))
+        # No row (a filter that matched nothing): Textual highlights row -1 with no key.
+        value = getattr(event.row_key, "value", None)
+        if value is not None:
+            self.post_message(self.UnitSelected(str(value)))
