@@ -29,12 +29,6 @@ _MODES_WITH_SETTINGS = frozenset({SelectorMode.AUTO, SelectorMode.WORKING, Selec
                                   SelectorMode.BASE})
 
 
-def _cache_file(repo: GitRepo) -> Path:
-    from reviewtui.analysis.cache import cache_path
-
-    return cache_path(repo.common_dir)
-
-
 def _settings(root: Path) -> Settings:
     from reviewtui.config import load_settings  # pydantic: imported once git has started
 
@@ -73,13 +67,6 @@ def load_change(path: str | Path | None, selector: ChangeSelector, *,
         if not isinstance(kept, tuple):
             return kept
         read, known = kept[0], kept[1:]
-    if cached_only and (repo is None or not _cache_file(repo).exists()):
-        # Nothing kept yet (a repository opened for the first time): the cache cannot know a
-        # file, and collecting the change only to find that out took a core from the
-        # workbench's analysis for a second of a large first open.
-        from reviewtui.analysis.cached_only import NotCached
-
-        raise NotCached("no cache yet")
     early = (read or _settings(root)) if selector.mode in _MODES_WITH_SETTINGS else None
     taken_ns = time.time_ns()  # before git reads a file: a later edit shows in the stamps
     from reviewtui.git.background import Collecting

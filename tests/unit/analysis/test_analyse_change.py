@@ -235,30 +235,3 @@ def test_split_pieces_are_stored_as_slices_of_their_hunk(repo: GitRepoBuilder) -
         assert "do not fit" in str(exc)
     else:
         raise AssertionError("a slice past the hunk's end was accepted")
-
-
-def test_without_any_cache_the_cache_alone_is_not_asked(repo: GitRepoBuilder,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A repository opened for the first time has no cache file: ``cached_only`` says
-    ``NotCached`` before collecting the change (which would only find that out); once a load
-    has kept its results, it collects and answers from them."""
-    import reviewtui.git.background as background
-    from reviewtui.pipeline import load_change
-
-    _change(repo)
-    collected: list[object] = []
-    original = background.Collecting.__init__
-
-    def counting(self: background.Collecting, *args: object, **kwargs: object) -> None:
-        collected.append(args)
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(background.Collecting, "__init__", counting)
-    selector = ChangeSelector(SelectorMode.ALL)
-    with pytest.raises(NotCached, match="no cache yet"):
-        load_change(repo.root, selector, cached_only=True)
-    assert collected == []
-    computed = load_change(repo.root, selector)
-    collected.clear()
-    cached = load_change(repo.root, selector, cached_only=True)
-    assert len(collected) == 1 and cached.units == computed.units
