@@ -128,6 +128,25 @@ class BackgroundAnalysis:
         self._receive.close()
 
 
+def _cache_kept(path: str | Path | None) -> bool:
+    """Does the repository at ``path`` keep analysed files yet (its cache file is there)?
+    True when that cannot be told: then the cache is asked, as before."""
+    import subprocess
+
+    from reviewtui.analysis.cache import cache_path
+
+    folder = Path(path) if path is not None else Path.cwd()
+    try:
+        found = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=folder,
+                               capture_output=True, text=True, check=False, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return True
+    common = found.stdout.strip()
+    if found.returncode != 0 or not common:
+        return True
+    return cache_path(folder / common).exists()  # (an absolute path stays itself)
+
+
 class WorkbenchLoad:
     """How the workbench loads its change: ``start`` now (before the app starts threads),
     call it from the app's loading worker with the progress callback, ``stop`` at the end."""
@@ -139,8 +158,12 @@ class WorkbenchLoad:
         self._path, self._selector, self._use_cache = path, selector, use_cache
         # Without the cache the process' results could not reach this one; a patch is never
         # cached (git does not name its contents).
-        self.background = BackgroundAnalysis.start(path, selector) if (
-            use_cache and selector.mode is not SelectorMode.PATCH) else None
+        wanted = use_cache and selector.mode is not SelectorMode.PATCH
+        # Asked before the process starts (it creates the cache at once): a repository opened
+        # for the first time has nothing kept, and collecting the change here only to learn
+        # that took a core from the analysis for a second of a large first open.
+        self._cache_kept = wanted and _cache_kept(path)
+        self.background = BackgroundAnalysis.start(path, selector) if wanted else None
 
     def theme(self) -> str | None:
         """The ``[tui] theme`` the settings name, for the app to switch to before the change
@@ -169,8 +192,9 @@ class WorkbenchLoad:
         The cache may know every file already (a change opened before): then this thread
         reads it at once -- the process, still starting (it imports and collects the change
         again, niced), is stopped -- and the loading view hears the count, not the thousands
-        of units it would show for a moment. Otherwise the process' reports are followed
-        until it has computed every file, and the cache answers the load after it."""
+        of units it would show for a moment. Otherwise (and at once in a repository that kept
+        nothing yet) the process' reports are followed until it has computed every file, and
+        the cache answers the load after it."""
         from reviewtui.pipeline import load_change
 
         if self.background is None:
@@ -180,17 +204,19 @@ class WorkbenchLoad:
         from reviewtui.analysis.cached_only import NotCached
 
         try:
-            try:
-                loaded = load_change(self._path, self._selector, use_cache=True,
-                                     progress=lambda p: progress(replace(p, finished=())),
-                                     cached_only=True)
-            except NotCached:
+            kept: LoadedChange | None = None
+            if self._cache_kept:
+                with contextlib.suppress(NotCached):
+                    kept = load_change(self._path, self._selector, use_cache=True,
+                                       progress=lambda p: progress(replace(p, finished=())),
+                                       cached_only=True)
+            if kept is None:
                 self.background.follow(progress)
-                loaded = load_change(self._path, self._selector, use_cache=True,
-                                     progress=progress)
+                kept = load_change(self._path, self._selector, use_cache=True,
+                                   progress=progress)
         finally:
             self.background.stop()  # at once when the cache knew every file, and on errors
-        return loaded.with_reach()
+        return kept.with_reach()
 
     def stop(self) -> None:
         if self.background is not None:

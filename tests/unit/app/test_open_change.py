@@ -147,3 +147,33 @@ def test_the_process_ends_when_the_app_is_gone(repo: GitRepoBuilder) -> None:
         assert background._process.exitcode is not None, "the analysis waits on a full pipe"
     finally:
         opening.stop()  # (were it still there: ended with its workers)
+
+
+def test_a_first_open_follows_the_process_at_once(repo: GitRepoBuilder,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository that kept nothing yet: the cache is not asked first (collecting the
+    change here only to find it empty took a core from the analysis); the change is collected
+    once, after the process is done. Opened again, the cache is asked first."""
+    import reviewtui.git.background as background
+
+    _change(repo)
+    _needs_fork()
+    collected: list[object] = []
+    original = background.Collecting.__init__
+
+    def counting(self: background.Collecting, *args: object, **kwargs: object) -> None:
+        collected.append(args)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(background.Collecting, "__init__", counting)
+    selector = ChangeSelector(SelectorMode.AUTO)
+    first = WorkbenchLoad(repo.root, selector)
+    heard: list[AnalysisProgress] = []
+    loaded = first(heard.append)
+    first.stop()
+    assert len(collected) == 1 and heard[-1].done == 12
+    collected.clear()
+    again = WorkbenchLoad(repo.root, selector)
+    assert again(lambda progress: None).units == loaded.units
+    again.stop()
+    assert len(collected) == 1  # the cache answered this thread's first and only load
