@@ -138,28 +138,27 @@ def encode_change(change_set: ChangeSet, units: Sequence[ReviewUnit],
                           for change, start, blob in zip(change_set.files, starts, blobs,
                                                          strict=False)),
                     tuple(_shared(record.units, memo) for record in records),
-                    tuple(_shared(tuple(_shared_rules(row, memo) for row in record.suggestions),
-                                  memo) for record in records)), b"".join(blobs))
+                    tuple(_shared(record.suggestions, memo, MATCHES_FIELD)
+                          for record in records)), b"".join(blobs))
 
 
-def _shared(rows: tuple[tuple[Any, ...], ...], memo: dict[Any, Any]) -> tuple[Any, ...]:
-    """``rows`` with each field equal to one seen before (in ``memo``) that very object."""
+def _shared(rows: tuple[tuple[Any, ...], ...], memo: dict[Any, Any],
+            matches: int = -1) -> tuple[Any, ...]:
+    """``rows`` with each field equal to one seen before (in ``memo``) that very object; the
+    field at ``matches`` (a suggestion's) holds (rule, precision, evidence) triples, and each
+    rule in it is shared the same way."""
     shared = []
     for row in rows:
         fields = []
-        for value in row:
+        for position, value in enumerate(row):
+            if position == matches:
+                value = tuple((memo.setdefault(rule, rule), *rest) for rule, *rest in value)
             try:
                 fields.append(memo.setdefault(value, value))
             except TypeError:  # not hashable: kept as it is
                 fields.append(value)
         shared.append(tuple(fields))
     return tuple(shared)
-
-
-def _shared_rules(row: tuple[Any, ...], memo: dict[Any, Any]) -> tuple[Any, ...]:
-    """A suggestion's row with each rule of its matches one object per distinct rule."""
-    matches = tuple((memo.setdefault(rule, rule), *rest) for rule, *rest in row[MATCHES_FIELD])
-    return (*row[:MATCHES_FIELD], matches, *row[MATCHES_FIELD + 1:])
 
 
 def encode_counted(units: Sequence[ReviewUnit], plain: Mapping[str, RuleSuggestion],
