@@ -128,6 +128,24 @@ def test_the_loading_view_paints_before_the_workbench_models_load() -> None:
     assert [m for m in modules if _is_lazy(m)] == []  # the model client still waits
 
 
+def test_what_runs_before_the_app_imports_no_models(repo: GitRepoBuilder) -> None:
+    """``reviewtui`` starts the workbench's load (which asks whether the repository keeps a
+    cache, and forks the analysis) before it imports the app: none of that may import the
+    settings' or the change's models, which would hold back the first paint."""
+    _committed_range(repo)
+    modules, printed = _modules_after(
+        "from reviewtui.app.open_change import WorkbenchLoad\n"
+        "from reviewtui.git import ChangeSelector, SelectorMode\n"
+        f"load = WorkbenchLoad({str(repo.root)!r}, ChangeSelector(SelectorMode.RANGE,"
+        " 'base..HEAD'))\n"
+        "load.stop()\n"
+        "print(load._cache_kept)")
+    assert printed == "False"  # nothing analysed here yet
+    assert [m for m in modules if m.split(".")[0] == "pydantic" or m in (
+        "reviewtui.config", "reviewtui.analysis.cache", "reviewtui.analysis.records")
+        or _is_workbench_model(m)] == []
+
+
 def test_opening_a_change_loads_only_its_own_grammar(repo: GitRepoBuilder) -> None:
     """What the workbench does before its first paint: load the change (reach included), import
     the app, plan with the rules alone. A Python-only change parses with Python's grammar only,

@@ -18,12 +18,17 @@ import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from reviewtui.analysis.cache_file import cache_path
 from reviewtui.analysis.records import FileRecord, load
+
+if TYPE_CHECKING:
+    from reviewtui.config import Settings
+    from reviewtui.rules.schema import RulePack
 
 _log = logging.getLogger(__name__)
 
-FILE_NAME = "index-cache.sqlite3"
 MAX_ROWS = 10_000
 _CHUNK = 500
 _DAY = 24 * 3600.0
@@ -53,10 +58,6 @@ def _prepare(db: sqlite3.Connection) -> None:
         # Give the dropped pages back, and let later deletes do so too (incremental_vacuum).
         db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         db.execute("VACUUM")
-
-
-def cache_path(git_common_dir: Path) -> Path:
-    return git_common_dir / "reviewtui" / FILE_NAME
 
 
 class UnitCache:
@@ -169,3 +170,10 @@ class UnitCache:
                 pass
             self.close()
 
+
+def open_unit_cache(git_common_dir: Path, settings: Settings,
+                    pack: RulePack) -> UnitCache | None:
+    """The repository's cache for runs with these settings and rules, or None if unusable."""
+    from reviewtui.analysis.fingerprint import run_fingerprint
+
+    return UnitCache.open(cache_path(git_common_dir), run_fingerprint(settings, pack))

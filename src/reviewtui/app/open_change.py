@@ -128,23 +128,22 @@ class BackgroundAnalysis:
         self._receive.close()
 
 
-def _cache_kept(path: str | Path | None) -> bool:
-    """Does the repository at ``path`` keep analysed files yet (its cache file is there)?
-    True when that cannot be told: then the cache is asked, as before."""
+def _where(path: str | Path | None) -> tuple[Path | None, Path | None]:
+    """The repository's top folder and git common folder, as one ``git rev-parse`` says them
+    (None, None: not a repository, or git cannot be run: the load says why)."""
     import subprocess
-
-    from reviewtui.analysis.cache import cache_path
 
     folder = Path(path) if path is not None else Path.cwd()
     try:
-        found = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=folder,
-                               capture_output=True, text=True, check=False, timeout=10)
+        found = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-common-dir"],
+                               cwd=folder, capture_output=True, text=True, check=False,
+                               timeout=10)
     except (OSError, subprocess.SubprocessError):
-        return True
-    common = found.stdout.strip()
-    if found.returncode != 0 or not common:
-        return True
-    return cache_path(folder / common).exists()  # (an absolute path stays itself)
+        return None, None
+    lines = found.stdout.splitlines()
+    if found.returncode != 0 or len(lines) != 2 or not all(lines):
+        return None, None
+    return Path(lines[0]), folder / lines[1]  # (an absolute path stays itself)
 
 
 class WorkbenchLoad:
@@ -158,31 +157,26 @@ class WorkbenchLoad:
         self._path, self._selector, self._use_cache = path, selector, use_cache
         # Without the cache the process' results could not reach this one; a patch is never
         # cached (git does not name its contents).
+        from reviewtui.analysis.cache_file import cache_path
+
         wanted = use_cache and selector.mode is not SelectorMode.PATCH
+        self._root, common = _where(path)  # (the root names the settings: see ``theme``)
         # Asked before the process starts (it creates the cache at once): a repository opened
         # for the first time has nothing kept, and collecting the change here only to learn
-        # that took a core from the analysis for a second of a large first open.
-        self._cache_kept = wanted and _cache_kept(path)
+        # that took a core from the analysis for a second of a large first open. When it
+        # cannot be told, the cache is asked.
+        self._cache_kept = wanted and (common is None or cache_path(common).exists())
         self.background = BackgroundAnalysis.start(path, selector) if wanted else None
 
     def theme(self) -> str | None:
         """The ``[tui] theme`` the settings name, for the app to switch to before the change
         is loaded (the loaded change's settings still decide): the workbench calls it once its
         loading view is on screen. None when they cannot be read here."""
-        import subprocess
-
         from reviewtui.config import load_settings
         from reviewtui.errors import ReviewTuiError
 
-        folder = Path(self._path) if self._path is not None else Path.cwd()
         try:
-            top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder,
-                                 capture_output=True, text=True, check=False, timeout=10)
-            root = Path(top.stdout.strip()) if top.returncode == 0 and top.stdout.strip() else None
-        except (OSError, subprocess.SubprocessError):
-            root = None
-        try:
-            return load_settings(root).tui.theme
+            return load_settings(self._root).tui.theme
         except (ReviewTuiError, OSError, ValueError):
             return None
 
