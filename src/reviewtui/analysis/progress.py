@@ -27,15 +27,13 @@ class FinishedUnit:
     processes seconds of the cores the analysis needed."""
 
     unit_id: str
-    file_path: str
-    location: str
+    location: str  # its file and lines
     language: str | None
     risk: str
 
     @classmethod
     def of(cls, unit: ReviewUnit, suggestion: RuleSuggestion) -> FinishedUnit:
-        return cls(unit.unit_id, unit.file_path, unit.location, unit.language,
-                   suggestion.risk.value)
+        return cls(unit.unit_id, unit.location, unit.language, suggestion.risk.value)
 
 
 @dataclass(frozen=True)

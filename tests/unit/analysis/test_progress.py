@@ -54,7 +54,7 @@ def test_progress_counts_every_file_and_streams_every_unit(repo: GitRepoBuilder)
     # here, one report per file, largest first: the largest left is the next one computed
     assert len(serial) == 7
     assert serial[0].largest_left[0] == "pkg/m4.py"
-    assert serial[0].finished[0].file_path == "pkg/m5.py"
+    assert serial[0].finished[0].location.startswith("pkg/m5.py:")
     assert all(len(p.largest_left) <= 3 for p in serial)
 
 
