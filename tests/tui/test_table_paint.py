@@ -1,0 +1,100 @@
+"""The unit table paints a cell once per look and keeps its rows when only its height changes.
+
+``FixedWidthTable`` keeps painted cells by what they show (text, styles, width) across the
+focus changes and refills that made Textual paint every visible cell again; these tests hold
+it to Textual's own painting, cell by cell, and to what the person does with it: opening and
+leaving the filter, then clicking a row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.widgets import DataTable
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.widgets.unit_table import UnitTable
+from tests.conftest import GitRepoBuilder
+
+
+def _app(repo: GitRepoBuilder, store: Path) -> ReviewApp:
+    for n in range(30):
+        repo.write(f"app/module_{n:02}.py", f"def f{n}(x):\n    return x + {n}\n")
+    repo.write("app/tags_that_do_not_fit.py", "import os\n\n\ndef g():\n    return 1\n")
+    repo.commit("base")
+    for n in range(30):
+        repo.write(f"app/module_{n:02}.py", f"def f{n}(x):\n    return x * {n} + 1\n")
+    repo.write("app/tags_that_do_not_fit.py",
+               "import os\nimport subprocess\n\n\ndef g(cmd):\n"
+               "    return subprocess.run(cmd, shell=True)\n")
+    return ReviewApp(load_change(repo.root, ChangeSelector(SelectorMode.AUTO)),
+                     store_path=store)
+
+
+def _looks(lines: list[list[Segment]]) -> list[list[tuple[str, Style | None, object]]]:
+    """Each segment's text, style (Rich compares colours, attributes, links and the
+    row/column meta) and control codes."""
+    return [[(s.text, s.style, s.control) for s in line] for line in lines]
+
+
+def _textual_and_ours(table: UnitTable, base: Style) -> tuple[list[object], list[object]]:
+    """Every visible cell painted by Textual and by the table, with and without the cursor
+    and the hover on it, at widths that crop some texts."""
+    textual, ours = [], []
+    for row in range(min(table.row_count, table.size.height)):
+        for column in range(len(table.columns)):
+            for cursor in (False, True):
+                for hover in (False, True):
+                    width = 6 + 3 * column
+                    table._cell_render_cache.clear()
+                    textual.append(_looks(DataTable._render_cell(
+                        table, row, column, base, width, cursor, hover)))
+                    table._cell_render_cache.clear()
+                    ours.append(_looks(table._render_cell(row, column, base, width, cursor,
+                                                          hover)))
+    return textual, ours
+
+
+async def test_cells_are_painted_as_textual_paints_them(repo: GitRepoBuilder,
+                                                        tmp_path: Path) -> None:
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        assert table.row_count > 20
+        for _ in range(2):  # painted for the first time, then from the looks kept
+            textual, ours = _textual_and_ours(table, table.rich_style)
+            assert ours == textual
+        await pilot.press("slash")  # the table loses the focus: another look
+        await pilot.pause()
+        textual, ours = _textual_and_ours(table, table.rich_style)
+        assert ours == textual
+        textual, ours = _textual_and_ours(table, Style(bgcolor="red", bold=True))
+        assert ours == textual
+
+
+async def test_the_filter_opens_and_closes_over_rows_that_stay(repo: GitRepoBuilder,
+                                                               tmp_path: Path) -> None:
+    """Opening the filter takes lines from the table and Escape gives them back: the rows
+    are not painted again from scratch for it, and a click still lands on the row under it."""
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        painted = table._update_count
+        height = table.size.height
+        await pilot.press("slash")
+        await pilot.pause()
+        assert table.size.height < height
+        await pilot.press("escape")
+        await pilot.pause()
+        assert table.size.height == height
+        assert table._update_count == painted  # Textual's resize would have forgotten them
+        await pilot.click(UnitTable, offset=(10, 4))  # the header, then rows 0, 1, 2, 3
+        await pilot.pause()
+        assert table.cursor_row == 3
+        assert app.current() == table.current_unit
