@@ -141,7 +141,7 @@ async def test_the_footer_says_how_to_leave_the_chat_input(repo: GitRepoBuilder,
         await pilot.pause()
         await pilot.press("c")
         await pilot.pause()
-        footer = [(key.key, key.description) for key in app.screen.query("FooterKey")]
+        footer = [(key.key, key.description) for key in app.query_one(KeyFooter).keys_shown()]
         assert footer[0] == ("escape", "leave chat")
         await pilot.press("q")  # typed, not quit
         assert app.is_running
@@ -149,7 +149,7 @@ async def test_the_footer_says_how_to_leave_the_chat_input(repo: GitRepoBuilder,
         await pilot.pause()
         assert app.focused is app.table
         assert app.query_one(ChatPane).has_class("visible")  # the chat stays open
-        footer = [(key.key, key.description) for key in app.screen.query("FooterKey")]
+        footer = [(key.key, key.description) for key in app.query_one(KeyFooter).keys_shown()]
         assert ("escape", "leave chat") not in footer
 
 
@@ -235,7 +235,7 @@ async def test_the_fix_keys_are_in_the_footer_and_the_help(repo: GitRepoBuilder,
         shown = {(b.binding.key, b.binding.description) for b in app.active_bindings.values()
                  if b.binding.show}
         assert {("a", "accept"), ("ctrl+f", "fix"), ("u", "undo fix")} <= shown
-        footer = [key.key for key in app.screen.query("FooterKey")]  # in the footer's order
+        footer = [key.key for key in app.query_one(KeyFooter).keys_shown()]  # in its order
         assert footer.index("x") < footer.index("ctrl+f") < footer.index("u")
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
@@ -248,27 +248,42 @@ async def test_the_footer_keeps_its_keys_until_they_change(repo: GitRepoBuilder,
                                                            tmp_path: Path) -> None:
     """The footer composes its keys again only when what it shows changes: a bindings
     update and a focus move between panes that share their keys keep the same key widgets,
-    while the chat input (whose keys differ) gets its own."""
+    while the chat input (whose keys differ) gets its own -- once: going back and forth
+    between the table and the chat input (or the filter) shows the keys composed the first
+    time (composing ~30 key widgets each way held the screen back 60-180 ms)."""
     app = _app(_repo(repo), tmp_path / "s.sqlite3")
     async with app.run_test(size=(200, 40)) as pilot:
         await pilot.pause()
         footer = app.query_one(KeyFooter)
-        keys = list(footer.query("FooterKey"))
+        keys = footer.keys_shown()
         assert [k.key for k in keys][:3] == ["question_mark", "q", "c"]
         app.refresh_bindings()  # the bindings "changed" to the same keys
         await pilot.pause()
-        assert list(footer.query("FooterKey")) == keys  # the same widgets, not new ones
+        assert footer.keys_shown() == keys  # the same widgets, not new ones
         app.query_one(DetailPane).focus()  # another pane, the same keys
         await pilot.pause()
-        assert list(footer.query("FooterKey")) == keys
+        assert footer.keys_shown() == keys
         await pilot.press("c")  # the chat input: its own first key
         await pilot.pause()
-        shown = [(k.key, k.description) for k in footer.query("FooterKey")]
-        assert shown[0] == ("escape", "leave chat")
+        chat_keys = footer.keys_shown()
+        assert (chat_keys[0].key, chat_keys[0].description) == ("escape", "leave chat")
         await pilot.press("escape")
         await pilot.pause()
+        assert footer.keys_shown() == keys  # the table's keys again, as composed at first
+        assert all(not k.parent.display for k in chat_keys if k.parent is not None)
+        app.query_one("ChatInput").focus()  # the chat stayed open: back into its input
+        await pilot.pause()
+        assert footer.keys_shown() == chat_keys
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("slash")  # the filter: its own keys, one page more
+        await pilot.pause()
+        assert footer.keys_shown() not in (keys, chat_keys)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert footer.keys_shown() == keys
         assert ("escape", "leave chat") not in [(k.key, k.description)
-                                                for k in footer.query("FooterKey")]
+                                                for k in footer.keys_shown()]
         await pilot.click("FooterKey.-compact", offset=(1, 0))  # the first key, clickable
         await pilot.pause()
         assert app.screen.__class__.__name__ == "HelpScreen"
