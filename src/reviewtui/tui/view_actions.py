@@ -22,7 +22,8 @@ class ViewActions(WorkbenchBase):
 
         box = self.query_one("#filter", Input)
         if box.has_focus:
-            box.value = ""
+            with box.prevent(Input.Changed):  # cleared here: not again once typing "pauses"
+                box.value = ""
             if self._filter_timer is not None:
                 self._filter_timer.stop()
             self._apply_filter("")
