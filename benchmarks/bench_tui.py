@@ -291,11 +291,41 @@ async def _wait_for_rows(app: Any, pilot: Any, selector: str, timeout: float) ->
         await asyncio.sleep(0.005)
 
 
-async def _timed_press(pilot: Any, key: str, into: Series) -> None:
+class Paints:
+    """When the app wrote to the terminal: a press is timed to its first paint (what the
+    person sees react) and to its last one before the app is idle (the screen settled);
+    Pilot's own press-to-idle has a floor of its own (see ``_press_keys``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.times: list[float] = []
+        display = app._display
+
+        def recorded(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            self.times.append(time.perf_counter())
+
+        app._display = recorded
+
+
+FILTER_APPLIED = 0.3  # seconds: the workbench applies the filter 0.15 s after the last key
+SETTLE = 0.45  # paints after this long are not the key's (the filter's cursor blinks)
+
+
+async def _timed_press(pilot: Any, key: str, into: Series,
+                       paints: tuple[Paints, Series, Series] | None = None) -> None:
+    if paints is not None:
+        await pilot.pause(0.2)  # nothing of the previous key still painting
+        paints[0].times.clear()
     start = time.perf_counter()
     await pilot.press(key)
     await pilot.pause()
     into.times.append(time.perf_counter() - start)
+    if paints is not None:
+        await pilot.pause(SETTLE)
+        seen = [t - start for t in paints[0].times if t - start < SETTLE]
+        if seen:
+            paints[1].times.append(seen[0])
+            paints[2].times.append(seen[-1])
 
 
 async def measure_app(app_class: Any, loaded: Any, scratch: Path, args: argparse.Namespace,
@@ -340,17 +370,27 @@ async def _press_keys(app: Any, pilot: Any, table: Any, args: argparse.Namespace
     opening = Series("/ (open filter)")
     typing = Series(f"filter typing ({args.filter_text!r})")
     clearing = Series("escape (clear filter)")
+    recorder = Paints(app)
+    painted = {name: (recorder, Series(f"{name}: first paint", note="press -> first paint"),
+                      Series(f"{name}: settled", note=f"press -> last paint (< {SETTLE} s)"))
+               for name in ("j", "/", "escape")}
     shown: list[int] = []
     for _ in range(args.filter):
-        await _timed_press(pilot, "slash", opening)
+        await _timed_press(pilot, "slash", opening, painted["/"])
         for character in args.filter_text:
             await _timed_press(pilot, character, typing)
+        # The filter is applied once typing pauses: Escape is timed from the table the
+        # person saw (timed at once, it cleared a filter never applied: 5,000 rows "back"
+        # that had never gone).
+        await pilot.pause(FILTER_APPLIED)
         shown.append(table.row_count)
-        await _timed_press(pilot, "escape", clearing)
+        await _timed_press(pilot, "escape", clearing, painted["escape"])
+        await _timed_press(pilot, "j", Series("j"), painted["j"])
     if shown:
         typing.note = f"{shown[-1]:,} rows match"
     clearing.note = f"{table.row_count:,} rows after"
-    return [floor, down, next_file, opening, typing, clearing]
+    return [floor, down, next_file, opening, typing, clearing,
+            *(series for _, *pair in painted.values() for series in pair)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
