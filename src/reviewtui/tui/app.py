@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, ProgressBar, Static
 
 from reviewtui.tui.fix_actions import FixActions
+from reviewtui.tui.idle_gc import CHECK_EVERY
 from reviewtui.tui.intent_actions import IntentActions
 from reviewtui.tui.keys import ACTIONS
 from reviewtui.tui.learn_actions import LearnActions
@@ -103,6 +104,9 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
             self.action_run_planner()
         else:
             self.set_status("")
+        if not self.idle_gc.started:
+            self.idle_gc.start()
+            self.set_interval(CHECK_EVERY, self.idle_gc.tick)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every workbench action in the command palette (ctrl+p), with its keys."""
@@ -114,3 +118,4 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
 
     def on_unmount(self) -> None:
         self.watch_stop.set()  # the watcher thread ends at its next wake-up
+        self.idle_gc.stop()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -23,6 +23,7 @@ from textual.widgets import ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from reviewtui.tui import status
+from reviewtui.tui.idle_gc import IdleCollector
 from reviewtui.tui.jobs import LLMJobs
 from reviewtui.tui.keys import ACTIONS, resolve_keys
 from reviewtui.tui.widgets.detail_pane import DetailPane
@@ -116,6 +117,7 @@ class WorkbenchBase(App[None]):
         self.load = load if loaded is None else None  # None once the change is loaded
         self.open_error: ReviewTuiError | None = None  # why loading failed (the CLI says it)
         self._filter_timer: Timer | None = None
+        self.idle_gc = IdleCollector()  # full collections in the person's pauses (see there)
         self.rows: list[Row] = []
         self.bundles: dict[str, ContextBundle] = {}
         self.allocation: Allocation | None = None  # of the last build (b)
@@ -128,6 +130,12 @@ class WorkbenchBase(App[None]):
         self._theme_problems: list[str] = []
         if loaded is not None:
             self.adopt(Opened.build(loaded, store_path, description, description_source))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
+                              events.MouseScrollUp)):
+            self.idle_gc.touched()
+        await super().on_event(event)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
