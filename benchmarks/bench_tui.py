@@ -307,6 +307,7 @@ class Paints:
         app._display = recorded
 
 
+BURST_PAUSE = 1.2  # seconds between two bursts of keys (a person reading what they show)
 FILTER_APPLIED = 0.3  # seconds: the workbench applies the filter 0.15 s after the last key
 SETTLE = 0.45  # paints after this long are not the key's (the filter's cursor blinks)
 
@@ -389,8 +390,14 @@ async def _press_keys(app: Any, pilot: Any, table: Any, args: argparse.Namespace
     if shown:
         typing.note = f"{shown[-1]:,} rows match"
     clearing.note = f"{table.row_count:,} rows after"
+    bursts = Series("keys in bursts", note=f"{args.bursts} x (10 keys, a {BURST_PAUSE} s pause)")
+    for _ in range(args.bursts):
+        for key in "jjjjjnjjjk":
+            await _timed_press(pilot, key, bursts)
+        await asyncio.sleep(BURST_PAUSE)  # reading: the app may use the pause
     return [floor, down, next_file, opening, typing, clearing,
-            *(series for _, *pair in painted.values() for series in pair)]
+            *(series for _, *pair in painted.values() for series in pair),
+            *([bursts] if bursts.times else [])]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -406,6 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--floor", type=int, default=30, help="presses of an unbound key")
     parser.add_argument("--j", type=int, default=200, help="presses of j")
     parser.add_argument("--n", type=int, default=50, help="presses of n")
+    parser.add_argument("--bursts", type=int, default=10,
+                        help="bursts of 10 keys with a pause after each (tail latency)")
     parser.add_argument("--filter", type=int, default=20, help="rounds of / + typing + escape")
     parser.add_argument("--filter-text", default="mod12")
     parser.add_argument("--size", default="160x50", help="terminal size WxH")
