@@ -142,19 +142,28 @@ def encode_change(change_set: ChangeSet, units: Sequence[ReviewUnit],
                           for record in records)), b"".join(blobs))
 
 
+def _exact(value: Any) -> Any:
+    """A key equal only for values of the same types all the way down: Python takes 0 for
+    False, 1 for True and 1.0 for 1, and a shared 0 read back as False (``+50/-False``)."""
+    if type(value) is tuple:
+        return (tuple, tuple(map(_exact, value)))
+    return (type(value), value)
+
+
 def _shared(rows: tuple[tuple[Any, ...], ...], memo: dict[Any, Any],
             matches: int = -1) -> tuple[Any, ...]:
-    """``rows`` with each field equal to one seen before (in ``memo``) that very object; the
-    field at ``matches`` (a suggestion's) holds (rule, precision, evidence) triples, and each
-    rule in it is shared the same way."""
+    """``rows`` with each field equal to one seen before (in ``memo``, by ``_exact``) that
+    very object; the field at ``matches`` (a suggestion's) holds (rule, precision, evidence)
+    triples, and each rule in it is shared the same way."""
     shared = []
     for row in rows:
         fields = []
         for position, value in enumerate(row):
             if position == matches:
-                value = tuple((memo.setdefault(rule, rule), *rest) for rule, *rest in value)
+                value = tuple((memo.setdefault(_exact(rule), rule), *rest)
+                              for rule, *rest in value)
             try:
-                fields.append(memo.setdefault(value, value))
+                fields.append(memo.setdefault(_exact(value), value))
             except TypeError:  # not hashable: kept as it is
                 fields.append(value)
         shared.append(tuple(fields))

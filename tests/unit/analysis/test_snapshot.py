@@ -3,13 +3,15 @@ missed whenever anything that changes the result changed (or the file is damaged
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 import reviewtui.analysis as analysis_package
 import reviewtui.git.collect as collect
@@ -81,6 +83,9 @@ def _open(repo: GitRepoBuilder, **kwargs: Any) -> LoadedChange:
 def _same(left: LoadedChange, right: LoadedChange) -> None:
     assert left.change_set == right.change_set
     assert left.units == right.units
+    # == takes 0 for False and 1 for True: compared with their types ("+50/-False" showed)
+    assert _typed(left.units) == _typed(right.units)
+    assert _typed(list(left.suggestions.values())) == _typed(list(right.suggestions.values()))
     assert list(left.suggestions.items()) == list(right.suggestions.items())  # the order too
     assert left.learned_features == right.learned_features
     assert left.learned_evidence == right.learned_evidence
@@ -89,6 +94,23 @@ def _same(left: LoadedChange, right: LoadedChange) -> None:
         assert unit.line_kinds == right.units_by_id[unit.unit_id].line_kinds
     assert left.review_index().model_dump(exclude={"review_metadata"}) == (
         right.review_index().model_dump(exclude={"review_metadata"}))
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with the type of every field and item beside it (sets in a fixed order)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__, tuple(
+            (f.name, _typed(getattr(value, f.name))) for f in dataclasses.fields(value))
+    if isinstance(value, BaseModel):
+        return type(value).__name__, tuple(
+            (name, _typed(getattr(value, name))) for name in type(value).model_fields)
+    if isinstance(value, (set, frozenset)):
+        return "set", tuple(sorted(repr(_typed(item)) for item in value))
+    if isinstance(value, Mapping):
+        return "map", tuple(sorted((repr(k), repr(_typed(v))) for k, v in value.items()))
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        return "seq", tuple(_typed(item) for item in value)
+    return type(value).__name__, value
 
 
 def _snapshots(repo: GitRepoBuilder) -> list[Path]:
