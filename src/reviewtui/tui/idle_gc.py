@@ -20,6 +20,7 @@ IDLE = 0.5  # seconds without a key or a click before a waiting full collection 
 MAX_DEFER = 10.0  # seconds a full collection may wait for a pause
 CHECK_EVERY = 0.5  # seconds between two looks (the app's timer)
 NEVER = 1 << 30  # a threshold the count of young collections does not reach
+DEFAULT_FULL = 10  # the interpreter's own threshold of the oldest generation
 PENDING = 3  # middle-generation collections since the last full one worth a full one
 
 
@@ -39,7 +40,8 @@ class IdleCollector:
     def start(self) -> None:
         if self._saved is None:
             young, middle, full = gc.get_threshold()
-            self._saved = (young, middle, full)
+            # (another workbench in this process may hold them already: give back the usual)
+            self._saved = (young, middle, full if full != NEVER else DEFAULT_FULL)
             gc.set_threshold(young, middle, NEVER)
             self._last_full = self._clock()
 

@@ -80,3 +80,14 @@ def test_little_waiting_is_left_for_later(collector: tuple[IdleCollector, Clock]
     gc.collect(1)  # one middle collection: not worth a full one yet
     clock.now += 10 * IDLE
     assert not idle.tick()
+
+
+def test_a_second_collector_gives_back_the_usual_thresholds() -> None:
+    thresholds = gc.get_threshold()
+    first, second = IdleCollector(), IdleCollector()
+    first.start()
+    second.start()  # two workbenches in one process (tests do that)
+    first.stop()
+    second.stop()
+    assert gc.get_threshold()[2] != NEVER
+    gc.set_threshold(*thresholds)
