@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
@@ -38,6 +39,7 @@ LOCATION_MIN = 28  # the location shrinks to this before an optional column is k
 LOCATION_FLOOR = 12  # ...and below that only when nothing else fits
 CELL_PADDING = 2  # DataTable pads each cell by one column on each side
 SCROLLBAR = 2
+MADE_KEPT = 20_000  # units whose cells are kept to be shown again (two large changes' worth)
 IN_PLACE_MAX = 64  # rows added plus removed up to which the table changes in place
 
 
@@ -131,8 +133,8 @@ class UnitTable(FixedWidthTable[Text]):
         self._waiting_keep: str | None = None  # ...and the unit to keep the cursor on
         # Each unit's cells as last made, and for which row and columns: leaving a filter
         # puts thousands of rows back, and making their cells again (eleven Text objects a
-        # row) took ~1 s for 5,000 rows.
-        self._made: dict[str, tuple[ColumnFit, Row, list[Text]]] = {}
+        # row) took ~1 s for 5,000 rows. Bounded: a long --watch session makes new units.
+        self._made: LRUCache[str, tuple[ColumnFit, Row, list[Text]]] = LRUCache(MADE_KEPT)
 
     def on_mount(self) -> None:
         self._add_columns()
@@ -193,7 +195,7 @@ class UnitTable(FixedWidthTable[Text]):
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))
 
-    def _cells(self, row: Row) -> list[Text]:
+    def _cells_of(self, row: Row) -> list[Text]:
         """The row's cells: those made for it before if it shows the same, in these columns.
         (Every row keeps cells of its own: the status cell's identity names the row's place
         when the rows are sorted in place.)"""
@@ -205,7 +207,7 @@ class UnitTable(FixedWidthTable[Text]):
         return cells
 
     def _add_rows(self, rows: Sequence[Row]) -> None:
-        self.add_keyed_rows((row.unit.unit_id, self._cells(row)) for row in rows)
+        self.add_keyed_rows((row.unit.unit_id, self._cells_of(row)) for row in rows)
 
     def _show_in_place(self, rows: Sequence[Row]) -> bool:
         before = {row.unit.unit_id: row for row in self._rows}
@@ -221,9 +223,9 @@ class UnitTable(FixedWidthTable[Text]):
             key = row.unit.unit_id
             old = before.get(key)
             if old is None:
-                self.add_row(*self._cells(row), key=key)
+                self.add_row(*self._cells_of(row), key=key)
             elif not _same_display(old, row):
-                for column, value in zip(self.fit.columns, self._cells(row), strict=True):
+                for column, value in zip(self.fit.columns, self._cells_of(row), strict=True):
                     self.update_cell(key, column, value, update_width=False)
         if [r.key.value for r in self.ordered_rows] != wanted:
             # The status cell is a new object for every row shown: it names the row's place.
@@ -236,7 +238,7 @@ class UnitTable(FixedWidthTable[Text]):
         self._rows = [row if r.unit.unit_id == key else r for r in self._rows]
         if key not in self.rows:
             return
-        for column, value in zip(self.fit.columns, self._cells(row), strict=True):
+        for column, value in zip(self.fit.columns, self._cells_of(row), strict=True):
             self.update_cell(key, column, value)
 
     @property
