@@ -469,6 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 LOADING_MARK = "q quits · the workbench opens"  # the loading view's last line
 ROW_MARK = "unit     u_"  # the detail pane of the selected unit: the table has rows
+KEPT_MARK = "as you left them"  # the loading view with the rows kept from the last open
 
 
 def terminal_main(args: argparse.Namespace) -> int:
@@ -487,12 +488,13 @@ def terminal_main(args: argparse.Namespace) -> int:
     compileall.compile_dir(src, quiet=1)
     env = {"PYTHONPATH": str(src), "TERM": "xterm-256color"}
     command = [sys.executable, "-m", "reviewtui", "--range", args.range_spec, str(repo)]
-    marks = {"loading": LOADING_MARK, "row": ROW_MARK}
+    marks = {"loading": LOADING_MARK, "row": ROW_MARK, "kept": KEPT_MARK}
     floor = Series("bare Textual app (floor)", note="100-row DataTable on screen")
     loading = Series("loading view, cold", note="start -> loading view on screen")
     cold = Series("first unit row, cold", note="start -> table with its rows")
     warm_loading = Series("loading view, warm", note="(not seen: too quick to catch)")
-    warm = Series("first unit row, warm", note="start -> table with its rows")
+    kept = Series("kept rows, warm", note="start -> last open's rows on the loading view")
+    warm = Series("workbench, warm", note="start -> workbench with its rows and detail")
     cache = repo / ".git" / "reviewtui"
     loads: list[float] = []
     try:
@@ -517,10 +519,13 @@ def terminal_main(args: argparse.Namespace) -> int:
                 if "loading" in found:
                     warm_loading.times.append(found["loading"])
                     warm_loading.note = "start -> loading view on screen"
+                if "kept" in found:
+                    kept.times.append(found["kept"])
                 print(f"run: floor {_ms(floor.times[-1])}, cold loading "
                       f"{_ms(loading.times[-1]) if loading.times else '-'}, "
                       f"cold row {_ms(cold.times[-1]) if cold.times else '-'}, "
-                      f"warm row {_ms(warm.times[-1])}",
+                      f"warm kept rows {_ms(kept.times[-1]) if kept.times else '-'}, "
+                      f"warm workbench {_ms(warm.times[-1])}",
                       file=sys.stderr, flush=True)
     except TerminalError as exc:
         print(f"bench_tui: {exc}", file=sys.stderr)
@@ -528,7 +533,7 @@ def terminal_main(args: argparse.Namespace) -> int:
     print(f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}; repository {repo} ({args.range_spec}); "
           f"load average at the runs' starts: {', '.join(f'{v:.1f}' for v in loads)}")
-    series = [s for s in (floor, loading, cold, warm_loading, warm) if s.times]
+    series = [s for s in (floor, loading, cold, warm_loading, kept, warm) if s.times]
     print_table(series)
     if args.json_out is not None:
         args.json_out.write_text(json.dumps({

@@ -11,7 +11,7 @@ from reviewtui.pipeline import load_change
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.triage import Row
 from reviewtui.tui.widgets.detail_pane import DetailPane
-from reviewtui.tui.widgets.unit_table import UnitTable, _cells, fit_columns
+from reviewtui.tui.widgets.unit_table import UnitTable, cells_of_row, fit_columns
 from tests.conftest import GitRepoBuilder
 
 
@@ -88,7 +88,7 @@ async def test_rows_added_at_once_are_the_rows_add_row_adds(repo: GitRepoBuilder
         bulk_size, bulk_unit = table.virtual_size, table.current_unit
         table.clear()
         for row in app.rows:
-            table.add_row(*_cells(row, table.fit), key=row.unit.unit_id)
+            table.add_row(*cells_of_row(row, table.fit), key=row.unit.unit_id)
         assert state() == bulk
         await pilot.pause()
         assert (table.virtual_size, table.current_unit) == (bulk_size, bulk_unit)

@@ -128,6 +128,17 @@ class BackgroundAnalysis:
         self._receive.close()
 
 
+def screen_name(root: Path, selector: ChangeSelector) -> str:
+    """The file name the workbench's first screen of this change is kept under (one per
+    repository and selector: see ``tui.kept_screen``)."""
+    import hashlib
+    import json
+
+    named = json.dumps([str(root), selector.mode.value, selector.ref, selector.patch,
+                        selector.include_untracked])
+    return hashlib.sha256(named.encode()).hexdigest()[:24] + ".json"
+
+
 def _where(path: str | Path | None) -> tuple[Path | None, Path | None]:
     """The repository's top folder and git common folder, as one ``git rev-parse`` says them
     (None, None: not a repository, or git cannot be run: the load says why)."""
@@ -167,6 +178,11 @@ class WorkbenchLoad:
         # cannot be told, the cache is asked.
         self._cache_kept = wanted and (common is None or cache_path(common).exists())
         self.background = BackgroundAnalysis.start(path, selector) if wanted else None
+        # The workbench's first screen, as last left, is kept beside the cache (see
+        # tui.kept_screen; a path only: this module does not import the TUI).
+        self.kept_path = (common / "reviewtui" / "screens" / screen_name(self._root, selector)
+                          if wanted and common is not None and self._root is not None
+                          else None)
 
     def theme(self) -> str | None:
         """The ``[tui] theme`` the settings name, for the app to switch to before the change

@@ -85,7 +85,8 @@ def _run_workbench(args: argparse.Namespace) -> int:
 
     app = ReviewApp(load=load, watch=args.watch, description=description,
                     description_source=source, pull=args.pr if opened is not None else None,
-                    theme=opening.theme)  # read once the loading view is on screen
+                    theme=opening.theme,  # read once the loading view is on screen
+                    kept_path=opening.kept_path)
     try:
         app.run()
     finally:

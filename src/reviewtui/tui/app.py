@@ -107,6 +107,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
         if not self.idle_gc.started:
             self.idle_gc.start()
             self.set_interval(CHECK_EVERY, self.idle_gc.tick)
+        self.call_after_refresh(self.keep_first_screen)  # for the next open (kept_screen)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every workbench action in the command palette (ctrl+p), with its keys."""
@@ -119,3 +120,4 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
     def on_unmount(self) -> None:
         self.watch_stop.set()  # the watcher thread ends at its next wake-up
         self.idle_gc.stop()
+        self.keep_first_screen()  # as the person leaves it

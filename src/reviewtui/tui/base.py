@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from reviewtui.tui import status
 from reviewtui.tui.idle_gc import IdleCollector
 from reviewtui.tui.jobs import LLMJobs
+from reviewtui.tui.kept_screen import read_kept
 from reviewtui.tui.keys import ACTIONS, resolve_keys
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
@@ -101,7 +102,8 @@ class WorkbenchBase(App[None]):
                  watch: bool = False, description: str | None = None,
                  load: Loader | None = None, pull: str | None = None,
                  description_source: str = "--description",
-                 theme: str | Callable[[], str | None] | None = None) -> None:
+                 theme: str | Callable[[], str | None] | None = None,
+                 kept_path: Path | None = None) -> None:
         super().__init__()
         # The settings' theme, set before loading (opening_actions); a callable reads it
         # once the loading view is on screen (the settings' models are not needed before).
@@ -128,6 +130,12 @@ class WorkbenchBase(App[None]):
         self._keys: dict[str, str] = {}
         self._theme_name = ""
         self._theme_problems: list[str] = []
+        # The first screen as last left (``kept_screen``): shown while loading, in its theme.
+        self.kept_path = kept_path
+        self.kept_screen = read_kept(kept_path) if load is not None else None
+        if self.kept_screen is not None and self.kept_screen.theme is not None:
+            self.register_theme(self.kept_screen.theme)
+            self.theme = self.kept_screen.theme.name
         if loaded is not None:
             self.adopt(Opened.build(loaded, store_path, description, description_source))
 

@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
 from reviewtui.tui.base import Opened, WorkbenchBase
+from reviewtui.tui.kept_screen import kept_from_rows, write_kept
 from reviewtui.tui.screens.loading import LoadingScreen
 from reviewtui.tui.widgets.loading_view import LoadingView
 
@@ -89,7 +90,7 @@ class OpeningActions(WorkbenchBase):
     def start_opening(self) -> None:
         """Load the change in a worker while the loading view shows how far it got."""
         self._opening_started = time.perf_counter()
-        self.push_screen(LoadingScreen())
+        self.push_screen(LoadingScreen(self.kept_screen))
         self._loading_timer = self.set_interval(REPORT_EVERY, self._tick_loading)
         self.call_after_refresh(self._after_first_paint)
 
@@ -109,11 +110,25 @@ class OpeningActions(WorkbenchBase):
         from reviewtui.tui.themes import load_themes
 
         themes = load_themes()
+        painted = self.current_theme
         for theme in themes.themes:
             self.register_theme(theme)
         name, _ = themes.choose(requested)
-        if name in self.available_themes:
+        if name not in self.available_themes:
+            return
+        if name != self.theme:
             self.theme = name
+        elif self.get_theme(name) != painted:  # the kept screen's colours, since changed
+            self.refresh_css(animate=False)
+
+    def keep_first_screen(self) -> None:
+        """Keep the table's first rows, unfiltered, for the next open (``kept_screen``)."""
+        if self.kept_path is None or self.load is not None or not hasattr(self, "triage"):
+            return
+        from reviewtui.tui.triage import Filter
+
+        rows = self.rows if self.filter == Filter() else self.triage.rows(Filter())
+        write_kept(self.kept_path, kept_from_rows(rows, len(rows), self.current_theme))
 
     def _tick_loading(self) -> None:
         view = self._loading_view()

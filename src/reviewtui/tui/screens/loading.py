@@ -7,14 +7,23 @@ it exists (or answers keys) before the change does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from reviewtui.tui.widgets.loading_view import LoadingView
 
+if TYPE_CHECKING:
+    from reviewtui.tui.kept_screen import KeptScreen
+
 
 class LoadingScreen(Screen[None]):
+    def __init__(self, kept: KeptScreen | None = None) -> None:
+        super().__init__()
+        self.kept = kept  # the first screen as last left, shown until the workbench opens
+
     def compose(self) -> ComposeResult:
         # No Header here: a header on a screen popped just as the app's title changes fails
         # to update its title, and the workbench's own header follows at once.
-        yield LoadingView(id="loading")
+        yield LoadingView(id="loading", kept=self.kept)

@@ -90,7 +90,7 @@ def _find_cell(findings: int, comments: int) -> Text:
     return Text(text, style="magenta") if comments and not findings else Text(text)
 
 
-def _cells(row: Row, fit: ColumnFit) -> list[Text]:
+def cells_of_row(row: Row, fit: ColumnFit) -> list[Text]:
     """The row's cells, every one Text: a str cell is read as markup (see ``detail_pane``)."""
     glyph, style = STATUS_GLYPHS[row.status]
     item, unit = row.item, row.unit
@@ -202,7 +202,7 @@ class UnitTable(FixedWidthTable[Text]):
         made = self._made.get(row.unit.unit_id)
         if made is not None and made[0] == self.fit and _same_display(made[1], row):
             return made[2]
-        cells = _cells(row, self.fit)
+        cells = cells_of_row(row, self.fit)
         self._made[row.unit.unit_id] = (self.fit, row, cells)
         return cells
 

@@ -1,0 +1,66 @@
+"""The workbench's first rows as last shown, on the loading view while the change loads.
+
+Same columns as the unit table, fitted to the same width by the same rule, in the same place
+on the screen (``#units`` of the app's CSS): when the workbench's table takes its place the
+rows do not move unless the change did. The cursor moves on them as on the table (arrows,
+pages, j and k); the unit it is on is kept selected in the workbench
+(``LoadingView.selected_unit``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.events import Resize
+
+from reviewtui.tui.widgets.fixed_width_table import FixedWidthTable
+from reviewtui.tui.widgets.unit_table import COLUMNS, WIDTHS, ColumnFit, fit_columns, fit_location
+
+if TYPE_CHECKING:
+    from reviewtui.tui.kept_screen import KeptRow, KeptScreen
+
+_PLACE = {name: n for n, name in enumerate(COLUMNS)}
+
+
+def kept_cells(row: KeptRow, fit: ColumnFit) -> list[Text]:
+    """The row's cells in ``fit``'s columns (the location cut as the unit table cuts it)."""
+    cells = []
+    for name in fit.columns:
+        text, style = row.cells[_PLACE[name]]
+        if name == "location":
+            text = fit_location(text, fit.location_width)
+        cells.append(Text(text, style=style))
+    return cells
+
+
+class KeptTable(FixedWidthTable[Text]):
+    """The kept rows, added once the table knows its width (and again if it changes)."""
+
+    # The workbench's own moves (its keymap is read with the change: the default's j and k).
+    BINDINGS = [Binding("j", "cursor_down", show=False),  # noqa: RUF012
+                Binding("k", "cursor_up", show=False)]
+
+    def __init__(self, screen: KeptScreen, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.kept = screen
+        self.fit: ColumnFit | None = None
+
+    @property
+    def unit_ids(self) -> list[str]:
+        return [row.unit_id for row in self.kept.rows]
+
+    def on_resize(self, event: Resize) -> None:
+        fit = fit_columns(event.size.width, self.kept.longest)
+        if fit == self.fit:
+            return
+        cursor = self.cursor_row
+        self.fit = fit
+        self.clear(columns=True)
+        for name in fit.columns:
+            self.add_column(name, key=name,
+                            width=fit.location_width if name == "location" else WIDTHS[name])
+        self.add_keyed_rows((row.unit_id, kept_cells(row, fit)) for row in self.kept.rows)
+        if 0 < cursor < self.row_count:
+            self.move_cursor(row=cursor)

@@ -1,0 +1,139 @@
+"""A change opened again shows its first rows as the person left them, before it is loaded."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from reviewtui.analysis.progress import ProgressCallback
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import LoadedChange, load_change
+from reviewtui.tui.app import ReviewApp
+from reviewtui.tui.kept_screen import read_kept
+from reviewtui.tui.widgets.kept_table import KeptTable
+from reviewtui.tui.widgets.loading_view import LoadingView
+from reviewtui.tui.widgets.unit_table import UnitTable
+from tests.conftest import GitRepoBuilder
+
+FILES = 12
+
+
+def _change(repo: GitRepoBuilder) -> None:
+    for n in range(FILES):
+        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n}\n" + "\n" * (n * 3))
+    repo.commit("base")
+    for n in range(FILES):
+        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n + 1}\n" + "\n" * (n * 3))
+
+
+def _load(root: Path, gate: threading.Event | None = None
+          ) -> Callable[[ProgressCallback], LoadedChange]:
+    def load(progress: ProgressCallback) -> LoadedChange:
+        if gate is not None:
+            gate.wait(30)  # however quick the load, the test looks while it has not ended
+        return load_change(root, ChangeSelector(SelectorMode.AUTO),
+                           progress=progress).with_reach()
+
+    return load
+
+
+async def _until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < end, "timed out"
+        await pilot.pause(0.05)
+
+
+def _painted(table: UnitTable | KeptTable) -> list[list[str]]:
+    """The table's visible rows as its cells' text."""
+    return [[str(cell) for cell in table.get_row_at(n)] for n in range(table.row_count)]
+
+
+async def test_the_next_open_shows_the_rows_as_left_then_the_workbench_in_their_place(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _change(repo)
+    kept_path = tmp_path / "screens" / "change.json"
+    store = tmp_path / "s.sqlite3"
+    first = ReviewApp(load=_load(repo.root), store_path=store, kept_path=kept_path)
+    async with first.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(first.rows))
+        await _until(pilot, kept_path.exists)  # kept as soon as the workbench is on screen
+        opened_order = [row.unit.unit_id for row in first.rows]
+        await pilot.press("j", "s")  # the second unit skipped
+        skipped = first.rows[1].unit.unit_id
+        first.theme = "nord"
+        await pilot.pause()
+        left = _painted(first.table)
+        left_region = first.table.region
+        await pilot.press("slash", *"m0", "enter")  # left with a filter on
+        await _until(pilot, lambda: len(first.rows) < FILES)
+    kept = read_kept(kept_path)  # as the app was left: every row, the decision, the theme
+    assert kept is not None and [row.unit_id for row in kept.rows] == opened_order
+    assert kept.theme is not None and kept.theme.name == "nord"
+
+    gate = threading.Event()
+    second = ReviewApp(load=_load(repo.root, gate), store_path=store, kept_path=kept_path)
+    async with second.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(second.screen.query(KeptTable))
+                     and second.screen.query_one(KeptTable).row_count == FILES)
+        assert second.load is not None  # still loading: these are the kept rows
+        assert second.theme == "nord"  # painted in the theme they were left in
+        table = second.screen.query_one(KeptTable)
+        assert _painted(table) == left  # the same cells, the skipped row's glyph included
+        assert table.region == left_region  # where the workbench's table will be
+        line = str(second.screen.query_one("#loading-line", Static).render())
+        assert f"{FILES} units as you left them" in line
+        await pilot.press("j", "j", "down")  # the cursor moves on them
+        chosen = second.screen.query_one(LoadingView).selected_unit
+        assert chosen == opened_order[3]
+        gate.set()
+        await _until(pilot, lambda: bool(second.rows) and second.table.row_count > 0)
+        assert not second.screen.query(KeptTable)
+        assert second.current() == chosen  # the workbench keeps the row the person moved to
+        assert second.triage.row(skipped).status == "skipped"
+        assert _painted(second.table) == left
+        await pilot.pause(0.1)
+
+
+async def test_a_change_that_changed_since_is_shown_as_it_is_now(repo: GitRepoBuilder,
+                                                                 tmp_path: Path) -> None:
+    _change(repo)
+    kept_path = tmp_path / "screens" / "change.json"
+    store = tmp_path / "s.sqlite3"
+    first = ReviewApp(load=_load(repo.root), store_path=store, kept_path=kept_path)
+    async with first.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(first.rows) and kept_path.exists())
+    repo.write("app/new.py", "def g():\n    return 0\n")  # an edit since: one more unit
+    second = ReviewApp(load=_load(repo.root), store_path=store, kept_path=kept_path)
+    async with second.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(second.rows) and second.table.row_count > 0)
+        assert second.table.row_count == FILES + 1
+        assert any(row.unit.file_path == "app/new.py" for row in second.rows)
+        await pilot.pause(0.1)
+    kept = read_kept(kept_path)
+    assert kept is not None and kept.total == FILES + 1
+
+
+async def test_without_a_kept_screen_the_loading_view_streams_as_before(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _change(repo)
+    kept_path = tmp_path / "screens" / "change.json"
+    kept_path.parent.mkdir()
+    kept_path.write_text("{ not a kept screen")
+    gate = threading.Event()
+    app = ReviewApp(load=_load(repo.root, gate), store_path=tmp_path / "s.sqlite3",
+                    kept_path=kept_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(app.screen.query(LoadingView)))
+        assert not app.screen.query(KeptTable)
+        assert "as you left them" not in str(app.screen.query_one("#loading-line",
+                                                                  Static).render())
+        gate.set()
+        await _until(pilot, lambda: bool(app.rows))
+        await pilot.pause(0.1)
+    assert read_kept(kept_path) is not None  # written whole over the broken one
