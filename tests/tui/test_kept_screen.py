@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.color import Color
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -83,6 +84,9 @@ async def test_the_next_open_shows_the_rows_as_left_then_the_workbench_in_their_
                      and second.screen.query_one(KeptTable).row_count == FILES)
         assert second.load is not None  # still loading: these are the kept rows
         assert second.theme == "nord"  # painted in the theme they were left in
+        assert "-theme-nord" in second.classes
+        assert second.screen.query_one(KeptTable).styles.background == Color.parse(
+            second.get_css_variables()["surface"])
         table = second.screen.query_one(KeptTable)
         assert _painted(table) == left  # the same cells, the skipped row's glyph included
         assert table.region == left_region  # where the workbench's table will be

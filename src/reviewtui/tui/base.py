@@ -33,6 +33,7 @@ from reviewtui.tui.widgets.unit_table import UnitTable
 
 if TYPE_CHECKING:  # the change's models load with the change, in the loading worker
     from textual.notifications import SeverityLevel
+    from textual.theme import Theme
 
     from reviewtui.analysis.progress import ProgressCallback
     from reviewtui.errors import ReviewTuiError
@@ -134,10 +135,21 @@ class WorkbenchBase(App[None]):
         self.kept_path = kept_path
         self.kept_screen = read_kept(kept_path) if load is not None else None
         if self.kept_screen is not None and self.kept_screen.theme is not None:
-            self.register_theme(self.kept_screen.theme)
-            self.theme = self.kept_screen.theme.name
+            self._start_in(self.kept_screen.theme)
         if loaded is not None:
             self.adopt(Opened.build(loaded, store_path, description, description_source))
+
+    def _start_in(self, theme: Theme) -> None:
+        """Start in ``theme``. A dark one without Textual's watcher, which parsed the app's
+        CSS a second time before the first paint (the CSS is parsed with the theme set; the
+        classes are the watcher's); a light one changes the terminal colours' mapping too."""
+        self.register_theme(theme)
+        if not theme.dark:
+            self.theme = theme.name
+            return
+        self.set_reactive(App.theme, theme.name)
+        self.stylesheet.set_variables(self.get_css_variables())  # (read when it was made)
+        self.set_class(True, f"-theme-{theme.name}")
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
