@@ -95,21 +95,18 @@ class OpeningActions(WorkbenchBase):
         self.call_after_refresh(self._after_first_paint)
 
     def _after_first_paint(self) -> None:
-        """Once the loading view is on screen: the settings' theme, then the load (which
-        holds the GIL in long stretches: a warm change is read from the cache at once)."""
-        hint = self.theme_hint() if callable(self.theme_hint) else self.theme_hint
-        if hint is not None:
-            self._open_in_theme(hint)
+        """Once the loading view is on screen: the worker that reads the settings' theme,
+        then the change (it holds the GIL in long stretches, but this thread answers keys
+        between them: the kept rows' cursor moves while it reads)."""
         self._opening_worker()
 
-    def _open_in_theme(self, requested: str) -> None:
+    @on(LoadingView.ThemeRead)
+    def _open_in_theme(self, message: LoadingView.ThemeRead) -> None:
         """Switch to the settings' theme while only the loading view is there: set once the
         workbench is composed, it made Textual parse all of its CSS again and restyle and lay
         out every widget before the first row could show; set before the loading view, it
         held that back instead. (Its problems are said when the workbench opens.)"""
-        from reviewtui.tui.themes import load_themes
-
-        themes = load_themes()
+        themes, requested = message.themes, message.requested
         painted = self.current_theme
         for theme in themes.themes:
             self.register_theme(theme)
@@ -147,6 +144,13 @@ class OpeningActions(WorkbenchBase):
         assert load is not None
         reporter = _Reporter(self)
         try:
+            # The settings' theme first (the settings' models: pydantic), read here rather
+            # than in the app's thread, where it held every key for ~0.25 s.
+            hint = self.theme_hint() if callable(self.theme_hint) else self.theme_hint
+            if hint is not None:
+                from reviewtui.tui.themes import load_themes
+
+                self.post_message(LoadingView.ThemeRead(load_themes(), hint))
             import_workbench_models()
             loaded = load(reporter)
             reporter.flush()

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from reviewtui.errors import ReviewTuiError
     from reviewtui.tui.base import Opened
     from reviewtui.tui.kept_screen import KeptScreen
+    from reviewtui.tui.themes import ThemeLoad
 
 
 LOADING_COLUMNS = (("location", 72), ("lang", 10), ("risk", 8))
@@ -70,6 +71,14 @@ class LoadingView(Vertical):
         def __init__(self, progress: AnalysisProgress) -> None:
             super().__init__()
             self.progress = progress
+
+    class ThemeRead(Message):
+        """The themes and the settings' theme, read by the loading worker."""
+
+        def __init__(self, themes: ThemeLoad, requested: str) -> None:
+            super().__init__()
+            self.themes = themes
+            self.requested = requested
 
     class Loaded(Message):
         """The change is loaded and ready for the workbench."""
