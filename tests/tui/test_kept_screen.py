@@ -90,6 +90,8 @@ async def test_the_next_open_shows_the_rows_as_left_then_the_workbench_in_their_
         table = second.screen.query_one(KeptTable)
         assert _painted(table) == left  # the same cells, the skipped row's glyph included
         assert table.region == left_region  # where the workbench's table will be
+        title = str(second.screen.query_one("#loading-title", Static).render())
+        assert title.startswith("reviewtui — all: HEAD -> worktree")  # the header's line
         line = str(second.screen.query_one("#loading-line", Static).render())
         assert f"{FILES} units as you left them" in line
         await pilot.press("j", "j", "down")  # the cursor moves on them

@@ -56,9 +56,11 @@ class KeptScreen:
     longest: int  # the longest location then: the columns fit as the workbench's did
     rows: tuple[KeptRow, ...]
     theme: Theme | None
+    title: str = ""  # the header's line: the change and its stated purpose
 
 
-def kept_from_rows(rows: Iterable[Row], total: int, theme: Theme | None) -> KeptScreen:
+def kept_from_rows(rows: Iterable[Row], total: int, theme: Theme | None,
+                   title: str = "") -> KeptScreen:
     """The first ``KEPT_ROWS`` of ``rows`` as the table shows them, every column's cell."""
     kept: list[KeptRow] = []
     longest = 0
@@ -68,7 +70,7 @@ def kept_from_rows(rows: Iterable[Row], total: int, theme: Theme | None) -> Kept
             cells = cells_of_row(row, ALL_COLUMNS)
             kept.append(KeptRow(row.unit.unit_id,
                                 tuple((cell.plain, str(cell.style)) for cell in cells)))
-    return KeptScreen(total, longest, tuple(kept), theme)
+    return KeptScreen(total, longest, tuple(kept), theme, title)
 
 
 def write_kept(path: Path, screen: KeptScreen) -> bool:
@@ -77,7 +79,8 @@ def write_kept(path: Path, screen: KeptScreen) -> bool:
     data = {"format": FORMAT, "columns": list(COLUMNS), "total": screen.total,
             "longest": screen.longest,
             "rows": [[row.unit_id, [list(cell) for cell in row.cells]] for row in screen.rows],
-            "theme": dataclasses.asdict(screen.theme) if screen.theme is not None else None}
+            "theme": dataclasses.asdict(screen.theme) if screen.theme is not None else None,
+            "title": screen.title}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(dir=path.parent, prefix=".screen-", suffix=".tmp")
@@ -124,9 +127,10 @@ def _parse(data: Any) -> KeptScreen | None:
         if not all(isinstance(text, str) and isinstance(style, str) for text, style in pairs):
             return None
         rows.append(KeptRow(unit_id, pairs))
-    if len(rows) > total:
+    title = data.get("title", "")
+    if len(rows) > total or not isinstance(title, str):
         return None
-    return KeptScreen(total, longest, tuple(rows), _theme(data.get("theme")))
+    return KeptScreen(total, longest, tuple(rows), _theme(data.get("theme")), title)
 
 
 def _count(value: Any) -> bool:

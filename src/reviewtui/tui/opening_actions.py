@@ -125,7 +125,8 @@ class OpeningActions(WorkbenchBase):
         from reviewtui.tui.triage import Filter
 
         rows = self.rows if self.filter == Filter() else self.triage.rows(Filter())
-        write_kept(self.kept_path, kept_from_rows(rows, len(rows), self.current_theme))
+        title = f"{self.title} — {self.sub_title}" if self.sub_title else self.title
+        write_kept(self.kept_path, kept_from_rows(rows, len(rows), self.current_theme, title))
 
     def _tick_loading(self) -> None:
         view = self._loading_view()

@@ -38,9 +38,9 @@ def test_what_is_kept_reads_back_and_paints_as_the_table_does(repo: GitRepoBuild
     rows = _rows(repo)
     theme = BUILTIN_THEMES["nord"]
     path = tmp_path / "screens" / "x.json"
-    assert write_kept(path, kept_from_rows(rows, len(rows), theme))
+    assert write_kept(path, kept_from_rows(rows, len(rows), theme, "reviewtui — a title"))
     kept = read_kept(path)
-    assert kept is not None
+    assert kept is not None and kept.title == "reviewtui — a title"
     assert [row.unit_id for row in kept.rows] == [row.unit.unit_id for row in rows]
     assert kept.total == len(rows) and kept.longest == max(len(r.unit.location) for r in rows)
     assert kept.theme == theme
@@ -72,6 +72,7 @@ def test_only_the_first_rows_are_kept_but_the_count_is_all(repo: GitRepoBuilder,
     lambda d: json.dumps({**d, "rows": [["u", [["x", ""]]]]}),
     lambda d: json.dumps({**d, "rows": "rows"}),
     lambda d: json.dumps([d]),
+    lambda d: json.dumps({**d, "title": 3}),
 ])
 def test_a_damaged_or_foreign_file_is_not_shown(repo: GitRepoBuilder, tmp_path: Path,
                                                damage: object) -> None:

@@ -106,7 +106,7 @@ class LoadingView(Vertical):
     def compose(self) -> ComposeResult:
         if self.kept is not None:  # laid out as the workbench will be: header, table and
             # detail, status line, keys (so that its table takes the kept one's place)
-            yield Static("reviewtui", id="loading-title", markup=False)
+            yield Static(self.kept.title or "reviewtui", id="loading-title", markup=False)
             with Horizontal(id="main"):
                 yield KeptTable(self.kept, id="units")
                 yield Static("The unit under the cursor is shown here once the change is "
