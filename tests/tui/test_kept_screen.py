@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from textual import events
 from textual.color import Color
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -143,3 +144,74 @@ async def test_without_a_kept_screen_the_loading_view_streams_as_before(
         await _until(pilot, lambda: bool(app.rows))
         await pilot.pause(0.1)
     assert read_kept(kept_path) is not None  # written whole over the broken one
+
+
+async def _kept_then_loading(repo: GitRepoBuilder, tmp_path: Path,
+                             between: Callable[[], None] | None = None
+                             ) -> tuple[ReviewApp, threading.Event, list[str]]:
+    """A first open (keeping its rows), ``between`` run, then a second app whose load waits
+    for the returned gate; and the first open's order."""
+    _change(repo)
+    kept_path = tmp_path / "screens" / "change.json"
+    first = ReviewApp(load=_load(repo.root), store_path=tmp_path / "s.sqlite3",
+                      kept_path=kept_path)
+    async with first.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(first.rows) and kept_path.exists())
+        order = [row.unit.unit_id for row in first.rows]
+    if between is not None:
+        between()
+    gate = threading.Event()
+    return (ReviewApp(load=_load(repo.root, gate), store_path=tmp_path / "s.sqlite3",
+                      kept_path=kept_path), gate, order)
+
+
+async def test_keys_pressed_on_the_kept_rows_apply_once_the_workbench_opens(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    app, gate, order = await _kept_then_loading(repo, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(app.screen.query(KeptTable))
+                     and app.screen.query_one(KeptTable).row_count == FILES)
+        for key in "jsj":  # skip the second unit, then move on: typed at once, as a person
+            app.post_message(events.Key(key, key))  # does (Pilot waits after each key)
+        await pilot.pause()
+        assert app.load is not None  # pressed before the workbench could answer
+        gate.set()
+        await _until(pilot, lambda: bool(app.rows) and app.table.row_count > 0)
+        await _until(pilot, lambda: app.triage.row(order[1]).status == "skipped")
+        await _until(pilot, lambda: app.current() == order[2])
+        assert [app.triage.row(unit).status for unit in order[:3]] == ["new", "skipped", "new"]
+        await pilot.pause(0.1)
+
+
+async def test_keys_held_for_a_unit_the_change_no_longer_has_are_dropped_and_said(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    def revert_first_file() -> None:  # the unit on the kept first row is gone
+        repo.write("app/m00.py", "def f0():\n    return 0\n")
+
+    app, gate, order = await _kept_then_loading(repo, tmp_path, revert_first_file)
+    notes: list[str] = []
+    async with app.run_test(size=(140, 40)) as pilot:
+        original = app.notify
+        app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+        await _until(pilot, lambda: bool(app.screen.query(KeptTable)))
+        await pilot.press("s")  # on the kept first row
+        gate.set()
+        await _until(pilot, lambda: bool(app.rows) and app.table.row_count > 0)
+        await _until(pilot, lambda: bool(notes))
+        assert order[0] not in {row.unit.unit_id for row in app.rows}
+        assert all(row.status == "new" for row in app.rows)  # nothing skipped
+        assert "1 key(s) pressed while the change loaded were not applied" in notes[0]
+        await pilot.pause(0.1)
+
+
+async def test_q_quits_on_the_kept_rows_even_after_held_keys(repo: GitRepoBuilder,
+                                                             tmp_path: Path) -> None:
+    app, gate, _ = await _kept_then_loading(repo, tmp_path)
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await _until(pilot, lambda: bool(app.screen.query(KeptTable)))
+            await pilot.press("s", "slash", "q")
+            await _until(pilot, lambda: not app.is_running)
+        assert app.load is not None and app.open_error is None  # left before it loaded
+    finally:
+        gate.set()

@@ -83,6 +83,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
         await self.recompose()
         self.refresh_bindings()
         self.open_workbench(keep)  # rows and status line in one go: painted together
+        self.call_after_refresh(self.press_held_keys)  # once the table has its rows
 
     def open_workbench(self, keep: str | None = None) -> None:
         """Show the loaded change, the cursor on ``keep`` (a unit id) if given."""

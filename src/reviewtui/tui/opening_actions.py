@@ -20,7 +20,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
@@ -86,6 +86,8 @@ class _Reporter:
 
 class OpeningActions(WorkbenchBase):
     _opening_started = 0.0
+    # the unit the kept rows' cursor was on, and the keys held for the workbench (LoadingView)
+    _held: tuple[str | None, list[tuple[str, str | None]]] = (None, [])
 
     def start_opening(self) -> None:
         """Load the change in a worker while the loading view shows how far it got."""
@@ -181,10 +183,29 @@ class OpeningActions(WorkbenchBase):
         units streamed in (to keep selected in the workbench), if any."""
         view = self._loading_view()
         keep = view.selected_unit if view is not None else None
+        held = view.held if view is not None else (None, [])
+        if held[1]:  # the workbench opens where they were pressed
+            self._held = held
+            keep = held[0]
         self._loading_timer.stop()
         self.load = None
         self.adopt(opened)
         return keep
+
+    def press_held_keys(self) -> None:
+        """The keys pressed on the kept rows, pressed again now that the workbench answers
+        them -- if its cursor is on the unit they were pressed on (else the rows changed
+        since: said, and dropped rather than applied to another unit)."""
+        unit, keys = self._held
+        self._held = (None, [])
+        if not keys:
+            return
+        if unit is None or self.current() != unit:
+            self.notify(f"{len(keys)} key(s) pressed while the change loaded were not "
+                        "applied: its rows changed since they were shown", severity="warning")
+            return
+        for key, character in keys:
+            self.post_message(events.Key(key, character))
 
     async def close_loading(self) -> None:
         if isinstance(self.screen, LoadingScreen):

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.binding import Binding
-from textual.events import Resize
+from textual.events import Key, Resize
 
 from reviewtui.tui.widgets.fixed_width_table import FixedWidthTable
 from reviewtui.tui.widgets.unit_table import COLUMNS, WIDTHS, ColumnFit, fit_columns, fit_location
@@ -22,6 +21,12 @@ if TYPE_CHECKING:
     from reviewtui.tui.kept_screen import KeptRow, KeptScreen
 
 _PLACE = {name: n for n, name in enumerate(COLUMNS)}
+# The moves on the kept rows (the workbench's keymap is read with the change: the default's j
+# and k, and the table's own), and the keys that quit (the loading view's q, the app's).
+MOVES = {"j": "cursor_down", "down": "cursor_down", "k": "cursor_up", "up": "cursor_up",
+         "pagedown": "page_down", "pageup": "page_up", "ctrl+home": "scroll_top",
+         "ctrl+end": "scroll_bottom", "home": "scroll_top", "end": "scroll_bottom"}
+QUITS = frozenset({"q", "ctrl+q", "ctrl+c"})
 
 
 def kept_cells(row: KeptRow, fit: ColumnFit) -> list[Text]:
@@ -36,16 +41,38 @@ def kept_cells(row: KeptRow, fit: ColumnFit) -> list[Text]:
 
 
 class KeptTable(FixedWidthTable[Text]):
-    """The kept rows, added once the table knows its width (and again if it changes)."""
+    """The kept rows, added once the table knows its width (and again if it changes).
 
-    # The workbench's own moves (its keymap is read with the change: the default's j and k).
-    BINDINGS = [Binding("j", "cursor_down", show=False),  # noqa: RUF012
-                Binding("k", "cursor_up", show=False)]
+    Keys are answered here, in the order they come, rather than by bindings (Textual runs a
+    binding once its key has gone up to the app, after the next keys have reached this table:
+    typed quickly, ``j s`` held the ``s`` for the row the ``j`` had not left yet). A move
+    moves; any other key but quitting is held for the workbench, with every key after it,
+    and the unit the cursor was on (``LoadingView`` hands them over)."""
 
     def __init__(self, screen: KeptScreen, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.kept = screen
         self.fit: ColumnFit | None = None
+        self.held_keys: list[tuple[str, str | None]] = []
+        self.held_unit: str | None = None  # the unit under the cursor at the first of them
+
+    def on_key(self, event: Key) -> None:
+        if event.key in QUITS:
+            return
+        event.stop()
+        event.prevent_default()
+        move = MOVES.get(event.key)
+        if move is not None and not self.held_keys:
+            getattr(self, f"action_{move}")()
+            return
+        if not self.held_keys:
+            self.held_unit = self.cursor_unit
+        self.held_keys.append((event.key, event.character))
+
+    @property
+    def cursor_unit(self) -> str | None:
+        row = self.cursor_row
+        return self.kept.rows[row].unit_id if 0 <= row < len(self.kept.rows) else None
 
     @property
     def unit_ids(self) -> list[str]:

@@ -148,6 +148,13 @@ class LoadingView(Vertical):
             self.query_one(FixedWidthTable).add_keyed_rows(rows)
 
     @property
+    def held(self) -> tuple[str | None, list[tuple[str, str | None]]]:
+        """The keys pressed on the kept rows for the workbench, and the unit the first one
+        was pressed on (``KeptTable``)."""
+        found = self.query(KeptTable)
+        return (found.first().held_unit, found.first().held_keys) if found else (None, [])
+
+    @property
     def selected_unit(self) -> str | None:
         """The unit under the cursor, once the person has moved it off the first row."""
         row = self.query_one(DataTable).cursor_row
