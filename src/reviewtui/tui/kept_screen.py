@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 FORMAT = 1  # bump when what a kept cell means changes
 KEPT_ROWS = 200  # a tall terminal's first screen, and some to scroll
+KEPT_FILES = 32  # screens kept per repository (the most recently written)
 ALL_COLUMNS = ColumnFit(COLUMNS, WIDTHS["location"])
 _THEME_FIELDS = frozenset(f.name for f in dataclasses.fields(Theme))
 _THEME_KEYS = frozenset({"dark", "variables", "luminosity_spread", "text_alpha", "ansi"})
@@ -94,7 +95,22 @@ def write_kept(path: Path, screen: KeptScreen) -> bool:
             raise
     except OSError:
         return False
+    _prune(path.parent, keep=path)
     return True
+
+
+def _prune(folder: Path, keep: Path) -> None:
+    """Only the ``KEPT_FILES`` most recently written screens stay (one per selector: a
+    person who reviews many ranges would otherwise keep one file for each, forever)."""
+    try:  # the one just written, and the most recent others
+        others = [(entry.stat().st_mtime, entry) for entry in folder.glob("*.json")
+                  if entry != keep]
+    except OSError:
+        return
+    others.sort(key=lambda pair: pair[0], reverse=True)
+    for _, entry in others[KEPT_FILES - 1:]:
+        with contextlib.suppress(OSError):
+            entry.unlink()
 
 
 def read_kept(path: Path | None) -> KeptScreen | None:

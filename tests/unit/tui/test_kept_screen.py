@@ -140,3 +140,18 @@ def test_one_kept_screen_per_repository_and_selector(repo: GitRepoBuilder,
                 assert opening.kept_path is None
         finally:
             opening.stop()
+
+
+def test_only_the_most_recent_screens_are_kept(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kept_screen, "KEPT_FILES", 3)
+    folder = tmp_path / "screens"
+    for n in range(5):
+        assert write_kept(folder / f"s{n}.json", KeptScreen(0, 0, (), None))
+        os.utime(folder / f"s{n}.json", (1_000_000 + n, 1_000_000 + n))
+    assert sorted(p.name for p in folder.glob("*.json")) == ["s2.json", "s3.json", "s4.json"]
+    # the one just written stays, even when the others look newer (a clock set back)
+    for name in ("s2.json", "s3.json", "s4.json"):
+        os.utime(folder / name, (4_000_000_000, 4_000_000_000))
+    assert write_kept(folder / "s9.json", KeptScreen(0, 0, (), None))
+    assert (folder / "s9.json").exists() and len(list(folder.glob("*.json"))) == 3
