@@ -215,3 +215,31 @@ async def test_q_quits_on_the_kept_rows_even_after_held_keys(repo: GitRepoBuilde
         assert app.load is not None and app.open_error is None  # left before it loaded
     finally:
         gate.set()
+
+
+async def test_a_light_theme_kept_is_painted_light(tmp_path: Path) -> None:
+    from textual.theme import BUILTIN_THEMES
+
+    from reviewtui.errors import ReviewTuiError
+    from reviewtui.tui.kept_screen import KeptScreen, write_kept
+
+    kept_path = tmp_path / "screens" / "change.json"
+    write_kept(kept_path, KeptScreen(0, 0, (), BUILTIN_THEMES["textual-light"], "reviewtui"))
+    gate = threading.Event()
+
+    def load(progress: ProgressCallback) -> LoadedChange:
+        gate.wait(30)
+        raise ReviewTuiError("not loaded in this test")
+
+    app = ReviewApp(load=load, kept_path=kept_path)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _until(pilot, lambda: bool(app.screen.query(KeptTable)))
+            assert app.theme == "textual-light" and not app.current_theme.dark
+            assert "-light-mode" in app.classes and "-dark-mode" not in app.classes
+            assert app.screen.query_one(KeptTable).styles.background == Color.parse(
+                app.get_css_variables()["surface"])
+            await pilot.press("q")
+            await _until(pilot, lambda: not app.is_running)
+    finally:
+        gate.set()
