@@ -7,8 +7,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.color import Color
+from textual.events import Resize
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -241,5 +243,32 @@ async def test_a_light_theme_kept_is_painted_light(tmp_path: Path) -> None:
                 app.get_css_variables()["surface"])
             await pilot.press("q")
             await _until(pilot, lambda: not app.is_running)
+    finally:
+        gate.set()
+
+
+async def test_a_narrow_terminal_lays_the_kept_rows_out_narrow_from_the_first_paint(
+        repo: GitRepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fits: list[object] = []
+    on_resize = KeptTable.on_resize
+
+    def recording(self: KeptTable, event: Resize) -> None:
+        on_resize(self, event)
+        fits.append(self.fit)
+
+    monkeypatch.setattr(KeptTable, "on_resize", recording)
+    app, gate, _ = await _kept_then_loading(repo, tmp_path)
+    try:
+        async with app.run_test(size=(80, 30)) as pilot:
+            await _until(pilot, lambda: bool(app.screen.query(KeptTable)) and len(fits) >= 1)
+            await pilot.pause(0.1)
+            assert app.screen.has_class("-narrow")
+            table = app.screen.query_one(KeptTable)
+            assert table.region.width == 80  # the narrow layout: the table above the detail
+            assert fits and all(fit == fits[-1] for fit in fits)  # never the wide columns
+            gate.set()
+            await _until(pilot, lambda: bool(app.rows) and app.table.row_count > 0)
+            assert app.table.fit == fits[-1]
+            await pilot.pause(0.1)
     finally:
         gate.set()

@@ -24,6 +24,15 @@ class LoadingScreen(Screen[None]):
         self.kept = kept  # the first screen as last left, shown until the workbench opens
 
     def compose(self) -> ComposeResult:
+        # The app's breakpoint classes now: Textual sets a screen's on its first resize,
+        # after the first layout -- a narrow terminal painted the kept rows in the wide
+        # layout's columns for a frame.
+        width, height = self.app.size
+        for points, size in ((self.app.HORIZONTAL_BREAKPOINTS, width),
+                             (self.app.VERTICAL_BREAKPOINTS, height)):
+            reached = [name for threshold, name in points or () if size >= threshold]
+            if reached:
+                self.add_class(reached[-1])
         # No Header here: a header on a screen popped just as the app's title changes fails
         # to update its title, and the workbench's own header follows at once.
         yield LoadingView(id="loading", kept=self.kept)
