@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +10,6 @@ import pytest
 from textual import events
 from textual.color import Color
 from textual.events import Resize
-from textual.pilot import Pilot
 from textual.widgets import Static
 
 from reviewtui.analysis.progress import ProgressCallback
@@ -23,16 +21,14 @@ from reviewtui.tui.widgets.kept_table import KeptTable
 from reviewtui.tui.widgets.loading_view import LoadingView
 from reviewtui.tui.widgets.unit_table import UnitTable
 from tests.conftest import GitRepoBuilder
+from tests.support.opening import until as _until
+from tests.support.opening import write_change
 
 FILES = 12
 
 
 def _change(repo: GitRepoBuilder) -> None:
-    for n in range(FILES):
-        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n}\n" + "\n" * (n * 3))
-    repo.commit("base")
-    for n in range(FILES):
-        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n + 1}\n" + "\n" * (n * 3))
+    write_change(repo, FILES)
 
 
 def _load(root: Path, gate: threading.Event | None = None
@@ -44,13 +40,6 @@ def _load(root: Path, gate: threading.Event | None = None
                            progress=progress).with_reach()
 
     return load
-
-
-async def _until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < end, "timed out"
-        await pilot.pause(0.05)
 
 
 def _painted(table: UnitTable | KeptTable) -> list[list[str]]:

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from reviewtui.analysis.progress import AnalysisProgress, ProgressCallback
@@ -19,16 +18,14 @@ from reviewtui.tui.base import Opened
 from reviewtui.tui.widgets.loading_view import LoadingView
 from reviewtui.tui.widgets.unit_table import UnitTable
 from tests.conftest import GitRepoBuilder
+from tests.support.opening import until as _until
+from tests.support.opening import write_change
 
 FILES = 40
 
 
 def _change(repo: GitRepoBuilder) -> None:
-    for n in range(FILES):
-        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n}\n" + "\n" * (n * 3))
-    repo.commit("base")
-    for n in range(FILES):
-        repo.write(f"app/m{n:02}.py", f"def f{n}():\n    return {n + 1}\n" + "\n" * (n * 3))
+    write_change(repo, FILES)
 
 
 def _slowed(root: Path, per_file: float, heard: list[AnalysisProgress],
@@ -49,13 +46,6 @@ def _slowed(root: Path, per_file: float, heard: list[AnalysisProgress],
                            progress=slow).with_reach()
 
     return load
-
-
-async def _until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < end, "timed out"
-        await pilot.pause(0.05)
 
 
 async def test_the_loading_view_then_rows_with_the_moved_cursor_kept(
