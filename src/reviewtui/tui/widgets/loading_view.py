@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 LOADING_COLUMNS = (("location", 72), ("lang", 10), ("risk", 8))
 HINT = "q quits · the workbench opens when every file is analysed"
-KEPT_HINT = "q quits · the workbench opens when the change is loaded"
+KEPT_HINT = "q quits · the workbench opens when the change is loaded (keys pressed meanwhile wait)"
 
 
 def loading_text(progress: AnalysisProgress | None, elapsed: float,
