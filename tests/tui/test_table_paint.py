@@ -125,3 +125,46 @@ async def test_rows_put_back_after_a_filter_show_what_changed_meanwhile(
                 assert str(cells[0]) == "–" and str(before[key.value][0]) == "●"
             else:  # the very cells shown before the filter
                 assert all(a is b for a, b in zip(cells, before[key.value], strict=True))
+
+
+async def test_plain_cells_made_directly_are_what_richs_layout_paints() -> None:
+    """Cells of one style and one line are painted without Rich's layout: the very segments
+    it gives, for wide, combining and emoji text, cut or filled, in any styles."""
+    import random
+
+    from rich.padding import Padding
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+    from textual.renderables.styled import Styled
+
+    from reviewtui.tui.widgets.fixed_width_table import FixedWidthTable
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield FixedWidthTable()
+
+    pieces = ["a", "Z", "/", ".", "_", " ", "7", "日", "本", "é", "e\u0301", "😀", "ｶ",
+              "\u200d", "\t", "[b]"]
+    styles = ["", "red", "bold", "dim", "magenta", "bold red on blue", "underline #00ff00"]
+    pres = [Style(color="#eeeeee", bgcolor="#111111"), Style(bold=True, bgcolor="#202020"),
+            Style(reverse=True, color="red"), Style()]
+    posts = [Style(), Style(color="#ff0000"), Style(italic=True, bgcolor="#000080")]
+    chance = random.Random(7)
+    app = One()
+    async with app.run_test():
+        table = app.query_one(FixedWidthTable)
+        made = 0
+        for _ in range(3000):
+            text = "".join(chance.choice(pieces) for _ in range(chance.randint(0, 16)))
+            cell = Text(text, style=chance.choice(styles))
+            pre, post, width = chance.choice(pres), chance.choice(posts), chance.randint(3, 20)
+            direct = table._paint_plain(cell, pre, post, width)
+            if direct is None:  # a tab, a joiner, a null style: left to Rich
+                assert not text.isprintable() or not pre
+                continue
+            made += 1
+            options = app.console_options.update_dimensions(width, 1).update(no_wrap=True)
+            rich = app.console.render_lines(Styled(Padding(cell, (0, 1)), pre_style=pre,
+                                                   post_style=post), options)
+            assert _looks(direct) == _looks(rich), (text, cell.style, pre, post, width)
+        assert made > 600  # (most texts hold a tab or a joiner: those are left to Rich)
