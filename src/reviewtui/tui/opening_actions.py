@@ -17,6 +17,7 @@ first paint (``tests/unit/test_startup_imports.py`` pins it).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -87,7 +88,7 @@ class _Reporter:
 class OpeningActions(WorkbenchBase):
     _opening_started = 0.0
     # the unit the kept rows' cursor was on, and the keys held for the workbench (LoadingView)
-    _held: tuple[str | None, list[tuple[str, str | None]]] = (None, [])
+    _held: tuple[str | None, Sequence[tuple[str, str | None]]] = (None, ())
 
     def start_opening(self) -> None:
         """Load the change in a worker while the loading view shows how far it got."""
@@ -197,7 +198,7 @@ class OpeningActions(WorkbenchBase):
         them -- if its cursor is on the unit they were pressed on (else the rows changed
         since: said, and dropped rather than applied to another unit)."""
         unit, keys = self._held
-        self._held = (None, [])
+        self._held = (None, ())
         if not keys:
             return
         if unit is None or self.current() != unit:

@@ -30,7 +30,7 @@ class LoadingScreen(Screen[None]):
         width, height = self.app.size
         for points, size in ((self.app.HORIZONTAL_BREAKPOINTS, width),
                              (self.app.VERTICAL_BREAKPOINTS, height)):
-            reached = [name for threshold, name in points or () if size >= threshold]
+            reached = [name for threshold, name in sorted(points or ()) if size >= threshold]
             if reached:
                 self.add_class(reached[-1])
         # No Header here: a header on a screen popped just as the app's title changes fails

@@ -74,10 +74,6 @@ class KeptTable(FixedWidthTable[Text]):
         row = self.cursor_row
         return self.kept.rows[row].unit_id if 0 <= row < len(self.kept.rows) else None
 
-    @property
-    def unit_ids(self) -> list[str]:
-        return [row.unit_id for row in self.kept.rows]
-
     def on_resize(self, event: Resize) -> None:
         fit = fit_columns(event.size.width, self.kept.longest)
         if fit == self.fit:
