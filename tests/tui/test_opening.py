@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from reviewtui.analysis.progress import AnalysisProgress, ProgressCallback
@@ -15,6 +16,7 @@ from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import LoadedChange, load_change
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.base import Opened
+from reviewtui.tui.screens.loading import LoadingScreen
 from reviewtui.tui.widgets.loading_view import LoadingView
 from reviewtui.tui.widgets.unit_table import UnitTable
 from tests.conftest import GitRepoBuilder
@@ -87,6 +89,31 @@ async def test_without_a_moved_cursor_the_table_starts_at_the_top(
         assert app.current() == app.rows[0].unit.unit_id
         assert app.table.cursor_row == 0
         await pilot.pause(0.1)  # the new header sets its title before the app closes
+
+
+async def test_the_swap_to_the_workbench_paints_no_empty_screen_between(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """Every frame painted is the loading view or the whole workbench: popping the loading
+    screen painted the empty screen underneath while the workbench was composed (a blank
+    terminal for ~0.2 s between the two in tmux)."""
+    _change(repo)
+    app = ReviewApp(load=_slowed(repo.root, 0.0, []), store_path=tmp_path / "s.sqlite3")
+    frames: list[str] = []
+    display = app._display
+
+    def recorded(screen: Screen[object], renderable: object) -> None:
+        if renderable is not None and not app._batch_count:  # what reaches the terminal
+            frames.append("loading" if isinstance(screen, LoadingScreen)
+                          else "workbench" if screen.query(UnitTable) and app.rows
+                          else "other")
+        display(screen, renderable)  # type: ignore[arg-type]
+
+    app._display = recorded  # type: ignore[method-assign]
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _until(pilot, lambda: bool(app.rows))
+        await pilot.pause(0.2)
+    assert frames[0] == "loading" and frames[-1] == "workbench"
+    assert "other" not in frames, frames
 
 
 async def test_q_while_loading_quits_at_once(repo: GitRepoBuilder, tmp_path: Path) -> None:

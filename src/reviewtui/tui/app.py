@@ -78,11 +78,15 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
 
     @on(LoadingView.Loaded)
     async def _loaded(self, message: LoadingView.Loaded) -> None:
-        keep = self.finish_loading(message.opened)
-        await self.close_loading()
-        await self.recompose()
-        self.refresh_bindings()
-        self.open_workbench(keep)  # rows and status line in one go: painted together
+        # No paint until the workbench is whole: the loading view stays on the terminal
+        # meanwhile. Painting between the pop and the recompose showed the empty screen
+        # underneath for as long as composing took (~0.2 s of blank terminal in tmux).
+        with self.batch_update():
+            keep = self.finish_loading(message.opened)
+            await self.close_loading()
+            await self.recompose()
+            self.refresh_bindings()
+            self.open_workbench(keep)  # rows and status line in one go: painted together
         self.call_after_refresh(self.press_held_keys)  # once the table has its rows
 
     def open_workbench(self, keep: str | None = None) -> None:
