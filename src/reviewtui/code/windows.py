@@ -39,7 +39,6 @@ _ACCESS_LABEL = rb"[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*
 _ACCESS_WORDS = (b"public", b"protected", b"private")
 _CLOSERS = (b"}", b"end", b")")
 _OPENERS = (b"(", b"[", b"{", b",")
-_TRIPLE = re.compile(rb'"""|\'\'\'')
 _BRACKETS = (b")", b"]", b"}")
 _HEADER_ENDS = (b":", b"{")
 MAX_BLOCK_LINES = 150
@@ -71,10 +70,9 @@ class Lines:
             inside: set[int] = set()
             opened: bytes | None = None
             open_row = row = position = 0
-            for match in _TRIPLE.finditer(data):
-                row += data.count(b"\n", position, match.start())
-                position = match.start()
-                quote = match.group()
+            for start, quote in _triple_quotes(data):
+                row += data.count(b"\n", position, start)
+                position = start
                 if opened is None:
                     opened, open_row = quote, row
                 elif quote == opened:
@@ -140,6 +138,21 @@ class Lines:
                 found = [row for row in found if row not in strings]
             self._starts[indent] = found
         return found
+
+
+def _triple_quotes(data: bytes) -> list[tuple[int, bytes]]:
+    """Where triple quotes (three double or three single quotes) are in ``data``, in order:
+    the matches of a regex of the two scanned left to right, found by ``bytes.find`` (the
+    two never overlap, each being three of one character). ``re`` tries an alternation at
+    every byte (~10 ns a byte: 4 ms for a 370 kB test module); ``find`` skips ahead."""
+    found: list[tuple[int, bytes]] = []
+    for quote in (b'"""', b"'''"):
+        start = data.find(quote)
+        while start != -1:
+            found.append((start, quote))
+            start = data.find(quote, start + 3)
+    found.sort()
+    return found
 
 
 def _attached(line: bytes, indent: int) -> bool:
