@@ -96,8 +96,13 @@ def _analyze_windows(
     comments: set[int] = set()
     imports: set[int] = set()
     kinds: dict[str, set[int]] = {}
+    # The line kinds of the changed lines only, as a whole-file parse reads them (``_analyze``
+    # with ``ranges``): nothing else asks for them, and reading a piece's every line cost a
+    # third of them more on a large change.
+    changed = {n - 1 for low, high in ranges for n in range(low, high + 1)}
     for rows in groups:
-        piece = _analyze(g, b"\n".join(source_lines[r] for r in rows) + b"\n", ())
+        piece = _analyze(g, b"\n".join(source_lines[r] for r in rows) + b"\n",
+                         _runs([i + 1 for i, row in enumerate(rows) if row in changed]) or None)
         if piece.has_errors:
             return None
         for definition in piece.definitions:
@@ -119,6 +124,17 @@ def _analyze_windows(
         has_errors=False,
         line_kinds={category: frozenset(numbers) for category, numbers in kinds.items()},
     )
+
+
+def _runs(lines: list[int]) -> list[tuple[int, int]]:
+    """Ascending line numbers as runs of consecutive ones (1-based inclusive ranges)."""
+    runs: list[tuple[int, int]] = []
+    for line in lines:
+        if runs and runs[-1][1] == line - 1:
+            runs[-1] = (runs[-1][0], line)
+        else:
+            runs.append((line, line))
+    return runs
 
 
 def _in_query_order(g: Grammar, found: dict[str, list[Node]]) -> dict[str, list[Node]]:

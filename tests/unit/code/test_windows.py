@@ -25,6 +25,13 @@ def _assert_same(language: str, source: str, ranges: list[tuple[int, int]]) -> F
                 assert _key(part.enclosing(line)) == _key(full.enclosing(line)), line
         assert [_key(d) for d in part.defined_in(low, high)] == [
             _key(d) for d in full.defined_in(low, high)]
+    # what the changed lines do (units read nothing else): as a whole-file parse reads it
+    from reviewtui.code.analyze import _analyze
+    from reviewtui.code.grammars import grammar
+
+    g = grammar(language)
+    assert g is not None
+    assert part.line_kinds == _analyze(g, data, ranges).line_kinds
     return part
 
 
@@ -181,3 +188,19 @@ def test_access_labels_are_the_rows_of_whole_label_lines() -> None:
     assert _access_label(source, 4, 5) is None
     assert _access_label(source, 0, 11) == 10
     assert Lines(b"class B:\n    x = 1\n").access_labels() == []
+
+
+def test_triple_quotes_are_found_where_a_regex_of_the_two_finds_them() -> None:
+    """``bytes.find`` for each of the two, merged, gives the regex's matches: runs of four or
+    five quotes, mixed quotes, quotes at the ends, escaped ones."""
+    import random
+    import re
+
+    from reviewtui.code.windows import _triple_quotes
+
+    regex = re.compile(rb'"""|\'\'\'')
+    pieces = [b'"', b"'", b'"""', b"'''", b"\\", b"\n", b"x", b" ", b'""""', b"'''''"]
+    chosen = random.Random(7)
+    for _ in range(3000):
+        data = b"".join(chosen.choice(pieces) for _ in range(chosen.randrange(0, 25)))
+        assert _triple_quotes(data) == [(m.start(), m.group()) for m in regex.finditer(data)], data
