@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TypeVar
 
+from reviewtui.fast_regex import FastRegex, lowered
 from reviewtui.models import ContextLevel
 from reviewtui.rules.confidence import RiskLevel
-from reviewtui.rules.needles import lowered, needles
 from reviewtui.rules.schema import (
     BaseRules,
     ChangePattern,
@@ -36,7 +36,6 @@ LEVEL_ALIASES = {
 }
 _Body = TypeVar("_Body", bound=RuleBody)
 # Searches of a ``FastRegex`` before its literal prefilter is worked out (see there).
-PREFILTER_AFTER = 32
 RISK_RANK = {RiskLevel.LOW: 0, RiskLevel.MEDIUM: 1, RiskLevel.HIGH: 2, RiskLevel.CRITICAL: 3}
 
 
@@ -84,73 +83,6 @@ class Rule:
 
     def applies(self, tags: frozenset[str]) -> bool:
         return not (self.unless & tags) and self.requires <= tags
-
-
-class FastRegex:
-    """Alternative patterns searched one by one, fast.
-
-    Python's ``re`` scans quickly for a literal prefix, but a leading word boundary (or a
-    ``(?:a|b)`` join of many patterns) defeats that and costs 20-30x on large diffs. So the
-    patterns stay separate, and a leading word boundary is dropped from the regex and
-    checked on each candidate match instead. A pattern is not run at all on a text that holds
-    none of the literals every match of it contains (``rules.needles``): most searches find
-    nothing, and a substring test says so faster than the regex. Finding those literals parses
-    the pattern again (about as long as compiling it), so it is done only for a regex that is
-    searched often (a large change), after its first ``PREFILTER_AFTER`` searches.
-    """
-
-    __slots__ = ("_pending", "parts")
-
-    def __init__(self, patterns: list[str], flags: int = re.MULTILINE) -> None:
-        parts: list[tuple[re.Pattern[str], bool, tuple[str, ...] | None, bool]] = []
-        for pattern in patterns:
-            boundary = pattern.startswith("\\b") and (pattern[2:3].isalnum()
-                                                      or pattern[2:3] == "(")
-            parts.append((re.compile(pattern[2:] if boundary else pattern, flags), boundary,
-                          None, False))
-        self.parts = tuple(parts)
-        self._pending = PREFILTER_AFTER
-
-    def _prefiltered(self) -> tuple[tuple[re.Pattern[str], bool, tuple[str, ...] | None,
-                                          bool], ...]:
-        parts = []
-        for regex, boundary, _, _ in self.parts:
-            found = needles(regex.pattern, regex.flags)
-            parts.append((regex, boundary, *(found or (None, False))))
-        return tuple(parts)
-
-    def search(self, text: str) -> re.Match[str] | None:
-        parts = self.parts
-        if self._pending:
-            self._pending -= 1
-            if self._pending <= 0:  # (two threads may both get here: the same parts twice)
-                self._pending = 0
-                self.parts = parts = self._prefiltered()
-        folded: str | None = None
-        for regex, boundary, literals, ignore_case in parts:
-            if literals is not None:
-                if not ignore_case:
-                    hay: str | None = text
-                elif folded is not None:
-                    hay = folded
-                else:
-                    hay = folded = lowered(text)
-                if hay is not None:
-                    for literal in literals:
-                        if literal in hay:
-                            break
-                    else:
-                        continue  # no literal a match needs: the regex cannot match
-            if not boundary:
-                found = regex.search(text)
-                if found:
-                    return found
-                continue
-            for found in regex.finditer(text):
-                start = found.start()
-                if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
-                    return found
-        return None
 
 
 @dataclass(frozen=True, slots=True)

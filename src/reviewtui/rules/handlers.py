@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reviewtui.fast_regex import FastRegex
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import (
     CompiledPack,
-    FastRegex,
     LanguageSet,
     MetricThreshold,
     RegexRule,

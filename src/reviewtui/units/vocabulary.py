@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui.config import data_dir
 from reviewtui.errors import ConfigError
+from reviewtui.fast_regex import FastRegex
 
 
 class TaggingPack(BaseModel):
@@ -59,7 +60,7 @@ class Vocabulary:
     pack: TaggingPack
     security_path_tokens: frozenset[str]
     security_code_tokens: frozenset[str]
-    security_code: re.Pattern[str]
+    security_code: FastRegex  # searched in every changed line (see fast_regex)
     test_names: re.Pattern[str]
     migration_names: re.Pattern[str]
     generated_names: re.Pattern[str]
@@ -74,6 +75,13 @@ def _compile(patterns: list[str], source: Path | str, key: str) -> re.Pattern[st
                 f"{source}: tagging.{key}[{index}]: bad regular expression: {exc}"
             ) from None
     return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
+
+
+def _fast(patterns: list[str], source: Path | str, key: str) -> FastRegex:
+    """The patterns apart, each with its prefilter: joined, ``re`` tried the alternation at
+    every character of every changed line (280 ms on 2,606 units, 110 ms apart)."""
+    _compile(patterns, source, key)  # every one checked, with the file and key if bad
+    return FastRegex(patterns, 0)
 
 
 def load_vocabulary(path: Path) -> Vocabulary:
@@ -96,7 +104,7 @@ def _vocabulary(data: Mapping[str, object], path: Path | str) -> Vocabulary:
         pack=pack,
         security_path_tokens=frozenset(t.lower() for t in pack.security_path_tokens),
         security_code_tokens=frozenset(t.lower() for t in pack.security_code_tokens),
-        security_code=_compile(pack.security_code_patterns, path, "security_code_patterns"),
+        security_code=_fast(pack.security_code_patterns, path, "security_code_patterns"),
         test_names=_compile(pack.test_name_patterns, path, "test_name_patterns"),
         migration_names=_compile(pack.migration_name_patterns, path, "migration_name_patterns"),
         generated_names=_compile(pack.generated_name_patterns, path, "generated_name_patterns"),

@@ -1,4 +1,4 @@
-"""The literal prefilter of rule regexes (``rules.needles``) only ever skips hopeless searches.
+"""The literal prefilter of rule regexes (``fast_regex``) only ever skips hopeless searches.
 
 A ``FastRegex`` whose prefilter is on must find exactly what each of its patterns, searched one
 by one with ``re``, finds: the same first pattern, the same match. The inputs are the ones a
@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from reviewtui.rules.compiled import PREFILTER_AFTER, FastRegex, WordRule
-from reviewtui.rules.needles import lowered, needles
+from reviewtui.fast_regex import PREFILTER_AFTER, FastRegex, lowered, needles
+from reviewtui.rules.compiled import WordRule
 
 PATTERNS = [
     r"\bDoS\b",
