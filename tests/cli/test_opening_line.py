@@ -42,3 +42,19 @@ def test_the_workbench_says_what_it_opens_while_it_starts(
     assert run_workbench(args) == 0
     assert seen == ["reviewtui: opening --commit HEAD\u2026"]  # on screen while the app runs
     assert terminal.getvalue().endswith("\r\x1b[K")  # and gone after it
+
+
+def test_a_workbench_that_failed_ends_the_command_with_its_status(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual says how an app failed and sets its return code; the command exited 0."""
+    repo.write("a.py", "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write("a.py", "def f():\n    return 2\n")
+    repo.commit("change")
+
+    def failing(self: ReviewApp) -> None:
+        self._return_code = 1  # as Textual's handler of an exception in the app sets it
+
+    monkeypatch.setattr(ReviewApp, "run", failing)
+    args = build_parser().parse_args(["--commit", "HEAD", str(repo.root)])
+    assert run_workbench(args) == 1

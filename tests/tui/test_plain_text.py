@@ -94,3 +94,38 @@ async def test_the_loading_view_shows_bracketed_paths(repo: GitRepoBuilder,
                 seen = _cell_texts(views.first().query_one(DataTable), 0)
             await pilot.pause(0.02)
         assert any(ROUTE in text for text in seen) and any(ODD in text for text in seen)
+
+
+async def test_a_path_opening_with_zero_width_joiners_is_painted(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """Rich raised painting such a path in the loading view's table (``tui.rich_graphemes``):
+    the app ended with a traceback as it opened. Then the workbench shows it too."""
+    odd = "\u200d\u200d\u4e2d\u4e2d\u4e2d" * 12 + ".py"
+    repo.write(odd, "def f():\n    return 1\n")
+    repo.write("b.py", "def g():\n    return 1\n")
+    repo.commit("base")
+    repo.write(odd, "def f():\n    return 2\n")
+    repo.write("b.py", "def g():\n    return '\u200d\u200d\u4e2d'\n")
+    shown: list[str] = []
+
+    def load(progress: ProgressCallback) -> LoadedChange:
+        loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False,
+                             progress=progress)
+        time.sleep(0.5)  # the streamed rows stay on screen a moment
+        return loaded
+
+    app = ReviewApp(load=load, store_path=tmp_path / "s.sqlite3")
+    async with app.run_test(size=(100, 30)) as pilot:
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not app.rows:
+            views = app.screen.query(LoadingView)
+            if views:
+                shown = _cell_texts(views.first().query_one(DataTable), 0)
+            await pilot.pause(0.02)
+        assert any(text.startswith("\u200d\u200d") for text in shown)
+        table = app.query_one(UnitTable)
+        assert any("\u4e2d" in text for text in _cell_texts(
+            table, table.fit.columns.index("location")))
+        await pilot.press("j", "k", "j")
+        await pilot.pause()
+        assert app.is_running

@@ -93,4 +93,4 @@ def _run_workbench(args: argparse.Namespace) -> int:
         opening.stop()  # if the app ended before its worker followed the process to the end
     if app.open_error is not None:
         raise app.open_error
-    return 0
+    return app.return_code or 0  # 1 when the app failed (Textual has said how, above)
