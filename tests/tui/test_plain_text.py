@@ -129,3 +129,33 @@ async def test_a_path_opening_with_zero_width_joiners_is_painted(
         await pilot.press("j", "k", "j")
         await pilot.pause()
         assert app.is_running
+
+
+async def test_controls_in_a_path_and_a_line_never_reach_the_terminal(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """A file named with ``ESC [2J`` cleared the screen when the workbench opened, and an OSC
+    in a diff line set the terminal's title: every frame is now written without them, the
+    path's escape shown as its picture."""
+    odd = "a\x1b[2J\x1b[31mred.py"
+    repo.write(odd, "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write(odd, "def f():\n    return '\x1b]0;pwned\x07'\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    app = ReviewApp(loaded, store_path=tmp_path / "s.sqlite3")
+    written: list[str] = []
+    display = app._display
+
+    def recorded(screen: object, renderable: object) -> None:
+        render = getattr(renderable, "render_segments", None)
+        if render is not None:
+            written.append(render(app.console))
+        display(screen, renderable)  # type: ignore[arg-type]
+
+    app._display = recorded  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("j", "k")
+        await pilot.pause()
+    out = "".join(written)
+    assert "\u241b[2J\u241b[31mred.py" in out  # shown, as pictures
+    assert "\x1b[2J" not in out and "\x1b]0;" not in out and "pwned\x07" not in out

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Input, ProgressBar, Static
 
-from reviewtui.tui import rich_graphemes  # noqa: F401  (Rich's widths of leading joiners)
+from reviewtui.tui import rich_graphemes, terminal_safe  # noqa: F401  (installed on import)
 from reviewtui.tui.fix_actions import FixActions
 from reviewtui.tui.idle_gc import CHECK_EVERY
 from reviewtui.tui.intent_actions import IntentActions

@@ -21,6 +21,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from reviewtui.tui.terminal_safe import shown_text
+
 if TYPE_CHECKING:  # named only: the pane is composed before the change's models load
     from reviewtui.forge.threads import PullThread
     from reviewtui.models import Allocation, ContextBundle
@@ -34,8 +36,8 @@ def _decision(row: Row) -> RenderableType:
     table.add_column()
     # Every cell is Text: a str cell is read as markup (a path's ``[id]`` vanished, the
     # requests' ``[rule]`` too, and ``[/x]`` raised).
-    table.add_row("unit", Text(f"{unit.unit_id}  {unit.location}  ({unit.change_type}, "
-                               f"+{unit.added_lines}/-{unit.removed_lines})"))
+    table.add_row("unit", Text(f"{unit.unit_id}  {shown_text(unit.location)}  "
+                               f"({unit.change_type}, +{unit.added_lines}/-{unit.removed_lines})"))
     table.add_row("tags", Text(", ".join(unit.tags) or "-"))
     rule = item.rule_context_level.value if item.rule_context_level else "-"
     conf = f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-"
@@ -103,7 +105,7 @@ def _preview(bundle: ContextBundle) -> RenderableType:
     context = bundle.function_context or bundle.file_context or bundle.full_file
     if context:
         lines = context.split("\n")
-        shown = "\n".join(lines[:PREVIEW_LINES]) + (
+        shown = shown_text("\n".join(lines[:PREVIEW_LINES])) + (
             f"\n… {len(lines) - PREVIEW_LINES} more lines" if len(lines) > PREVIEW_LINES else "")
         parts.append(Text(f"{bundle.final_context_level.value}:", style="bold"))
         parts.append(Syntax(shown, bundle.meta.language or "text", theme="ansi_dark"))
@@ -111,8 +113,9 @@ def _preview(bundle: ContextBundle) -> RenderableType:
         parts.append(Text("previous version: "
                           f"{bundle.previous_version.count(chr(10)) + 1} lines", style="bold"))
     for snippet in [*bundle.callers, *bundle.search_results]:
-        parts.append(Text(f"{snippet.kind}: {snippet.file_path}:{snippet.line}", style="bold"))
-        parts.append(Text(snippet.snippet))
+        parts.append(Text(f"{snippet.kind}: {shown_text(snippet.file_path)}:{snippet.line}",
+                          style="bold"))
+        parts.append(Text(shown_text(snippet.snippet)))
     return Group(*parts)
 
 
@@ -157,6 +160,7 @@ class DetailPane(VerticalScroll):
         if allocation is not None:
             shown = Group(shown, _allocation(allocation, row.unit.unit_id))
         account.update(shown)
-        diff.update(Syntax(row.unit.diff_text(numbered=False) or "(no line changes)", "diff",
+        diff_text = shown_text(row.unit.diff_text(numbered=False)) or "(no line changes)"
+        diff.update(Syntax(diff_text, "diff",
                            theme="ansi_dark", word_wrap=False, line_numbers=False,
                            highlight_lines=finding_diff_lines(row.unit, row.review)))

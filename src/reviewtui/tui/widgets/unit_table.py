@@ -21,6 +21,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
 
+from reviewtui.tui.terminal_safe import shown_text
 from reviewtui.tui.widgets.fixed_width_table import FixedWidthTable
 
 if TYPE_CHECKING:  # named only: the loading view paints before the triage model loads
@@ -70,7 +71,9 @@ def fit_columns(width: int, longest_location: int) -> ColumnFit:
 
 
 def fit_location(text: str, width: int) -> str:
-    """``text`` in ``width`` cells, keeping its end (the file name and the lines)."""
+    """``text`` in ``width`` cells, keeping its end (the file name and the lines); a control
+    character in it shown as its picture (``terminal_safe``)."""
+    text = shown_text(text)
     return text if len(text) <= width else "…" + text[len(text) - width + 1:]
 
 
