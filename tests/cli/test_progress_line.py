@@ -61,3 +61,12 @@ def test_the_text_fits_the_terminal() -> None:
     text = progress_text(_at(2, ("a/very/long/path/" * 8 + "x.py",)), 60)
     assert len(text) == 60 and text.endswith("…") and text.startswith("analysing 2/10 files")
     assert progress_text(AnalysisProgress(0, 0, 0.0, ()), 80) == "analysing 0/0 files (100%), 0.0 s"
+
+
+def test_a_path_in_the_line_shows_its_controls_not_runs_them() -> None:
+    out, clock = _Terminal(), _Clock()
+    line = TerminalProgress(out, clock=clock)
+    clock.now += 1.5
+    line(_at(3, ("a\x1b[2Jb.py",)))
+    assert out.getvalue().endswith("largest left: a\u241b[2Jb.py")
+    assert out.getvalue().count("\x1b") == 1  # the line's own erase, nothing else

@@ -102,13 +102,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Reference counting still frees what is dropped. Long-running commands turn it back on.
     collecting = gc.isenabled()
     gc.disable()
+    # On a terminal, what a change holds is shown, not run: a path's ESC [2J cleared the
+    # screen of `reviewtui index` (see terminal_text). A pipe gets the exact text.
+    from reviewtui.terminal_text import for_terminal, shown_text
+
+    stdout = sys.stdout
+    sys.stdout = for_terminal(stdout)
     try:
         code = _dispatch(args)
         if argv is None and args and args[0] in _EXIT_AT_ONCE:
             _exit_at_once(code)
         return code
     except ReviewTuiError as exc:
-        print(f"reviewtui: error: {exc}", file=sys.stderr)
+        print(f"reviewtui: error: {shown_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("reviewtui: interrupted", file=sys.stderr)
@@ -118,5 +124,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     finally:
+        sys.stdout = stdout
         if collecting:
             gc.enable()

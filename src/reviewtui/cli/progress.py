@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from reviewtui.terminal_text import shown_text
+
 if TYPE_CHECKING:  # the analysis loads with the pipeline, once a command needs it
     from reviewtui.analysis.progress import AnalysisProgress
     from reviewtui.git import ChangeSelector
@@ -68,7 +70,7 @@ class TerminalProgress:
 
     def show(self, text: str) -> None:
         """Rewrite the line with ``text``."""
-        self._stream.write(_ERASE + text)
+        self._stream.write(_ERASE + shown_text(text))  # (a path's controls shown, not run)
         self._stream.flush()
         self.shown = True
 

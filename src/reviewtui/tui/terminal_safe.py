@@ -10,8 +10,9 @@ Every line the workbench paints passes ``textual.strip.Strip.render``, which joi
 with the escape sequences of its styles. It is wrapped, once, when the workbench is imported:
 the C0 and C1 controls and DEL in a strip's *text* are dropped before the join (Rich measures
 them as no cells, so the layout does not move); the styles' own sequences are untouched. Where
-text from a change is shown on purpose (paths, diff lines: ``shown_text``), each control is
-first replaced by its visible picture (``␛`` for ESC), so that a reviewer sees it is there.
+text from a change is shown on purpose (paths, diff lines: ``terminal_text.shown_text``),
+each control is first replaced by its visible picture (``␛`` for ESC), so that a reviewer sees
+it is there.
 """
 
 from __future__ import annotations
@@ -23,16 +24,11 @@ from rich.console import Console
 from rich.segment import Segment
 from textual.strip import Strip
 
+from reviewtui.terminal_text import shown_text
+
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_SHOWN_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # tab and newline are layout
-# Unicode's control pictures: U+2400 + code for C0, U+2421 for DEL; a C1 control as U+FFFD.
-_PICTURES = {**{code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)},
-             0x7F: 0x2421, **dict.fromkeys(range(0x80, 0xA0), 0xFFFD)}
 
-
-def shown_text(text: str) -> str:
-    """``text`` with every control character but tab and newline as a visible picture."""
-    return text.translate(_PICTURES) if _SHOWN_CONTROL.search(text) else text
+__all__ = ["install", "shown_text"]
 
 
 def _without_controls(render: Callable[[Strip, Console], str]) -> Callable[[Strip, Console], str]:

@@ -1,0 +1,60 @@
+"""Text from a change written for a person's terminal: its control characters made visible.
+
+A path, a diff line, a commit message or a model's answer may hold terminal controls (git
+keeps any byte but ``/`` and NUL in a file name). Written to a terminal as they are, an ESC
+sequence clears the screen or recolours what follows and an OSC sets the window title (some
+terminals let one write the clipboard). Where such text is shown to a person -- the headless
+commands' output on a terminal, their progress lines and error messages, the workbench's
+paths and diff lines -- each control but tab and newline is written as its picture (U+2400 +
+code for C0, U+2421 for DEL, U+FFFD for C1): ``a\\x1b[2Jb.py`` reads ``a␛[2Jb.py``. Output
+to a pipe or a file is left exact: it is data there.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import TextIO
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # tab and newline are layout
+_PICTURES = {**{code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)},
+             0x7F: 0x2421, **dict.fromkeys(range(0x80, 0xA0), 0xFFFD)}
+
+
+def shown_text(text: str) -> str:
+    """``text`` with every control character but tab and newline as a visible picture."""
+    return text.translate(_PICTURES) if _CONTROL.search(text) else text
+
+
+class ShownStream(io.TextIOBase):
+    """A terminal's text stream whose writes have their controls made visible."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(shown_text(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
+
+
+def for_terminal(stream: TextIO) -> TextIO:
+    """``stream`` as a ``ShownStream`` when it is a terminal, else itself."""
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        terminal = False
+    return ShownStream(stream) if terminal and not isinstance(stream, ShownStream) else stream  # type: ignore[return-value]

@@ -1,0 +1,54 @@
+"""Headless commands on a terminal show a change's controls as pictures; a pipe gets them exact.
+
+A file named with ``ESC [2J`` cleared the screen of ``reviewtui index`` (and recoloured it
+after); an unknown ref typed with one did the same through the error message.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewtui.cli import main
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+
+ODD = "a\x1b[2J\x1b[31mred.py"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _change(repo: GitRepoBuilder) -> None:
+    repo.write(ODD, "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write(ODD, "def f():\n    return 2\n")
+
+
+def test_the_index_on_a_terminal_shows_the_path_escape_as_its_picture(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    _change(repo)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    assert main(["index", str(repo.root)]) == 0
+    assert sys.stdout is terminal  # put back after the command
+    out = terminal.getvalue()
+    assert "a\u241b[2J\u241b[31mred.py:L2" in out and "\x1b" not in out
+
+
+def test_the_index_piped_is_the_exact_text(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    _change(repo)
+    result = cli("index", repo.root)
+    assert result.code == 0 and f"{ODD}:L2" in result.out
+
+
+def test_an_error_naming_what_was_typed_shows_its_controls(tmp_path: Path,
+                                                             cli: CliRunner) -> None:
+    result = cli("index", tmp_path / "no\x1b]0;title\x07such")
+    assert result.code == 2
+    assert "no\u241b]0;title\u2407such" in result.err and "\x1b" not in result.err

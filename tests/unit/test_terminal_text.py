@@ -1,0 +1,33 @@
+"""What a change holds is shown on a terminal, not run: controls as their pictures."""
+
+from __future__ import annotations
+
+import io
+
+from reviewtui.terminal_text import ShownStream, for_terminal, shown_text
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_controls_are_shown_as_their_pictures() -> None:
+    assert shown_text("a\x1b[2Jb.py") == "a\u241b[2Jb.py"
+    assert shown_text("x\x00\x07\r\x7f\x9b") == "x\u2400\u2407\u240d\u2421\ufffd"
+    assert shown_text("keeps\ttabs\nand lines") == "keeps\ttabs\nand lines"
+    plain = "nothing to do: ünïcode 中"
+    assert shown_text(plain) is plain
+
+
+def test_a_terminal_gets_pictures_a_pipe_the_exact_text() -> None:
+    terminal, piped = _Terminal(), io.StringIO()
+    shown, exact = for_terminal(terminal), for_terminal(piped)  # type: ignore[arg-type]
+    assert isinstance(shown, ShownStream) and exact is piped
+    assert for_terminal(shown) is shown  # not wrapped twice
+    for stream in (shown, exact):
+        assert stream.write("a\x1b]0;title\x07b\n") == len("a\x1b]0;title\x07b\n")
+        stream.flush()
+    assert terminal.getvalue() == "a\u241b]0;title\u2407b\n"
+    assert piped.getvalue() == "a\x1b]0;title\x07b\n"
+    assert shown.isatty() and shown.encoding == terminal.encoding
