@@ -6,8 +6,10 @@ sequence clears the screen or recolours what follows and an OSC sets the window 
 terminals let one write the clipboard). Where such text is shown to a person -- the headless
 commands' output on a terminal, their progress lines and error messages, the workbench's
 paths and diff lines -- each control but tab and newline is written as its picture (U+2400 +
-code for C0, U+2421 for DEL, U+FFFD for C1): ``a\\x1b[2Jb.py`` reads ``a␛[2Jb.py``. Output
-to a pipe or a file is left exact: it is data there.
+code for C0, U+2421 for DEL, U+FFFD for C1): ``a\\x1b[2Jb.py`` reads ``a␛[2Jb.py``. So is each
+bidirectional override or isolate, by name (``⟨RLO⟩``): on screen it reorders the text after
+it, the way a Trojan Source change hides what the compiler reads. Output to a pipe or a file
+is left exact: it is data there.
 """
 
 from __future__ import annotations
@@ -16,13 +18,21 @@ import io
 import re
 from typing import TextIO
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # tab and newline are layout
-_PICTURES = {**{code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)},
-             0x7F: 0x2421, **dict.fromkeys(range(0x80, 0xA0), 0xFFFD)}
+# (tab and newline are layout; the bidirectional embeddings, overrides and isolates reorder
+# what follows them on screen: Trojan Source, CVE-2021-42574)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_BIDI = ("LRE", "RLE", "PDF", "LRO", "RLO")  # U+202A..U+202E
+_ISOLATES = ("LRI", "RLI", "FSI", "PDI")  # U+2066..U+2069
+_PICTURES: dict[int, int | str] = {
+    **{code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)},
+    0x7F: 0x2421, **dict.fromkeys(range(0x80, 0xA0), 0xFFFD),
+    **{0x202A + n: f"\u27e8{name}\u27e9" for n, name in enumerate(_BIDI)},
+    **{0x2066 + n: f"\u27e8{name}\u27e9" for n, name in enumerate(_ISOLATES)}}
 
 
 def shown_text(text: str) -> str:
-    """``text`` with every control character but tab and newline as a visible picture."""
+    """``text`` with every control character but tab and newline, and every bidirectional
+    override or isolate, as a visible picture."""
     return text.translate(_PICTURES) if _CONTROL.search(text) else text
 
 

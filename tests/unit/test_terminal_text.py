@@ -16,6 +16,11 @@ def test_controls_are_shown_as_their_pictures() -> None:
     assert shown_text("a\x1b[2Jb.py") == "a\u241b[2Jb.py"
     assert shown_text("x\x00\x07\r\x7f\x9b") == "x\u2400\u2407\u240d\u2421\ufffd"
     assert shown_text("keeps\ttabs\nand lines") == "keeps\ttabs\nand lines"
+    # Trojan Source: what reorders the line on screen is named where it stands
+    assert shown_text("if (a) /*\u202e } \u2066if (b)\u2069 */") == (
+        "if (a) /*\u27e8RLO\u27e9 } \u27e8LRI\u27e9if (b)\u27e8PDI\u27e9 */")
+    hebrew = "\u200f\u05e9\u05dc\u05d5\u05dd"  # a right-to-left mark and a word: left alone
+    assert shown_text(hebrew) is hebrew
     plain = "nothing to do: ünïcode 中"
     assert shown_text(plain) is plain
 

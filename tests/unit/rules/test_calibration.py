@@ -209,3 +209,21 @@ def test_a_python_signature_that_changes_only_its_annotations_is_low(
     assert loaded.suggestions[units["lib/other.py"].unit_id].risk.value in ("high", "critical")
     stub = loaded.suggestions[units["lib/stubs.pyi"].unit_id]
     assert (stub.role, stub.risk.value) == ("types", "low")
+
+
+def test_a_bidirectional_override_in_an_added_line_is_high_risk(repo: GitRepoBuilder) -> None:
+    """Trojan Source (CVE-2021-42574): the comment's override makes the check read as a
+    comment on screen while the interpreter runs it -- in a string, a comment or code. (A
+    rule's own risk is capped at high: the seed's score alone says critical.)"""
+    before = "def can_delete(user):\n    return user.is_admin\n"
+    after = ("def can_delete(user):\n"
+             "    access = 'user'  # \u202e } \u2066if user.is_admin\u2069 \u2066 admins only\n"
+             "    return user.is_admin\n")
+    repo.write("app/access.py", before)
+    repo.commit("base")
+    repo.write("app/access.py", after)
+    loaded = _load(repo)
+    [unit] = loaded.units
+    suggestion = loaded.suggestions[unit.unit_id]
+    assert suggestion.risk.value in ("high", "critical") and "bidi_control(" in suggestion.notes
+    assert suggestion.context_level.value in ("function", "file_context", "full_file")
