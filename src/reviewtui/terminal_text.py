@@ -30,9 +30,16 @@ _PICTURES: dict[int, int | str] = {
     **{0x2066 + n: f"\u27e8{name}\u27e9" for n, name in enumerate(_ISOLATES)}}
 
 
-def shown_text(text: str) -> str:
+_LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_LINE_PICTURES = {**_PICTURES, 0x09: 0x2409, 0x0A: 0x240A}
+
+
+def shown_text(text: str, *, one_line: bool = False) -> str:
     """``text`` with every control character but tab and newline, and every bidirectional
-    override or isolate, as a visible picture."""
+    override or isolate, as a visible picture; ``one_line`` (a path in a table's cell): tab
+    and newline too."""
+    if one_line:
+        return text.translate(_LINE_PICTURES) if _LINE_CONTROL.search(text) else text
     return text.translate(_PICTURES) if _CONTROL.search(text) else text
 
 

@@ -41,10 +41,12 @@ def test_the_index_on_a_terminal_shows_the_path_escape_as_its_picture(
     assert "a\u241b[2J\u241b[31mred.py:L2" in out and "\x1b" not in out
 
 
-def test_the_index_piped_is_the_exact_text(repo: GitRepoBuilder, cli: CliRunner) -> None:
+def test_piped_the_json_is_exact_and_the_table_still_one_line_a_unit(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
     _change(repo)
-    result = cli("index", repo.root)
-    assert result.code == 0 and f"{ODD}:L2" in result.out
+    assert cli("index", "--json", repo.root).json()["units"][0]["file_path"] == ODD
+    table = cli("index", repo.root).out
+    assert "a\u241b[2J\u241b[31mred.py:L2" in table and "\x1b" not in table
 
 
 def test_an_error_naming_what_was_typed_shows_its_controls(tmp_path: Path,
@@ -52,3 +54,15 @@ def test_an_error_naming_what_was_typed_shows_its_controls(tmp_path: Path,
     result = cli("index", tmp_path / "no\x1b]0;title\x07such")
     assert result.code == 2
     assert "no\u241b]0;title\u2407such" in result.err and "\x1b" not in result.err
+
+
+def test_a_path_with_a_newline_and_a_tab_keeps_the_table_one_row_a_unit(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    odd = "a\nb\tc.py"
+    repo.write(odd, "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write(odd, "def f():\n    return 2\n")
+    result = cli("index", repo.root)
+    [row] = [line for line in result.out.splitlines() if line.startswith("u_")]
+    assert "a\u240ab\u2409c.py:L2" in row and row.endswith("in_single_function")
+    assert cli("index", "--json", repo.root).json()["units"][0]["file_path"] == odd  # exact

@@ -25,6 +25,12 @@ def test_controls_are_shown_as_their_pictures() -> None:
     assert shown_text(plain) is plain
 
 
+def test_one_line_shows_tabs_and_newlines_too() -> None:
+    assert shown_text("a\nb\tc.py", one_line=True) == "a\u240ab\u2409c.py"
+    assert shown_text("a\x1b.py", one_line=True) == "a\u241b.py"
+    assert shown_text("plain.py", one_line=True) == "plain.py"
+
+
 def test_a_terminal_gets_pictures_a_pipe_the_exact_text() -> None:
     terminal, piped = _Terminal(), io.StringIO()
     shown, exact = for_terminal(terminal), for_terminal(piped)  # type: ignore[arg-type]

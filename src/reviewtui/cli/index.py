@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.selectors import selector_from_args
+from reviewtui.terminal_text import shown_text
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -84,7 +85,7 @@ def _table(index: ReviewIndex, intent: str = "") -> str:
     for unit in index.units:
         rows.append((
             unit.unit_id,
-            unit.location,
+            shown_text(unit.location, one_line=True),  # a table's cell: one line, whatever
             unit.language or "-",
             unit.change_type,
             f"+{unit.metrics.added_lines}/-{unit.metrics.removed_lines}",

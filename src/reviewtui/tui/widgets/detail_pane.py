@@ -36,7 +36,7 @@ def _decision(row: Row) -> RenderableType:
     table.add_column()
     # Every cell is Text: a str cell is read as markup (a path's ``[id]`` vanished, the
     # requests' ``[rule]`` too, and ``[/x]`` raised).
-    table.add_row("unit", Text(f"{unit.unit_id}  {shown_text(unit.location)}  "
+    table.add_row("unit", Text(f"{unit.unit_id}  {shown_text(unit.location, one_line=True)}  "
                                f"({unit.change_type}, +{unit.added_lines}/-{unit.removed_lines})"))
     table.add_row("tags", Text(", ".join(unit.tags) or "-"))
     rule = item.rule_context_level.value if item.rule_context_level else "-"

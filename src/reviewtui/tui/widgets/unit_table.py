@@ -73,7 +73,7 @@ def fit_columns(width: int, longest_location: int) -> ColumnFit:
 def fit_location(text: str, width: int) -> str:
     """``text`` in ``width`` cells, keeping its end (the file name and the lines); a control
     character in it shown as its picture (``terminal_safe``)."""
-    text = shown_text(text)
+    text = shown_text(text, one_line=True)
     return text if len(text) <= width else "…" + text[len(text) - width + 1:]
 
 
