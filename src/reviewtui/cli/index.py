@@ -10,8 +10,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from reviewtui.app.terminal_text import shown_text
 from reviewtui.cli.selectors import selector_from_args
-from reviewtui.terminal_text import shown_text
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

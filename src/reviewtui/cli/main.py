@@ -103,8 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     # On a terminal, what a change holds is shown, not run: a path's ESC [2J cleared the
-    # screen of `reviewtui index` (see terminal_text). A pipe gets the exact text.
-    from reviewtui.terminal_text import for_terminal, shown_text
+    # screen of `reviewtui index` (see app.terminal_text). A pipe gets the exact text.
+    from reviewtui.app.terminal_text import for_terminal, shown_text
 
     stdout = sys.stdout
     sys.stdout = for_terminal(stdout)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from reviewtui.terminal_text import shown_text
+from reviewtui.app.terminal_text import shown_text
 
 if TYPE_CHECKING:  # the analysis loads with the pipeline, once a command needs it
     from reviewtui.analysis.progress import AnalysisProgress

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TypeVar
 
-from reviewtui.fast_regex import FastRegex, lowered
 from reviewtui.models import ContextLevel
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.schema import (
@@ -25,6 +24,7 @@ from reviewtui.rules.schema import (
     RuleBody,
     RulePack,
 )
+from reviewtui.units.fast_regex import FastRegex, lowered
 
 LEVEL_ALIASES = {
     "local": ContextLevel.DIFF_ONLY,

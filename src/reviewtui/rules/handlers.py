@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reviewtui.fast_regex import FastRegex
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import (
     CompiledPack,
@@ -30,6 +29,7 @@ from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
+from reviewtui.units.fast_regex import FastRegex
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit, Scope
 from reviewtui.units.path_tags import identifier_tokens

@@ -10,7 +10,7 @@ Every line the workbench paints passes ``textual.strip.Strip.render``, which joi
 with the escape sequences of its styles. It is wrapped, once, when the workbench is imported:
 the C0 and C1 controls and DEL in a strip's *text* are dropped before the join (Rich measures
 them as no cells, so the layout does not move); the styles' own sequences are untouched. Where
-text from a change is shown on purpose (paths, diff lines: ``terminal_text.shown_text``),
+text from a change is shown on purpose (paths, diff lines: ``app.terminal_text.shown_text``),
 each control is first replaced by its visible picture (``␛`` for ESC), so that a reviewer sees
 it is there.
 """
@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.segment import Segment
 from textual.strip import Strip
 
-from reviewtui.terminal_text import shown_text
+from reviewtui.app.terminal_text import shown_text
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 

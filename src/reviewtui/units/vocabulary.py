@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui.config import data_dir
 from reviewtui.errors import ConfigError
-from reviewtui.fast_regex import FastRegex
+from reviewtui.units.fast_regex import FastRegex
 
 
 class TaggingPack(BaseModel):

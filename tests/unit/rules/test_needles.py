@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from reviewtui.fast_regex import PREFILTER_AFTER, FastRegex, lowered, needles
 from reviewtui.rules.compiled import WordRule
+from reviewtui.units.fast_regex import PREFILTER_AFTER, FastRegex, lowered, needles
 
 PATTERNS = [
     r"\bDoS\b",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from reviewtui.terminal_text import ShownStream, for_terminal, shown_text
+from reviewtui.app.terminal_text import ShownStream, for_terminal, shown_text
 
 
 class _Terminal(io.StringIO):
