@@ -44,6 +44,9 @@ class AnalysisProgress:
     largest_left: tuple[str, ...]  # paths of the largest files not analysed yet, largest first
     # the units of the files finished since the previous report
     finished: tuple[FinishedUnit, ...] = ()
+    # once every file is analysed: the priority order's history of the changed lines, read
+    # for so many files of so many (``LoadedChange.with_reach``)
+    ordering: tuple[int, int] | None = None
 
     @property
     def complete(self) -> bool:

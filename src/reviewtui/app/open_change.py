@@ -207,10 +207,21 @@ class WorkbenchLoad:
         the cache answers the load after it."""
         from reviewtui.pipeline import load_change
 
+        last: list[AnalysisProgress] = []
+
+        def heard(report: AnalysisProgress) -> None:
+            last[:] = [report]
+            progress(report)
+
+        def ordering(done: int, total: int) -> None:
+            """The history of the changed lines read for so many files: said as a report."""
+            if last:
+                progress(replace(last[0], finished=(), ordering=(done, total)))
+
         if self.background is None:
             loaded = load_change(self._path, self._selector, use_cache=self._use_cache,
-                                 progress=progress)
-            return loaded.with_reach()
+                                 progress=heard)
+            return loaded.with_reach(progress=ordering)
         from reviewtui.analysis.cached_only import NotCached
 
         try:
@@ -218,15 +229,15 @@ class WorkbenchLoad:
             if self._cache_kept:
                 with contextlib.suppress(NotCached):
                     kept = load_change(self._path, self._selector, use_cache=True,
-                                       progress=lambda p: progress(replace(p, finished=())),
+                                       progress=lambda p: heard(replace(p, finished=())),
                                        cached_only=True)
             if kept is None:
-                self.background.follow(progress)
+                self.background.follow(heard)
                 kept = load_change(self._path, self._selector, use_cache=True,
-                                   progress=progress)
+                                   progress=heard)
         finally:
             self.background.stop()  # at once when the cache knew every file, and on errors
-        return kept.with_reach()
+        return kept.with_reach(progress=ordering)
 
     def stop(self) -> None:
         if self.background is not None:

@@ -24,6 +24,18 @@ def _change(repo: GitRepoBuilder, files: int = 12) -> None:
                                               for j in range(5 + n)))
 
 
+def _analysis(heard: list[AnalysisProgress]) -> list[AnalysisProgress]:
+    """The reports of the analysis, without the priority order's that follow them (each
+    checked: after every analysis report, complete, counting up to its total)."""
+    first = next((n for n, p in enumerate(heard) if p.ordering is not None), len(heard))
+    ordering = heard[first:]
+    assert all(p.ordering is not None and p.complete and not p.finished for p in ordering)
+    counts = [p.ordering for p in ordering if p.ordering is not None]
+    assert [done for done, _ in counts] == sorted(done for done, _ in counts)
+    assert all(done <= total for done, total in counts)
+    return heard[:first]
+
+
 def _needs_fork() -> None:
     if threading.active_count() > 1:
         pytest.skip("this test process runs threads: the load stays in-process")
@@ -35,9 +47,11 @@ def test_the_process_analyses_and_the_load_reads_its_cache(repo: GitRepoBuilder)
     selector = ChangeSelector(SelectorMode.AUTO)
     opening = WorkbenchLoad(repo.root, selector)
     assert opening.background is not None
-    heard: list[AnalysisProgress] = []
-    loaded = opening(heard.append)
+    everything: list[AnalysisProgress] = []
+    loaded = opening(everything.append)
     opening.stop()
+    heard = _analysis(everything)
+    assert everything[-1].ordering == (12, 12)  # the history of every changed file, said
     dones = [p.done for p in heard]
     assert dones == sorted(dones) and dones[-1] == heard[-1].total == 12
     first_whole = dones.index(12)
@@ -56,7 +70,7 @@ def test_without_the_cache_there_is_no_process(repo: GitRepoBuilder) -> None:
     assert opening.background is None
     heard: list[AnalysisProgress] = []
     assert len(opening(heard.append).units) == 3
-    assert [p.done for p in heard] == [1, 2, 3]
+    assert [p.done for p in _analysis(heard)] == [1, 2, 3]
 
 
 def test_a_change_that_cannot_load_is_said_by_the_load(repo: GitRepoBuilder) -> None:
@@ -117,9 +131,10 @@ def test_a_cache_that_misses_a_file_follows_the_process(repo: GitRepoBuilder) ->
     first.stop()
     repo.write("pkg/m00.py", "def f0():\n    return 'edited'\n")
     again = WorkbenchLoad(repo.root, selector)
-    heard: list[AnalysisProgress] = []
-    loaded = again(heard.append)
+    everything: list[AnalysisProgress] = []
+    loaded = again(everything.append)
     again.stop()
+    heard = _analysis(everything)
     # the process computed the one file (11 known at once, then 12), the load read it all
     assert [(p.done, p.total) for p in heard] == [(11, 12), (12, 12), (12, 12)]
     assert len(heard[-1].finished) == len(loaded.units)

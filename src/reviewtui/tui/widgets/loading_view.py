@@ -47,6 +47,8 @@ def loading_text(progress: AnalysisProgress | None, elapsed: float,
         head = f"Loading the change… {elapsed:.1f} s · {what} as you left them"
         if progress is not None and not progress.complete:
             head += f" · analysing {progress.done}/{progress.total} files"
+        elif progress is not None and progress.ordering is not None:
+            head += " · " + _ordering(progress.ordering)
         return head
     if progress is None:
         return f"Collecting the change… {elapsed:.1f} s"
@@ -54,10 +56,16 @@ def loading_text(progress: AnalysisProgress | None, elapsed: float,
     text = (f"Analysing {progress.done}/{progress.total} files ({share}%), "
             f"{elapsed:.1f} s")
     if progress.complete:
-        return text + " · ordering by priority…"
+        return text + " · " + (_ordering(progress.ordering) if progress.ordering is not None
+                               else "ordering by priority…")
     if progress.largest_left:
         text += " · largest left: " + ", ".join(progress.largest_left)
     return text
+
+
+def _ordering(files: tuple[int, int]) -> str:
+    done, total = files
+    return f"ordering by priority: history of {done}/{total} files…"
 
 
 class LoadingView(Vertical):
