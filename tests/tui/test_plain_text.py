@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -74,17 +75,23 @@ async def test_brackets_in_paths_and_the_filter_are_shown_as_typed(
         assert app.is_running
 
 
+def _streamed(root: Path) -> Callable[[ProgressCallback], LoadedChange]:
+    """The change loaded as the workbench loads it, its streamed rows kept on screen a moment."""
+
+    def load(progress: ProgressCallback) -> LoadedChange:
+        loaded = load_change(root, ChangeSelector(SelectorMode.AUTO), use_cache=False,
+                             progress=progress)
+        time.sleep(0.5)
+        return loaded
+
+    return load
+
+
 async def test_the_loading_view_shows_bracketed_paths(repo: GitRepoBuilder,
                                                       tmp_path: Path) -> None:
     _repo(repo)
 
-    def load(progress: ProgressCallback) -> LoadedChange:
-        loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False,
-                             progress=progress)
-        time.sleep(0.5)  # the streamed rows stay on screen a moment
-        return loaded
-
-    app = ReviewApp(load=load, store_path=tmp_path / "s.sqlite3")
+    app = ReviewApp(load=_streamed(repo.root), store_path=tmp_path / "s.sqlite3")
     async with app.run_test(size=(160, 40)) as pilot:
         end = time.monotonic() + 20
         seen: list[str] = []
@@ -108,13 +115,7 @@ async def test_a_path_opening_with_zero_width_joiners_is_painted(
     repo.write("b.py", "def g():\n    return '\u200d\u200d\u4e2d'\n")
     shown: list[str] = []
 
-    def load(progress: ProgressCallback) -> LoadedChange:
-        loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False,
-                             progress=progress)
-        time.sleep(0.5)  # the streamed rows stay on screen a moment
-        return loaded
-
-    app = ReviewApp(load=load, store_path=tmp_path / "s.sqlite3")
+    app = ReviewApp(load=_streamed(repo.root), store_path=tmp_path / "s.sqlite3")
     async with app.run_test(size=(100, 30)) as pilot:
         end = time.monotonic() + 20
         while time.monotonic() < end and not app.rows:
