@@ -58,3 +58,27 @@ def test_a_workbench_that_failed_ends_the_command_with_its_status(
     monkeypatch.setattr(ReviewApp, "run", failing)
     args = build_parser().parse_args(["--commit", "HEAD", str(repo.root)])
     assert run_workbench(args) == 1
+
+
+def test_quitting_before_the_change_loaded_is_kept_for_main_to_end_at_once(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's load is wanted by nobody then: ``main`` (as the process) ends at once
+    rather than wait for it (the prompt came back ~2 s after a quit on a large first open)."""
+    import reviewtui.cli.workbench as workbench
+    from reviewtui.cli.main import _left_loading
+
+    repo.write("a.py", "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write("a.py", "def f():\n    return 2\n")
+    repo.commit("change")
+    args = build_parser().parse_args(["--commit", "HEAD", str(repo.root)])
+    monkeypatch.setattr(ReviewApp, "run", lambda self: None)  # quit at once
+    assert run_workbench(args) == 0
+    assert workbench.left_loading and _left_loading()
+
+    def loaded(self: ReviewApp) -> None:
+        self.load = None  # as finish_loading leaves it
+
+    monkeypatch.setattr(ReviewApp, "run", loaded)
+    assert run_workbench(args) == 0
+    assert not workbench.left_loading and not _left_loading()

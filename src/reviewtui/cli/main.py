@@ -82,6 +82,12 @@ def _dispatch(argv: list[str]) -> int:
 _EXIT_AT_ONCE = frozenset({"index"})
 
 
+def _left_loading() -> bool:
+    """Did the workbench quit before its change was loaded (``workbench.left_loading``)?"""
+    workbench = sys.modules.get("reviewtui.cli.workbench")
+    return bool(getattr(workbench, "left_loading", False))
+
+
 def _exit_at_once(code: int) -> None:
     try:
         sys.stdout.flush()
@@ -110,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout = for_terminal(stdout)
     try:
         code = _dispatch(args)
-        if argv is None and args and args[0] in _EXIT_AT_ONCE:
+        if argv is None and ((args and args[0] in _EXIT_AT_ONCE) or _left_loading()):
             _exit_at_once(code)
         return code
     except ReviewTuiError as exc:

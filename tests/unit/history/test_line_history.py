@@ -197,3 +197,46 @@ def test_reading_the_history_reports_progress_and_a_terminal_shows_it(
     for line in lines:
         line.close()
     assert terminal.getvalue().endswith("\r\x1b[K") and piped.getvalue() == ""
+
+
+
+def test_a_count_told_to_stop_does_not_wait_for_the_reach(repo: GitRepoBuilder,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workbench quit while the order was counted: the progress callback raises, and the
+    count ends then, the reach (the tree's files read, in its own thread) left to end alone --
+    the quit waited for it (~1.3 s of a 2,606-unit change's tree) before the prompt came back."""
+    import threading
+
+    from reviewtui.context.search.reach import ReachCounter
+
+    for name in ("a", "b", "c"):
+        repo.write(f"{name}.py", _BODY.format(name=name))
+    repo.commit("three files")
+    for name in ("a", "b", "c"):
+        repo.write(f"{name}.py", _BODY.format(name=name).replace("total = 0", "total = 1"))
+    repo.commit("start at one")
+    release, finished = threading.Event(), threading.Event()
+
+    def slow_counts(self: ReachCounter, names: object) -> dict[str, set[str]]:
+        release.wait(30)
+        finished.set()
+        return {}
+
+    monkeypatch.setattr(ReachCounter, "counts", slow_counts)
+
+    class Quit(Exception):
+        pass
+
+    def quitting(done: int, total: int) -> None:
+        if done >= 1:
+            raise Quit
+
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                         use_cache=False)
+    try:
+        with pytest.raises(Quit):
+            loaded.with_reach(keep=False, progress=quitting)
+        assert not finished.is_set()  # raised while the reach still counted
+    finally:
+        release.set()
+    assert finished.wait(30)
