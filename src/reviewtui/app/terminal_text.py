@@ -20,7 +20,11 @@ from typing import TextIO
 
 # (tab and newline are layout; the bidirectional embeddings, overrides and isolates reorder
 # what follows them on screen: Trojan Source, CVE-2021-42574)
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# A carriage return ending a line (before a newline, or last) is a line ending, not a control
+# to show: every line of a CRLF file would end in a picture. One inside a line is shown: it
+# sends the cursor back, and what follows it is printed over what came before.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n|\\Z)")
 _BIDI = ("LRE", "RLE", "PDF", "LRO", "RLO")  # U+202A..U+202E
 _ISOLATES = ("LRI", "RLI", "FSI", "PDI")  # U+2066..U+2069
 _PICTURES: dict[int, int | str] = {
@@ -35,12 +39,17 @@ _LINE_PICTURES = {**_PICTURES, 0x09: 0x2409, 0x0A: 0x240A}
 
 
 def shown_text(text: str, *, one_line: bool = False) -> str:
-    """``text`` with every control character but tab and newline, and every bidirectional
-    override or isolate, as a visible picture; ``one_line`` (a path in a table's cell): tab
-    and newline too."""
+    """``text`` with every control character but tab, newline and a line-ending carriage
+    return, and every bidirectional override or isolate, as a visible picture; ``one_line``
+    (a path in a table's cell): tab, newline and every carriage return too."""
     if one_line:
         return text.translate(_LINE_PICTURES) if _LINE_CONTROL.search(text) else text
-    return text.translate(_PICTURES) if _CONTROL.search(text) else text
+    return _CONTROL.sub(_picture, text) if _CONTROL.search(text) else text
+
+
+def _picture(found: re.Match[str]) -> str:
+    shown = _PICTURES[ord(found.group())]
+    return shown if isinstance(shown, str) else chr(shown)
 
 
 class ShownStream(io.TextIOBase):

@@ -14,8 +14,11 @@ class _Terminal(io.StringIO):
 
 def test_controls_are_shown_as_their_pictures() -> None:
     assert shown_text("a\x1b[2Jb.py") == "a\u241b[2Jb.py"
-    assert shown_text("x\x00\x07\r\x7f\x9b") == "x\u2400\u2407\u240d\u2421\ufffd"
+    assert shown_text("x\x00\x07\rx\x7f\x9b") == "x\u2400\u2407\u240dx\u2421\ufffd"
     assert shown_text("keeps\ttabs\nand lines") == "keeps\ttabs\nand lines"
+    # a CRLF file's line endings are layout; a carriage return inside a line prints over it
+    assert shown_text("a = 1\r\nb = 2\r") == "a = 1\r\nb = 2\r"
+    assert shown_text("safe()\revil()\r\n") == "safe()\u240devil()\r\n"
     # Trojan Source: what reorders the line on screen is named where it stands
     assert shown_text("if (a) /*\u202e } \u2066if (b)\u2069 */") == (
         "if (a) /*\u27e8RLO\u27e9 } \u27e8LRI\u27e9if (b)\u27e8PDI\u27e9 */")
