@@ -18,38 +18,33 @@ import io
 import re
 from typing import TextIO
 
-# (tab and newline are layout; the bidirectional embeddings, overrides and isolates reorder
-# what follows them on screen: Trojan Source, CVE-2021-42574)
-# A carriage return ending a line (before a newline, or last) is a line ending, not a control
-# to show: every line of a CRLF file would end in a picture. One inside a line is shown: it
-# sends the cursor back, and what follows it is printed over what came before.
+# Tab and newline are layout, and so is a carriage return ending a line (before a newline, or
+# last: every line of a CRLF file would end in a picture); one inside a line is shown, as it
+# prints what follows over what came before. The bidirectional embeddings, overrides and
+# isolates reorder what follows them on screen (Trojan Source, CVE-2021-42574). In a table's
+# cell (``one_line``) tab, newline and every carriage return are shown too.
 _CONTROL = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n|\\Z)")
+_LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _BIDI = ("LRE", "RLE", "PDF", "LRO", "RLO")  # U+202A..U+202E
 _ISOLATES = ("LRI", "RLI", "FSI", "PDI")  # U+2066..U+2069
-_PICTURES: dict[int, int | str] = {
-    **{code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)},
-    0x7F: 0x2421, **dict.fromkeys(range(0x80, 0xA0), 0xFFFD),
-    **{0x202A + n: f"\u27e8{name}\u27e9" for n, name in enumerate(_BIDI)},
-    **{0x2066 + n: f"\u27e8{name}\u27e9" for n, name in enumerate(_ISOLATES)}}
-
-
-_LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_LINE_PICTURES = {**_PICTURES, 0x09: 0x2409, 0x0A: 0x240A}
+_PICTURES = {
+    **{chr(code): chr(0x2400 + code) for code in range(0x20)}, "\x7f": "\u2421",
+    **dict.fromkeys(map(chr, range(0x80, 0xA0)), "\ufffd"),
+    **{chr(0x202A + n): f"\u27e8{name}\u27e9" for n, name in enumerate(_BIDI)},
+    **{chr(0x2066 + n): f"\u27e8{name}\u27e9" for n, name in enumerate(_ISOLATES)}}
 
 
 def shown_text(text: str, *, one_line: bool = False) -> str:
     """``text`` with every control character but tab, newline and a line-ending carriage
     return, and every bidirectional override or isolate, as a visible picture; ``one_line``
     (a path in a table's cell): tab, newline and every carriage return too."""
-    if one_line:
-        return text.translate(_LINE_PICTURES) if _LINE_CONTROL.search(text) else text
-    return _CONTROL.sub(_picture, text) if _CONTROL.search(text) else text
+    found = _LINE_CONTROL if one_line else _CONTROL
+    return found.sub(_picture, text) if found.search(text) else text
 
 
 def _picture(found: re.Match[str]) -> str:
-    shown = _PICTURES[ord(found.group())]
-    return shown if isinstance(shown, str) else chr(shown)
+    return _PICTURES[found.group()]
 
 
 class ShownStream(io.TextIOBase):

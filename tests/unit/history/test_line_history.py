@@ -163,18 +163,22 @@ def test_commit_facts_are_read_once_and_kept(repo: GitRepoBuilder, tmp_path: Pat
         shas[0]: True, shas[1]: True}  # the trailer still counts; "first" now does too
 
 
-def test_reading_the_history_reports_progress_and_a_terminal_shows_it(
-        repo: GitRepoBuilder) -> None:
-    import io
-
-    from reviewtui.cli.progress import CountLine
-
+def _three_files_changed(repo: GitRepoBuilder) -> None:
     for name in ("a", "b", "c"):
         repo.write(f"{name}.py", _BODY.format(name=name))
     repo.commit("three files")
     for name in ("a", "b", "c"):
         repo.write(f"{name}.py", _BODY.format(name=name).replace("total = 0", "total = 1"))
     repo.commit("start at one")
+
+
+def test_reading_the_history_reports_progress_and_a_terminal_shows_it(
+        repo: GitRepoBuilder) -> None:
+    import io
+
+    from reviewtui.cli.progress import CountLine
+
+    _three_files_changed(repo)
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -199,7 +203,6 @@ def test_reading_the_history_reports_progress_and_a_terminal_shows_it(
     assert terminal.getvalue().endswith("\r\x1b[K") and piped.getvalue() == ""
 
 
-
 def test_a_count_told_to_stop_does_not_wait_for_the_reach(repo: GitRepoBuilder,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The workbench quit while the order was counted: the progress callback raises, and the
@@ -209,12 +212,7 @@ def test_a_count_told_to_stop_does_not_wait_for_the_reach(repo: GitRepoBuilder,
 
     from reviewtui.context.search.reach import ReachCounter
 
-    for name in ("a", "b", "c"):
-        repo.write(f"{name}.py", _BODY.format(name=name))
-    repo.commit("three files")
-    for name in ("a", "b", "c"):
-        repo.write(f"{name}.py", _BODY.format(name=name).replace("total = 0", "total = 1"))
-    repo.commit("start at one")
+    _three_files_changed(repo)
     release, finished = threading.Event(), threading.Event()
 
     def slow_counts(self: ReachCounter, names: object) -> dict[str, set[str]]:
