@@ -19,6 +19,13 @@ class _Terminal(io.StringIO):
         return True
 
 
+def _committed_change(repo: GitRepoBuilder) -> None:
+    repo.write("a.py", "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write("a.py", "def f():\n    return 2\n")
+    repo.commit("change")
+
+
 def test_the_line_shows_on_a_terminal_only_and_is_erased() -> None:
     terminal, piped = _Terminal(), io.StringIO()
     for stream in (terminal, piped):
@@ -30,10 +37,7 @@ def test_the_line_shows_on_a_terminal_only_and_is_erased() -> None:
 
 def test_the_workbench_says_what_it_opens_while_it_starts(
         repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo.write("a.py", "def f():\n    return 1\n")
-    repo.commit("base")
-    repo.write("a.py", "def f():\n    return 2\n")
-    repo.commit("change")
+    _committed_change(repo)
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     seen: list[str] = []
@@ -47,10 +51,7 @@ def test_the_workbench_says_what_it_opens_while_it_starts(
 def test_a_workbench_that_failed_ends_the_command_with_its_status(
         repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
     """Textual says how an app failed and sets its return code; the command exited 0."""
-    repo.write("a.py", "def f():\n    return 1\n")
-    repo.commit("base")
-    repo.write("a.py", "def f():\n    return 2\n")
-    repo.commit("change")
+    _committed_change(repo)
 
     def failing(self: ReviewApp) -> None:
         self._return_code = 1  # as Textual's handler of an exception in the app sets it
@@ -67,10 +68,7 @@ def test_quitting_before_the_change_loaded_is_kept_for_main_to_end_at_once(
     import reviewtui.cli.workbench as workbench
     from reviewtui.cli.main import _left_loading
 
-    repo.write("a.py", "def f():\n    return 1\n")
-    repo.commit("base")
-    repo.write("a.py", "def f():\n    return 2\n")
-    repo.commit("change")
+    _committed_change(repo)
     args = build_parser().parse_args(["--commit", "HEAD", str(repo.root)])
     monkeypatch.setattr(ReviewApp, "run", lambda self: None)  # quit at once
     assert run_workbench(args) == 0

@@ -7,6 +7,8 @@ import pytest
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import LoadedChange, load_change
+from reviewtui.rules import RuleSuggestion
+from reviewtui.units import ReviewUnit
 from tests.conftest import GitRepoBuilder
 
 AUTH_TEST = '''from django.test import TestCase
@@ -37,6 +39,17 @@ def _strip_once(value):
 
 def _load(repo: GitRepoBuilder) -> LoadedChange:
     return load_change(repo.root, ChangeSelector(SelectorMode.ALL), use_cache=False)
+
+
+def _one_unit(repo: GitRepoBuilder, path: str, before: str,
+              after: str) -> tuple[ReviewUnit, RuleSuggestion]:
+    """``path`` committed as ``before``, changed to ``after``: its one unit and suggestion."""
+    repo.write(path, before)
+    repo.commit("base")
+    repo.write(path, after)
+    loaded = _load(repo)
+    [unit] = loaded.units
+    return unit, loaded.suggestions[unit.unit_id]
 
 
 def _score(repo: GitRepoBuilder, path: str, before: str | None, after: str) -> tuple[str, str]:
@@ -106,12 +119,7 @@ def test_prose_assets_and_metadata_that_say_password_are_low(repo: GitRepoBuilde
 def test_a_security_word_in_the_path_alone_is_medium_at_file_level(repo: GitRepoBuilder) -> None:
     before = "def label(x):\n    return x.title()\n"
     after = "def label(x):\n    return x.title().strip()\n"
-    repo.write("app/auth/labels.py", before)
-    repo.commit("base")
-    repo.write("app/auth/labels.py", after)
-    loaded = _load(repo)
-    [unit] = loaded.units
-    suggestion = loaded.suggestions[unit.unit_id]
+    unit, suggestion = _one_unit(repo, "app/auth/labels.py", before, after)
     assert "security_area" in unit.tags and "security_sensitive" not in unit.tags
     assert (suggestion.risk.value, suggestion.context_level.value) == ("medium", "file_context")
 
@@ -129,12 +137,7 @@ def test_risky_behaviour_is_recognised_by_what_the_code_does(repo: GitRepoBuilde
                                                              line: str) -> None:
     before = "def handle(request, name, blob, path, body):\n    return None\n"
     after = f"def handle(request, name, blob, path, body):\n    {line}\n    return None\n"
-    repo.write("app/handlers.py", before)
-    repo.commit("base")
-    repo.write("app/handlers.py", after)
-    loaded = _load(repo)
-    [unit] = loaded.units
-    suggestion = loaded.suggestions[unit.unit_id]
+    _, suggestion = _one_unit(repo, "app/handlers.py", before, after)
     assert suggestion.risk.value in ("high", "critical"), suggestion.notes
     assert f"{label}(" in suggestion.notes
 
@@ -219,11 +222,6 @@ def test_a_bidirectional_override_in_an_added_line_is_high_risk(repo: GitRepoBui
     after = ("def can_delete(user):\n"
              "    access = 'user'  # \u202e } \u2066if user.is_admin\u2069 \u2066 admins only\n"
              "    return user.is_admin\n")
-    repo.write("app/access.py", before)
-    repo.commit("base")
-    repo.write("app/access.py", after)
-    loaded = _load(repo)
-    [unit] = loaded.units
-    suggestion = loaded.suggestions[unit.unit_id]
+    _, suggestion = _one_unit(repo, "app/access.py", before, after)
     assert suggestion.risk.value in ("high", "critical") and "bidi_control(" in suggestion.notes
     assert suggestion.context_level.value in ("function", "file_context", "full_file")
