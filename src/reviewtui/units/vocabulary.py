@@ -66,7 +66,8 @@ class Vocabulary:
     generated_names: re.Pattern[str]
 
 
-def _compile(patterns: list[str], source: Path | str, key: str) -> re.Pattern[str]:
+def _checked(patterns: list[str], source: Path | str, key: str) -> list[str]:
+    """``patterns``, each compiled once to say which is bad, by its file and key."""
     for index, pattern in enumerate(patterns):
         try:
             re.compile(pattern)
@@ -74,14 +75,17 @@ def _compile(patterns: list[str], source: Path | str, key: str) -> re.Pattern[st
             raise ConfigError(
                 f"{source}: tagging.{key}[{index}]: bad regular expression: {exc}"
             ) from None
-    return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
+    return patterns
+
+
+def _compile(patterns: list[str], source: Path | str, key: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in _checked(patterns, source, key)) or r"(?!)")
 
 
 def _fast(patterns: list[str], source: Path | str, key: str) -> FastRegex:
     """The patterns apart, each with its prefilter: joined, ``re`` tried the alternation at
     every character of every changed line (280 ms on 2,606 units, 110 ms apart)."""
-    _compile(patterns, source, key)  # every one checked, with the file and key if bad
-    return FastRegex(patterns, 0)
+    return FastRegex(_checked(patterns, source, key), 0)
 
 
 def load_vocabulary(path: Path) -> Vocabulary:
