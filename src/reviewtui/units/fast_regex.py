@@ -126,6 +126,54 @@ def lowered(text: str) -> str | None:
 PREFILTER_AFTER = 32  # searches of a FastRegex before its prefilter is worked out
 
 
+def _leading_boundary(pattern: str, flags: int) -> bool:
+    """Does every match of ``pattern`` start at a word boundary it asks for first
+    (``\\bfoo``, ``\\b(a|b)``, ``\\bfoo|\\bbar``)? Not ``\\bfoo|\\.bar\\(``: there the boundary
+    belongs to the first alternative only, and a ``.bar(`` right after a word is a match."""
+    if not (pattern.startswith("\\b") and (pattern[2:3].isalnum() or pattern[2:3] == "(")):
+        return False
+    if flags & re.ASCII or "(?a" in pattern:
+        return False  # ``\\w`` is ASCII there; the check by hand reads Unicode words
+    if not _alternation_outside_groups(pattern):
+        return True
+    if _p is None:
+        return False
+    try:  # the parser takes a prefix shared by every alternative out in front of them
+        first = _p.parse(pattern, flags).data[0]
+    except (re.error, TypeError, ValueError, AttributeError, IndexError):
+        return False
+    return bool(first[0] == _c.AT and first[1] == _c.AT_BOUNDARY)
+
+
+def _alternation_outside_groups(pattern: str) -> bool:
+    """Does ``pattern`` hold a ``|`` outside every group and class? (Wrong only towards True:
+    a verbose pattern's comment may hold one.)"""
+    depth, index, size, in_class = 0, 0, len(pattern), False
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            index += 1  # a "]" (after a "^") just inside the bracket is a member
+            if pattern[index:index + 1] == "^":
+                index += 1
+            if pattern[index:index + 1] == "]":
+                index += 1
+            continue
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == "|" and depth == 0:
+            return True
+        index += 1
+    return False
+
+
 class FastRegex:
     """Alternative patterns searched one by one, fast.
 
@@ -144,8 +192,7 @@ class FastRegex:
     def __init__(self, patterns: list[str], flags: int = re.MULTILINE) -> None:
         parts: list[tuple[re.Pattern[str], bool, tuple[str, ...] | None, bool]] = []
         for pattern in patterns:
-            boundary = pattern.startswith("\\b") and (pattern[2:3].isalnum()
-                                                      or pattern[2:3] == "(")
+            boundary = _leading_boundary(pattern, flags)
             parts.append((re.compile(pattern[2:] if boundary else pattern, flags), boundary,
                           None, False))
         self.parts = tuple(parts)
@@ -186,8 +233,28 @@ class FastRegex:
                 if found:
                     return found
                 continue
-            for found in regex.finditer(text):
-                start = found.start()
-                if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
-                    return found
+            found = _at_boundary(regex, text)
+            if found:
+                return found
         return None
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what ``\\w`` is in a str pattern
+
+
+def _at_boundary(regex: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of ``regex`` that starts at a word boundary: what ``\\b`` + ``regex``
+    finds. Searched again one character on after a match that does not (a later match may
+    start inside it)."""
+    position, size = 0, len(text)
+    while True:
+        found = regex.search(text, position)
+        if found is None:
+            return None
+        start = found.start()
+        if (start > 0 and _is_word(text[start - 1])) != (start < size and _is_word(text[start])):
+            return found
+        if start >= size:
+            return None
+        position = start + 1

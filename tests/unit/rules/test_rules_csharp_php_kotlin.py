@@ -203,6 +203,12 @@ PHP = [
     EvidenceCase("php test", "tests/Feature/PageTest.php", PHP_FN, php("eval($code);"),
                  level="function", risk={"low", "medium"}, role="test",
                  labels={"pattern:test_code"}),
+    # the second alternative of '\b(ZipArchive|PharData)\b|->extractTo\s*\(' right after a
+    # variable's name (a leading word boundary belongs to the first alternative only)
+    EvidenceCase("php archive extracted", "src/upload.php", PHP_FN,
+                 php("$zip->extractTo($target);"),
+                 level="function", risk={"medium"},
+                 labels={"php:untrusted_parser(->extractTo()"}),
     EvidenceCase("php comment only", "src/page.php",
                  PHP_FN.replace("function", "// show\nfunction"),
                  PHP_FN.replace("function", "// show one page\nfunction"),
@@ -225,6 +231,10 @@ MANIFEST = ('<manifest xmlns:android="http://schemas.android.com/apk/res/android
             '    </application>\n</manifest>\n')
 
 KOTLIN = [
+    EvidenceCase("kotlin Gson fromJson on an instance", "app/src/main/kotlin/app/Repo.kt",
+                 KT_FN, kt("val user = gson.fromJson(body, User::class.java)"),
+                 level="function", risk={"medium"},
+                 labels={"kt:untrusted_parser(.fromJson()"}),
     EvidenceCase("kotlin GlobalScope.launch", "app/src/main/kotlin/app/Repo.kt", KT_FN,
                  kt("GlobalScope.launch { refresh(id) }"),
                  level="function", risk={"high"},
