@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
@@ -72,6 +74,31 @@ def test_review_markdown_and_a_bad_answer_is_repaired(repo: GitRepoBuilder, cli:
     assert result.out.startswith("# Review: Approve") and "No findings." in result.out
     repair = fake_llm.chat_requests[1].body
     assert "could not be used" in repair["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(("said", "shown"), [
+    ("REQUEST_CHANGES", "Request changes"), ("changes-requested", "Request changes"),
+    ("reject", "Request changes"), ("Approved", "Approve"), ("maybe", "Comment"),
+    (None, "Comment")])
+def test_the_verdict_is_the_one_the_model_named_and_never_approve_when_not_understood(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer,
+        said: str | None, shown: str) -> None:
+    _repo(repo)
+    fake_llm.script(Reply.json({"verdict": said, "summary": "This must not be merged.",
+                                "findings": []}))
+    result = cli("review", "--rules-plan", repo.root)
+    assert result.code == 0, result.err
+    assert result.out.startswith(f"# Review: {shown}\n"), result.out[:80]
+
+
+def test_an_approval_whose_findings_were_all_dropped_is_only_a_comment(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    fake_llm.script(Reply.json({"verdict": "approve", "summary": "Fine.", "findings": [
+        {"title": None, "severity": "P9", "file_path": "app/service.py", "start_line": "a"}]}))
+    result = cli("review", "--rules-plan", repo.root)
+    assert result.code == 0, result.err
+    assert result.out.startswith("# Review: Comment\n"), result.out[:80]
 
 
 def test_a_review_answer_stopped_at_the_token_limit_says_so(

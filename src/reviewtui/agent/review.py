@@ -214,16 +214,38 @@ class Reviewer:
                                                   if u.unit_id in wanted], ws.line_text,
                                             ws.file_bytes)
         return ReviewResult(
-            verdict=_overall(verdicts, findings), summary=" ".join(s for s in summaries if s),
+            verdict=_overall(verdicts, findings, len(left_out)),
+            summary=" ".join(s for s in summaries if s),
             findings=findings, model=config.model, units_reviewed=len(bundles),
             dropped=dropped + left_out, not_reviewed=allocated.allocation.deferred,
             prompt_tokens=tokens[0], completion_tokens=tokens[1])
 
 
-def _overall(verdicts: Sequence[str], findings: Sequence[Any]) -> Any:
-    if any(f.severity in ("P0", "P1") for f in findings) or "request_changes" in verdicts:
+_VERDICTS = {
+    "approve": "approve", "approved": "approve", "lgtm": "approve", "accept": "approve",
+    "comment": "comment", "commented": "comment",
+    "request_changes": "request_changes", "changes_requested": "request_changes",
+    "request_change": "request_changes", "reject": "request_changes",
+    "rejected": "request_changes", "block": "request_changes", "needs_changes": "request_changes",
+    "needs_work": "request_changes",
+}
+
+
+def verdict_of(said: object) -> str | None:
+    """The verdict a model's answer names (``REQUEST_CHANGES``, ``request-changes``,
+    ``Approved``...), or None for one it does not."""
+    key = "_".join(str(said).strip().lower().replace("-", " ").split())
+    return _VERDICTS.get(key)
+
+
+def _overall(verdicts: Sequence[str], findings: Sequence[Any], dropped: int = 0) -> Any:
+    """One verdict for the parts: changes requested if any part asks for them (or a finding
+    is P0/P1); approve only when every part approves in words the prompt allows and nothing
+    it found was dropped -- an answer that is not understood never approves a change."""
+    named = [verdict_of(v) for v in verdicts]
+    if any(f.severity in ("P0", "P1") for f in findings) or "request_changes" in named:
         return "request_changes"
-    if findings or "comment" in verdicts or not verdicts:
+    if findings or dropped or not named or any(v != "approve" for v in named):
         return "comment"
     return "approve"
 
