@@ -89,8 +89,8 @@ def parse_fix(raw: Any) -> tuple[StoredFix | None, str | None]:
     except ValidationError as exc:
         first = exc.errors()[0]
         return None, f"fix: {'.'.join(map(str, first['loc']))}: {first['msg']}"
-    if fix.end_line < fix.start_line:
-        fix = fix.model_copy(update={"start_line": fix.end_line, "end_line": fix.start_line})
+    if fix.end_line < fix.start_line:  # which lines it meant to replace is anyone's guess
+        return None, f"fix: end_line {fix.end_line} is before start_line {fix.start_line}"
     return fix, None
 
 

@@ -83,8 +83,9 @@ def test_parse_fix_rejects_what_is_not_a_fix() -> None:
     assert parse_fix("replace it")[1] == "fix is not an object"
     assert parse_fix({"start_line": 2})[1] == "fix has no replacement"
     assert "start_line" in (parse_fix({"start_line": 0, "replacement": ""})[1] or "")
-    fix, _ = parse_fix({"start_line": 4, "end_line": 2, "replacement": "x"})
-    assert fix is not None and (fix.start_line, fix.end_line) == (2, 4)
+    # lines 4 to 2: whether it meant 2-4, or 4 alone, is a guess a fix must not make
+    assert parse_fix({"start_line": 4, "end_line": 2, "replacement": "x"}) == (
+        None, "fix: end_line 2 is before start_line 4")
 
 
 def test_check_findings_checks_fixes_and_keeps_findings_with_bad_ones(
