@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import shlex
 import stat
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,9 @@ def test_preview_apply_undo_is_byte_exact(repo: GitRepoBuilder, cli: CliRunner,
     assert applied.code == 0, applied.err
     assert target.read_bytes() == FIXED
     assert "now fixed" in applied.err
+    # the command it names takes the fix back as it is printed (same change, same repository)
+    hint = re.search(r"\('(reviewtui findings undo [^']+)' takes it back\)", applied.err)
+    assert hint is not None and shlex.split(hint.group(1))[3:] == [ident, str(repo.root)]
     after = cli("findings", "--json", repo.root).json()["findings"][0]
     assert after["state"] == "fixed" and after["fix_applied"] is True
 

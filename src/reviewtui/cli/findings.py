@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from typing import TYPE_CHECKING, Any, TextIO
 
-from reviewtui.cli.selectors import selector_from_args
+from reviewtui.cli.selectors import selector_from_args, selector_words
 from reviewtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -120,6 +121,8 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         preview, after = apply_fix(store, sid, loaded.root, finding)
         out.write(preview.diff)
         state = " · the finding is now fixed" if after.state == "fixed" else ""
+        undo = shlex.join(["reviewtui", "findings", "undo", finding_id(finding),
+                           *selector_words(args)])
         err.write(f"findings: applied the fix of {finding_id(finding)} to {finding.file_path}"
-                  f"{state} ('reviewtui findings undo {finding_id(finding)}' takes it back)\n")
+                  f"{state} ('{undo}' takes it back)\n")
         return 0

@@ -72,3 +72,21 @@ def selector_from_args(args: argparse.Namespace) -> ChangeSelector:
     if args.patch is not None:
         return ChangeSelector(SelectorMode.PATCH, patch=args.patch)
     return ChangeSelector(SelectorMode.AUTO, include_untracked=untracked)
+
+
+def selector_words(args: argparse.Namespace) -> list[str]:
+    """The options and ``PATH`` that name the same change again (for a command to suggest:
+    ``reviewtui findings undo ID --pr 7``)."""
+    words: list[str] = []
+    for flag, value in (("--pr", getattr(args, "pr", None)), ("--commit", args.commit),
+                        ("--range", args.range_spec), ("--patch", args.patch)):
+        if value is not None:
+            words += [flag, str(value)]
+    if args.base is not None:
+        words += ["--base", args.base] if args.base else ["--base"]
+    words += [flag for flag, on in (("--staged", args.staged), ("--working", args.working),
+                                    ("--all", args.all_changes),
+                                    ("--no-untracked", args.no_untracked)) if on]
+    if args.path is not None:
+        words.append(str(args.path))
+    return words
