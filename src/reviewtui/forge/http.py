@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from reviewtui import __version__
@@ -46,7 +47,14 @@ def _wait_seconds(response: httpx2.Response) -> float | None:
         try:
             return max(0.0, float(retry_after))
         except ValueError:
+            pass
+        try:  # the other form HTTP allows: a date (RFC 9110, 10.2.3)
+            when = parsedate_to_datetime(retry_after.strip())
+        except (TypeError, ValueError, IndexError):
             return None
+        if when.tzinfo is None:
+            return None
+        return max(0.0, when.timestamp() - time.time())
     if response.headers.get("x-ratelimit-remaining") == "0":
         reset = response.headers.get("x-ratelimit-reset")
         try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 
@@ -43,6 +45,14 @@ def test_waits_what_retry_after_says(server: GitHubServer) -> None:
     client = _client(server, sleeps)
     assert client.pull().number == 3
     assert sleeps == [7.0, 7.0] and client.http.waited == [7.0, 7.0]
+
+
+def test_waits_until_the_date_retry_after_names(server: GitHubServer) -> None:
+    when = datetime.now(UTC) + timedelta(seconds=30)
+    server.fake.rate_limited, server.fake.retry_after = 1, format_datetime(when, usegmt=True)
+    sleeps: list[float] = []
+    assert _client(server, sleeps).pull().number == 3
+    assert len(sleeps) == 1 and 25 <= sleeps[0] <= 30.5, sleeps
 
 
 def test_a_wait_too_long_is_not_waited(server: GitHubServer) -> None:
