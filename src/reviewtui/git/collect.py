@@ -50,12 +50,14 @@ def default_branch(repo: GitRepo) -> str | None:
     return None
 
 
-def merge_base(repo: GitRepo, left: str, right: str, *, left_label: str) -> str:
+def merge_base(repo: GitRepo, left: str, right: str, *, left_label: str,
+               right_label: str = "HEAD") -> str:
     out = repo.try_run("merge-base", left, right)
     if not out:
         hint = ("the clone is shallow: run 'git fetch --unshallow'" if repo.is_shallow()
                 else "the histories are unrelated")
-        raise NoMergeBaseError(f"no merge base between {left_label} and HEAD", hint=hint)
+        raise NoMergeBaseError(f"no merge base between {left_label} and {right_label}",
+                               hint=hint)
     return out.decode().strip()
 
 
@@ -123,7 +125,7 @@ def _range(repo: GitRepo, spec: str) -> ChangeSet:
     left_id = repo.resolve_commit(left)
     right_id = repo.resolve_commit(right)
     if symmetric:
-        left_id = merge_base(repo, left_id, right_id, left_label=left)
+        left_id = merge_base(repo, left_id, right_id, left_label=left, right_label=right)
         left = f"merge-base({left})"
     return _between(repo, "range", Side(SideKind.COMMIT, left_id, left),
                     Side(SideKind.COMMIT, right_id, right), None)

@@ -204,6 +204,9 @@ def test_unrelated_histories_have_no_merge_base(repo: GitRepoBuilder) -> None:
     repo.commit("other root")
     with pytest.raises(NoMergeBaseError, match="no merge base between main and HEAD"):
         load_change(repo.root, ChangeSelector(SelectorMode.BASE, ref="main"))
+    repo.git("checkout", "-q", "main")  # a range names both of its own ends, not HEAD
+    with pytest.raises(NoMergeBaseError, match="no merge base between main and other "):
+        load_change(repo.root, ChangeSelector(SelectorMode.RANGE, ref="main...other"))
 
 
 def test_hostile_user_git_config_does_not_change_the_result(
