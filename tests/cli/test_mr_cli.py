@@ -19,7 +19,9 @@ from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import HEAD, contributor_fork, git, seed_review
 from tests.support.gitlab_server import GitLabServer
-from tests.support.gitlab_world import MR_URL, MergeRequestWorld, build_gitlab_world
+from tests.support.gitlab_world import HOST, MR_URL, MergeRequestWorld, build_gitlab_world
+
+PULL_REFS = f"refs/reviewtui/pr/{HOST}/group/sub/proj"  # where --pr N is fetched
 
 API_MR = "/api/v4/projects/group%2Fsub%2Fproj/merge_requests/7"
 TAIL_LINE = HEAD.splitlines().index("    return amount + 2") + 1
@@ -61,8 +63,8 @@ def test_open_by_number_on_a_self_hosted_gitlab(world: MergeRequestWorld,
     assert result.code == 0, result.err
     assert "intent: Charge three times" in result.out
     assert "issues #12" in result.out
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/base") == world.base_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/base") == world.base_sha
     assert git(world.local, "for-each-ref", "--format=%(refname) %(objectname)",
                "refs/heads") == before
     assert git(world.local, "status", "--porcelain") == ""
@@ -78,7 +80,7 @@ def test_open_by_url_of_a_nested_group_project(world: MergeRequestWorld,
     result = cli("index", "--json", "--pr", MR_URL.format(number=7), world.local)
     assert result.code == 0, result.err
     assert {u["file_path"] for u in result.json()["units"]} == {"app/service.py"}
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
     assert [r.path for r in world.fake.ops("GET")] == [API_MR]
 
 
@@ -91,7 +93,7 @@ def test_merge_request_from_a_fork(world: MergeRequestWorld, cli: CliRunner,
     result = cli("index", "--pr", "8", world.local)
     assert result.code == 0, result.err
     assert "app/extra.py" in result.out and "intent: Add extra" in result.out
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/8/head") == fork_head
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/8/head") == fork_head
 
 
 def test_publish_dry_run_then_publish_then_again_without_duplicates(
@@ -252,7 +254,7 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     assert body.startswith("**Verdict: approve** (not approved on GitLab: the head moved")
     assert "the merge request's head moved since this review" in body
     assert "Is this covered by a test?" in body
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
 
 
 def test_drafts_an_interrupted_publish_left_are_deleted_not_published_twice(

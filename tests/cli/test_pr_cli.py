@@ -27,6 +27,8 @@ from tests.support.forge_world import (
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
 
+PULL_REFS = "refs/reviewtui/pr/github.com/octo/proj"  # where --pr N is fetched
+
 TAIL_LINE = HEAD.splitlines().index("    return amount + 2") + 1
 
 
@@ -55,8 +57,8 @@ def test_open_by_number_fetches_head_and_base_and_takes_the_intent(
     assert "intent: Charge three times" in result.out
     assert "issues #12" in result.out  # "Closes #12" in the body: a linked issue
     assert "app/service.py" in result.out
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/base") == world.base_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/base") == world.base_sha
     # nothing of the person's changed: branches, HEAD, the working tree
     assert git(world.local, "for-each-ref", "--format=%(refname) %(objectname)",
                "refs/heads") == before
@@ -75,7 +77,7 @@ def test_open_by_url_without_a_forge_remote(world: PullWorld, cli: CliRunner) ->
     assert result.code == 0, result.err
     index = result.json()
     assert [u["file_path"] for u in index["units"]] == ["app/service.py"] * len(index["units"])
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
 
 
 def test_pull_request_from_a_fork(world: PullWorld, cli: CliRunner, tmp_path: Path) -> None:
@@ -86,7 +88,7 @@ def test_pull_request_from_a_fork(world: PullWorld, cli: CliRunner, tmp_path: Pa
     result = cli("index", "--pr", "8", world.local)
     assert result.code == 0, result.err
     assert "app/extra.py" in result.out and "intent: Add extra" in result.out
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/8/head") == fork_head
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/8/head") == fork_head
 
 
 def test_publish_dry_run_then_publish_then_again_without_duplicates(
@@ -222,7 +224,7 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     assert "the pull request's head moved since this review" in post.body["body"]
     assert "Is this covered by a test?" in post.body["body"]
     # the reviewed refs were not moved by publishing
-    assert git(world.local, "rev-parse", "refs/reviewtui/pr/7/head") == world.head_sha
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
 
 
 def test_publish_before_opening_says_how(world: PullWorld, cli: CliRunner) -> None:

@@ -1,10 +1,10 @@
 """Open a pull/merge request for review: ``reviewtui --pr N|URL`` (and every command's ``--pr``).
 
-Reads the pull request from its forge's API (title, body, labels: the change's stated
-purpose; the base branch), fetches its head and base into ``refs/reviewtui/pr/N/`` and hands
-back the selector of ``merge-base(base, head)..head`` (``--range base...head``). Nothing the
-person has checked out changes. ``locate_pull`` is the offline half ``publish`` uses: which pull
-request, and the head and base fetched when it was opened.
+Reads the pull request from its forge's API (title, body, labels: the change's stated purpose; the
+base branch), fetches its head and base into ``refs/reviewtui/pr/HOST/PATH/N/`` and hands back the
+selector of ``merge-base(base, head)..head`` (``--range base...head``). Nothing the person has
+checked out changes. ``locate_pull`` is the offline half ``publish`` uses: which pull request, and
+the head and base fetched when it was opened.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Publish the person's review to the pull request it is about: ``reviewtui publish`` and the
 workbench's ``X`` → publish both call ``publish_review``.
 
-The change is the one fetched when the pull request was opened (``refs/reviewtui/pr/N/``: the
-head that was reviewed), its review what the session keeps (``agent.deliverable.gather``). The
-draft (``forge.draft``) is compared with what the pull request already has (``forge.sync``),
-then sent unless ``dry_run``. When the pull request's head moved since (a force-push, new
-commits), the line comments are not anchored on lines that may mean something else now: they
-go into the summary, with a note saying why.
+The change is the one fetched when the pull request was opened (``refs/reviewtui/pr/HOST/PATH/N/``:
+the head that was reviewed), its review what the session keeps (``agent.deliverable.gather``). The
+draft (``forge.draft``) is compared with what the pull request already has (``forge.sync``), then
+sent unless ``dry_run``. When the pull request's head moved since (a force-push, new commits), the
+line comments are not anchored on lines that may mean something else now: they go into the summary,
+with a note saying why.
 """
 
 from __future__ import annotations

@@ -29,9 +29,9 @@ def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) 
     chooser.add_argument("--pr", metavar="N|URL",
                          help="a pull request (GitHub) or merge request (GitLab) by number on "
                               "the origin remote's forge, or by URL: its head and base are "
-                              "fetched into "
-                              "refs/reviewtui/pr/N/ (no checkout), merge-base..head reviewed, "
-                              "its title, body and labels taken as the stated purpose")
+                              "fetched into refs/reviewtui/pr/HOST/OWNER/REPO/N/ (no "
+                              "checkout), merge-base..head reviewed, its title, body and "
+                              "labels taken as the stated purpose")
     group.add_argument("--no-untracked", action="store_true",
                        help="leave untracked files out of auto/--working/--all")
     if description:

@@ -1,4 +1,4 @@
-"""Bring a pull request's head and base into ``refs/reviewtui/pr/N/``: no checkout, no branch.
+"""Bring a pull request's head and base into ``refs/reviewtui/pr/HOST/PATH/N/``: no checkout.
 
 The head comes from the base repository's pull ref (GitHub ``refs/pull/N/head``, GitLab
 ``refs/merge-requests/N/head``), so a pull request from a fork needs no access to the fork; the

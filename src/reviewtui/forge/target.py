@@ -78,12 +78,31 @@ class PullTarget:
         return f"{self.repo.path}{sign}{self.number}"
 
     @property
+    def ref_prefix(self) -> str:
+        """Where its head and base are fetched: ``refs/reviewtui/pr/HOST/PATH/N/``. The
+        repository is in the name: pull request 7 of a fork's upstream is not the origin's 7
+        (one clone, two repositories: each review stays with its own pull request)."""
+        parts = [self.repo.host, *self.repo.path.split("/")]
+        return "refs/reviewtui/pr/" + "/".join(map(_ref_part, parts)) + f"/{self.number}/"
+
+    @property
     def head_ref(self) -> str:
-        return f"refs/reviewtui/pr/{self.number}/head"
+        return self.ref_prefix + "head"
 
     @property
     def base_ref(self) -> str:
-        return f"refs/reviewtui/pr/{self.number}/base"
+        return self.ref_prefix + "base"
+
+
+def _ref_part(text: str) -> str:
+    """``text`` as one component of a git ref name (``git check-ref-format``): lower case (a
+    forge's names are), no control, space or ``~^:?*[\\`` characters, no ``..``, no leading
+    dot, no ``.lock`` at the end."""
+    part = re.sub(r"[^a-z0-9._-]+", "_", text.lower())
+    part = re.sub(r"\.{2,}", "_", part).lstrip(".")
+    if part.endswith(".lock"):
+        part = part[: -len(".lock")] + "_lock"
+    return part or "_"
 
 
 def _host_list(name: str) -> set[str]:

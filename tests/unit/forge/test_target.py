@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from reviewtui.errors import ForgeError, UsageError
@@ -68,7 +70,8 @@ def test_a_number_uses_origin_and_a_url_finds_its_remote() -> None:
     assert (by_number.repo.path, by_number.remote, by_number.fetch_source) == (
         "me/proj", "origin", "origin")
     assert (by_number.head_ref, by_number.base_ref) == (
-        "refs/reviewtui/pr/12/head", "refs/reviewtui/pr/12/base")
+        "refs/reviewtui/pr/github.com/me/proj/12/head",
+        "refs/reviewtui/pr/github.com/me/proj/12/base")
     by_url = resolve_target("https://github.com/Octo/proj/pull/5", remotes)
     assert (by_url.remote, by_url.label) == ("upstream", "Octo/proj#5")
     elsewhere = resolve_target("https://github.com/other/thing/pull/5", remotes)
@@ -82,3 +85,18 @@ def test_a_number_without_a_forge_remote() -> None:
         resolve_target("3", {})
     with pytest.raises(UsageError):
         resolve_target("0", {"origin": "git@github.com:me/proj.git"})
+
+
+@pytest.mark.parametrize("spec", [
+    "https://github.com/Octo/Proj/pull/7", "https://gitlab.com/g/sub.group/p.lock/-/merge_requests/7",
+    "https://gitlab.example.com/.hidden/a..b/x~y^z/-/merge_requests/7",
+    "https://gitlab.example.com/grp/na me:x*[\\/-/merge_requests/7",
+])
+def test_pull_refs_are_valid_ref_names_and_name_their_repository(spec: str) -> None:
+    target = resolve_target(spec, {})
+    for ref in (target.head_ref, target.base_ref):
+        checked = subprocess.run(["git", "check-ref-format", ref], capture_output=True)
+        assert checked.returncode == 0, ref
+    assert target.head_ref.startswith(f"refs/reviewtui/pr/{target.repo.host}/")
+    other = resolve_target("https://github.com/someone/else/pull/7", {})
+    assert other.head_ref != target.head_ref  # the same number in another repository
