@@ -155,6 +155,26 @@ def test_publish_dry_run_then_publish_then_again_without_duplicates(
     assert len(world.fake.ours(7)) == 3 and len(world.fake.ops("POST")) == 4
 
 
+def test_publish_never_takes_over_a_colleagues_reviewtui_notes(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    # what a colleague's own reviewtui left: a line note keyed as one of ours, and a summary
+    line = world.fake.add_comment(
+        7, path="app/service.py", line=3, username="colleague",
+        body="Mine: please add a test.\n\n<!-- reviewtui:fingerprint=comment-1 -->")
+    summary = world.fake.add_discussion(
+        7, world.fake.note(7, "Her summary.\n\n<!-- reviewtui:review -->", "colleague"))
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert world.fake.ops("PUT") == []
+    posts = [r.body for r in world.fake.ops("POST") if r.path.endswith("/draft_notes")]
+    assert len(posts) == 3  # our two line notes and our own summary
+    assert line["notes"][0]["body"].startswith("Mine:")
+    assert summary["notes"][0]["body"].startswith("Her summary.")
+    assert "app/service.py L3 @colleague: Mine: please add a test." in result.out
+
+
 def test_an_approval_is_sent_once_with_the_reviewed_head(world: MergeRequestWorld,
                                                          cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,6 +146,50 @@ def test_publish_dry_run_then_publish_then_again_without_duplicates(
     assert patch.body["body"].startswith("Is this covered by a test? Please add one.")
     ours = [c for c in world.fake.comments[7] if "reviewtui:fingerprint" in c["body"]]
     assert len(ours) == 2 and len(world.fake.ops("POST")) == 1
+
+
+def _colleagues_publish(world: PullWorld) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a colleague's own reviewtui left on pull request 7: a line comment whose key is
+    one our store also has (``comment-1``) and a summary, both marked as reviewtui marks."""
+    comment = world.fake.add_comment(
+        7, path="app/service.py", line=3, user="colleague",
+        body="Mine: please add a test.\n\n<!-- reviewtui:fingerprint=comment-1 -->")
+    review = world.fake.contract.example("pull-request-review")
+    review.update(id=world.fake.new_id(), state="CHANGES_REQUESTED", commit_id=world.head_sha,
+                  body="Her summary.\n\n<!-- reviewtui:review -->")
+    review["user"]["login"] = "colleague"
+    world.fake.reviews[7].append(review)
+    return comment, review
+
+
+def test_publish_never_takes_over_a_colleagues_reviewtui_comments(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    comment, review = _colleagues_publish(world)
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert world.fake.ops("PATCH") == [] and world.fake.ops("PUT") == []
+    [post] = world.fake.ops("POST")
+    assert {c["line"] for c in post.body["comments"]} == {2, 3}  # ours, both posted
+    assert comment["body"].startswith("Mine:") and review["body"].startswith("Her summary")
+    assert "app/service.py L3 @colleague: Mine: please add a test." in result.out
+
+
+def test_a_token_that_is_no_users_edits_what_its_bot_published(
+        world: PullWorld, cli: CliRunner) -> None:
+    # Actions' GITHUB_TOKEN: GET /user is refused, and what it publishes is a bot's
+    world.fake.user_refused, world.fake.login = True, "github-actions[bot]"
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    comment, review = _colleagues_publish(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == 1  # the second one edited its own summary
+    [put] = world.fake.ops("PUT")
+    assert put.path.endswith(f"/reviews/{world.fake.reviews[7][-1]['id']}")
+    assert review["body"].startswith("Her summary") and comment["body"].startswith("Mine:")
 
 
 def test_a_rejected_token_names_its_source_not_its_value(

@@ -1,6 +1,6 @@
 """A GitHub REST API stand-in on 127.0.0.1 for the forge tests: real HTTP, checked contract.
 
-It keeps pull requests, reviews and review comments in memory, answers the six operations
+It keeps pull requests, reviews and review comments in memory, answers the seven operations
 reviewtui uses, and checks every request body and every answer it gives against the pinned
 subset of GitHub's OpenAPI description (``tests/support/openapi_contract.py``); a mismatch is
 recorded in ``violations`` (and answered with HTTP 500), which the fixture asserts empty.
@@ -35,6 +35,7 @@ class FakeGitHub(FakeForge):
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     diff_lines: dict[int, dict[str, set[int]]] = field(default_factory=dict)  # RIGHT side
     rate_status: int = 429  # what the rate-limited requests are answered
+    user_refused: bool = False  # GET /user answered 403 (a token that is no user's)
 
     def add_pull(self, number: int, *, head_sha: str, base_sha: str, base_ref: str = "main",
                  head_ref: str = "feature", head_owner: str | None = None, title: str = "",
@@ -84,6 +85,14 @@ class FakeGitHub(FakeForge):
             return self.rate_status, {"message": "API rate limit exceeded",
                                       "documentation_url": DOCS}, {
                 "Retry-After": self.retry_after, "X-RateLimit-Remaining": "0"}
+        if path == "/user" and method == "GET":
+            if self.user_refused:  # a GitHub App's installation token, Actions' GITHUB_TOKEN
+                return 403, {"message": "Resource not accessible by integration",
+                             "documentation_url": DOCS}, {}
+            user = self.contract.example(
+                "private-user-response-with-public-and-private-profile-information")
+            user["login"] = self.login
+            return 200, user, {}
         if not path.startswith(prefix + "/"):
             return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
         rest = path[len(prefix):]

@@ -47,6 +47,7 @@ class FakeGitLab(FakeForge):
     approved: dict[int, bool] = field(default_factory=dict)
     diff_lines: dict[int, dict[str, set[int]]] = field(default_factory=dict)  # new side
     refuse_drafts: bool = False
+    user_refused: bool = False  # GET /user answered 403
     _next_id: int = 500
 
     def user(self, username: str) -> dict[str, Any]:
@@ -113,6 +114,10 @@ class FakeGitLab(FakeForge):
             self.rate_limited -= 1
             return 429, {"message": "Retry later"}, {"Retry-After": self.retry_after,
                                                      "RateLimit-Remaining": "0"}
+        if (method, path) == ("GET", "/api/v4/user"):
+            if self.user_refused:  # a CI job's token
+                return 403, {"message": "403 Forbidden"}, {}
+            return 200, self.user(self.username), {}
         prefix = f"/api/v4/projects/{quote(self.project, safe='')}/merge_requests/"
         match = re.fullmatch(r"(\d+)(/.*)?", path.removeprefix(prefix)) if path.startswith(
             prefix) else None

@@ -24,7 +24,7 @@ from reviewtui.forge.gitlab_sync import GitLabPlan, plan_gitlab, run_gitlab
 from reviewtui.forge.gitlab_sync import threads_of as gitlab_threads
 from reviewtui.forge.http import Sleep
 from reviewtui.forge.pull import ForgeClient, PullInfo, from_gitlab, open_client, read_pull
-from reviewtui.forge.sync import SyncPlan, SyncReport, plan_sync, run_sync
+from reviewtui.forge.sync import SyncPlan, SyncReport, by_viewer, plan_sync, run_sync
 from reviewtui.forge.target import PullTarget
 from reviewtui.forge.threads import PullThread
 from reviewtui.git.model import ChangeSet
@@ -56,16 +56,18 @@ def added_lines(change_set: ChangeSet) -> dict[str, set[int]]:
     return found
 
 
-def threads_of(comments: list[GitHubReviewComment]) -> list[PullThread]:
-    """The review comments others left (not reviewtui's own), read-only."""
+def threads_of(comments: list[GitHubReviewComment],
+               viewer: str | None = None) -> list[PullThread]:
+    """The review comments others left (not the ones reviewtui published for ``viewer``: a
+    colleague's reviewtui comments are hers), read-only."""
     return [PullThread(c.path, c.line, c.user.login if c.user else "?", c.body,
                        c.in_reply_to_id is not None)
-            for c in comments if marker_key(c.body) is None]
+            for c in comments if marker_key(c.body) is None or not by_viewer(c.user, viewer)]
 
 
-def thread_lines(comments: list[GitHubReviewComment]) -> list[str]:
+def thread_lines(comments: list[GitHubReviewComment], viewer: str | None) -> list[str]:
     """The review threads others left, one line each: where, who, what (read-only)."""
-    return [thread.describe() for thread in threads_of(comments)]
+    return [thread.describe() for thread in threads_of(comments, viewer)]
 
 
 def pull_threads(path: str | Path | None, spec: str, *,
@@ -78,8 +80,8 @@ def pull_threads(path: str | Path | None, spec: str, *,
     client = open_client(target, token=token)
     try:
         if isinstance(client, GitLabClient):
-            return gitlab_threads(client.discussions())
-        return threads_of(client.review_comments())
+            return gitlab_threads(client.discussions(), client.viewer())
+        return threads_of(client.review_comments(), client.viewer())
     finally:
         client.close()
 
@@ -140,12 +142,14 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
             "instead of on lines that may have changed")
     if isinstance(client, GitLabClient):
         assert mr is not None
+        viewer = client.viewer()
         discussions = client.discussions()
         plan: SyncPlan | GitLabPlan = plan_gitlab(client, draft, head, mr, discussions,
-                                                  LineMap.of(change_set))
-        threads = [t.describe() for t in gitlab_threads(discussions)]
+                                                  LineMap.of(change_set), viewer)
+        threads = [t.describe() for t in gitlab_threads(discussions, viewer)]
     else:
+        viewer = client.viewer()
         comments, reviews = client.review_comments(), client.reviews()
-        plan = plan_sync(client, draft, head, comments, reviews)
-        threads = thread_lines(comments)
+        plan = plan_sync(client, draft, head, comments, reviews, viewer)
+        threads = thread_lines(comments, viewer)
     return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)

@@ -1,10 +1,10 @@
 """The GitHub REST endpoints reviewtui uses, and the few fields it reads from their answers.
 
-Six operations of GitHub's OpenAPI description (``pulls/get``, ``pulls/list-reviews``,
+Seven operations of GitHub's OpenAPI description (``pulls/get``, ``pulls/list-reviews``,
 ``pulls/list-review-comments``, ``pulls/create-review``, ``pulls/update-review``,
-``pulls/update-review-comment``); the contract tests check every request and answer against
-the pinned subset in ``tests/data/forge/github/``. The models read only what is used and
-ignore the rest, so a field GitHub adds never breaks a review.
+``pulls/update-review-comment``, ``users/get-authenticated``); the contract tests check every
+request and answer against the pinned subset in ``tests/data/forge/github/``. The models read
+only what is used and ignore the rest, so a field GitHub adds never breaks a review.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from reviewtui.errors import ForgeAuthError, ForgeNotFoundError
 from reviewtui.forge.auth import Token
 from reviewtui.forge.http import ForgeHttp, Sleep
 from reviewtui.forge.target import PullTarget
@@ -100,6 +101,17 @@ class GitHubClient:
         data = self.http.request("GET", self.pulls_path(), not_found=(
             f"pull request {self.target.label} not found on {self.target.repo.host}"))
         return self.http.parsed(GitHubPull, data, f"pull request {self.target.label}")
+
+    def viewer(self) -> str | None:
+        """The login the token acts as (``GET /user``), or None when the forge will not say
+        (a GitHub App's or Actions' token: HTTP 403)."""
+        try:
+            data = self.http.request("GET", "user")
+        except (ForgeAuthError, ForgeNotFoundError) as exc:
+            if exc.status == 401:
+                raise
+            return None
+        return self.http.parsed(GitHubUser, data, "the token's user").login
 
     def reviews(self) -> list[GitHubReview]:
         return [self.http.parsed(GitHubReview, item, "a review") for item in self.http.pages(

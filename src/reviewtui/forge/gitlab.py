@@ -4,9 +4,11 @@ From GitLab's OpenAPI description (``doc/api/openapi/openapi_v2.yaml``): the mer
 (``getApiV4ProjectsIdMergeRequestsMergeRequestIid``), draft notes (list, create, update, delete,
 bulk publish: one review), approvals and approve. The description leaves out the discussions
 API, which re-publishing (finding the notes reviewtui wrote) and the others' threads need: those
-two calls (list discussions, edit a note) follow ``doc/api/discussions.md``. The contract tests
-check every request and answer (``tests/data/forge/gitlab/``). The project is named by its
-URL-encoded path (``group%2Fsub%2Fproj``), so no lookup of its numeric id is needed. The
+two calls (list discussions, edit a note) follow ``doc/api/discussions.md``; and the token's own
+user (``GET /user``, ``doc/api/users.md``), whose notes alone are reviewtui's to edit. The
+contract tests check every request and answer (``tests/data/forge/gitlab/``). The project is
+named by its URL-encoded path (``group%2Fsub%2Fproj``), so no lookup of its numeric id is
+needed. The
 token goes in ``Authorization: Bearer``, which GitLab takes for personal, project and group
 access tokens and for the OAuth token glab keeps after a web login alike
 (``doc/api/rest/authentication.md``); ``PRIVATE-TOKEN`` would refuse the OAuth one.
@@ -23,7 +25,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-from reviewtui.errors import ForgeError
+from reviewtui.errors import ForgeAuthError, ForgeError, ForgeNotFoundError
 from reviewtui.forge.auth import Token
 from reviewtui.forge.http import ForgeHttp, Sleep
 from reviewtui.forge.target import PullTarget
@@ -112,6 +114,17 @@ class GitLabClient:
         data = self.http.request("GET", self.mr_path(), not_found=(
             f"merge request {self.target.label} not found on {self.target.repo.host}"))
         return self.http.parsed(GitLabMergeRequest, data, f"merge request {self.target.label}")
+
+    def viewer(self) -> str | None:
+        """The username the token acts as (``GET /user``), or None when GitLab will not say
+        (a CI job's token: HTTP 403)."""
+        try:
+            data = self.http.request("GET", "user")
+        except (ForgeAuthError, ForgeNotFoundError) as exc:
+            if exc.status == 401:
+                raise
+            return None
+        return self.http.parsed(GitLabUser, data, "the token's user").username
 
     def discussions(self) -> list[GitLabDiscussion]:
         return [self.http.parsed(GitLabDiscussion, item, "a discussion")

@@ -23,11 +23,17 @@ summary, which is edited again, so nothing is lost.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from reviewtui.errors import ForgeError
 from reviewtui.forge.draft import REVIEW_MARKER, DraftComment, ReviewDraft, marker_key
-from reviewtui.forge.gitlab import GitLabClient, GitLabDiscussion, GitLabMergeRequest
+from reviewtui.forge.gitlab import (
+    GitLabClient,
+    GitLabDiscussion,
+    GitLabMergeRequest,
+    GitLabUser,
+)
 from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body
 from reviewtui.forge.sync import Operation, SyncReport
 from reviewtui.forge.threads import PullThread
@@ -42,14 +48,31 @@ class Published:
     body: str
 
 
-def ours(discussions: list[GitLabDiscussion]) -> tuple[dict[str, Published], Published | None]:
-    """reviewtui's published notes by fingerprint, and its latest summary note."""
+_BOT = re.compile(r"^(project|group)_\d+_bot")  # the user a project or group access token is
+
+
+def by_viewer(user: GitLabUser | None, viewer: str | None) -> bool:
+    """Was this written by the token's user? When GitLab does not say who that is, an access
+    token's bot user's writing is taken as ours."""
+    if user is None:
+        return False
+    if viewer is None:
+        return _BOT.match(user.username) is not None
+    return user.username.lower() == viewer.lower()
+
+
+def ours(discussions: list[GitLabDiscussion],
+         viewer: str | None) -> tuple[dict[str, Published], Published | None]:
+    """reviewtui's published notes by fingerprint, and its latest summary note -- the ones the
+    token's user wrote: a colleague who publishes with reviewtui too marks hers the same way."""
     found: dict[str, Published] = {}
     summary: Published | None = None
     for discussion in discussions:
         if not discussion.notes:
             continue
         note = discussion.notes[0]
+        if not by_viewer(note.author, viewer):
+            continue
         key = marker_key(note.body)
         if key is not None:
             found.setdefault(key, Published(discussion.id, note.id, note.body))
@@ -58,12 +81,15 @@ def ours(discussions: list[GitLabDiscussion]) -> tuple[dict[str, Published], Pub
     return found, summary
 
 
-def threads_of(discussions: list[GitLabDiscussion]) -> list[PullThread]:
-    """The diff notes others left (not reviewtui's own), read-only, replies after their note."""
+def threads_of(discussions: list[GitLabDiscussion],
+               viewer: str | None = None) -> list[PullThread]:
+    """The diff notes others left (not the ones reviewtui published for ``viewer``), read-only,
+    replies after their note."""
     out: list[PullThread] = []
     for discussion in discussions:
         first = discussion.notes[0] if discussion.notes else None
-        if first is None or first.position is None or marker_key(first.body) is not None:
+        if first is None or first.position is None or (
+                marker_key(first.body) is not None and by_viewer(first.author, viewer)):
             continue
         where = first.position
         path = where.new_path or where.old_path or "?"
@@ -81,6 +107,7 @@ class GitLabPlan:
     refs: DiffRefs | None
     lines: LineMap
     client: GitLabClient
+    viewer: str | None  # the token's username (None: GitLab did not say)
     stale: list[Operation] = field(default_factory=list)  # DELETE of pending drafts of ours
     edits: list[Operation] = field(default_factory=list)  # PUT of published notes
     unchanged: list[str] = field(default_factory=list)
@@ -133,13 +160,14 @@ def _edit(client: GitLabClient, old: Published, body: str, what: str) -> Operati
 
 def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
                 mr: GitLabMergeRequest, discussions: list[GitLabDiscussion],
-                lines: LineMap) -> GitLabPlan:
+                lines: LineMap, viewer: str | None) -> GitLabPlan:
+    """``viewer``: the token's username (``GitLabClient.viewer``); only its notes are edited."""
     refs = (DiffRefs(mr.diff_refs.base_sha, mr.diff_refs.start_sha, mr.diff_refs.head_sha)
             if mr.diff_refs is not None else None)
     if refs is None and draft.comments:
         draft = draft.fold([c.key for c in draft.comments], "GitLab has no diff for it yet")
-    published, summary = ours(discussions)
-    plan = GitLabPlan(draft, commit_id, refs, lines, client, summary_note=summary)
+    published, summary = ours(discussions, viewer)
+    plan = GitLabPlan(draft, commit_id, refs, lines, client, viewer, summary_note=summary)
     new: list[DraftComment] = []
     for comment in draft.comments:
         old = published.get(comment.key)
@@ -201,7 +229,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
         client.http.request(summary_op.method, summary_op.path, body=summary_op.body)
     if sent or plan.summary_note is None:
         client.http.request("POST", client.mr_path("/draft_notes/bulk_publish"))
-    published, summary = ours(client.discussions())
+    published, summary = ours(client.discussions(), plan.viewer)
     dropped = [key for key in sent if key not in published]
     if dropped:
         draft = draft.fold(dropped, "not kept on its line by GitLab")

@@ -20,7 +20,7 @@ from typing import Any
 
 from reviewtui.errors import ForgeValidationError
 from reviewtui.forge.draft import REVIEW_MARKER, ReviewDraft, marker_key
-from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComment
+from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComment, GitHubUser
 
 STATES = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
@@ -60,25 +60,42 @@ class SyncReport:
     notes: list[str] = field(default_factory=list)
 
 
-def _ours(comments: list[GitHubReviewComment]) -> dict[str, GitHubReviewComment]:
+def by_viewer(user: GitHubUser | None, viewer: str | None) -> bool:
+    """Was this written by the token's user? When GitHub does not say who that is (a GitHub
+    App's or Actions' token), a bot's writing is taken as ours: such a token writes as a bot."""
+    if user is None:
+        return False
+    if viewer is None:
+        return user.login.endswith("[bot]")
+    return user.login.lower() == viewer.lower()
+
+
+def ours(comments: list[GitHubReviewComment],
+         viewer: str | None) -> dict[str, GitHubReviewComment]:
+    """reviewtui's published comments by fingerprint -- the ones the token's user wrote: a
+    colleague who publishes with reviewtui too marks hers the same way."""
     found: dict[str, GitHubReviewComment] = {}
     for comment in comments:
         key = marker_key(comment.body)
-        if key is not None and comment.in_reply_to_id is None:
+        if key is not None and comment.in_reply_to_id is None and by_viewer(comment.user,
+                                                                                viewer):
             found.setdefault(key, comment)
     return found
 
 
-def _last_summary(reviews: list[GitHubReview]) -> GitHubReview | None:
-    ours = [r for r in reviews if REVIEW_MARKER in (r.body or "") and r.state != "PENDING"]
-    return ours[-1] if ours else None
+def _last_summary(reviews: list[GitHubReview], viewer: str | None) -> GitHubReview | None:
+    mine = [r for r in reviews if REVIEW_MARKER in (r.body or "") and r.state != "PENDING"
+            and by_viewer(r.user, viewer)]
+    return mine[-1] if mine else None
 
 
 def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
-              comments: list[GitHubReviewComment], reviews: list[GitHubReview]) -> SyncPlan:
+              comments: list[GitHubReviewComment], reviews: list[GitHubReview],
+              viewer: str | None) -> SyncPlan:
+    """``viewer``: the token's login (``GitHubClient.viewer``); only what it wrote is edited."""
     pulls = client.pulls_path
     plan = SyncPlan(draft, commit_id)
-    published = _ours(comments)
+    published = ours(comments, viewer)
     new = []
     for comment in draft.comments:
         old = published.get(comment.key)
@@ -99,7 +116,7 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
                 f"edit comment {old.id} on {folded.comment.path}: {folded.comment.title}"))
     draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
                                      tuple(new), draft.folded, draft.notes, draft.existing)
-    last = _last_summary(reviews)
+    last = _last_summary(reviews, viewer)
     if last is not None and not new and last.state == STATES[draft.event]:
         plan.review = Operation("PUT", pulls(f"/reviews/{last.id}"), {"body": draft.summary()},
                                 f"edit the summary of review {last.id}")
