@@ -167,3 +167,12 @@ class ForgeRateLimitError(ForgeError):
 
 class ForgeValidationError(ForgeError):
     """The forge refused what was sent (HTTP 422), e.g. a line comment outside the diff."""
+
+
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """Where a file stops being UTF-8, for a person: ``byte 0xe9 at line 1``."""
+    data = exc.object
+    if not isinstance(data, bytes):
+        return exc.reason
+    line = data.count(b"\n", 0, exc.start) + 1
+    return f"byte 0x{data[exc.start:exc.start + 1].hex()} at line {line}"

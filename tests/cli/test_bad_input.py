@@ -75,6 +75,21 @@ def test_broken_config(repo: GitRepoBuilder, cli: CliRunner) -> None:
         _assert_clean_error(cli("index", *selector, repo.root), "unitz")
 
 
+def test_settings_files_that_are_not_utf8(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit("one")
+    repo.write("a.py", "x = 2\n")
+    (repo.root / ".reviewtui.toml").write_bytes(b"# r\xe9glages\n[units]\nmerge_gap = 6\n")
+    _assert_clean_error(cli("index", repo.root), ".reviewtui.toml",
+                        "not UTF-8 text (TOML is): byte 0xe9 at line 1")
+    (repo.root / ".reviewtui.toml").unlink()
+    (repo.root / ".reviewtui").mkdir()
+    (repo.root / ".reviewtui" / "triage_weights.toml").write_bytes(
+        b"[weights]\n# appris \xe9\n")
+    _assert_clean_error(cli("index", "--sort", "priority", repo.root), "triage_weights.toml",
+                        "byte 0xe9 at line 2")
+
+
 def test_conflicting_selectors_are_a_usage_error(repo: GitRepoBuilder, cli: CliRunner) -> None:
     with pytest.raises(SystemExit) as exc:
         cli("index", "--staged", "--working", repo.root)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reviewtui.errors import ConfigError
+from reviewtui.errors import ConfigError, not_utf8
 from reviewtui.history.line_history import FEATURES as HISTORY_FEATURES
 from reviewtui.rules.priority import MAX_REACH_POINTS, MAX_SIGNALS, SIGNAL_POINTS
 from reviewtui.rules.suggestion import RuleSuggestion
@@ -114,6 +114,8 @@ def _read(path: Path) -> TriageWeights:
     try:
         data = tomllib.loads(path.read_text("utf-8"))
         weights = TriageWeights.model_validate(data)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (TOML is): {not_utf8(exc)}") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the triage weights: {exc}") from None
     except ValidationError as exc:

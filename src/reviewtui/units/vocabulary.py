@@ -92,6 +92,8 @@ def load_vocabulary(path: Path) -> Vocabulary:
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: rule pack is not UTF-8 text") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read rule pack: {exc}") from None
     return _vocabulary(data.get("tagging", {}), path)
