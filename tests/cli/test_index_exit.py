@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 
@@ -52,6 +54,22 @@ def test_a_reader_that_stops_early_is_no_error(repo: GitRepoBuilder, tmp_path: P
     assert proc.returncode == 0
     assert len(proc.stdout) == 100
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("command", [("index", "--json"), ("index",), ("plan", "--no-llm")])
+def test_a_full_disk_is_one_line_not_a_traceback(repo: GitRepoBuilder,
+                                                 command: tuple[str, ...]) -> None:
+    _change(repo)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with Path("/dev/full").open("wb") as full:  # every write: ENOSPC
+        proc = subprocess.run([sys.executable, "-m", "reviewtui", *command, str(repo.root)],
+                              stdout=full, stderr=subprocess.PIPE, check=False, env=env)
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert "Traceback" not in err, err
+    assert err.splitlines()[-1] == (
+        "reviewtui: error: cannot write the output: No space left on device")
 
 
 def test_bad_input_still_says_one_line(repo: GitRepoBuilder) -> None:

@@ -8,6 +8,7 @@ anything else) is imported.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -88,6 +89,15 @@ def _left_loading() -> bool:
     return bool(getattr(workbench, "left_loading", False))
 
 
+# What writing the output fails with when the disk (or quota, or device) is full or gone.
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _drop_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def _exit_at_once(code: int) -> None:
     try:
         sys.stdout.flush()
@@ -116,6 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout = for_terminal(stdout)
     try:
         code = _dispatch(args)
+        sys.stdout.flush()  # a full disk says so here, not in the interpreter's exit
         if argv is None and ((args and args[0] in _EXIT_AT_ONCE) or _left_loading()):
             _exit_at_once(code)
         return code
@@ -126,9 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("reviewtui: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _drop_stdout()
         return 0
+    except OSError as exc:
+        if exc.errno not in _WRITE_FAILURES:
+            raise
+        _drop_stdout()  # what is still buffered cannot be written either
+        print(f"reviewtui: error: cannot write the output: {exc.strerror}", file=sys.stderr)
+        return 1
     finally:
         sys.stdout = stdout
         if collecting:
