@@ -4,7 +4,8 @@
 network. reviewtui ships gzipped copies of ``cl100k_base`` and ``o200k_base``; before the first
 ``get_encoding`` they are decompressed, checked against the SHA-256 that tiktoken itself pins,
 and written into tiktoken's cache under the name tiktoken looks for (the SHA-1 of the download
-URL). tiktoken is never allowed to reach for the network: when the shipped copy is missing or
+URL); when that cache cannot be written, into a directory of the user's in the temporary folder.
+tiktoken is never allowed to reach for the network: when the shipped copy is missing or
 corrupt and no valid cached copy exists, ``load_encoding`` returns None and callers estimate.
 """
 
@@ -16,6 +17,7 @@ import hashlib
 import importlib
 import inspect
 import os
+import tempfile
 import threading
 import uuid
 from pathlib import Path
@@ -122,6 +124,14 @@ def seed_cache(name: str, *, data_dir: Path | None = None, directory: Path | Non
     return True
 
 
+def _private_dir() -> Path:
+    """Where the copy goes when the cache cannot be written (a read-only home, a full disk
+    there): a directory of this user's in the temporary folder -- counting on an estimate
+    instead would under-count prompts by about 40%."""
+    user = os.getuid() if hasattr(os, "getuid") else os.getpid()
+    return Path(tempfile.gettempdir()) / f"reviewtui-tiktoken-{user}"
+
+
 def _already_loaded(name: str) -> Any:
     try:
         from tiktoken import registry
@@ -137,8 +147,9 @@ def load_encoding(name: str, *, data_dir: Path | None = None) -> Any:
     if loaded is not None and data_dir is None:
         return loaded
     with _lock:
-        directory = cache_dir()
-        if not seed_cache(name, data_dir=data_dir, directory=directory):
+        directory = next((d for d in (cache_dir(), _private_dir())
+                          if seed_cache(name, data_dir=data_dir, directory=d)), None)
+        if directory is None:
             return None
         if loaded is not None:
             return loaded

@@ -82,6 +82,18 @@ def test_user_tiktoken_cache_dir_is_respected(tmp_path: Path, monkeypatch: pytes
     assert os.environ["TIKTOKEN_CACHE_DIR"] == str(tmp_path / "mine")
 
 
+def test_a_cache_that_cannot_be_written_still_counts_exactly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unloaded: None) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache's folder would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # mkdir under it fails, even as root
+    monkeypatch.setattr(encodings.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    counter = token_counter()
+    assert (counter.name, counter.exact) == ("cl100k_base", True)  # not the estimate
+    assert counter.count("hello world") == 2
+    assert len(list((tmp_path / "tmp").glob("reviewtui-tiktoken-*/*"))) == 1
+
+
 def test_a_corrupt_cached_copy_is_replaced(unloaded: None) -> None:
     target = encodings.cache_path("cl100k_base")
     assert target is not None
