@@ -233,6 +233,14 @@ def test_a_line_github_does_not_count_as_diff_goes_into_the_summary(
     assert "not on a changed line, refused by GitHub" in summary
     assert "1 line comments moved into the summary" in result.out
 
+    # again, nothing changed: the refused line is not offered to GitHub again in a new
+    # review (refused again, a new review each time): the summary is edited in place
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == 2 and len(world.fake.reviews[7]) == 1
+    [put] = world.fake.ops("PUT")
+    assert "Is this covered by a test?" in put.body["body"]
+
 
 @pytest.mark.parametrize("status", [429, 403])
 def test_rate_limits_are_waited_out(world: PullWorld, cli: CliRunner, status: int) -> None:

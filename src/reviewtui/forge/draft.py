@@ -30,6 +30,15 @@ def marker(key: str) -> str:
     return f"<!-- reviewtui:fingerprint={key} -->"
 
 
+_REFUSED = re.compile(r"<!-- reviewtui:refused=([^\s>]+) -->")
+REFUSED = "refused by GitHub"  # the reasons of a comment the forge would not put on its line
+
+
+def refused_keys(summary: str) -> set[str]:
+    """The comments a published summary holds because the forge refused their lines."""
+    return set(_REFUSED.findall(summary))
+
+
 def marker_key(body: str) -> str | None:
     """The fingerprint a published comment carries, if reviewtui wrote it."""
     found = _MARKER.search(body)
@@ -100,7 +109,8 @@ class ReviewDraft:
             for item in self.folded:
                 c = item.comment
                 text = _strip_marker(c.body).replace("\n", "\n  ")
-                out.append(f"- `{c.path}` {c.lines} ({item.reason}): {text}")
+                refused = f" <!-- reviewtui:refused={c.key} -->" if REFUSED in item.reason else ""
+                out.append(f"- `{c.path}` {c.lines} ({item.reason}): {text}{refused}")
         out += ["", REVIEW_MARKER]
         return "\n".join(out)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewtui.errors import ForgeValidationError
-from reviewtui.forge.draft import REVIEW_MARKER, ReviewDraft, marker_key
+from reviewtui.forge.draft import REFUSED, REVIEW_MARKER, ReviewDraft, marker_key, refused_keys
 from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComment, GitHubUser
 
 STATES = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
@@ -114,9 +114,16 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
                 "PATCH", f"{client.prefix}/pulls/comments/{old.id}",
                 {"body": folded.comment.body},
                 f"edit comment {old.id} on {folded.comment.path}: {folded.comment.title}"))
+    last = _last_summary(reviews, viewer)
     draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
                                      tuple(new), draft.folded, draft.notes, draft.existing)
-    last = _last_summary(reviews, viewer)
+    if last is not None and last.commit_id == commit_id:
+        # GitHub refused these lines of this very commit before (HTTP 422): they stay in the
+        # summary, not sent again in a new review that it would refuse again.
+        refused = [c.key for c in new if c.key in refused_keys(last.body or "")]
+        if refused:
+            draft = plan.draft = draft.fold(refused, REFUSED)
+            new = [c for c in new if c.key not in refused]
     if last is not None and not new and last.state == STATES[draft.event]:
         plan.review = Operation("PUT", pulls(f"/reviews/{last.id}"), {"body": draft.summary()},
                                 f"edit the summary of review {last.id}")
@@ -157,8 +164,8 @@ def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -
             return [c.key for c in d.comments]
 
         fallbacks: list[tuple[str, Callable[[ReviewDraft], list[str]]]] = [
-            ("not on a changed line, refused by GitHub", off_changed),
-            ("refused by GitHub", every)]
+            (f"not on a changed line, {REFUSED}", off_changed),
+            (REFUSED, every)]
         while True:
             body = {**(review.body or {}), "body": draft.summary(),
                     "comments": [c.payload() for c in draft.comments]}
