@@ -148,6 +148,20 @@ def test_publish_dry_run_then_publish_then_again_without_duplicates(
     assert len(ours) == 2 and len(world.fake.ops("POST")) == 1
 
 
+def test_a_finding_whose_fix_was_applied_here_is_still_published(
+        world: PullWorld, cli: CliRunner) -> None:
+    # applied in this clone ("fixed"), but the pull request's head still has it
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_finding_state(sid, "f-rate", "fixed")
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    [post] = world.fake.ops("POST")
+    [rate] = [c for c in post.body["comments"] if "Charge rate tripled" in c["body"]]
+    assert "```suggestion\n    total = amount * 2\n```" in rate["body"]
+
+
 def _colleagues_publish(world: PullWorld) -> tuple[dict[str, Any], dict[str, Any]]:
     """What a colleague's own reviewtui left on pull request 7: a line comment whose key is
     one our store also has (``comment-1``) and a summary, both marked as reviewtui marks."""

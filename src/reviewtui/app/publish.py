@@ -16,7 +16,7 @@ from pathlib import Path
 
 from reviewtui.errors import ForgeError
 from reviewtui.forge.auth import Token
-from reviewtui.forge.draft import ReviewDraft, build_draft, marker_key
+from reviewtui.forge.draft import PUBLISHED_STATES, ReviewDraft, build_draft, marker_key
 from reviewtui.forge.github import GitHubClient, GitHubReviewComment
 from reviewtui.forge.gitlab import GitLabClient
 from reviewtui.forge.gitlab_position import LineMap
@@ -106,7 +106,9 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
                              hint=f"review it first: reviewtui --pr {target.number}")
         ws = Workspace(loaded, loaded.plan(use_llm=False,
                                            overrides=store.overrides(session.session_id)))
-        review = gather(ws, store, session.session_id)
+        review = gather(ws, store, session.session_id, everything=True)
+    review = review.model_copy(update={"findings": [
+        f for f in review.findings if f.state in PUBLISHED_STATES]})
     if review.verdict is None and not review.comments and not review.findings:
         raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
                          "no accepted findings")

@@ -23,6 +23,9 @@ from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block
 Side = Literal["RIGHT", "LEFT"]
 REVIEW_MARKER = "<!-- reviewtui:review -->"
 _MARKER = re.compile(r"<!-- reviewtui:fingerprint=([^\s>]+) -->")
+# A finding whose fix was applied here ("fixed") is still in the head that was reviewed: the
+# pull request gets it (with its suggestion) until that head changes.
+PUBLISHED_STATES = frozenset({"accepted", "open", "fixed"})
 EVENTS = {"approve": "APPROVE", "request_changes": "REQUEST_CHANGES", "comment": "COMMENT"}
 
 
@@ -177,7 +180,7 @@ def build_draft(review: ExportedReview, change_set: ChangeSet) -> ReviewDraft:
                                               draft.start_line, draft.line)
          else folded.append(Folded(draft, "outside the diff")))
     for finding in review.findings:
-        if finding.state not in ("accepted", "open"):
+        if finding.state not in PUBLISHED_STATES:
             continue
         file_hunks = hunks.get((finding.file_path, "RIGHT"), [])
         draft = _finding_comment(finding, file_hunks)
