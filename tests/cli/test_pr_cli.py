@@ -294,6 +294,29 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
 
 
+def test_the_review_of_an_earlier_head_is_kept_after_the_pull_request_is_fetched_again(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
+    moved = world.upstream.head()
+    world.push_pull(7, moved)
+    world.fake.pulls[7]["head"]["sha"] = moved
+    # any --pr command fetches it again: the change is a new one, the review is the old one's
+    listed = cli("findings", "--json", "--pr", "7", world.local)
+    assert listed.code == 0, listed.err
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == moved
+    assert {f["fingerprint"] for f in listed.json()["findings"]} >= {"f-rate", "f-helper"}
+    assert f"at {world.head_sha[:10]}; its head is {moved[:10]} now" in listed.err
+    published = cli("publish", "--pr", "7", world.local)
+    assert published.code == 0, published.err
+    [post] = world.fake.ops("POST")
+    assert post.body["commit_id"] == world.head_sha and post.body["comments"] == []
+    assert "the pull request's head moved since this review" in post.body["body"]
+
+
 def test_publish_before_opening_says_how(world: PullWorld, cli: CliRunner) -> None:
     result = cli("publish", "--pr", "7", world.local)
     assert result.code == 2

@@ -93,17 +93,22 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
     from reviewtui.agent.deliverable import gather
     from reviewtui.agent.workspace import Workspace, change_key
     from reviewtui.app.open_pr import locate_pull, pull_selector, reviewed_refs
+    from reviewtui.app.pull_review import earlier_review
     from reviewtui.pipeline import load_change
     from reviewtui.sessions import SessionStore
 
     repo, target = locate_pull(path, spec)
-    refs = reviewed_refs(repo, target)
+    reviewed_head = reviewed_refs(repo, target).head
     loaded = load_change(repo.root, pull_selector(target))
     with SessionStore(store_path) as store:
         session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
-        if session is None:
-            raise ForgeError(f"no review kept for {target.label} at {refs.head[:10]}",
-                             hint=f"review it first: reviewtui --pr {target.number}")
+        if session is None:  # fetched again since (a force-push, new commits): the review
+            earlier = earlier_review(store, str(loaded.root), repo, target)  # made before
+            if earlier is None:
+                raise ForgeError(f"no review kept for {target.label} at {reviewed_head[:10]}",
+                                 hint=f"review it first: reviewtui --pr {target.number}")
+            session, reviewed_head = earlier.session, earlier.head
+            loaded = load_change(repo.root, earlier.selector)
         ws = Workspace(loaded, loaded.plan(use_llm=False,
                                            overrides=store.overrides(session.session_id)))
         review = gather(ws, store, session.session_id, everything=True)
@@ -115,7 +120,7 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
     draft = build_draft(review, loaded.change_set)
     client = open_client(target, token=token, sleep=sleep)
     try:
-        outcome = _plan(client, draft, refs.head, loaded.change_set)
+        outcome = _plan(client, draft, reviewed_head, loaded.change_set)
         if not dry_run:
             plan = outcome.plan
             if isinstance(plan, GitLabPlan):

@@ -74,6 +74,18 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     with SessionStore() as store:
         session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
+        opened = getattr(args, "opened_pull", None)
+        if session is None and opened is not None:  # the pull request moved since its review
+            from reviewtui.app.pull_review import earlier_review
+            from reviewtui.git.runner import open_repository
+
+            earlier = earlier_review(store, str(loaded.root), open_repository(loaded.root),
+                                     opened.target)
+            if earlier is not None:
+                session = earlier.session
+                loaded = load_change(args.path, earlier.selector, use_cache=not args.no_cache)
+                err.write(f"findings: the review of {opened.target.label} at "
+                          f"{earlier.head[:10]}; its head is {opened.refs.head[:10]} now\n")
         if session is None:
             if args.action == "list":
                 if args.json:

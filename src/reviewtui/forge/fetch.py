@@ -36,8 +36,9 @@ def fetch_pull(repo: GitRepo, target: PullTarget, base_branch: str) -> FetchedRe
         raise ForgeError(f"refusing to fetch from {source!r} branch {base_branch!r}")
     specs = [pull_refspec(target), f"+refs/heads/{base_branch}:{target.base_ref}"]
     try:
-        repo.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", source, *specs,
-                 timeout=FETCH_TIMEOUT_SECONDS)
+        # Every head the pull request had stays in its ref's reflog (``app.pull_review``).
+        repo.run("-c", "core.logAllRefUpdates=always", "fetch", "--quiet", "--no-tags",
+                 "--no-write-fetch-head", source, *specs, timeout=FETCH_TIMEOUT_SECONDS)
     except GitCommandError as exc:
         raise ForgeError(f"cannot fetch {target.label} from {source}: {exc}") from None
     head, base = repo.try_resolve(target.head_ref), repo.try_resolve(target.base_ref)

@@ -236,6 +236,18 @@ class SessionStore(RoundStore, ReviewStore):
                 (clean_text(repo_key), clean_text(change_key))).fetchone()
         return _session_info(row) if row is not None else None
 
+    def latest_session_of_range_to(self, repo_key: str, commit: str) -> SessionInfo | None:
+        """The most recently updated session about a range that ends at ``commit`` (a pull
+        request's head it had before: ``range:BASE..COMMIT``)."""
+        if not commit.isalnum():
+            return None
+        with self._reading() as conn:
+            row = conn.execute(
+                f"SELECT {_SESSION_COLUMNS} FROM sessions s WHERE s.repo_key = ? "
+                "AND s.change_key LIKE ? ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1",
+                (clean_text(repo_key), f"range:%..{commit}")).fetchone()
+        return _session_info(row) if row is not None else None
+
     def session_for_change(self, repo_key: str, change_key: str, title: str,
                            model: str | None = None) -> SessionInfo:
         """The session of this change (the latest), created when there is none yet — in one
