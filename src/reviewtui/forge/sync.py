@@ -99,7 +99,9 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
     new = []
     for comment in draft.comments:
         old = published.get(comment.key)
-        if old is None:
+        if old is None or (old.path, old.line) != (comment.path, comment.line):
+            # not there, or no longer on its line: outdated (``line`` None: a force-push took
+            # its line away) or elsewhere than where it now is -- put on its line again
             new.append(comment)
         elif old.body.strip() == comment.body.strip():
             plan.unchanged.append(comment.key)
