@@ -162,6 +162,23 @@ def test_a_finding_whose_fix_was_applied_here_is_still_published(
     assert "```suggestion\n    total = amount * 2\n```" in rate["body"]
 
 
+def test_applying_a_fix_with_another_commit_checked_out_says_to_check_out_the_head(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    listed = cli("findings", "--json", "--pr", "7", world.local).json()["findings"]
+    [rate] = [f["id"] for f in listed if f["fingerprint"] == "f-rate"]
+    before = (world.local / "app/service.py").read_bytes()
+    refused = cli("findings", "apply", rate, "--pr", "7", world.local)  # main is checked out
+    assert refused.code == 2 and (world.local / "app/service.py").read_bytes() == before
+    [line] = refused.err.splitlines()
+    assert "the working tree is not octo/proj#7's head" in line
+    assert f"git checkout --detach {PULL_REFS}/7/head" in line
+    git(world.local, "checkout", "-q", "--detach", f"{PULL_REFS}/7/head")
+    checked_out = cli("findings", "apply", rate, "--pr", "7", world.local)
+    assert "is not octo/proj#7's head" not in checked_out.err  # the head is there now
+
+
 def _colleagues_publish(world: PullWorld) -> tuple[dict[str, Any], dict[str, Any]]:
     """What a colleague's own reviewtui left on pull request 7: a line comment whose key is
     one our store also has (``comment-1``) and a summary, both marked as reviewtui marks."""

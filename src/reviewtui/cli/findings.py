@@ -14,7 +14,7 @@ import shlex
 from typing import TYPE_CHECKING, Any, TextIO
 
 from reviewtui.cli.selectors import selector_from_args, selector_words
-from reviewtui.errors import UsageError
+from reviewtui.errors import FixError, UsageError
 
 if TYPE_CHECKING:
     from reviewtui.pipeline import LoadedChange
@@ -56,6 +56,23 @@ def _ask_fix(args: argparse.Namespace, loaded: LoadedChange, store: SessionStore
     why = f" ({answer.explanation})" if answer.explanation else ""
     err.write(f"findings: fix for {finding_id(updated)} {how}{why}\n")
     return 0
+
+
+def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any) -> FixError:
+    """``exc``, or -- for a pull request whose head is not what is checked out -- why the
+    working tree's lines are not the reviewed ones, and how to get them."""
+    if opened is None or loaded.change_set.new_side.rev is None:
+        return exc
+    from reviewtui.git.runner import open_repository
+
+    head = open_repository(loaded.root).try_resolve("HEAD")
+    if head == loaded.change_set.new_side.rev:
+        return exc
+    return FixError(f"the working tree is not {opened.target.label}'s head "
+                    f"({loaded.change_set.new_side.rev[:10]}; HEAD is "
+                    f"{(head or 'unborn')[:10]}): a fix applies to the reviewed lines",
+                    hint=f"check it out first: git checkout --detach {opened.target.head_ref}, "
+                         "or its branch; --dry-run prints the patch")
 
 
 def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -123,14 +140,17 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         finding = find_finding(findings, args.finding)
         if args.action == "fix":
             return _ask_fix(args, loaded, store, sid, finding, out, err)
-        if args.dry_run:
-            out.write(patch_text(finding))
-            out.flush()
-            preview_fix(loaded.root, finding)  # FixError: one line, exit 2
-            err.write(f"findings: the fix of {finding_id(finding)} applies to "
-                      f"{finding.file_path} (dry run: nothing written)\n")
-            return 0
-        preview, after = apply_fix(store, sid, loaded.root, finding)
+        try:
+            if args.dry_run:
+                out.write(patch_text(finding))
+                out.flush()
+                preview_fix(loaded.root, finding)  # FixError: one line, exit 2
+                err.write(f"findings: the fix of {finding_id(finding)} applies to "
+                          f"{finding.file_path} (dry run: nothing written)\n")
+                return 0
+            preview, after = apply_fix(store, sid, loaded.root, finding)
+        except FixError as exc:
+            raise _not_checked_out(exc, loaded, getattr(args, "opened_pull", None)) from None
         out.write(preview.diff)
         state = " · the finding is now fixed" if after.state == "fixed" else ""
         undo = shlex.join(["reviewtui", "findings", "undo", finding_id(finding),
