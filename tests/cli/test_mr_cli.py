@@ -277,6 +277,28 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
 
 
+def test_a_new_head_reviewed_again_gets_its_line_notes_again(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
+    moved = world.upstream.head()
+    world.push_mr(7, moved)
+    mr = world.fake.mrs[7]
+    mr["sha"] = mr["diff_refs"]["head_sha"] = moved
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)  # the same findings, reviewed on the new head
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    placed = [r.body for r in world.fake.ops("POST")
+              if r.path.endswith("/draft_notes") and "position" in (r.body or {})]
+    on_new_head = [n for n in placed if n["position"]["head_sha"] == moved]
+    assert len(on_new_head) == 2, again.out  # not "already published" on the old head
+
+
 def test_drafts_an_interrupted_publish_left_are_deleted_not_published_twice(
         world: MergeRequestWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0

@@ -62,6 +62,7 @@ class GitLabMergeRequest(_Read):
 
 
 class GitLabPosition(_Read):
+    head_sha: str | None = None
     new_path: str | None = None
     old_path: str | None = None
     new_line: int | None = None

@@ -46,6 +46,7 @@ class Published:
     discussion_id: str
     note_id: int
     body: str
+    head_sha: str | None = None  # the head its position was made on (a diff note)
 
 
 _BOT = re.compile(r"^(project|group)_\d+_bot")  # the user a project or group access token is
@@ -75,7 +76,8 @@ def ours(discussions: list[GitLabDiscussion],
             continue
         key = marker_key(note.body)
         if key is not None:
-            found.setdefault(key, Published(discussion.id, note.id, note.body))
+            head = note.position.head_sha if note.position is not None else None
+            found.setdefault(key, Published(discussion.id, note.id, note.body, head))
         elif REVIEW_MARKER in note.body:
             summary = Published(discussion.id, note.id, note.body)
     return found, summary
@@ -172,7 +174,9 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
     for comment in draft.comments:
         old = published.get(comment.key)
         body = gitlab_body(comment)
-        if old is None:
+        if old is None or (refs is not None and old.head_sha not in (None, refs.head_sha)):
+            # not there, or on a head the merge request no longer has (a force-push): its
+            # note stays there, outdated; this head gets its own
             new.append(comment)
         elif old.body.strip() == body.strip():
             plan.unchanged.append(comment.key)
