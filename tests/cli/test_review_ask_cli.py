@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,6 +120,29 @@ def test_review_without_a_model_says_how_to_configure_one(repo: GitRepoBuilder,
     assert result.code == 2
     assert "REVIEWTUI_MODEL" in result.err.splitlines()[-1]
     assert "Traceback" not in result.err
+
+
+def test_surrogate_halves_from_the_model_are_joined_or_replaced(
+        repo: GitRepoBuilder, installed: CliRunner, fake_llm: ScriptedOpenAIServer,
+        tmp_path: Path) -> None:
+    # JSON escapes a rocket as two halves of a UTF-16 pair; a server may cut between them,
+    # or send half of one: printing, storing or validating such text failed on it
+    _repo(repo)
+    fake_llm.script(Reply.text("Rocket \ud83d\ude80 done",
+                               chunks=["Rocket ", "\ud83d", "\ude80", " done"]))
+    asked = installed("ask", "--rules-plan", "split pair?", cwd=repo.root)
+    assert (asked.code, asked.out) == (0, "Rocket \U0001f680 done\n"), asked.err
+    fake_llm.script(Reply.json({
+        "verdict": "request_changes", "summary": "half \ud83d a pair", "findings": [
+            {"title": "Rate \udc00 tripled", "body": "", "severity": "P1", "confidence": 0.9,
+             "file_path": "app/service.py", "start_line": 2, "end_line": 2}]}))
+    target = tmp_path / "review.json"
+    reviewed = installed("review", "--rules-plan", "--format", "json", "-o", str(target),
+                         cwd=repo.root)
+    assert reviewed.code == 0, reviewed.err
+    report = json.loads(target.read_text(encoding="utf-8"))
+    assert report["summary"] == "half \ufffd a pair"
+    assert [f["title"] for f in report["findings"]] == ["Rate \ufffd tripled"]
 
 
 def test_ask_streams_continues_the_session_and_lists_it(

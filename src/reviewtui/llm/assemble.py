@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from reviewtui.llm.surrogates import ends_in_high_surrogate, whole_text
 from reviewtui.llm.types import ChatResult, ToolCall, Usage
 
 
@@ -52,7 +53,7 @@ def read_completion(response: Any, fallback_model: str) -> ChatResult | None:
                                   name=name,
                                   arguments=_text(getattr(function, "arguments", None))))
     return ChatResult(
-        content=_text(getattr(message, "content", None)),
+        content=whole_text(_text(getattr(message, "content", None))),
         tool_calls=tuple(calls),
         finish_reason=getattr(choice, "finish_reason", None),
         usage=read_usage(getattr(response, "usage", None)),
@@ -78,6 +79,7 @@ class StreamAssembler:
     usage: Usage | None = None
     model: str = ""
     choices: int = 0  # chunks that carried a choice
+    _held: str = ""  # a surrogate pair's first half, until its second arrives
 
     def feed(self, chunk: Any) -> str:
         """Take one chunk; return its content delta ("" when it has none)."""
@@ -98,7 +100,11 @@ class StreamAssembler:
             return ""
         for raw in getattr(delta, "tool_calls", None) or []:
             self._feed_call(raw)
-        text = _text(getattr(delta, "content", None))
+        text = self._held + _text(getattr(delta, "content", None))
+        self._held = ""
+        if ends_in_high_surrogate(text):  # its pair's second half comes in the next chunk
+            text, self._held = text[:-1], text[-1]
+        text = whole_text(text)
         if text:
             self.parts.append(text)
         return text
@@ -131,6 +137,7 @@ class StreamAssembler:
                      arguments="".join(call.arguments))
             for index, call in sorted(self.calls.items()) if call.name
         )
-        return ChatResult(content="".join(self.parts), tool_calls=calls,
+        held = "\ufffd" if self._held else ""  # half a pair whose other half never came
+        return ChatResult(content="".join(self.parts) + held, tool_calls=calls,
                           finish_reason=self.finish_reason, usage=self.usage,
                           model=self.model or self.fallback_model, cut_off=cut_off)

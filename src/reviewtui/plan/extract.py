@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from reviewtui.llm.surrogates import whole_value
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n(.*?)(?:\n```|$)", re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -89,7 +91,13 @@ def _salvage(text: str) -> list[Any]:
 
 
 def extract_plan_items(text: str | None) -> Extracted:
-    """The plan items in a model's reply, or ``PlanParseError`` saying why there are none."""
+    """The plan items in a model's reply, or ``PlanParseError`` saying why there are none
+    (strings made whole: a JSON escape may be half a surrogate pair)."""
+    found = _extract_plan_items(text)
+    return replace(found, items=whole_value(found.items))
+
+
+def _extract_plan_items(text: str | None) -> Extracted:
     if text is None or not text.strip():
         raise PlanParseError("the model returned an empty reply")
     stripped = text.strip()
@@ -137,13 +145,13 @@ def extract_object(text: str | None, key: str) -> tuple[dict[str, Any], str]:
         except json.JSONDecodeError:
             continue
         if isinstance(value, dict) and key in value:
-            return value, how
+            return whole_value(value), how
     for match in re.finditer(r"\{", stripped):
         try:
             value, _ = _DECODER.raw_decode(stripped, match.start())
         except json.JSONDecodeError:
             continue
         if isinstance(value, dict) and key in value:
-            return value, "embedded"
+            return whole_value(value), "embedded"
     raise PlanParseError(f"the reply holds no JSON object with {key!r}"
                          + (" (it looks cut off)" if "{" in stripped else ""))
