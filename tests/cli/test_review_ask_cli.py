@@ -122,6 +122,41 @@ def test_review_without_a_model_says_how_to_configure_one(repo: GitRepoBuilder,
     assert "Traceback" not in result.err
 
 
+@pytest.mark.parametrize("question", ["", "   "])
+def test_an_empty_question_is_refused_before_anything_is_sent(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer,
+        question: str) -> None:
+    _repo(repo)
+    result = cli("ask", "--rules-plan", question, repo.root)
+    assert result.code == 2 and fake_llm.chat_requests == []
+    assert result.err.splitlines()[-1].startswith("reviewtui: error: ask needs a QUESTION")
+
+
+@pytest.mark.parametrize("rounds", [0, 1])
+def test_ask_keeps_to_max_tool_rounds(repo: GitRepoBuilder, cli: CliRunner,
+                                      fake_llm: ScriptedOpenAIServer, rounds: int) -> None:
+    _repo(repo)
+    search = Reply.tool_calls([{"name": "search_in_project", "arguments": {"query": "pay"}}])
+    fake_llm.script(*[search] * rounds, Reply.text("done"))
+    result = cli("ask", "--rules-plan", "--max-tool-rounds", str(rounds), "Who pays?",
+                 repo.root)
+    assert result.code == 0, result.err
+    offered = [bool(r.body.get("tools")) for r in fake_llm.chat_requests]
+    assert offered == [True] * rounds + [False]  # then it answers with what it has
+
+
+def test_a_session_of_another_repository_is_refused(
+        make_repo: type[GitRepoBuilder], cli: CliRunner,
+        fake_llm: ScriptedOpenAIServer) -> None:
+    first, other = _repo(make_repo()), _repo(make_repo())
+    fake_llm.script(Reply.text("X is the launch code"))
+    asked = cli("ask", "--rules-plan", "What is X?", first.root)
+    session = asked.err.split("session ", 1)[1].split()[0]
+    refused = cli("ask", "--rules-plan", "--session", session, "Who calls charge?", other.root)
+    assert refused.code == 2 and len(fake_llm.chat_requests) == 1  # nothing sent
+    assert f"session {session} is about another repository" in refused.err.splitlines()[-1]
+
+
 def test_surrogate_halves_from_the_model_are_joined_or_replaced(
         repo: GitRepoBuilder, installed: CliRunner, fake_llm: ScriptedOpenAIServer,
         tmp_path: Path) -> None:

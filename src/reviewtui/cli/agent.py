@@ -140,9 +140,10 @@ def _ask_arguments(args: argparse.Namespace) -> str | None:
     """The question (None with ``--continue``), checked before any work is done; with
     ``--continue`` the one positional is the ``PATH``."""
     if not args.continue_answer:
-        if args.question is None:
-            raise UsageError("ask needs a QUESTION", hint="or --continue to go on with the "
-                                                          "last answer")
+        if args.question is None or not str(args.question).strip():
+            raise UsageError("ask needs a QUESTION" if args.question is None
+                             else "ask needs a QUESTION, not an empty one",
+                             hint="or --continue to go on with the last answer")
         return str(args.question)
     if args.new:
         raise UsageError("--continue goes on in an existing session: not with --new")
@@ -163,7 +164,7 @@ def run_ask(args: argparse.Namespace, out: TextIO,
     client, counter = _client_for(ws)
     with SessionStore() as store:
         chat = ChatSession.open(ws, store, client, counter, session_id=args.session,
-                                new=args.new)
+                                new=args.new, max_tool_rounds=args.max_tool_rounds)
         err.write(f"session {chat.session.session_id} ({chat.session.title})\n")
 
         def delta(text: str) -> None:

@@ -86,14 +86,25 @@ class ChatSession:
     @classmethod
     def open(cls, workspace: Workspace, store: SessionStore, client: LLMClient,
              counter: TokenCounter, *, session_id: str | None = None,
-             new: bool = False) -> ChatSession:
-        """Continue ``session_id``, else the latest session of this change, else a new one."""
+             new: bool = False, max_tool_rounds: int = 8) -> ChatSession:
+        """Continue ``session_id``, else the latest session of this change, else a new one.
+
+        A session of another repository or change is refused: its rounds would be sent to
+        the model as this change's history, and this change's round kept among its own."""
         session: SessionInfo | None = None
         if session_id is not None:
             session = store.session(session_id)
             if session is None:
                 raise UsageError(f"no session {session_id!r}",
                                  hint="'reviewtui sessions' lists them")
+            if (session.repo_key, session.change_key) != (workspace.repo_key,
+                                                          workspace.change_key):
+                where = ("another repository" if session.repo_key != workspace.repo_key
+                         else "another change")
+                raise UsageError(f"session {session.session_id} is about {where} "
+                                 f"({session.title})",
+                                 hint="give that change's selector and PATH, or leave "
+                                      "--session out")
         if session is None:
             meta = workspace.index.review_metadata
             title = f"{meta.mode}: {meta.old} -> {meta.new}"
@@ -103,7 +114,7 @@ class ChatSession:
             else:  # found or created in one transaction: runs started together share it
                 session = store.session_for_change(workspace.repo_key, workspace.change_key,
                                                    title, model=client.config.model)
-        return cls(workspace, store, client, counter, session)
+        return cls(workspace, store, client, counter, session, max_tool_rounds=max_tool_rounds)
 
     def static_context(self) -> str:
         """The review context sent with every request: the change's stated purpose (commit
