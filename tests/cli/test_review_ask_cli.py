@@ -157,6 +157,45 @@ def test_a_session_of_another_repository_is_refused(
     assert f"session {session} is about another repository" in refused.err.splitlines()[-1]
 
 
+def test_an_error_event_mid_answer_keeps_the_answer_so_far_to_continue(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "The first half"},
+                          "finish_reason": None}]}
+    error = {"error": {"message": "overloaded mid-stream", "type": "server_error"}}
+    fake_llm.script(Reply.raw(f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(error)}\n\n"
+                              .encode(), content_type="text/event-stream"))
+    cut = cli("ask", "--rules-plan", "Explain charge", repo.root)
+    assert cut.code == 2 and cut.out.startswith("The first half\n[answer cut off"), cut.out
+    fake_llm.script(lambda request: Reply.text(
+        "and the rest." if any("The first half" in str(m.get("content"))
+                               for m in request["messages"]) else "history lost"))
+    rest = cli("ask", "--rules-plan", "--continue", repo.root)
+    assert (rest.code, rest.out) == (0, "and the rest.\n"), rest.err
+
+
+def test_a_failed_question_is_not_called_complete_by_continue(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    fake_llm.script(*[Reply.error(500, "down")] * 4)
+    assert cli("ask", "--rules-plan", "Explain charge", repo.root).code == 2
+    again = cli("ask", "--rules-plan", "--continue", repo.root)
+    assert again.code == 2
+    assert "the last question of session" in again.err and "has no answer" in again.err
+
+
+def test_an_answer_the_content_filter_stopped_is_marked_incomplete(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    fake_llm.script(Reply.text("The answer is that", finish_reason="content_filter"))
+    result = cli("ask", "--rules-plan", "Explain charge", repo.root)
+    assert result.code == 2
+    assert result.out == ("The answer is that\n"
+                          "[answer stopped by the provider's content filter]\n")
+    assert "content filter" in result.err.splitlines()[-1]
+
+
 def test_surrogate_halves_from_the_model_are_joined_or_replaced(
         repo: GitRepoBuilder, installed: CliRunner, fake_llm: ScriptedOpenAIServer,
         tmp_path: Path) -> None:

@@ -45,6 +45,7 @@ class AgentTurn:
     capped: bool = False
     cut_off: bool = False  # the server closed the stream mid-answer: ``answer`` is partial
     truncated: bool = False  # the model stopped at its output token limit: ``answer`` is partial
+    filtered: bool = False  # the provider's content filter stopped it (``cut_off`` too)
 
     @property
     def incomplete(self) -> bool:
@@ -127,6 +128,7 @@ class AgentLoop:
                 turn.answer = reply.content
                 turn.cut_off = reply.cut_off
                 turn.truncated = reply.truncated
+                turn.filtered = reply.filtered
                 final = {"role": "assistant", "content": reply.content}
                 turn.messages.append(final)
                 return turn

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 
 CUT_OFF_MARK = "[answer cut off: the server closed the stream before it finished]"
+FILTERED_MARK = "[answer stopped by the provider's content filter]"
 TRUNCATED_MARK = ("[answer incomplete: the model stopped at its output token limit; "
                   "reviewtui ask --continue goes on]")
 
@@ -177,6 +178,11 @@ def run_ask(args: argparse.Namespace, out: TextIO,
         if question is None:
             unfinished = chat.unfinished()
             if unfinished is None:
+                rounds = chat.rounds.rounds
+                if rounds and rounds[-1].ended_at is None:  # synced by unfinished()
+                    raise UsageError(f"nothing to continue: the last question of session "
+                                     f"{chat.session.session_id} has no answer (its request "
+                                     "failed, or is still running)", hint="ask it again")
                 raise UsageError(f"nothing to continue: the last answer of session "
                                  f"{chat.session.session_id} is complete")
             err.write(f"continuing round {unfinished.index + 1}\n")
@@ -185,7 +191,9 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             result = chat.ask(question, on_delta=delta, on_tool=tool)
         if not result.answer.endswith("\n"):
             out.write("\n")
-        if result.round.cut_off:
+        if result.turn.filtered:
+            out.write(FILTERED_MARK + "\n")
+        elif result.round.cut_off:
             out.write(CUT_OFF_MARK + "\n")
         elif result.round.truncated:
             out.write(TRUNCATED_MARK + "\n")
@@ -199,6 +207,12 @@ def run_ask(args: argparse.Namespace, out: TextIO,
                   f"({record.cached_tokens} cached); packed {result.packed.tokens}/"
                   f"{result.packed.budget}; inherited: {inherited}; "
                   f"inheritance cache hit rate {hit_rate}\n")
+    if result.turn.filtered:
+        raise LLMResponseError(
+            "the answer was stopped by the provider's content filter (finish_reason "
+            "content_filter)",
+            hint=f"the partial answer is kept in session {chat.session.session_id}, marked "
+                 "incomplete")
     if result.round.cut_off:
         raise LLMResponseError(
             "the answer was cut off: the server closed the stream before it finished",

@@ -31,6 +31,9 @@ def read_usage(raw: Any) -> Usage | None:
     )
 
 
+FILTERED = "content_filter"  # a finish reason: the answer is not whole, as if cut off
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -58,6 +61,7 @@ def read_completion(response: Any, fallback_model: str) -> ChatResult | None:
         finish_reason=getattr(choice, "finish_reason", None),
         usage=read_usage(getattr(response, "usage", None)),
         model=_text(getattr(response, "model", None)) or fallback_model,
+        cut_off=getattr(choice, "finish_reason", None) == FILTERED,
     )
 
 
@@ -140,4 +144,5 @@ class StreamAssembler:
         held = "\ufffd" if self._held else ""  # half a pair whose other half never came
         return ChatResult(content="".join(self.parts) + held, tool_calls=calls,
                           finish_reason=self.finish_reason, usage=self.usage,
-                          model=self.model or self.fallback_model, cut_off=cut_off)
+                          model=self.model or self.fallback_model,
+                          cut_off=cut_off or self.finish_reason == FILTERED)

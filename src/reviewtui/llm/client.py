@@ -241,10 +241,20 @@ class LLMClient:
                 emitted[0] = True
                 on_delta(text)
 
-        if cancel is not None and transport.can_run_cancellable():
-            transport.stream_cancellable(self.config, params, timeout, cancel, feed)
-        else:
-            transport.stream(self._sdk, params, timeout, feed)
+        try:
+            if cancel is not None and transport.can_run_cancellable():
+                transport.stream_cancellable(self.config, params, timeout, cancel, feed)
+            else:
+                transport.stream(self._sdk, params, timeout, feed)
+        except LLMCancelledError:
+            raise
+        except Exception:
+            if not emitted[0] or assembler.finish_reason is not None:
+                raise
+            # The stream failed after the answer began (an error event, a broken connection):
+            # what came is kept, cut off -- as when the server hangs up -- not thrown away.
+            _check(cancel)
+            return assembler.result(cut_off=True)
         _check(cancel)
         if assembler.finish_reason is None:  # no finish reason: the stream was cut off
             if not emitted[0]:

@@ -42,3 +42,8 @@ class ChatResult:
     def truncated(self) -> bool:
         """The model stopped at its output token limit: the answer is not whole."""
         return self.finish_reason == "length"
+
+    @property
+    def filtered(self) -> bool:
+        """The provider's content filter stopped the answer (``cut_off`` is set too)."""
+        return self.finish_reason == "content_filter"
