@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -238,3 +239,35 @@ def test_empty_change_prints_empty_index(repo: GitRepoBuilder, cli: CliRunner) -
     table = cli("index", "--staged", repo.root)
     assert table.code == 0
     assert "no changes to review" in table.out
+
+
+@pytest.mark.parametrize("command", [("index", "--json"), ("index", "--working", "--json"),
+                                     ("plan", "--no-llm", "--json")])
+def test_an_unreadable_untracked_file_is_listed_not_fatal(
+        repo: GitRepoBuilder, cli: CliRunner, monkeypatch: pytest.MonkeyPatch,
+        command: tuple[str, ...]) -> None:
+    """An untracked file git lists but nobody may read (chmod 000; root reads anything, so
+    the read is refused here) is part of the change, tagged unreadable, without lines."""
+    repo.write("seed.py", "X = 1\n")
+    repo.commit("base")
+    secret = repo.write("secret.py", "TOKEN = 'x'\n")
+    repo.write("ok.py", "Y = 2\n")
+    read_bytes = Path.read_bytes
+
+    def refuse(self: Path) -> bytes:
+        if self.name == secret.name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    result = cli(*command, repo.root)
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    if command[0] == "index":
+        files = _files(result.json())
+        assert {"unreadable", "untracked", "new_file"} <= set(files["secret.py"]["tags"])
+        assert files["secret.py"]["metrics"]["added_lines"] == 0
+        assert "unreadable" not in files["ok.py"]["tags"]
+        assert files["ok.py"]["line_numbers"]["new_compact"] == "L1"
+    else:
+        assert "secret.py" in result.out

@@ -3,7 +3,9 @@
 ``git diff`` never shows untracked files (nor files inside untracked folders), yet they are part
 of "what I am about to commit". They are listed with ``git ls-files --others --exclude-standard``
 and turned into new-file changes here, with the same binary heuristic git uses (a NUL byte in the
-first 8000 bytes) and the same size limit as every other file.
+first 8000 bytes) and the same size limit as every other file. A file that cannot be read (no
+permission, a special file mounted over it) is still listed, flagged ``unreadable`` and without
+lines: the reviewer learns it is part of the change and was not reviewed.
 """
 
 from __future__ import annotations
@@ -38,7 +40,11 @@ def untracked_change(repo: GitRepo, path: str, max_bytes: int) -> FileChange | N
     except OSError:
         return None
     if stat.S_ISLNK(info.st_mode):
-        target = str(full.readlink())
+        try:
+            target = str(full.readlink())
+        except OSError:
+            return FileChange(ChangeStatus.ADD, None, path, new_mode="120000", untracked=True,
+                              unreadable=True)
         return FileChange(ChangeStatus.ADD, None, path, new_mode="120000", untracked=True,
                           hunks=addition_hunk(target))
     if not stat.S_ISREG(info.st_mode):
@@ -47,7 +53,11 @@ def untracked_change(repo: GitRepo, path: str, max_bytes: int) -> FileChange | N
     if info.st_size > max_bytes:
         return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
                           too_large=True)
-    data = full.read_bytes()
+    try:
+        data = full.read_bytes()
+    except OSError:
+        return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
+                          unreadable=True)
     if b"\0" in data[:_BINARY_PROBE]:
         return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
                           is_binary=True)
