@@ -133,6 +133,23 @@ def test_non_utf8_content_is_flagged_not_fatal(repo: GitRepoBuilder) -> None:
     assert "non_utf8" in units["fresh.txt"][0].tags
 
 
+def test_a_latin1_change_is_not_only_whitespace(repo: GitRepoBuilder) -> None:
+    """"rémi" -> "rèmi" in Latin-1: both sides read "r\ufffdmi", yet the bytes differ, so the
+    unit is a real change kept for review; a layout change beside a Latin-1 line still is
+    only whitespace."""
+    head = "# -*- coding: latin-1 -*-\ndef allowed(user):\n"
+    repo.write("auth.py", (head + '    return user == "r\xe9mi"\n').encode("latin-1"))
+    repo.write("names.py", ("A = 'r\xe9mi'\n" + "\n" * 20 + "B = [1,2]\n").encode("latin-1"))
+    repo.commit("base")
+    repo.write("auth.py", (head + '    return user == "r\xe8mi"\n').encode("latin-1"))
+    repo.write("names.py", ("A = 'r\xe9mi'\n" + "\n" * 20 + "B = [1, 2]\n").encode("latin-1"))
+    units = _by_path(_load(repo))
+    [unit] = units["auth.py"]
+    assert "non_utf8" in unit.tags and "only_whitespace" not in unit.tags
+    [layout] = units["names.py"]
+    assert "only_whitespace" in layout.tags
+
+
 @pytest.mark.parametrize("name", ["dir with space/file name.py", "ünïcödé/文件.py",
                                   'quo"te.py', "tab\tname.py"])
 def test_unusual_paths(repo: GitRepoBuilder, name: str) -> None:
