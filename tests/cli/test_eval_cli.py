@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
-from tests.support.histories import planted_bug
+from tests.support.histories import bug_fixed_in, planted_bug
 
 
 def test_eval_json_has_every_case_with_fix_bug_targets_and_ranks(
@@ -206,3 +206,14 @@ def test_accepted_weights_rank_the_cases_again(repo: GitRepoBuilder, cli: CliRun
     (repo.root / ".reviewtui" / "triage_weights.toml").write_text(
         "[weights]\ncontrol_flow = 3.0\n")
     assert cli("eval", "--json", "--jobs", "1", repo.root).json()["reused_results"] == 0
+
+
+def test_a_fix_git_cannot_blame_is_counted_in_the_statuses(repo: GitRepoBuilder,
+                                                           cli: CliRunner) -> None:
+    bug_fixed_in(repo, "good.py")
+    bug_fixed_in(repo, "lost.py")
+    blob = repo.git("rev-parse", "HEAD~1:lost.py").strip()
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    report = cli("eval", "--json", "--jobs", "1", repo.root).json()
+    assert report["statuses"]["fix_blame_failed"] == 1 and len(report["cases"]) == 1
+    assert "(1 fix blame failed)" in cli("eval", "--jobs", "1", repo.root).out

@@ -111,7 +111,9 @@ def run_eval(request: EvalRequest,
     if not cases:
         raise EvalError(
             f"no bug-fix commits with a traceable origin in {mined[0].commits} commits "
-            f"({mined[0].fixes} fixes examined)",
+            f"({mined[0].fixes} fixes examined"
+            + (f", {mined[0].failed} of them not blamed: git failed" if mined[0].failed else "")
+            + ")",
             hint="widen --since, or set [eval] fix_patterns for this project's messages")
     key = results_key(settings.key(), _fingerprint(repo.root))
     store = result_journal(folder, key)
@@ -131,6 +133,8 @@ def run_eval(request: EvalRequest,
     statuses: dict[str, int] = {}
     for result in results:
         statuses[result.status] = statuses.get(result.status, 0) + 1
+    if mined[0].failed:  # fixes git could not diff or blame: not traced, so not cases
+        statuses["fix_blame_failed"] = mined[0].failed
     return EvalReport(repo.root, mined[0].commits, mined[0].fixes, results,
                       eval_metrics(results), reused, statuses, history_cut=mined[0].cut,
                       key=key, cache_dir=folder)
