@@ -271,3 +271,24 @@ def test_an_unreadable_untracked_file_is_listed_not_fatal(
         assert files["ok.py"]["line_numbers"]["new_compact"] == "L1"
     else:
         assert "secret.py" in result.out
+
+
+def test_an_unborn_branch_still_reviews_named_commits(repo: GitRepoBuilder,
+                                                      cli: CliRunner) -> None:
+    """On a branch with no commit yet (``git checkout --orphan``), a selector naming commits
+    works; --base, which needs HEAD, says HEAD is unborn, not that there are no commits."""
+    repo.write("a.py", "x = 1\n")
+    repo.commit("one")
+    repo.write("a.py", "x = 2\n")
+    repo.commit("two")
+    repo.git("checkout", "-q", "--orphan", "gh-pages")
+    for selector in (("--commit", "main"), ("--range", "main~1..main")):
+        result = cli("index", *selector, "--json", repo.root)
+        assert result.code == 0, result.err
+        assert _files(result.json())["a.py"]["line_numbers"]["new_compact"] == "L1"
+    base = cli("index", "--base", "main", repo.root)
+    assert base.code == 2 and "no commits yet" in base.err
+    assert base.err.startswith("reviewtui: error: HEAD is an unborn branch ('gh-pages'")
+    assert "Traceback" not in base.err
+    unknown = cli("index", "--commit", "nope", repo.root)
+    assert unknown.code == 2 and "unknown revision 'nope'" in unknown.err
