@@ -292,3 +292,31 @@ def test_an_unborn_branch_still_reviews_named_commits(repo: GitRepoBuilder,
     assert "Traceback" not in base.err
     unknown = cli("index", "--commit", "nope", repo.root)
     assert unknown.code == 2 and "unknown revision 'nope'" in unknown.err
+
+
+def test_a_patch_series_changing_a_file_twice_is_refused(repo: GitRepoBuilder,
+                                                         cli: CliRunner) -> None:
+    """A ``git format-patch`` mbox: patch 1 changes line 14, patch 2 inserts a line above it.
+    Read patch by patch, the unit said L14 where the final file has it at L15: refused with
+    one line; a series changing each file once is read as before."""
+    repo.write("a.py", "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(5)))
+    repo.write("b.py", "B = 1\n")
+    repo.commit("base")
+    repo.write("a.py", (repo.root / "a.py").read_text().replace("x + 3", "x - 3"))
+    repo.commit("p1")
+    repo.write("a.py", "import sys\n" + (repo.root / "a.py").read_text())
+    repo.commit("p2")
+    repo.write("b.py", "B = 2\n")
+    repo.commit("p3")
+    series = repo.root / "series.mbox"
+    series.write_text(repo.git("format-patch", "-3", "--stdout"))
+    refused = cli("index", "--patch", series, repo.root)
+    assert refused.code == 2 and refused.out == ""
+    assert refused.err.startswith("reviewtui: error: ") and refused.err.count("\n") == 1
+    assert "patches 1 and 2 both change a.py" in refused.err and "squash" in refused.err
+    series.write_text(repo.git("format-patch", "-2", "--stdout"))  # p2 (a.py), p3 (b.py)
+    result = cli("index", "--patch", series, "--json", repo.root)
+    assert result.code == 0, result.err
+    files = _files(result.json())
+    assert files["a.py"]["line_numbers"]["new_compact"] == "L1"
+    assert files["b.py"]["line_numbers"]["new_compact"] == "L1"
