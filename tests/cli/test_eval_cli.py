@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import pytest
+
+import reviewtui
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
-from tests.support.histories import planted_bug
+from tests.support.histories import bug_fixed_in, many_bugs, planted_bug
 
 
 def test_eval_json_has_every_case_with_fix_bug_targets_and_ranks(
@@ -206,3 +214,44 @@ def test_accepted_weights_rank_the_cases_again(repo: GitRepoBuilder, cli: CliRun
     (repo.root / ".reviewtui" / "triage_weights.toml").write_text(
         "[weights]\ncontrol_flow = 3.0\n")
     assert cli("eval", "--json", "--jobs", "1", repo.root).json()["reused_results"] == 0
+
+
+def test_a_fix_git_cannot_blame_is_counted_in_the_statuses(repo: GitRepoBuilder,
+                                                           cli: CliRunner) -> None:
+    bug_fixed_in(repo, "good.py")
+    bug_fixed_in(repo, "lost.py")
+    blob = repo.git("rev-parse", "HEAD~1:lost.py").strip()
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    report = cli("eval", "--json", "--jobs", "1", repo.root).json()
+    assert report["statuses"]["fix_blame_failed"] == 1 and len(report["cases"]) == 1
+    assert "(1 fix blame failed)" in cli("eval", "--jobs", "1", repo.root).out
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
+def test_ctrl_c_while_the_workers_start_prints_one_line(repo: GitRepoBuilder) -> None:
+    """Ctrl-C reaches the whole process group: the spawned ranking workers, still importing,
+    used to print a KeyboardInterrupt traceback each. Now only the parent speaks."""
+    many_bugs(repo, 8)
+    source = Path(reviewtui.__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(source), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reviewtui", "eval", "--no-cache", "--jobs", "3", str(repo.root)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)  # ranking starts: the workers are being spawned
+    time.sleep(0.3)  # they are importing reviewtui
+    assert proc.poll() is None, "eval ended before its workers started"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode() == "reviewtui: interrupted\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -238,3 +239,84 @@ def test_empty_change_prints_empty_index(repo: GitRepoBuilder, cli: CliRunner) -
     table = cli("index", "--staged", repo.root)
     assert table.code == 0
     assert "no changes to review" in table.out
+
+
+@pytest.mark.parametrize("command", [("index", "--json"), ("index", "--working", "--json"),
+                                     ("plan", "--no-llm", "--json")])
+def test_an_unreadable_untracked_file_is_listed_not_fatal(
+        repo: GitRepoBuilder, cli: CliRunner, monkeypatch: pytest.MonkeyPatch,
+        command: tuple[str, ...]) -> None:
+    """An untracked file git lists but nobody may read (chmod 000; root reads anything, so
+    the read is refused here) is part of the change, tagged unreadable, without lines."""
+    repo.write("seed.py", "X = 1\n")
+    repo.commit("base")
+    secret = repo.write("secret.py", "TOKEN = 'x'\n")
+    repo.write("ok.py", "Y = 2\n")
+    read_bytes = Path.read_bytes
+
+    def refuse(self: Path) -> bytes:
+        if self.name == secret.name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    result = cli(*command, repo.root)
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    if command[0] == "index":
+        files = _files(result.json())
+        assert {"unreadable", "untracked", "new_file"} <= set(files["secret.py"]["tags"])
+        assert files["secret.py"]["metrics"]["added_lines"] == 0
+        assert "unreadable" not in files["ok.py"]["tags"]
+        assert files["ok.py"]["line_numbers"]["new_compact"] == "L1"
+    else:
+        assert "secret.py" in result.out
+
+
+def test_an_unborn_branch_still_reviews_named_commits(repo: GitRepoBuilder,
+                                                      cli: CliRunner) -> None:
+    """On a branch with no commit yet (``git checkout --orphan``), a selector naming commits
+    works; --base, which needs HEAD, says HEAD is unborn, not that there are no commits."""
+    repo.write("a.py", "x = 1\n")
+    repo.commit("one")
+    repo.write("a.py", "x = 2\n")
+    repo.commit("two")
+    repo.git("checkout", "-q", "--orphan", "gh-pages")
+    for selector in (("--commit", "main"), ("--range", "main~1..main")):
+        result = cli("index", *selector, "--json", repo.root)
+        assert result.code == 0, result.err
+        assert _files(result.json())["a.py"]["line_numbers"]["new_compact"] == "L1"
+    base = cli("index", "--base", "main", repo.root)
+    assert base.code == 2 and "no commits yet" in base.err
+    assert base.err.startswith("reviewtui: error: HEAD is an unborn branch ('gh-pages'")
+    assert "Traceback" not in base.err
+    unknown = cli("index", "--commit", "nope", repo.root)
+    assert unknown.code == 2 and "unknown revision 'nope'" in unknown.err
+
+
+def test_a_patch_series_changing_a_file_twice_is_refused(repo: GitRepoBuilder,
+                                                         cli: CliRunner) -> None:
+    """A ``git format-patch`` mbox: patch 1 changes line 14, patch 2 inserts a line above it.
+    Read patch by patch, the unit said L14 where the final file has it at L15: refused with
+    one line; a series changing each file once is read as before."""
+    repo.write("a.py", "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(5)))
+    repo.write("b.py", "B = 1\n")
+    repo.commit("base")
+    repo.write("a.py", (repo.root / "a.py").read_text().replace("x + 3", "x - 3"))
+    repo.commit("p1")
+    repo.write("a.py", "import sys\n" + (repo.root / "a.py").read_text())
+    repo.commit("p2")
+    repo.write("b.py", "B = 2\n")
+    repo.commit("p3")
+    series = repo.root / "series.mbox"
+    series.write_text(repo.git("format-patch", "-3", "--stdout"))
+    refused = cli("index", "--patch", series, repo.root)
+    assert refused.code == 2 and refused.out == ""
+    assert refused.err.startswith("reviewtui: error: ") and refused.err.count("\n") == 1
+    assert "patches 1 and 2 both change a.py" in refused.err and "squash" in refused.err
+    series.write_text(repo.git("format-patch", "-2", "--stdout"))  # p2 (a.py), p3 (b.py)
+    result = cli("index", "--patch", series, "--json", repo.root)
+    assert result.code == 0, result.err
+    files = _files(result.json())
+    assert files["a.py"]["line_numbers"]["new_compact"] == "L1"
+    assert files["b.py"]["line_numbers"]["new_compact"] == "L1"

@@ -93,3 +93,18 @@ def many_bugs(repo: GitRepoBuilder, count: int = 14) -> list[str]:
                                            f"        return x * {i}\n"))
         repo.commit(f"fix f{i}: wrong sign", date=f"2024-02-{i + 2:02d}T00:00:00Z")
     return bugs
+
+
+def bug_fixed_in(repo: GitRepoBuilder, name: str) -> tuple[str, int]:
+    """A bug planted in ``name`` among other edits, then fixed; the bug commit and the
+    bug's line."""
+    body = f"# {name}\n" + "".join(f"def f{i}(x):\n    y = x * {i}\n    return y + {i}\n\n\n"
+                                  for i in range(8))
+    repo.write(name, body)
+    repo.commit(f"initial {name}")
+    repo.write(name, body.replace("return y + 2\n", "return y - 2\n")
+               .replace("return y + 5\n", "return y + 50\n"))
+    bug = repo.commit(f"rework {name}")
+    repo.write(name, body.replace("return y + 5\n", "return y + 50\n"))
+    repo.commit(f"fix: wrong sign in {name}")
+    return bug, 14

@@ -10,9 +10,12 @@ and its ancestors: the mining reads the future (the fixes), the ranking never do
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,7 +114,9 @@ def run_eval(request: EvalRequest,
     if not cases:
         raise EvalError(
             f"no bug-fix commits with a traceable origin in {mined[0].commits} commits "
-            f"({mined[0].fixes} fixes examined)",
+            f"({mined[0].fixes} fixes examined"
+            + (f", {mined[0].failed} of them not blamed: git failed" if mined[0].failed else "")
+            + ")",
             hint="widen --since, or set [eval] fix_patterns for this project's messages")
     key = results_key(settings.key(), _fingerprint(repo.root))
     store = result_journal(folder, key)
@@ -131,6 +136,8 @@ def run_eval(request: EvalRequest,
     statuses: dict[str, int] = {}
     for result in results:
         statuses[result.status] = statuses.get(result.status, 0) + 1
+    if mined[0].failed:  # fixes git could not diff or blame: not traced, so not cases
+        statuses["fix_blame_failed"] = mined[0].failed
     return EvalReport(repo.root, mined[0].commits, mined[0].fixes, results,
                       eval_metrics(results), reused, statuses, history_cut=mined[0].cut,
                       key=key, cache_dir=folder)
@@ -145,7 +152,49 @@ def _rank_all(root: Path, cases: list[EvalCase], jobs: int | None,
         return
     # spawn: a forked copy of a process running threads (git readers) may hang
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(rank_case, root, case) for case in cases]
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=_ignore_interrupts)
+    try:
+        with _interrupts_held():  # the workers never see Ctrl-C, even while importing
+            futures = [pool.submit(rank_case, root, case) for case in cases]
         for future in as_completed(futures):
             ranked(future.result())
+    except BaseException:
+        # Ctrl-C (or a failure): the parent says so once; no case is started any more, and the
+        # workers, which ignore the interrupt, are not waited for
+        workers_now = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        _stop(workers_now)
+        raise
+    pool.shutdown()
+
+
+def _ignore_interrupts() -> None:
+    """A worker's initializer: Ctrl-C reaches the whole process group, and is the parent's to
+    report (``reviewtui: interrupted``), not each worker's with a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT held back while worker processes are spawned: a blocked signal stays blocked in
+    the new interpreter, which then never raises KeyboardInterrupt while it imports (its
+    initializer ignores it from then on). A Ctrl-C meanwhile is delivered here once the workers
+    are started. In the main thread only, where Python handles signals."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _stop(processes: list[multiprocessing.process.BaseProcess]) -> None:
+    """End worker processes now (each may be in the middle of a case: its result is lost, the
+    cases already ranked are kept)."""
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.terminate()

@@ -33,7 +33,8 @@ from reviewtui.eval.szz import BugOrigin, find_origin
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
-SZZ_VERSION = 2  # bump when mining or blaming changes what a record says (2: "Closes #N")
+SZZ_VERSION = 3  # bump when mining or blaming changes what a record says (2: "Closes #N",
+# 3: paths with a space are blamed)
 NOT_A_CANDIDATE = "not 1-3 source files with a few dozen removed lines"
 
 
@@ -56,6 +57,7 @@ class MinedRecord(_Model):
     bug_time: int = 0
     targets: list[tuple[str, int]] = []
     reason: str | None = None
+    failed: bool = False  # git failed on it (not kept: examined again next time)
 
 
 class EvalCase(_Model):
@@ -92,6 +94,7 @@ class MiningProgress:
     fixes: int  # fixes examined
     cases: int  # distinct bug commits found
     cut: bool = False  # git could not read further back (an object missing from the clone)
+    failed: int = 0  # fixes git failed to diff or blame
 
 
 def _bug_facts(repo: GitRepo, origin: BugOrigin, settings: MiningSettings
@@ -130,14 +133,14 @@ def examine(repo: GitRepo, commit: CommitRecord, settings: MiningSettings) -> Mi
     try:
         counted = file_stats(repo, commit) if not commit.files else commit
     except GitCommandError as exc:
-        return MinedRecord(fix=fix, reason=f"cannot read the fix's files: {exc}")
+        return MinedRecord(fix=fix, reason=f"cannot read the fix's files: {exc}", failed=True)
     paths = fix_sources(counted, FixMatcher.build(settings.include, settings.exclude),
                         settings.limits)
     if not paths:
         return MinedRecord(fix=fix, reason=NOT_A_CANDIDATE)
     origin = find_origin(repo, commit.sha, commit.parents[0], paths)
     if origin.bug is None:
-        return MinedRecord(fix=fix, reason=origin.reason)
+        return MinedRecord(fix=fix, reason=origin.reason, failed=origin.failed)
     subject, time, reason = _bug_facts(repo, origin, settings)
     return MinedRecord(fix=fix, bug=origin.bug, bug_subject=subject, bug_time=time,
                        targets=list(origin.targets), reason=reason)
@@ -178,7 +181,7 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
     store = mined_journal(cache_dir, settings.key())
     cases: dict[str, EvalCase] = {}
     counter = [0, 0]  # commits read, whether the history was cut by an unreadable object
-    fixes = 0
+    fixes = failed = 0
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         window: list[tuple[CommitRecord, Future[MinedRecord] | MinedRecord]] = []
@@ -197,14 +200,16 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
                 break
             commit, pending = window.pop(0)
             record = pending if isinstance(pending, MinedRecord) else pending.result()
-            if isinstance(pending, Future):
+            if isinstance(pending, Future) and not record.failed:
                 store.add(record)
             if record.reason != NOT_A_CANDIDATE:
                 fixes += 1
+            failed += record.failed
             if record.bug is not None and record.reason is None:
                 _merge(cases, record)
             if on_progress is not None:
-                on_progress(MiningProgress(counter[0], fixes, len(cases), bool(counter[1])))
+                on_progress(MiningProgress(counter[0], fixes, len(cases), bool(counter[1]),
+                                           failed))
             done = max_cases is not None and len(cases) >= max_cases
         for _, pending in window:
             if isinstance(pending, Future):

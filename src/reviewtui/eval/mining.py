@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from reviewtui.code.languages import is_code, language_for_path
 from reviewtui.git.model import ChangeStatus, FileChange
+from reviewtui.git.patch_file import unquote_path
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
@@ -67,7 +68,9 @@ def _parse_record(raw: bytes) -> CommitRecord | None:
     for line in stats.decode("utf-8", "replace").splitlines():
         added, _, rest = line.partition("\t")
         removed, _, path = rest.partition("\t")
-        if not path or path.startswith('"'):  # a quoted (tab or newline in the name) path
+        if path.startswith('"'):  # a name with a quote, a backslash, a TAB or a newline
+            path = unquote_path(path)
+        if not path:
             continue
         binary = added == "-"
         files.append(FileStat(path, 0 if binary else int(added or 0),

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from reviewtui.errors import GitCommandError
+from reviewtui.git.patch_file import unquote_path
 from reviewtui.git.runner import DIFF_OPTIONS, GitRepo
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
@@ -34,6 +35,7 @@ class BugOrigin:
     targets: tuple[tuple[str, int], ...] = ()  # (path in the bug commit, line there)
     blamed_lines: int = 0  # lines blamed in all (on every commit)
     reason: str | None = None  # why there is no bug commit
+    failed: bool = False  # git failed (diff, blame): the fix is not traced, not untraceable
 
 
 def meaningful(text: str) -> bool:
@@ -44,18 +46,31 @@ def meaningful(text: str) -> bool:
     return _HAS_WORD.search(stripped) is not None
 
 
+def old_path(raw: bytes) -> str | None:
+    """The path of a ``--- a/PATH`` line (after the marker), or None for ``/dev/null``.
+
+    git quotes a name holding a quote, a backslash or a control character, and ends the line
+    with a TAB when the name holds a space (``--- a/my file.py\t``): neither is the name.
+    """
+    if raw.startswith(b'"'):
+        name = unquote_path(raw.decode("utf-8", "replace"))
+    else:
+        name = (raw[:-1] if raw.endswith(b"\t") else raw).decode("utf-8", "replace")
+    return name[2:] if name.startswith("a/") else None
+
+
 def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
                   ) -> dict[str, list[int]]:
     """For each path, the old-side numbers of the meaningful lines ``fix`` removed."""
     out = repo.run("diff", *[o for o in DIFF_OPTIONS if not o.startswith("--unified")],
-                   "--unified=0", "--no-renames", parent, fix, "--", *paths)
+                   "--unified=0", "--no-renames", parent, fix, "--",
+                   *[f":(literal){p}" for p in paths])
     found: dict[str, list[int]] = {}
     path: str | None = None
     old_no = 0
     for line in out.split(b"\n"):
         if line.startswith(b"--- "):
-            name = line[4:].decode("utf-8", "replace")
-            path = name[2:] if name.startswith("a/") else None
+            path = old_path(line[4:])
         elif line.startswith(b"+++ "):
             continue
         elif line.startswith(b"@@"):
@@ -99,9 +114,10 @@ def blame(repo: GitRepo, rev: str, path: str, lines: list[int]) -> list[BlamedLi
             if header:
                 first = header[0].split()
                 keys = {h.split(b" ", 1)[0]: h.partition(b" ")[2] for h in header[1:]}
+                name = keys.get(b"filename", b"").decode("utf-8", "replace")
                 blamed.append(BlamedLine(
-                    first[0].decode("ascii"), keys.get(b"filename", b"").decode(
-                        "utf-8", "replace"), int(first[1]),
+                    first[0].decode("ascii"),
+                    unquote_path(name) if name.startswith('"') else name, int(first[1]),
                     int(keys.get(b"committer-time", b"0") or 0), b"boundary" in keys))
             header = []
         elif line:
@@ -114,7 +130,7 @@ def find_origin(repo: GitRepo, fix: str, parent: str, paths: tuple[str, ...]) ->
     try:
         removed = removed_lines(repo, parent, fix, paths)
     except GitCommandError as exc:
-        return BugOrigin(fix, reason=f"cannot diff the fix: {exc}")
+        return BugOrigin(fix, reason=f"cannot diff the fix: {exc}", failed=True)
     if not removed:
         return BugOrigin(fix, reason="the fix removed only blank or comment lines")
     blamed: list[BlamedLine] = []
@@ -122,7 +138,7 @@ def find_origin(repo: GitRepo, fix: str, parent: str, paths: tuple[str, ...]) ->
         try:
             blamed += blame(repo, parent, path, lines)
         except GitCommandError as exc:
-            return BugOrigin(fix, reason=f"cannot blame {path}: {exc}")
+            return BugOrigin(fix, reason=f"cannot blame {path}: {exc}", failed=True)
     if not blamed:
         return BugOrigin(fix, reason="nothing to blame")
     votes = Counter(b.commit for b in blamed)

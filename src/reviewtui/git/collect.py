@@ -112,18 +112,27 @@ def _base(repo: GitRepo, ref: str | None, configured: str | None) -> ChangeSet:
                     Side(SideKind.COMMIT, head, "HEAD"), name)
 
 
+def _named(repo: GitRepo, rev: str) -> str:
+    """``rev`` resolved; in a repository without a single commit, saying so (a ``RefError``
+    there would send the user looking for a typo). HEAD need not be born for ``rev``."""
+    try:
+        return repo.resolve_commit(rev)
+    except RefError:
+        if not repo.has_commits():
+            repo.head()  # EmptyRepositoryError: no commits yet
+        raise
+
+
 def _commit(repo: GitRepo, rev: str) -> ChangeSet:
-    repo.head()
-    commit = repo.resolve_commit(rev)
+    commit = _named(repo, rev)
     return _between(repo, "commit", _parent_or_empty(repo, commit, rev),
                     Side(SideKind.COMMIT, commit, rev), None)
 
 
 def _range(repo: GitRepo, spec: str) -> ChangeSet:
-    repo.head()
     left, right, symmetric = split_range(spec)
-    left_id = repo.resolve_commit(left)
-    right_id = repo.resolve_commit(right)
+    left_id = _named(repo, left)
+    right_id = _named(repo, right)
     if symmetric:
         left_id = merge_base(repo, left_id, right_id, left_label=left, right_label=right)
         left = f"merge-base({left})"

@@ -34,6 +34,19 @@ def path_within(root: Path, relative: str) -> Path | None:
     return parent / candidate.name
 
 
+_REPLACED = "\ufffd"
+
+
+def _added_text(change: FileChange) -> bytes | None:
+    """An untracked file's contents as its lines hold them: the file cannot be opened by its
+    shown name when its real name is not UTF-8 (the bytes git listed were read at collection)."""
+    lines = [line.text for hunk in change.hunks for line in hunk.lines]
+    if not change.hunks:
+        return None
+    ending = "" if change.hunks[-1].new_missing_newline else "\n"
+    return ("\n".join(lines) + ending).encode("utf-8", "surrogateescape")
+
+
 class ContentReader:
     """Fetches file versions for a ``ChangeSet``; each version is read at most once."""
 
@@ -79,7 +92,10 @@ class ContentReader:
     def new(self, change: FileChange) -> bytes | None:
         if change.new_path is None:
             return None
-        return self._read(change.new_blob, change.new_path, self._set.new_side.kind)
+        data = self._read(change.new_blob, change.new_path, self._set.new_side.kind)
+        if data is None and change.untracked and _REPLACED in change.new_path:
+            data = _added_text(change)
+        return data
 
     def _read(self, oid: str | None, path: str, side: SideKind) -> bytes | None:
         if oid:

@@ -118,6 +118,7 @@ class FileChange:
     too_large: bool = False
     untracked: bool = False
     hunks: tuple[Hunk, ...] = ()
+    unreadable: bool = False  # an untracked file that could not be read: listed, not reviewed
 
     @property
     def path(self) -> str:

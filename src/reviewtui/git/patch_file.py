@@ -17,6 +17,7 @@ from unidiff.patch import PatchSet
 from reviewtui.errors import PatchError
 from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
 
+_MBOX_FROM = re.compile(r"^From [0-9a-f]{40} ", re.MULTILINE)  # a format-patch message
 _INDEX = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
 _RENAME_FROM = re.compile(r"^rename from (.+)$")
 _RENAME_TO = re.compile(r"^rename to (.+)$")
@@ -84,7 +85,34 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
         if text.strip():
             raise PatchError(f"{name} contains no diff (expected 'diff --git' or '---/+++' lines)")
         return []
+    _one_change_per_file(text, name)
     return [_convert(patched, non_utf8) for patched in patch]
+
+
+def _one_change_per_file(text: str, name: str) -> None:
+    """Refuse a series (``git format-patch`` mbox) whose patches change the same file again:
+    each patch's line numbers are those of its own intermediate version, not the final file's,
+    so its units would point at the wrong lines."""
+    starts = [m.start() for m in _MBOX_FROM.finditer(text)]
+    if len(starts) < 2:
+        return
+    seen: dict[str, int] = {}
+    for number, (start, end) in enumerate(zip(starts, [*starts[1:], len(text)], strict=True),
+                                          start=1):
+        try:
+            part = PatchSet(text[start:end])
+        except UnidiffParseError:
+            return  # not the series it looked like: read as one diff
+        for patched in part:
+            change = _convert(patched, False)
+            for path in (p for p in (change.old_path, change.new_path) if p is not None):
+                first = seen.setdefault(path, number)
+                if first != number:
+                    raise PatchError(
+                        f"{name} is a series of {len(starts)} patches and patches {first} and "
+                        f"{number} both change {path}: their line numbers would not be the "
+                        "final file's",
+                        hint="squash them into one diff first, e.g. 'git diff A B > one.patch'")
 
 
 def _convert(patched: object, non_utf8: bool) -> FileChange:

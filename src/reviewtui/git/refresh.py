@@ -30,7 +30,7 @@ from pathlib import Path
 from reviewtui.git.collect import diff_files
 from reviewtui.git.model import ChangeSet, FileChange, SideKind
 from reviewtui.git.runner import GitRepo
-from reviewtui.git.untracked import untracked_change
+from reviewtui.git.untracked import untracked_change, untracked_names
 
 RACY_NS = 2_000_000_000  # coarse file systems keep mtimes in whole seconds (FAT: two)
 MAX_PATHS = 256  # beyond this one whole diff is as cheap as many pathspecs
@@ -89,9 +89,10 @@ class Recollected:
     changed: frozenset[str]  # the paths diffed again (possibly now out of the change)
 
 
-def _listed(repo: GitRepo, change_set: ChangeSet, untracked: bool) -> tuple[set[str], set[str]]:
+def _listed(repo: GitRepo, change_set: ChangeSet,
+            untracked: bool) -> tuple[set[str], dict[str, str]]:
     """Paths that differ from the base now (a superset: stat-dirty files too), and the
-    untracked ones."""
+    untracked ones (each to its name on disk: ``untracked_names``)."""
     with ThreadPoolExecutor(max_workers=1) as pool:  # both listings at once
         listing = pool.submit(repo.run, "ls-files", "--others", "--exclude-standard",
                               "-z") if untracked else None
@@ -102,10 +103,7 @@ def _listed(repo: GitRepo, change_set: ChangeSet, untracked: bool) -> tuple[set[
             out = repo.run("diff-index", "-z", "--name-only", "--ignore-submodules=none",
                            change_set.old_side.rev, "--")
         tracked = {raw.decode("utf-8", "replace") for raw in out.split(b"\0") if raw}
-        others: set[str] = set()
-        if listing is not None:
-            others = {raw.decode("utf-8", "replace") for raw in listing.result().split(b"\0")
-                      if raw and not raw.endswith(b"/")}
+        others = untracked_names(listing.result()) if listing is not None else {}
     return tracked, others
 
 
@@ -126,7 +124,7 @@ def recollect(repo: GitRepo, previous: ChangeSet, stamps: WorktreeStamps, *,
     before = {p for change in previous.files for p in _paths(change)}
     before_tracked = {p for change in previous.files if not change.untracked
                       for p in _paths(change)}
-    now = tracked | others
+    now = tracked | others.keys()
     changed = (now ^ before) | {p for p in now & before if stamps.dirty(repo.root, p)}
     for change in previous.files:  # a rename is diffed with both of its paths or not at all
         if len(_paths(change)) > 1 and _paths(change) & changed:
@@ -139,8 +137,8 @@ def recollect(repo: GitRepo, previous: ChangeSet, stamps: WorktreeStamps, *,
     if pathspecs:
         revs = () if previous.mode == "working" else (previous.old_side.rev or "",)
         fresh = diff_files(repo, *revs, paths=[f":(literal){p}" for p in pathspecs])
-    new_untracked = [c for c in (untracked_change(repo, p, max_file_bytes)
-                                 for p in sorted(changed & others)) if c is not None]
+    new_untracked = [c for c in (untracked_change(repo, p, max_file_bytes, name=others[p])
+                                 for p in sorted(changed & others.keys())) if c is not None]
     files = sorted([c for c in kept if not c.untracked] + fresh, key=lambda c: c.path) + sorted(
         [c for c in kept if c.untracked] + new_untracked, key=lambda c: c.path)
     change_set = ChangeSet(previous.repo_root, previous.mode, previous.old_side,

@@ -161,11 +161,23 @@ class GitRepo:
     def head(self) -> str:
         head = self.try_resolve("HEAD")
         if head is None:
+            if self.has_commits():
+                branch = self.try_run("symbolic-ref", "--quiet", "--short", "HEAD")
+                name = branch.decode("utf-8", "replace").strip() if branch else "HEAD"
+                raise EmptyRepositoryError(
+                    f"HEAD is an unborn branch ({name!r} has no commits yet)",
+                    hint="commit on it first, or name a commit: --commit, --range",
+                )
             raise EmptyRepositoryError(
                 f"repository {self.root} has no commits yet",
                 hint="commit something first, or pass --patch FILE",
             )
         return head
+
+    def has_commits(self) -> bool:
+        """Whether any branch, tag or other ref names a commit (HEAD may be unborn)."""
+        out = self.try_run("for-each-ref", "--count=1", "--format=%(objectname)")
+        return bool(out and out.strip())
 
     def is_shallow(self) -> bool:
         out = self.try_run("rev-parse", "--is-shallow-repository")

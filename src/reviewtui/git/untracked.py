@@ -3,11 +3,14 @@
 ``git diff`` never shows untracked files (nor files inside untracked folders), yet they are part
 of "what I am about to commit". They are listed with ``git ls-files --others --exclude-standard``
 and turned into new-file changes here, with the same binary heuristic git uses (a NUL byte in the
-first 8000 bytes) and the same size limit as every other file.
+first 8000 bytes) and the same size limit as every other file. A file that cannot be read (no
+permission, a special file mounted over it) is still listed, flagged ``unreadable`` and without
+lines: the reviewer learns it is part of the change and was not reviewed.
 """
 
 from __future__ import annotations
 
+import os
 import stat
 
 from reviewtui.git.model import ChangeStatus, FileChange, Hunk, diff_line
@@ -31,14 +34,22 @@ def addition_hunk(text: str) -> tuple[Hunk, ...]:
     return (Hunk(0, 0, 1, len(body), "", body, False, missing_newline),)
 
 
-def untracked_change(repo: GitRepo, path: str, max_bytes: int) -> FileChange | None:
-    full = repo.root / path
+def untracked_change(repo: GitRepo, path: str, max_bytes: int, *,
+                     name: str | None = None) -> FileChange | None:
+    """``path`` as a new file; ``name``: its name on disk when ``path`` is not it (a name that
+    is not UTF-8 is shown with replacement characters but read by its own bytes)."""
+    full = repo.root / (name if name is not None else path)
+    lossy_name = name is not None and name != path
     try:
         info = full.lstat()
     except OSError:
         return None
     if stat.S_ISLNK(info.st_mode):
-        target = str(full.readlink())
+        try:
+            target = str(full.readlink())
+        except OSError:
+            return FileChange(ChangeStatus.ADD, None, path, new_mode="120000", untracked=True,
+                              unreadable=True)
         return FileChange(ChangeStatus.ADD, None, path, new_mode="120000", untracked=True,
                           hunks=addition_hunk(target))
     if not stat.S_ISREG(info.st_mode):
@@ -47,26 +58,35 @@ def untracked_change(repo: GitRepo, path: str, max_bytes: int) -> FileChange | N
     if info.st_size > max_bytes:
         return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
                           too_large=True)
-    data = full.read_bytes()
+    try:
+        data = full.read_bytes()
+    except OSError:
+        return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
+                          unreadable=True)
     if b"\0" in data[:_BINARY_PROBE]:
         return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
-                          is_binary=True)
+                          is_binary=True, non_utf8=lossy_name)
     try:
         text, non_utf8 = data.decode("utf-8"), False
     except UnicodeDecodeError:
         text, non_utf8 = data.decode("utf-8", "replace"), True
     return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
-                      non_utf8=non_utf8, hunks=addition_hunk(text))
+                      non_utf8=non_utf8 or lossy_name, hunks=addition_hunk(text))
+
+
+def untracked_names(listing: bytes) -> dict[str, str]:
+    """The paths of ``ls-files --others -z`` output: each as shown (undecodable bytes replaced)
+    to its name on disk (``os.fsdecode``: the same bytes)."""
+    return {raw.decode("utf-8", "replace"): os.fsdecode(raw) for raw in listing.split(b"\0")
+            if raw and not raw.endswith(b"/")}
 
 
 def untracked_changes(repo: GitRepo, max_bytes: int) -> list[FileChange]:
     """Every untracked, non-ignored file (recursing into untracked folders) as an addition."""
     out = repo.run("ls-files", "--others", "--exclude-standard", "-z")
     changes: list[FileChange] = []
-    for raw in out.split(b"\0"):
-        if not raw or raw.endswith(b"/"):
-            continue
-        change = untracked_change(repo, raw.decode("utf-8", "replace"), max_bytes)
+    for path, name in untracked_names(out).items():
+        change = untracked_change(repo, path, max_bytes, name=name)
         if change is not None:
             changes.append(change)
     return changes

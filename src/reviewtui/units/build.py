@@ -135,7 +135,8 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
         removed = [ln.old_no for ln in lines if ln.kind == "-" and ln.old_no is not None]
         facts = line_facts(lines, language, old_structure if removed else None,
                            new_structure if added else None, vocab,
-                           scan_security=not (base_tags & _NO_CONTENT_SECURITY))
+                           scan_security=not (base_tags & _NO_CONTENT_SECURITY),
+                           lossy=change.non_utf8)
         tags = base_tags | facts.tags
         if "test_file" in tags and (
                 vocab.security_path_tokens.intersection(identifier_tokens(path))

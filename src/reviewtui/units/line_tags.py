@@ -152,6 +152,9 @@ _NUMERIC_DATA = re.compile(
     r"[\s,:;()\[\]{}+\-]*)+(#.*|//.*)?$")
 
 
+_REPLACED = "\ufffd"  # what an undecodable byte reads as: its byte is unknown
+
+
 def _layout_free(lines: list[tuple[int, str]]) -> str:
     """The lines with all layout removed: whitespace, and commas before a closing bracket."""
     return _TRAILING_COMMA.sub("", "".join("".join(text.split()) for _, text in lines))
@@ -165,7 +168,14 @@ def line_facts(
     vocab: Vocabulary,
     *,
     scan_security: bool = True,
+    lossy: bool = False,
 ) -> LineFacts:
+    """The tags, symbols and scopes of a unit's changed ``lines``.
+
+    ``lossy``: the lines were decoded with replacement characters (a non-UTF-8 file), so two
+    lines that read the same may hold different bytes (Latin-1 "rémi" and "rèmi" both read
+    "r?mi"): lines holding a replacement character are then never "only whitespace".
+    """
     plus = [(ln.new_no or 0, ln.text) for ln in lines if ln.kind == "+"]
     minus = [(ln.old_no or 0, ln.text) for ln in lines if ln.kind == "-"]
     tags: set[str] = set()
@@ -175,7 +185,8 @@ def line_facts(
     minus_code = [(n, t) for n, t in minus if t.strip()]
     prose_plus = _prose_lines(plus_code, new, language)
     prose_minus = _prose_lines(minus_code, old, language)
-    if _layout_free(plus) == _layout_free(minus):
+    plus_text, minus_text = _layout_free(plus), _layout_free(minus)
+    if plus_text == minus_text and not (lossy and _REPLACED in plus_text):
         tags.add("only_whitespace")  # layout only: spaces, line breaks, trailing commas
     elif plus_code or minus_code:
         both = (plus_code, new), (minus_code, old)

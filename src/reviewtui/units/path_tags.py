@@ -6,8 +6,9 @@ package_manifest, tooling_file, type_stub, security_area (a security word in the
 place, not yet what the change does — ``security_sensitive`` comes from the changed code),
 binary, new_file, deleted_file, renamed, mode_change (with mode_only when the content is
 unchanged, made_executable when it gains the executable bit, and sensitive_executable when that
-happens where hooks or CI run files), symlink, submodule, non_utf8, too_large. Computed once per
-file and shared by all its units.
+happens where hooks or CI run files), symlink, submodule, non_utf8, too_large, unreadable (an
+untracked file that could not be read: listed, never reviewed). Computed once per file and shared
+by all its units.
 """
 
 from __future__ import annotations
@@ -128,4 +129,6 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
         tags.add("too_large")
     if change.untracked:
         tags.add("untracked")
+    if change.unreadable:
+        tags.add("unreadable")
     return tags

@@ -3,7 +3,9 @@ the bug, and commits that only say "fix" about a typo are not fixes."""
 
 from __future__ import annotations
 
-from reviewtui.eval.cases import MiningSettings, examine, mine_cases
+import pytest
+
+from reviewtui.eval.cases import MiningProgress, MiningSettings, examine, mine_cases
 from reviewtui.eval.mining import CommitRecord, FixLimits, fix_sources, is_source, stream_commits
 from reviewtui.eval.szz import meaningful
 from reviewtui.git import open_repository
@@ -14,7 +16,7 @@ from reviewtui.history.fixes import (
     issue_refs,
 )
 from tests.conftest import GitRepoBuilder
-from tests.support.histories import planted_bug
+from tests.support.histories import bug_fixed_in, planted_bug
 
 SETTINGS = MiningSettings(DEFAULT_FIX_PATTERNS, DEFAULT_EXCLUDE_PATTERNS, FixLimits())
 
@@ -109,3 +111,26 @@ def test_mining_stops_reading_the_history_once_it_has_its_cases(
                        on_progress=lambda p: seen.append(p.commits))
     assert len(cases) == 2
     assert max(seen) < 20  # of 61 commits
+
+
+@pytest.mark.parametrize("name", ["my file.py", 'say "hi" now.py', "caf\u00e9 menu.py"])
+def test_a_fix_in_a_file_named_with_a_space_or_quote_is_traced(
+        repo: GitRepoBuilder, name: str) -> None:
+    """git ends a ``--- a/my file.py`` line with a TAB and quotes a name with a quote: the
+    blame still reads the file (it was lost, the reason counted nowhere)."""
+    bug, line = bug_fixed_in(repo, name)
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert case.bug == bug and case.targets == [(name, line)]
+
+
+def test_a_fix_git_cannot_blame_is_counted_not_silent(repo: GitRepoBuilder) -> None:
+    """A fix whose before-side blob is missing (a broken clone): git fails on it, and the
+    mining says so (and does not keep the failure: it is examined again next time)."""
+    bug, _ = bug_fixed_in(repo, "good.py")
+    bug_fixed_in(repo, "lost.py")
+    blob = repo.git("rev-parse", "HEAD~1:lost.py").strip()
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    seen: list[MiningProgress] = []
+    cases = mine_cases(open_repository(repo.root), SETTINGS, on_progress=seen.append)
+    assert [c.bug for c in cases] == [bug]
+    assert seen[-1].failed == 1 and seen[-1].fixes == 2

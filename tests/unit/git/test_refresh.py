@@ -95,6 +95,16 @@ def test_files_joining_and_leaving_the_change(repo: GitRepoBuilder) -> None:
     assert "pkg/a.py" not in kinds and "notes.txt" not in kinds
 
 
+def test_an_untracked_file_named_in_latin1_joins_on_refresh(repo: GitRepoBuilder) -> None:
+    loaded = _loaded(_base(repo))
+    (repo.root / os.fsdecode(b"caf\xe9.py")).write_text("VALUE = 1\n")
+    assert "caf\ufffd.py" in _changed(loaded)
+    fresh = loaded.refresh()
+    _same_as_whole(fresh)
+    [unit] = [u for u in fresh.units if u.file_path == "caf\ufffd.py"]
+    assert unit.change_type == "add" and unit.new_compact == "L1"
+
+
 def test_a_staged_rename_is_diffed_with_both_paths(repo: GitRepoBuilder) -> None:
     _base(repo)
     repo.git("mv", "pkg/c.py", "pkg/renamed.py")

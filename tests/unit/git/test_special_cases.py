@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -131,6 +132,42 @@ def test_non_utf8_content_is_flagged_not_fatal(repo: GitRepoBuilder) -> None:
     assert "non_utf8" in units["latin.py"][0].tags
     assert "\ufffd" in units["latin.py"][0].hunks[0].lines[1].text
     assert "non_utf8" in units["fresh.txt"][0].tags
+
+
+def test_a_latin1_change_is_not_only_whitespace(repo: GitRepoBuilder) -> None:
+    """"rémi" -> "rèmi" in Latin-1: both sides read "r\ufffdmi", yet the bytes differ, so the
+    unit is a real change kept for review; a layout change beside a Latin-1 line still is
+    only whitespace."""
+    head = "# -*- coding: latin-1 -*-\ndef allowed(user):\n"
+    repo.write("auth.py", (head + '    return user == "r\xe9mi"\n').encode("latin-1"))
+    repo.write("names.py", ("A = 'r\xe9mi'\n" + "\n" * 20 + "B = [1,2]\n").encode("latin-1"))
+    repo.commit("base")
+    repo.write("auth.py", (head + '    return user == "r\xe8mi"\n').encode("latin-1"))
+    repo.write("names.py", ("A = 'r\xe9mi'\n" + "\n" * 20 + "B = [1, 2]\n").encode("latin-1"))
+    units = _by_path(_load(repo))
+    [unit] = units["auth.py"]
+    assert "non_utf8" in unit.tags and "only_whitespace" not in unit.tags
+    [layout] = units["names.py"]
+    assert "only_whitespace" in layout.tags
+
+
+def test_an_untracked_file_named_in_latin1_is_listed_like_a_staged_one(
+        repo: GitRepoBuilder) -> None:
+    """A name that is not UTF-8 (b"caf\\xe9.py") is shown with a replacement character but
+    read by its own bytes: listed, with its lines and structure, as staging it would give."""
+    repo.write("seed.py", "X = 1\n")
+    repo.commit("base")
+    name = os.fsdecode(b"caf\xe9.py")
+    (repo.root / name).write_text("def a():\n    return 1\n")
+    untracked = _by_path(_load(repo))
+    [unit] = untracked["caf\ufffd.py"]
+    assert {"new_file", "untracked", "non_utf8", "complete_function"} <= set(unit.tags)
+    assert unit.new_compact == "L1-2"
+    assert [line.text for line in unit.hunks[0].lines] == ["def a():", "    return 1"]
+    repo.git("add", "-A")
+    [staged] = _by_path(_load(repo))["caf\ufffd.py"]
+    assert set(staged.tags) == set(unit.tags) - {"untracked"}
+    assert staged.hunks == unit.hunks
 
 
 @pytest.mark.parametrize("name", ["dir with space/file name.py", "ünïcödé/文件.py",
