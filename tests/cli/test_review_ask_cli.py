@@ -196,6 +196,25 @@ def test_an_answer_the_content_filter_stopped_is_marked_incomplete(
     assert "content filter" in result.err.splitlines()[-1]
 
 
+def test_no_secret_is_sent_to_the_model(repo: GitRepoBuilder, cli: CliRunner,
+                                        fake_llm: ScriptedOpenAIServer,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a key the change adds, one pasted in the question, and the configured key itself
+    # (short, so no pattern knows it): the model sees [REDACTED] where each stood
+    monkeypatch.setenv("OPENAI_API_KEY", "local-key-42x")
+    aws = "AKIA" + "ABCDEFGHIJKLMNOP"
+    repo.write("app/service.py", SERVICE)
+    repo.commit("base")
+    repo.write("app/service.py", SERVICE + f"AWS_KEY = '{aws}'\n")
+    fake_llm.script(Reply.text("noted"))
+    pasted = "sk-" + "proj" + "a1B2c3D4e5F6g7H8i9J0k1L2"
+    result = cli("ask", "--rules-plan", f"Is {pasted} or local-key-42x safe here?", repo.root)
+    assert result.code == 0, result.err
+    sent = json.dumps(fake_llm.chat_requests[0].body)
+    assert aws not in sent and pasted not in sent and "local-key-42x" not in sent
+    assert sent.count("[REDACTED]") >= 3
+
+
 def test_surrogate_halves_from_the_model_are_joined_or_replaced(
         repo: GitRepoBuilder, installed: CliRunner, fake_llm: ScriptedOpenAIServer,
         tmp_path: Path) -> None:

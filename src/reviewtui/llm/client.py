@@ -25,6 +25,7 @@ from reviewtui.errors import LLMCancelledError, LLMError, LLMNotConfiguredError
 from reviewtui.llm import failures, transport
 from reviewtui.llm.assemble import StreamAssembler, read_completion
 from reviewtui.llm.compat import FORMAT_CHAINS, Compat, Sent, degrade, response_format
+from reviewtui.llm.redact import redact_message
 from reviewtui.llm.settings import NOT_CONFIGURED_HINT, LLMConfig
 from reviewtui.llm.types import ChatResult
 
@@ -129,7 +130,9 @@ class LLMClient:
         config = self.config
         params: dict[str, Any] = {
             "model": config.model,
-            "messages": [dict(message) for message in messages],
+            # nothing that looks like a secret leaves: a key pasted in a question, one a
+            # change adds (the model sees [REDACTED] where it stood), the configured key
+            "messages": [redact_message(message, config.api_key) for message in messages],
             compat.max_tokens_field: max_tokens or config.max_output_tokens,
         }
         if tools:

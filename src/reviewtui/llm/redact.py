@@ -9,6 +9,8 @@ Plain ``re``, no imports of the LLM client: the git stage uses it too.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 REDACTED = "[REDACTED]"
 SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -30,3 +32,21 @@ def redact_secrets(text: str) -> str:
     for pattern, replacement in SECRET_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def redact_message(message: Mapping[str, Any], also: str | None = None) -> dict[str, Any]:
+    """A chat message as sent: its text (``content`` as a string or as text parts) with the
+    secret patterns blanked, and ``also`` (the configured key, whatever its shape) too."""
+    def clean(text: str) -> str:
+        text = redact_secrets(text)
+        return text.replace(also, REDACTED) if also and len(also) >= 8 else text
+
+    out = dict(message)
+    content = out.get("content")
+    if isinstance(content, str):
+        out["content"] = clean(content)
+    elif isinstance(content, list):
+        out["content"] = [{**part, "text": clean(part["text"])}
+                          if isinstance(part, dict) and isinstance(part.get("text"), str)
+                          else part for part in content]
+    return out
