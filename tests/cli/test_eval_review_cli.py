@@ -81,6 +81,22 @@ def test_a_finding_on_the_bug_line_is_detected_in_both_context_modes(
     assert cli("sessions", "--json", repo.root).json() == []
 
 
+def test_a_failed_review_still_counts_what_its_requests_cost(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    planted_bug(repo)
+    nothing = Reply.text("I cannot say.", usage=USAGE)  # no JSON: asked again, then given up
+    fake_llm.script(nothing, nothing)
+    result = cli("eval", "--review", "--context", "planned", "--json", "--jobs", "1",
+                 repo.root)
+    assert result.code == 0, result.err
+    review = _review(result.json())
+    outcome = review["cases"][0]["planned"]
+    assert outcome["status"] == "failed"
+    assert (outcome["requests"], outcome["prompt_tokens"]) == (2, 2400)
+    assert review["summaries"]["planned"]["prompt_tokens"] == 2400
+    assert len(fake_llm.chat_requests) == 2
+
+
 def test_a_finding_ten_lines_away_is_not_a_detection(
         repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
     planted = planted_bug(repo)

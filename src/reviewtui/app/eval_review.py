@@ -147,7 +147,7 @@ def run_eval_review(report: EvalReport, request: EvalReviewRequest,
             try:
                 outcome = review_run(run, client)
             except (ReviewError, LLMResponseError) as exc:
-                outcome = failed(run.result, run.mode, model, str(exc))
+                outcome = failed(run.result, run.mode, model, str(exc), client.take())
             stores[run.mode].add(outcome)
             outcomes[run.result.case.bug][run.mode] = outcome
         if on_progress is not None and runs:
@@ -156,9 +156,8 @@ def run_eval_review(report: EvalReport, request: EvalReviewRequest,
         client.close()
     every = [o for by_mode in outcomes.values() for o in by_mode.values()]
     summaries = {mode: summarise(every, mode) for mode in request.modes}
-    ok = [o for o in every if o.status == "ok"]
-    cost = price(settings, sum(o.prompt_tokens for o in ok),
-                 sum(o.completion_tokens for o in ok))
+    cost = price(settings, sum(o.prompt_tokens for o in every),  # failed ones cost too
+                 sum(o.completion_tokens for o in every))
     return EvalReviewReport(model, request.modes, estimate, outcomes, summaries, cost)
 
 

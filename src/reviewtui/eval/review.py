@@ -33,7 +33,7 @@ from reviewtui.models import ContextLevel
 if TYPE_CHECKING:
     from reviewtui.agent.findings import Finding
     from reviewtui.agent.review import PreparedReview, Reviewer
-    from reviewtui.llm.metered import MeteredClient
+    from reviewtui.llm.metered import Account, MeteredClient
     from reviewtui.llm.tokens import TokenCounter
     from reviewtui.plan import FusedPlan
 
@@ -162,9 +162,16 @@ def prepare_runs(root: Path, result: CaseResult, modes: Sequence[ContextMode],
     return runs
 
 
-def failed(result: CaseResult, mode: ContextMode, model: str, reason: str) -> ReviewOutcome:
-    return ReviewOutcome(bug=result.case.bug, mode=mode, model=model, status="failed",
-                         reason=reason)
+def failed(result: CaseResult, mode: ContextMode, model: str, reason: str,
+           account: Account | None = None) -> ReviewOutcome:
+    """A case whose review gave nothing usable, with what its requests cost all the same."""
+    outcome = ReviewOutcome(bug=result.case.bug, mode=mode, model=model, status="failed",
+                            reason=reason)
+    if account is None:
+        return outcome
+    return outcome.model_copy(update={
+        "requests": account.requests, "prompt_tokens": account.prompt_tokens,
+        "completion_tokens": account.completion_tokens, "tokens_estimated": account.estimated})
 
 
 def review_run(run: PreparedRun, client: MeteredClient) -> ReviewOutcome:
@@ -193,7 +200,8 @@ def review_run(run: PreparedRun, client: MeteredClient) -> ReviewOutcome:
 
 
 def summarise(outcomes: Sequence[ReviewOutcome], mode: ContextMode) -> ReviewSummary:
-    ok = [o for o in outcomes if o.mode == mode and o.status == "ok"]
+    spent = [o for o in outcomes if o.mode == mode]
+    ok = [o for o in spent if o.status == "ok"]
     count = len(ok) or 1
     return ReviewSummary(
         mode=mode, cases=len(ok),
@@ -202,11 +210,12 @@ def summarise(outcomes: Sequence[ReviewOutcome], mode: ContextMode) -> ReviewSum
         holder_reviewed=sum(o.holder_reviewed for o in ok) / count,
         findings_per_case=sum(len(o.findings) for o in ok) / count,
         other_per_case=sum(o.other_findings for o in ok) / count,
-        requests=sum(o.requests for o in ok),
-        prompt_tokens=sum(o.prompt_tokens for o in ok),
-        completion_tokens=sum(o.completion_tokens for o in ok),
+        # what was spent: the failed cases' requests too
+        requests=sum(o.requests for o in spent),
+        prompt_tokens=sum(o.prompt_tokens for o in spent),
+        completion_tokens=sum(o.completion_tokens for o in spent),
         seconds_per_case=sum(o.seconds for o in ok) / count,
-        tokens_estimated=any(o.tokens_estimated for o in ok))
+        tokens_estimated=any(o.tokens_estimated for o in spent))
 
 
 def review_key(results_key: str, model: str, mode: ContextMode, max_tool_rounds: int) -> str:
