@@ -148,6 +148,17 @@ def test_export_to_a_path_that_is_a_folder_is_one_line(repo: GitRepoBuilder, cli
     assert "Traceback" not in result.err
 
 
+def test_dash_is_stdout_and_an_empty_path_is_refused(repo: GitRepoBuilder,
+                                                     installed: CliRunner) -> None:
+    _repo(repo)
+    to_stdout = installed("export", "-o", "-", repo.root)
+    assert to_stdout.code == 0 and to_stdout.out.startswith("## Review: No verdict yet")
+    assert not (repo.root / "-").exists()
+    empty = installed("export", "-o", "", repo.root)
+    assert empty.code == 2 and empty.out == ""
+    assert "an empty path (- is stdout)" in empty.err.splitlines()[-1]
+
+
 def test_an_unknown_export_format_is_refused(repo: GitRepoBuilder, installed: CliRunner) -> None:
     _repo(repo)
     result = installed("export", "--format", "pdf", repo.root)

@@ -23,6 +23,16 @@ SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", 
                "eval", "findings", "publish")
 
 
+def output_path(value: str) -> str | None:
+    """``--output FILE``: ``-`` is stdout (None), as for every other tool; an empty path is a
+    mistake (a shell variable that was not set), not a quiet "stdout"."""
+    if value == "-":
+        return None
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty path (- is stdout)")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui",
@@ -189,7 +199,8 @@ def build_review_parser() -> argparse.ArgumentParser:
                     "(severity P0-P3, confidence, file and lines, unit) and a verdict.")
     parser.add_argument("--format", choices=("markdown", "json", "sarif"), default="markdown",
                         help="output format (default markdown; sarif is SARIF 2.1.0)")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE, not stdout")
+    parser.add_argument("--output", "-o", metavar="FILE", type=output_path,
+                        help="write to FILE, not stdout (- is stdout)")
     parser.add_argument("--fail-on", choices=("P0", "P1", "P2", "P3"), metavar="SEVERITY",
                         help="exit with status 1 when a finding is this severe or worse "
                              "(P0-P3), for CI")
@@ -246,7 +257,8 @@ def build_export_parser() -> argparse.ArgumentParser:
                         help="markdown (default; ready to paste as a pull-request review), "
                              "json (the ExportedReview schema), sarif (SARIF 2.1.0) or rdjson "
                              "(Reviewdog Diagnostic Format: reviewdog -f=rdjson posts it)")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE, not stdout")
+    parser.add_argument("--output", "-o", metavar="FILE", type=output_path,
+                        help="write to FILE, not stdout (- is stdout)")
     parser.add_argument("--all-findings", action="store_true",
                         help="also dismissed, gone and fixed findings, with their state")
     add_selectors(parser)
