@@ -4,9 +4,11 @@ offered for continuing."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
+import pytest
 from textual.containers import VerticalScroll
 
 from reviewtui.git import ChangeSelector, SelectorMode
@@ -317,3 +319,25 @@ async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_i
         [session] = store.list_sessions()
         rounds = store.rounds(session.session_id)
     assert [(r.truncated, r.continues) for r in rounds] == [(True, None), (False, 0)]
+
+
+@pytest.mark.parametrize("key", ["P", "R"])
+async def test_quitting_while_the_model_thinks_stops_its_request(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer, key: str) -> None:
+    """``q`` while the planner or the review waits on the model closes the request: the worker
+    thread ends (the process can exit at once) and sends nothing more, no repair of the
+    answer it never got -- not a request the person pays for after leaving."""
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.delay(8.0, Reply.text("not json")), Reply.delay(8.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        while not fake_llm.chat_requests:  # the request is on its way to the model
+            await pilot.pause(0.05)
+        await pilot.press("q")
+    # Every thread worker is done once the loop's executor is shut down: with the call left
+    # running, this waited for the late answer and its repair request.
+    await asyncio.get_running_loop().shutdown_default_executor()
+    assert len(fake_llm.chat_requests) == 1
+    assert not app.jobs.running()

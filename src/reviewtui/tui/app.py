@@ -124,6 +124,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
                                 getattr(self, f"action_{action}"))
 
     def on_unmount(self) -> None:
+        self.jobs.cancel()  # (exit does it first; this covers any other way out)
         self.watch_stop.set()  # the watcher thread ends at its next wake-up
         self.idle_gc.stop()
         self.keep_first_screen()  # as the person leaves it
