@@ -15,7 +15,7 @@ Markdown widget (and its parser) loads with the first answer, not with the workb
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,10 +23,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Collapsible, Static
 
+from reviewtui.tui.answer_stream import AnswerStream
 from reviewtui.tui.widgets.chat_input import ChatInput
-
-if TYPE_CHECKING:
-    from textual.widgets import Markdown
 
 
 class ChatPane(Vertical):
@@ -44,6 +42,7 @@ class ChatPane(Vertical):
         """``/fix`` in the chat: ask the model for a fix to the selected finding."""
 
     continuable = False  # the last answer is not whole: ``c`` in the transcript continues it
+    _streams: list[AnswerStream]  # the answers shown through a stream (set on mount)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Not continuable: ``c`` falls through to the app's binding (open or close the chat).
@@ -65,7 +64,12 @@ class ChatPane(Vertical):
         yield ChatInput(id="chat-input")
 
     def on_mount(self) -> None:
+        self._streams = []
         self.log_view.anchor()
+
+    def on_unmount(self) -> None:
+        for stream in self._streams:  # the workbench closes: nothing more is drawn
+            stream.close()
 
     @property
     def log_view(self) -> VerticalScroll:
@@ -74,8 +78,9 @@ class ChatPane(Vertical):
     def show_notice(self, text: str) -> None:
         self.log_view.mount(Static(text, classes="chat-notice", markup=False))
 
-    def start_exchange(self, question: str, answer_text: str = "") -> Markdown:
-        """A question and its answer (empty until it streams in, or ``answer_text``)."""
+    def start_exchange(self, question: str, answer_text: str = "") -> AnswerStream:
+        """A question and its answer: ``answer_text``, or streamed in through what this
+        returns (``feed`` from the worker's thread, ``finish`` when it is over)."""
         from textual.widgets import Markdown
 
         self.continuable = False
@@ -83,11 +88,9 @@ class ChatPane(Vertical):
         log.mount(Static(f"> {question}", classes="chat-question", markup=False))
         answer = Markdown(answer_text, classes="chat-answer")
         log.mount(answer)
-        return answer
-
-    def update_answer(self, answer: Markdown, text: str) -> None:
-        """The answer so far (streaming)."""
-        answer.update(text)
+        stream = AnswerStream(answer)
+        self._streams = [s for s in self._streams if not s.finished] + [stream]
+        return stream
 
     def mark_cancelled(self) -> None:
         """The answer being streamed was stopped by the person."""
