@@ -312,6 +312,7 @@ async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_i
         assert answer.source == " inactive ones cannot log in."  # type: ignore[attr-defined]
         assert "round 1 continued in round 2" in _status(app)
         assert app.query_one(ChatPane).has_class("visible")
+        app.query_one("#chat-log").focus()  # (c gave the focus back to the input)
         await pilot.press("c")  # nothing left to continue: c is the chat key again
         await pilot.pause()
         assert not app.query_one(ChatPane).has_class("visible")
@@ -427,3 +428,32 @@ async def test_quitting_while_an_answer_streams_leaves_no_stray_errors(
     finally:
         loop.set_exception_handler(None)
     assert [str(e.get("message")) for e in errors] == []
+
+
+async def test_after_c_continues_an_answer_the_next_question_goes_to_the_input(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The transcript takes the focus to offer ``c``; once ``c`` continues the answer the
+    input has it back: the next question typed is text, not workbench keys (``s`` skipped
+    the unit, ``e`` opened the requests)."""
+    from reviewtui.tui.widgets.chat_input import ChatInput
+
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text("alpha beta gamma delta", cut_after=2),
+                    Reply.text(" gamma delta. Done."))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"what changed?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.focused is app.query_one("#chat-log")  # c there continues
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "round 1 continued in round 2" in _status(app)
+        chat_input = app.query_one("#chat-input", ChatInput)
+        assert app.focused is chat_input
+        await pilot.press(*"is this safe?")
+        assert chat_input.text == "is this safe?"
+        assert app.screen is app.screen_stack[0]  # no modal (e)
+        assert [r.status for r in app.rows] == ["new"]  # not skipped (s)

@@ -8,9 +8,10 @@ read something earlier (scrolling back to the end follows again).
 
 An answer that is not whole (stopped at the model's output token limit, or cut off by the
 server) is offered for continuing: the transcript takes the focus and ``c`` there asks the model
-to go on (``ContinueRequested``); anywhere else ``c`` is what it always is (the chat key, or a
-letter in the input), so a question that starts with "c" is never taken for it. Textual's
-Markdown widget (and its parser) loads with the first answer, not with the workbench.
+to go on (``ContinueRequested``), giving the focus back to the input; anywhere else ``c`` is
+what it always is (the chat key, or a letter in the input), so a question that starts with "c"
+is never taken for it. Textual's Markdown widget (and its parser) loads with the first answer,
+not with the workbench.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class ChatPane(Vertical):
 
     def action_continue_answer(self) -> None:
         self.continuable = False
+        # The input has the focus back: the next question typed is text, not the workbench's
+        # keys (the transcript kept it, and ``s`` skipped a unit, ``e`` opened a modal).
+        self.query_one(ChatInput).focus()
         self.post_message(self.ContinueRequested())
 
     def offer_continue(self, why: str) -> None:
