@@ -355,3 +355,46 @@ async def test_saving_the_requests_unchanged_keeps_several_of_one_type(
         assert [(r.type, getattr(r, "symbol", None)) for r in override.add_requests] == [
             ("search_callers", "session")]
         assert override.remove_requests == []
+
+
+async def test_the_help_lists_every_binding_as_it_is_typed(repo: GitRepoBuilder,
+                                                           tmp_path: Path) -> None:
+    """``?`` showed Textual's names (``left_square_bracket``, ``slash``, ``question_mark``)
+    and left out Escape / ctrl+c (stop the model) and tab (next pane). Every key the app
+    binds is listed, written as it is typed, with its action's description; every key the help
+    lists is bound; the filter line names every field the filter reads."""
+    from textual.keys import format_key
+
+    from reviewtui.tui.keys import ACTIONS
+
+    app = _app(_repo(repo), tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        helped = app.screen
+        assert isinstance(helped, HelpScreen)
+        rows = {key: description for keys, description in helped.keys
+                for key in keys.split(", ")}
+
+        def typed(key: str) -> str:  # ctrl+left_square_bracket -> ctrl+[
+            *modifiers, last = key.split("+")
+            return "+".join([*modifiers, format_key(last)])
+
+        bound = app._bindings.key_to_bindings
+        for key, bindings in bound.items():
+            for binding in bindings:
+                if binding.action in ACTIONS:
+                    assert rows.get(typed(key)) == ACTIONS[binding.action].description, key
+        assert {"[", "]", "/", "?"} <= set(rows)
+        assert not [k for k in rows if "_" in k]
+        for key in rows:  # everything listed is bound: the app's keys, Textual's, Escape
+            name = key if key in bound else next(
+                (k for k in bound if typed(k) == key), key)
+            handled = (name in bound or name in app.screen._bindings.key_to_bindings
+                       or callable(getattr(app, f"key_{name}", None)))
+            assert handled or (key == "esc" and callable(getattr(app, "key_escape", None))), key
+        assert "stop a running planner, review or chat answer" in rows["esc"]
+        assert "stop a running planner, review or chat answer" in rows["ctrl+c"]
+        assert rows["tab"].startswith("next pane")
+        text = " ".join(str(s.render()) for s in helped.query("Static"))
+        assert "sev:" in text and "status:open" in text and "dismissed" in text

@@ -64,7 +64,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
             with Vertical(id="side"):
                 yield DetailPane(id="detail")
                 yield ChatPane(id="chat")
-        yield Input(placeholder="filter: words, tag:x, risk:high, status:new, level:file",
+        yield Input(placeholder="filter: words, tag:x, risk:high, status:new, level:file, sev:p1",
                     id="filter")
         with Horizontal(id="statusbar"):
             yield Static("", id="status", markup=False)  # it says paths and filter text
