@@ -307,3 +307,94 @@ async def test_keys_on_a_filter_that_matches_nothing(repo: GitRepoBuilder,
         await pilot.press("escape", "slash", "escape")
         await pilot.pause()
         assert len(app.rows) == 3 and app.current() == app.rows[0].unit.unit_id
+
+
+async def test_saving_the_requests_unchanged_keeps_several_of_one_type(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """A unit changing ``login`` and ``logout`` gets ``search_callers`` for each; ``e`` then
+    ctrl+s without an edit kept only the last one of each type, and saved that. Now every
+    request shows on its own row, saving unchanged keeps them all, and another one of a type
+    can be added on the type's empty row."""
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n\n\n"
+                              "def logout(user):\n    return None\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n\n\n"
+                              "def logout(user):\n    user.session.clear()\n    return None\n")
+    store_path = tmp_path / "s.sqlite3"
+    app = _app(repo, store_path)
+
+    def requests() -> list[tuple[str, str | None]]:
+        item = app.triage.item(app.current() or "")
+        return sorted((r.type, getattr(r, "symbol", None) or getattr(r, "keyword", None))
+                      for r in item.extra_requests)
+
+    async with app.run_test(size=(140, 50)) as pilot:
+        await pilot.pause()
+        before = requests()
+        assert ("search_callers", "login") in before and ("search_callers", "logout") in before
+        await pilot.press("e")
+        assert isinstance(app.screen, RequestsModal)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, RequestsModal)
+        assert requests() == before
+        unit = app.current() or ""
+        assert "user" not in app.triage.item(unit).provenance.extra_requests  # none changed
+        await pilot.press("e")
+        modal = app.screen
+        assert isinstance(modal, RequestsModal)
+        empty = [i for i in modal.query("Input") if i.id and i.id.startswith("detail-search_c")
+                 and not i.value]  # type: ignore[attr-defined]
+        empty[0].value = "session"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert requests() == sorted([*before, ("search_callers", "session")])
+    with SessionStore(store_path) as store:
+        (session,) = store.list_sessions()
+        override = store.overrides(session.session_id).units[unit]
+        assert [(r.type, getattr(r, "symbol", None)) for r in override.add_requests] == [
+            ("search_callers", "session")]
+        assert override.remove_requests == []
+
+
+async def test_the_help_lists_every_binding_as_it_is_typed(repo: GitRepoBuilder,
+                                                           tmp_path: Path) -> None:
+    """``?`` showed Textual's names (``left_square_bracket``, ``slash``, ``question_mark``)
+    and left out Escape / ctrl+c (stop the model) and tab (next pane). Every key the app
+    binds is listed, written as it is typed, with its action's description; every key the help
+    lists is bound; the filter line names every field the filter reads."""
+    from textual.keys import format_key
+
+    from reviewtui.tui.keys import ACTIONS
+
+    app = _app(_repo(repo), tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        helped = app.screen
+        assert isinstance(helped, HelpScreen)
+        rows = {key: description for keys, description in helped.keys
+                for key in keys.split(", ")}
+
+        def typed(key: str) -> str:  # ctrl+left_square_bracket -> ctrl+[
+            *modifiers, last = key.split("+")
+            return "+".join([*modifiers, format_key(last)])
+
+        bound = app._bindings.key_to_bindings
+        for key, bindings in bound.items():
+            for binding in bindings:
+                if binding.action in ACTIONS:
+                    assert rows.get(typed(key)) == ACTIONS[binding.action].description, key
+        assert {"[", "]", "/", "?"} <= set(rows)
+        assert not [k for k in rows if "_" in k]
+        for key in rows:  # everything listed is bound: the app's keys, Textual's, Escape
+            name = key if key in bound else next(
+                (k for k in bound if typed(k) == key), key)
+            handled = (name in bound or name in app.screen._bindings.key_to_bindings
+                       or callable(getattr(app, f"key_{name}", None)))
+            assert handled or (key == "esc" and callable(getattr(app, "key_escape", None))), key
+        assert "stop a running planner, review or chat answer" in rows["esc"]
+        assert "stop a running planner, review or chat answer" in rows["ctrl+c"]
+        assert rows["tab"].startswith("next pane")
+        text = " ".join(str(s.render()) for s in helped.query("Static"))
+        assert "sev:" in text and "status:open" in text and "dismissed" in text

@@ -4,9 +4,12 @@ offered for continuing."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.containers import VerticalScroll
 
 from reviewtui.git import ChangeSelector, SelectorMode
@@ -309,6 +312,7 @@ async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_i
         assert answer.source == " inactive ones cannot log in."  # type: ignore[attr-defined]
         assert "round 1 continued in round 2" in _status(app)
         assert app.query_one(ChatPane).has_class("visible")
+        app.query_one("#chat-log").focus()  # (c gave the focus back to the input)
         await pilot.press("c")  # nothing left to continue: c is the chat key again
         await pilot.pause()
         assert not app.query_one(ChatPane).has_class("visible")
@@ -317,3 +321,139 @@ async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_i
         [session] = store.list_sessions()
         rounds = store.rounds(session.session_id)
     assert [(r.truncated, r.continues) for r in rounds] == [(True, None), (False, 0)]
+
+
+@pytest.mark.parametrize("key", ["P", "R"])
+async def test_quitting_while_the_model_thinks_stops_its_request(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer, key: str) -> None:
+    """``q`` while the planner or the review waits on the model closes the request: the worker
+    thread ends (the process can exit at once) and sends nothing more, no repair of the
+    answer it never got -- not a request the person pays for after leaving."""
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.delay(8.0, Reply.text("not json")), Reply.delay(8.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        while not fake_llm.chat_requests:  # the request is on its way to the model
+            await pilot.pause(0.05)
+        await pilot.press("q")
+    # Every thread worker is done once the loop's executor is shut down: with the call left
+    # running, this waited for the late answer and its repair request.
+    await asyncio.get_running_loop().shutdown_default_executor()
+    assert len(fake_llm.chat_requests) == 1
+    assert not app.jobs.running()
+
+
+def _long_stream(paragraphs: int = 100, words: int = 20) -> list[str]:
+    """A long answer in one chunk per word (``paragraphs × words`` chunks)."""
+    pieces: list[str] = []
+    for n in range(paragraphs):
+        pieces += [f"word{n}_{w} " for w in range(words - 1)] + [f"end{n}.\n\n"]
+    pieces[-1] = pieces[-1].rstrip("\n")
+    return pieces
+
+
+async def test_a_long_streamed_answer_is_shown_in_few_markdown_updates(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """2,000 streamed pieces are not 2,000 parses of the whole answer so far (that took 94 s
+    to show an 841-word answer the server sent in under a second): the pieces arriving while
+    the answer is drawn are shown together, and the final text is exactly the answer."""
+    from textual.widgets import Markdown
+
+    calls: list[str] = []
+    update, append = Markdown.update, Markdown.append
+
+    def counted_update(self: Markdown, markdown: str) -> Any:
+        calls.append("update")
+        return update(self, markdown)
+
+    def counted_append(self: Markdown, markdown: str) -> Any:
+        calls.append("append")
+        return append(self, markdown)
+
+    monkeypatch.setattr(Markdown, "update", counted_update)
+    monkeypatch.setattr(Markdown, "append", counted_append)
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    pieces = _long_stream()
+    content = "".join(pieces)
+    fake_llm.script(Reply.text(content, chunks=pieces))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"explain", "enter")
+        await app.workers.wait_for_complete()
+        answer = app.query(".chat-answer").last()
+        assert isinstance(answer, Markdown)
+        assert answer.source == content
+        paragraphs = answer.query("MarkdownParagraph")
+        assert len(paragraphs) == 100
+        assert str(paragraphs.last().render()).endswith("end99.")
+    assert 1 <= len(calls) <= 100, f"{len(calls)} Markdown updates for {len(pieces)} pieces"
+
+
+async def test_quitting_while_an_answer_streams_leaves_no_stray_errors(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """q while a long answer streams: no "exception was never retrieved" (hundreds of
+    CancelledError tracebacks printed after the workbench closed)."""
+    import gc
+
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    pieces = _long_stream()
+    fake_llm.script(Reply.text("".join(pieces), chunks=pieces, chunk_delay=0.002))
+    loop = asyncio.get_running_loop()
+    errors: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: errors.append(context))
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("c", *"explain", "enter")
+            answer = app.query(".chat-answer").last()
+            while "end30." not in getattr(answer, "source", ""):  # streaming by now
+                await pilot.pause(0.02)
+            app.table.focus()
+            await pilot.press("q")
+        await loop.shutdown_default_executor()  # the worker is done
+        # What the process does as it ends (asyncio.run): cancel what is left, let it finish.
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+        del left
+        for _ in range(3):
+            gc.collect()
+            await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert [str(e.get("message")) for e in errors] == []
+
+
+async def test_after_c_continues_an_answer_the_next_question_goes_to_the_input(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The transcript takes the focus to offer ``c``; once ``c`` continues the answer the
+    input has it back: the next question typed is text, not workbench keys (``s`` skipped
+    the unit, ``e`` opened the requests)."""
+    from reviewtui.tui.widgets.chat_input import ChatInput
+
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text("alpha beta gamma delta", cut_after=2),
+                    Reply.text(" gamma delta. Done."))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"what changed?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.focused is app.query_one("#chat-log")  # c there continues
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "round 1 continued in round 2" in _status(app)
+        chat_input = app.query_one("#chat-input", ChatInput)
+        assert app.focused is chat_input
+        await pilot.press(*"is this safe?")
+        assert chat_input.text == "is this safe?"
+        assert app.screen is app.screen_stack[0]  # no modal (e)
+        assert [r.status for r in app.rows] == ["new"]  # not skipped (s)

@@ -64,7 +64,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
             with Vertical(id="side"):
                 yield DetailPane(id="detail")
                 yield ChatPane(id="chat")
-        yield Input(placeholder="filter: words, tag:x, risk:high, status:new, level:file",
+        yield Input(placeholder="filter: words, tag:x, risk:high, status:new, level:file, sev:p1",
                     id="filter")
         with Horizontal(id="statusbar"):
             yield Static("", id="status", markup=False)  # it says paths and filter text
@@ -124,6 +124,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
                                 getattr(self, f"action_{action}"))
 
     def on_unmount(self) -> None:
+        self.jobs.cancel()  # (exit does it first; this covers any other way out)
         self.watch_stop.set()  # the watcher thread ends at its next wake-up
         self.idle_gc.stop()
         self.keep_first_screen()  # as the person leaves it

@@ -32,6 +32,7 @@ from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.unit_table import UnitTable
 
 if TYPE_CHECKING:  # the change's models load with the change, in the loading worker
+    from rich.console import RenderableType
     from textual.notifications import SeverityLevel
     from textual.theme import Theme
 
@@ -198,6 +199,14 @@ class WorkbenchBase(App[None]):
                 binding = Binding(key, action, label, show=shown,
                                   group=Binding.Group(group) if group else None)
                 self._bindings.key_to_bindings.setdefault(key, []).append(binding)
+
+    def exit(self, result: None = None, return_code: int = 0,
+             message: RenderableType | None = None) -> None:
+        """Leave the workbench, closing every running LLM call first: its thread ends at once
+        (else the process outlived the screen until the model answered) and asks the model
+        nothing more (a repair of that answer was a paid request after the person left)."""
+        self.jobs.cancel()
+        super().exit(result, return_code, message)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self._show_busy()

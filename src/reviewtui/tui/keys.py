@@ -14,10 +14,10 @@ A comma itself is written ``comma``, a space ``space``.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from textual.keys import KEY_NAME_REPLACEMENTS, KEY_TO_UNICODE_NAME, REPLACED_KEYS
+from textual.keys import KEY_NAME_REPLACEMENTS, KEY_TO_UNICODE_NAME, REPLACED_KEYS, format_key
 
 from reviewtui.errors import ConfigError
 
@@ -77,6 +77,17 @@ ACTIONS: Mapping[str, KeyAction] = {
     "help": KeyAction(True, "help", "question_mark"),
     "quit": KeyAction(True, "quit", "q"),
 }
+
+#: Keys the workbench handles besides ``ACTIONS`` (Textual's, or Escape's own handler; not
+#: rebindable), listed in the help after them.
+FIXED_KEYS: tuple[tuple[str, str], ...] = (
+    ("escape", "stop a running planner, review or chat answer at once; else leave the filter "
+               "or the chat input, or restore a zoomed pane"),
+    ("ctrl+c", "stop a running planner, review or chat answer at once (with none running: "
+               "how to quit)"),
+    ("tab,shift+tab", "next pane / previous pane"),
+    ("ctrl+p", "command palette: every action by name"),
+)
 
 #: The default key map, action -> keys (as written in ``ACTIONS``).
 DEFAULT_KEYS: Mapping[str, str] = {name: action.keys for name, action in ACTIONS.items()}
@@ -196,3 +207,20 @@ def resolve_keys(overrides: Mapping[str, str]) -> dict[str, str]:
                 raise ConfigError(f"tui.keys: {key!r} is bound to both {first} and {second}")
             owner[key] = action
     return resolved
+
+
+def key_display(key: str) -> str:
+    """One key as it is typed, for the help: ``left_square_bracket`` -> ``[``, ``slash`` ->
+    ``/``, ``escape`` -> ``esc``, ``ctrl+o`` stays ``ctrl+o``."""
+    *modifiers, last = key.split("+")
+    return "+".join([*modifiers, format_key(last)])
+
+
+def help_rows(bound: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """The help's rows: every action with the keys ``bound`` to it (action -> Textual's key
+    names), as typed, in the order of ``ACTIONS``; then ``FIXED_KEYS``."""
+    rows = [(", ".join(key_display(k) for k in bound[action]), entry.description)
+            for action, entry in ACTIONS.items() if bound.get(action)]
+    rows += [(", ".join(key_display(k) for k in keys.split(",")), description)
+             for keys, description in FIXED_KEYS]
+    return rows

@@ -4,7 +4,8 @@ review (R) and the chat. LLM calls are registered in ``jobs`` so Escape can stop
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import work
 
@@ -12,13 +13,14 @@ from reviewtui.errors import ReviewTuiError
 from reviewtui.tui.base import WorkbenchBase
 
 if TYPE_CHECKING:
-    from textual.widgets import Markdown
-
     from reviewtui.models import Allocation, ContextBundle
     from reviewtui.plan import FusedPlan
     from reviewtui.sessions.records import RoundRecord
+    from reviewtui.tui.answer_stream import AnswerStream
     from reviewtui.tui.widgets.chat_input import ChatInput
     from reviewtui.tui.widgets.chat_pane import ChatPane
+
+_T = TypeVar("_T")
 
 FIX_COMMAND = "/fix"  # in the chat: a fix for the selected finding (as the fix key)
 
@@ -162,31 +164,30 @@ class ModelActions(WorkbenchBase):
         if not self.session.model_configured():
             chat.show_notice(self.session.not_configured_hint())
             return
-        answer = chat.start_exchange(event.text)
+        stream = chat.start_exchange(event.text)
         cancel = self.jobs.start("chat")
         self._show_busy()
-        self._chat_worker(event.text, answer, cancel)
+        self._chat_worker(event.text, stream, cancel)
 
     def on_chat_pane_continue_requested(self, event: ChatPane.ContinueRequested) -> None:
         """``c`` after an unfinished answer: the model goes on from where it stopped."""
         chat = self.chat_pane
-        answer = chat.start_exchange("(continue the answer)")
+        stream = chat.start_exchange("(continue the answer)")
         cancel = self.jobs.start("chat")
         self._show_busy()
         self.set_status("continuing the answer…")
-        self._chat_worker(None, answer, cancel)
+        self._chat_worker(None, stream, cancel)
 
     @work(thread=True, exclusive=True, group="chat")
-    def _chat_worker(self, question: str | None, answer: Markdown,
+    def _chat_worker(self, question: str | None, stream: AnswerStream,
                      cancel: threading.Event) -> None:
-        """One round; ``question`` None continues the last answer."""
-        parts: list[str] = []
+        """One round; ``question`` None continues the last answer. The streamed pieces go to
+        ``stream`` without waiting for the screen (it shows them coalesced)."""
         pane = self.chat_pane
 
         def delta(text: str) -> None:
-            parts.append(text)
             if not cancel.is_set():
-                self.call_from_thread(pane.update_answer, answer, "".join(parts))
+                stream.feed(text)
 
         def tool(run: Any) -> None:
             if not cancel.is_set():
@@ -198,23 +199,35 @@ class ModelActions(WorkbenchBase):
             result = self.session.ask(self.fused_with_overrides(), question, on_delta=delta,
                                       on_tool=tool, cancel=cancel)
         except ReviewTuiError as error:
-            self.call_from_thread(self._chat_failed, cancel, str(error))
+            self._await_from_thread(self._chat_failed, cancel, stream, str(error))
             return
-        self.call_from_thread(self._chat_done, cancel, answer, result.answer, result.round)
+        # (the worker ends once the answer is shown whole)
+        self._await_from_thread(self._chat_done, cancel, stream, result.answer, result.round)
 
-    def _chat_failed(self, cancel: threading.Event, error: str) -> None:
-        if self.jobs.finish("chat", cancel):
+    def _await_from_thread(self, work: Callable[..., Awaitable[_T]], *args: Any) -> _T:
+        """``call_from_thread`` for a coroutine function, awaited on the app's loop (Textual's
+        annotation, ``T | Awaitable[T]``, has mypy infer ``Never`` for one)."""
+        return self.call_from_thread(work, *args)  # type: ignore[arg-type]
+
+    async def _chat_failed(self, cancel: threading.Event, stream: AnswerStream,
+                           error: str) -> bool:
+        """Whether the failure counted (the round was neither cancelled nor replaced)."""
+        await stream.finish()  # what came before the failure stays shown
+        counted = self.jobs.finish("chat", cancel)
+        if counted:
             self.chat_pane.show_notice(error)
         self._show_busy()
+        return counted
 
-    def _chat_done(self, cancel: threading.Event, answer: Markdown, text: str,
-                   record: RoundRecord) -> None:
+    async def _chat_done(self, cancel: threading.Event, stream: AnswerStream, text: str,
+                         record: RoundRecord) -> bool:
+        """Whether the answer counted (the round was neither cancelled nor replaced)."""
         counted = self.jobs.finish("chat", cancel)
+        await stream.finish(text if counted else None)  # cancelled: what was shown stays
         self._show_busy()
         if not counted:
-            return
+            return False
         pane = self.chat_pane
-        pane.update_answer(answer, text)
         pane.set_rounds(self.session.rounds_text())
         if record.cut_off:
             pane.offer_continue("the answer was cut off: the server closed the stream before "
@@ -228,4 +241,5 @@ class ModelActions(WorkbenchBase):
         elif record.continues is not None:
             self.set_status(f"round {record.continues + 1} continued in round "
                             f"{record.index + 1}")
+        return True
 

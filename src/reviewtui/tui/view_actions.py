@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from reviewtui.tui.base import WorkbenchBase
-from reviewtui.tui.keys import ACTIONS
+from reviewtui.tui.keys import help_rows
 from reviewtui.tui.screens.help import HelpScreen
 from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.unit_table import UnitTable
@@ -70,8 +70,15 @@ class ViewActions(WorkbenchBase):
             self.screen.maximize(pane, container=False)
 
     def action_help(self) -> None:
-        keys = [(keys, ACTIONS[action][1]) for action, keys in self._keys.items()]
-        self.push_screen(HelpScreen(keys))
+        """Every key as bound (the settings' keys, then Textual's own for an action, such as
+        ctrl+q for quit), and the keys that are not actions (Escape, tab...)."""
+        bound = {action: keys.split(",") for action, keys in self._keys.items()}
+        for key, bindings in self._bindings.key_to_bindings.items():
+            for binding in bindings:
+                keys = bound.get(binding.action)
+                if keys is not None and key not in keys:
+                    keys.append(key)
+        self.push_screen(HelpScreen(help_rows(bound)))
 
     def action_toggle_chat(self) -> None:
         from reviewtui.tui.widgets.chat_input import ChatInput

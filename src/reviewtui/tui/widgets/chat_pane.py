@@ -8,14 +8,15 @@ read something earlier (scrolling back to the end follows again).
 
 An answer that is not whole (stopped at the model's output token limit, or cut off by the
 server) is offered for continuing: the transcript takes the focus and ``c`` there asks the model
-to go on (``ContinueRequested``); anywhere else ``c`` is what it always is (the chat key, or a
-letter in the input), so a question that starts with "c" is never taken for it. Textual's
-Markdown widget (and its parser) loads with the first answer, not with the workbench.
+to go on (``ContinueRequested``), giving the focus back to the input; anywhere else ``c`` is
+what it always is (the chat key, or a letter in the input), so a question that starts with "c"
+is never taken for it. Textual's Markdown widget (and its parser) loads with the first answer,
+not with the workbench.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,10 +24,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Collapsible, Static
 
+from reviewtui.tui.answer_stream import AnswerStream
 from reviewtui.tui.widgets.chat_input import ChatInput
-
-if TYPE_CHECKING:
-    from textual.widgets import Markdown
 
 
 class ChatPane(Vertical):
@@ -44,6 +43,7 @@ class ChatPane(Vertical):
         """``/fix`` in the chat: ask the model for a fix to the selected finding."""
 
     continuable = False  # the last answer is not whole: ``c`` in the transcript continues it
+    _streams: list[AnswerStream]  # the answers shown through a stream (set on mount)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Not continuable: ``c`` falls through to the app's binding (open or close the chat).
@@ -51,6 +51,9 @@ class ChatPane(Vertical):
 
     def action_continue_answer(self) -> None:
         self.continuable = False
+        # The input has the focus back: the next question typed is text, not the workbench's
+        # keys (the transcript kept it, and ``s`` skipped a unit, ``e`` opened a modal).
+        self.query_one(ChatInput).focus()
         self.post_message(self.ContinueRequested())
 
     def offer_continue(self, why: str) -> None:
@@ -65,7 +68,12 @@ class ChatPane(Vertical):
         yield ChatInput(id="chat-input")
 
     def on_mount(self) -> None:
+        self._streams = []
         self.log_view.anchor()
+
+    def on_unmount(self) -> None:
+        for stream in self._streams:  # the workbench closes: nothing more is drawn
+            stream.close()
 
     @property
     def log_view(self) -> VerticalScroll:
@@ -74,8 +82,9 @@ class ChatPane(Vertical):
     def show_notice(self, text: str) -> None:
         self.log_view.mount(Static(text, classes="chat-notice", markup=False))
 
-    def start_exchange(self, question: str, answer_text: str = "") -> Markdown:
-        """A question and its answer (empty until it streams in, or ``answer_text``)."""
+    def start_exchange(self, question: str, answer_text: str = "") -> AnswerStream:
+        """A question and its answer: ``answer_text``, or streamed in through what this
+        returns (``feed`` from the worker's thread, ``finish`` when it is over)."""
         from textual.widgets import Markdown
 
         self.continuable = False
@@ -83,11 +92,9 @@ class ChatPane(Vertical):
         log.mount(Static(f"> {question}", classes="chat-question", markup=False))
         answer = Markdown(answer_text, classes="chat-answer")
         log.mount(answer)
-        return answer
-
-    def update_answer(self, answer: Markdown, text: str) -> None:
-        """The answer so far (streaming)."""
-        answer.update(text)
+        stream = AnswerStream(answer)
+        self._streams = [s for s in self._streams if not s.finished] + [stream]
+        return stream
 
     def mark_cancelled(self) -> None:
         """The answer being streamed was stopped by the person."""
