@@ -33,7 +33,7 @@ import json
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -297,10 +297,35 @@ class SessionStore(RoundStore, ReviewStore):
         """The session's overrides; empty if it has none."""
         from reviewtui.plan.schema import OverrideSet
 
+        return self.saved_overrides(session_id) or OverrideSet()
+
+    def saved_overrides(self, session_id: str) -> OverrideSet | None:
+        """The session's overrides, or None when none were ever saved (not even emptied)."""
+        from reviewtui.plan.schema import OverrideSet
+
         with self._reading() as conn:
             row = conn.execute("SELECT data FROM overrides WHERE session_id = ?",
                                (clean_text(session_id),)).fetchone()
-            return OverrideSet.model_validate_json(row["data"]) if row else OverrideSet()
+            return OverrideSet.model_validate_json(row["data"]) if row else None
+
+    def overrides_of_units(self, repo_key: str, unit_ids: Collection[str],
+                           sessions: int = 50) -> OverrideSet:
+        """The person's latest decisions on these units in any change of the repository: a
+        unit's id is its content (paths, hunks, changed lines), so the same unit in the change
+        a commit made of the working tree, or in a rebased range, gets them back."""
+        from reviewtui.plan.schema import OverrideSet
+
+        wanted, found = set(unit_ids), OverrideSet()
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT o.data FROM overrides o JOIN sessions s ON s.session_id = o.session_id "
+                "WHERE s.repo_key = ? ORDER BY o.updated_at DESC, o.rowid DESC LIMIT ?",
+                (clean_text(repo_key), sessions)).fetchall()
+        for row in rows:
+            for unit_id, override in OverrideSet.model_validate_json(row["data"]).units.items():
+                if unit_id in wanted and unit_id not in found.units and not override.is_empty:
+                    found.units[unit_id] = override
+        return found
 
     # -- review marks (per repository, independent of sessions) ---------------------------------
 

@@ -122,10 +122,23 @@ class TuiSession:
         return problem
 
     def overrides(self) -> OverrideSet:
+        """The person's decisions on this change -- or, on a change never decided on, their
+        latest ones on the same units elsewhere in the repository: committing the working
+        tree's change makes it another change (``commit:`` instead of ``all:``), and the
+        levels and skips chosen on it were lost (reviewed marks, kept by content, were not)."""
         sid = self._session(create=False)
         store = self.store()
-        found = store.overrides(sid) if store is not None and sid else OverrideSet()
-        self._recorded = found
+        found: OverrideSet | None = None
+        if store is not None:
+            try:
+                found = store.saved_overrides(sid) if sid else None
+                if found is None:
+                    found = store.overrides_of_units(
+                        self.repo_key, [u.unit_id for u in self.loaded.units])
+            except StoreError:
+                found = None
+        found = found or OverrideSet()
+        self._recorded = found  # carried over: already in the evidence log
         return found
 
     def marks(self) -> dict[str, str]:

@@ -68,3 +68,27 @@ def test_a_refresh_carries_decisions_without_logging_them_again(
     session.adopt(refreshed.loaded, refreshed.overrides)
     assert session.save(refreshed.overrides, {}) is None
     assert read_conflicts(log) == before
+
+
+def test_decisions_on_the_working_tree_come_back_once_it_is_committed(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """Committing the pending change makes it another change (``commit:``, not ``all:``): the
+    same units (same ids: paths, hunks, lines) get the levels and skips chosen on them back,
+    and that is not logged again as a new decision."""
+    session, unit = _session(repo, tmp_path)
+    others = [u.unit_id for u in session.loaded.units if u.unit_id != unit]
+    decided = OverrideSet(units={unit: UnitOverride(level=ContextLevel.FULL_FILE),
+                                 others[0]: UnitOverride(skip=True)})
+    assert session.save(decided, {}) is None
+    log = repo.root / ".git" / "reviewtui" / "conflicts.jsonl"
+    logged = read_conflicts(log)
+    repo.commit("the pending change")
+    committed = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    assert committed.change_set.key != session.loaded.change_set.key
+    reopened = TuiSession(committed, tmp_path / "s.sqlite3")
+    assert reopened.overrides() == decided
+    assert reopened.save(decided, {}) is None
+    assert read_conflicts(log) == logged
+    # a change decided on, even back to nothing, keeps its own decisions
+    assert reopened.save(OverrideSet(), {}) is None
+    assert TuiSession(committed, tmp_path / "s.sqlite3").overrides() == OverrideSet()
