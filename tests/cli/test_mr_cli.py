@@ -252,12 +252,8 @@ def test_rate_limits_are_waited_out(world: MergeRequestWorld, cli: CliRunner) ->
     assert [r.status for r in world.fake.ops("GET")] == [429, 429, 200]
 
 
-def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
-        world: MergeRequestWorld, cli: CliRunner) -> None:
-    assert cli("index", "--pr", "7", world.local).code == 0
-    sid = seed_review(world)
-    with SessionStore() as store:
-        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+def _force_push(world: MergeRequestWorld) -> str:
+    """The contributor amends merge request 7's commit and force-pushes: its new head."""
     world.upstream.git("checkout", "-q", "feature")
     world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
     world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
@@ -265,6 +261,16 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     world.push_mr(7, moved)
     mr = world.fake.mrs[7]
     mr["sha"] = mr["diff_refs"]["head_sha"] = moved
+    return moved
+
+
+def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    _force_push(world)
     result = cli("publish", "--pr", "7", world.local)
     assert result.code == 0, result.err
     assert "moved since the review" in result.err
@@ -282,13 +288,7 @@ def test_a_new_head_reviewed_again_gets_its_line_notes_again(
     assert cli("index", "--pr", "7", world.local).code == 0
     seed_review(world)
     assert cli("publish", "--pr", "7", world.local).code == 0
-    world.upstream.git("checkout", "-q", "feature")
-    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
-    world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
-    moved = world.upstream.head()
-    world.push_mr(7, moved)
-    mr = world.fake.mrs[7]
-    mr["sha"] = mr["diff_refs"]["head_sha"] = moved
+    moved = _force_push(world)
     assert cli("index", "--pr", "7", world.local).code == 0
     seed_review(world)  # the same findings, reviewed on the new head
     again = cli("publish", "--pr", "7", world.local)

@@ -289,16 +289,22 @@ def test_a_rate_limit_that_lasts_is_one_clear_line(world: PullWorld, cli: CliRun
     assert len(world.fake.ops("GET")) == 4  # bounded
 
 
-def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
-        world: PullWorld, cli: CliRunner) -> None:
-    assert cli("index", "--pr", "7", world.local).code == 0
-    seed_review(world)
+def _force_push(world: PullWorld) -> str:
+    """The contributor amends pull request 7's commit and force-pushes: its new head."""
     world.upstream.git("checkout", "-q", "feature")
     world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
     world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
     moved = world.upstream.head()
     world.push_pull(7, moved)
     world.fake.pulls[7]["head"]["sha"] = moved
+    return moved
+
+
+def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    _force_push(world)
     result = cli("publish", "--pr", "7", world.local)
     assert result.code == 0, result.err
     assert "moved since the review" in result.err
@@ -315,12 +321,7 @@ def test_the_review_of_an_earlier_head_is_kept_after_the_pull_request_is_fetched
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0
     seed_review(world)
-    world.upstream.git("checkout", "-q", "feature")
-    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
-    world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
-    moved = world.upstream.head()
-    world.push_pull(7, moved)
-    world.fake.pulls[7]["head"]["sha"] = moved
+    moved = _force_push(world)
     # any --pr command fetches it again: the change is a new one, the review is the old one's
     listed = cli("findings", "--json", "--pr", "7", world.local)
     assert listed.code == 0, listed.err

@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from reviewtui.errors import ForgeAuthError, ForgeNotFoundError
 from reviewtui.forge.auth import Token
 from reviewtui.forge.http import ForgeHttp, Sleep
 from reviewtui.forge.target import PullTarget
@@ -105,13 +104,9 @@ class GitHubClient:
     def viewer(self) -> str | None:
         """The login the token acts as (``GET /user``), or None when the forge will not say
         (a GitHub App's or Actions' token: HTTP 403)."""
-        try:
-            data = self.http.request("GET", "user")
-        except (ForgeAuthError, ForgeNotFoundError) as exc:
-            if exc.status == 401:
-                raise
-            return None
-        return self.http.parsed(GitHubUser, data, "the token's user").login
+        data = self.http.refusable("user")
+        return None if data is None else self.http.parsed(GitHubUser, data,
+                                                          "the token's user").login
 
     def reviews(self) -> list[GitHubReview]:
         return [self.http.parsed(GitHubReview, item, "a review") for item in self.http.pages(

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-from reviewtui.errors import ForgeAuthError, ForgeError, ForgeNotFoundError
+from reviewtui.errors import ForgeError
 from reviewtui.forge.auth import Token
 from reviewtui.forge.http import ForgeHttp, Sleep
 from reviewtui.forge.target import PullTarget
@@ -119,13 +119,9 @@ class GitLabClient:
     def viewer(self) -> str | None:
         """The username the token acts as (``GET /user``), or None when GitLab will not say
         (a CI job's token: HTTP 403)."""
-        try:
-            data = self.http.request("GET", "user")
-        except (ForgeAuthError, ForgeNotFoundError) as exc:
-            if exc.status == 401:
-                raise
-            return None
-        return self.http.parsed(GitLabUser, data, "the token's user").username
+        data = self.http.refusable("user")
+        return None if data is None else self.http.parsed(GitLabUser, data,
+                                                          "the token's user").username
 
     def discussions(self) -> list[GitLabDiscussion]:
         return [self.http.parsed(GitLabDiscussion, item, "a discussion")

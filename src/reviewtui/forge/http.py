@@ -107,6 +107,16 @@ class ForgeHttp:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    def refusable(self, path: str) -> Any:
+        """``GET path``, or None when the forge refuses to answer it (HTTP 403/404: what it
+        says to a token that is no user's); a rejected token (401) still raises."""
+        try:
+            return self.request("GET", path)
+        except (ForgeAuthError, ForgeNotFoundError) as exc:
+            if exc.status == 401:
+                raise
+            return None
+
     def pages(self, path: str) -> list[Any]:
         """Every item of a paged list answer (``per_page``/``page``, as GitHub and GitLab
         both page), at most ``MAX_PAGES`` pages."""
