@@ -151,7 +151,7 @@ def test_export_to_a_path_that_is_a_folder_is_one_line(repo: GitRepoBuilder, cli
 def test_dash_is_stdout_and_an_empty_path_is_refused(repo: GitRepoBuilder,
                                                      installed: CliRunner) -> None:
     _repo(repo)
-    to_stdout = installed("export", "-o", "-", repo.root)
+    to_stdout = installed("export", "-o", "-", cwd=repo.root)
     assert to_stdout.code == 0 and to_stdout.out.startswith("## Review: No verdict yet")
     assert not (repo.root / "-").exists()
     empty = installed("export", "-o", "", repo.root)
