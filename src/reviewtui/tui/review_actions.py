@@ -11,6 +11,7 @@ worker: the person's overrides follow their units, "reviewed" marks of changed u
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from textual import work
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # the session's models load with the change (see opening_acti
     from reviewtui.tui.screens.comment_modal import CommentEdit
     from reviewtui.tui.session import Refreshed
     from reviewtui.tui.triage import Row
+    from reviewtui.units import ReviewUnit
 
 WATCH_DEBOUNCE_MS = 400
 
@@ -315,6 +317,7 @@ class ReviewActions(WorkbenchBase):
 
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
+        was = next((u for u in self.loaded.units if u.unit_id == self.current()), None)
         self.session.adopt(fresh, refreshed.overrides)
         self.loaded = fresh
         sort_key = self.triage.sort_key
@@ -325,6 +328,12 @@ class ReviewActions(WorkbenchBase):
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()
         self.load_review()
+        successor = successor_of(was, fresh.units) if was is not None else None
+        if successor is not None and successor != self.current() and successor in self.table.rows:
+            # the unit under the cursor was edited (a fix applied): it has a new id, and the
+            # row number the cursor kept is another unit's -- the next key would act on it
+            self.table.move_cursor(row=self.table.get_row_index(successor))
+            self.show_detail()
         new = sum(1 for u in fresh.units if u.unit_id not in before)
         changed = sum(1 for r in self.rows if r.status == "changed")
         self.set_status("; ".join([f"refreshed: {len(fresh.units)} units, {new} new or "
@@ -355,3 +364,18 @@ class ReviewActions(WorkbenchBase):
             if stop.is_set():
                 return
             self.call_from_thread(self.action_refresh)
+
+
+def successor_of(unit: ReviewUnit, units: Sequence[ReviewUnit]) -> str | None:
+    """The unit that ``unit`` became after a refresh: itself if unchanged, else the unit of
+    the same file whose lines are nearest to where it was (None: its file has none left)."""
+    if any(u.unit_id == unit.unit_id for u in units):
+        return unit.unit_id
+    span = unit.span() or unit.span("old") or (0, 0)
+    same_file = [u for u in units if u.file_path == unit.file_path]
+
+    def distance(other: ReviewUnit) -> int:
+        first, last = other.span() or other.span("old") or (0, 0)
+        return max(0, first - span[1], span[0] - last)
+
+    return min(same_file, key=distance).unit_id if same_file else None
