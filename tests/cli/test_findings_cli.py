@@ -99,6 +99,10 @@ def test_preview_apply_undo_is_byte_exact(repo: GitRepoBuilder, cli: CliRunner,
     assert after["state"] == "fixed" and after["fix_applied"] is True
 
     _refused(cli("findings", "apply", ident, repo.root), "is already applied")
+    asked = len(fake_llm.chat_requests)
+    # another fix would take the applied one's place (shown as applied, never written)
+    _refused(cli("findings", "fix", ident, repo.root), "fix is applied: undo it first")
+    assert len(fake_llm.chat_requests) == asked  # nothing asked of the model
     dry_again = cli("findings", "apply", ident, "--dry-run", repo.root)
     _refused(dry_again, "the working tree moved on")  # its lines are not the reviewed ones
     undone = cli("findings", "undo", ident, repo.root)

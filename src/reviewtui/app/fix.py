@@ -221,6 +221,11 @@ def request_fix(ws: Workspace, client: LLMClient, counter: TokenCounter, store: 
     from reviewtui.agent.fix_request import ask_fix
     from reviewtui.plan.extract import PlanParseError
 
+    if store.applied_fix(session_id, finding.fingerprint) is not None:
+        # a new fix would take the applied one's place: the patch in the file would no longer
+        # be the one kept, and the new one would show as applied though never written
+        raise FixError(f"finding {finding_id(finding)}'s fix is applied: undo it first, then "
+                       "ask for another")
     try:
         answer = ask_fix(ws, client, counter, finding, max_tool_rounds=max_tool_rounds,
                          on_tool=on_tool, cancel=cancel)
