@@ -374,6 +374,9 @@ async def test_watch_refreshes_when_a_file_changes(repo: GitRepoBuilder,
     app = _app(repo, tmp_path / "s.sqlite3", watch=True)
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause(0.5)
+        # watching is not work to wait on: the progress bar shows only while something runs
+        assert any(w.group == "watch" for w in app.workers)
+        assert not app.query_one("#busy").has_class("running")
         repo.write("app/watched.py", "WATCHED = True\n")
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline and not any(

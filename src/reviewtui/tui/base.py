@@ -216,7 +216,8 @@ class WorkbenchBase(App[None]):
         review, chat) runs; a cancelled LLM call stops showing at once."""
         running = self.jobs.running() or any(
             w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-            for w in self.workers if w.group not in ("planner", "review", "chat"))
+            # (the watcher of --watch runs as long as the workbench: it is not work to wait on)
+            for w in self.workers if w.group not in ("planner", "review", "chat", "watch"))
         try:
             bar = self.query_one("#busy", ProgressBar)
         except NoMatches:  # a worker ended while the app closes: no screen to show it on
