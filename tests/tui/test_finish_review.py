@@ -190,6 +190,14 @@ async def test_comments_new_edited_deleted_and_from_a_finding(
         await pilot.pause()
         with SessionStore(store) as opened:
             assert opened.comments(session.session_id) == []
+        # A, then Escape: nothing happens (the finding stays as it was, no comment).
+        await pilot.press("A")
+        assert isinstance(app.screen, CommentModal)
+        await pilot.press("escape")
+        await pilot.pause()
+        with SessionStore(store) as opened:
+            assert opened.comments(session.session_id) == []
+            assert "accepted" not in {f.state for f in opened.findings(session.session_id)}
         # A: accept a finding and make it a comment of one's own.
         await pilot.press("A")
         assert isinstance(app.screen, CommentModal)

@@ -11,7 +11,7 @@ worker: the person's overrides follow their units, "reviewed" marks of changed u
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from textual import work
@@ -127,13 +127,16 @@ class ReviewActions(WorkbenchBase):
         finding = self._target_finding()
         if finding is None:
             return
-        if finding.state != "accepted":
-            self._set_state(finding, "accepted")
         body = finding.title + (f"\n\n{finding.body}" if finding.body else "")
+
+        def saved() -> None:  # accepted with its comment; Escape in the dialog changes nothing
+            if finding.state != "accepted":
+                self._set_state(finding, "accepted")
+
         self._edit_comment(ReviewComment(
             file_path=finding.file_path, start_line=finding.start_line,
             end_line=finding.end_line, body=body, unit_key=finding.unit_key,
-            finding=finding.fingerprint))
+            finding=finding.fingerprint), on_saved=saved)
 
     # --- comments and the verdict ----------------------------------------------------------
 
@@ -154,7 +157,8 @@ class ReviewActions(WorkbenchBase):
             file_path=unit.file_path if side == "new" else (unit.old_path or unit.file_path),
             side=side, start_line=first, end_line=first, body="x"), row)
 
-    def _edit_comment(self, draft: ReviewComment, row: Row | None = None) -> None:
+    def _edit_comment(self, draft: ReviewComment, row: Row | None = None,
+                      on_saved: Callable[[], None] | None = None) -> None:
         from reviewtui.tui.screens.comment_modal import CommentModal
 
         row = row or self._current_row()
@@ -174,6 +178,8 @@ class ReviewActions(WorkbenchBase):
             if problem:
                 self.notify(problem, title="comment not saved", severity="error")
                 return
+            if on_saved is not None and verb == "saved":
+                on_saved()
             self.load_review()
             self.set_status(f"comment {verb} on {edit.comment.file_path}:{edit.comment.lines}")
 
