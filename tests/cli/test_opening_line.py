@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 import sys
+import threading
+import time
 
 import pytest
 
 from reviewtui.cli.parser import build_parser
-from reviewtui.cli.workbench import opening_line, run_workbench
+from reviewtui.cli.workbench import _finish_publishing, opening_line, run_workbench
 from reviewtui.tui.app import ReviewApp
 from tests.conftest import GitRepoBuilder
 
@@ -80,3 +82,22 @@ def test_quitting_before_the_change_loaded_is_kept_for_main_to_end_at_once(
     monkeypatch.setattr(ReviewApp, "run", loaded)
     assert run_workbench(args) == 0
     assert not workbench.left_loading and not _left_loading()
+
+
+def test_a_publish_left_running_is_waited_for_and_its_end_said(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    done, outcome = threading.Event(), {"text": ""}
+
+    def publish() -> None:
+        time.sleep(0.2)
+        outcome["text"] = "published to https://github.com/octo/proj/pull/7"
+        done.set()
+
+    threading.Thread(target=publish).start()
+    _finish_publishing(done, lambda: outcome["text"])
+    assert capsys.readouterr().err == (
+        "reviewtui: finishing the publish to the pull request…\n"
+        "reviewtui: published to https://github.com/octo/proj/pull/7\n")
+    _finish_publishing(done, lambda: "again")  # ended already: nothing to say
+    _finish_publishing(None, lambda: "never")
+    assert capsys.readouterr().err == ""

@@ -27,3 +27,15 @@ async def until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 2
     while not done():
         assert time.monotonic() < end, "timed out"
         await pilot.pause(0.05)
+
+
+async def published(app: object, pilot: object) -> None:
+    """Wait for the workbench's publish (a thread of its own, named "publish") to end, the
+    app's loop running meanwhile (the thread shows its outcome through it)."""
+    import asyncio
+    import threading
+
+    loop = asyncio.get_running_loop()
+    for thread in [t for t in threading.enumerate() if t.name == "publish"]:
+        await loop.run_in_executor(None, thread.join, 30)
+    await pilot.pause()  # type: ignore[attr-defined]

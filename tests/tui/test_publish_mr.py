@@ -18,6 +18,7 @@ from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import seed_review
 from tests.support.gitlab_server import GitLabServer
 from tests.support.gitlab_world import MergeRequestWorld, build_gitlab_world
+from tests.support.opening import published
 from tests.support.rendered import static_text
 
 
@@ -43,8 +44,7 @@ async def test_x_publishes_the_review_to_the_merge_request(world: MergeRequestWo
         app.screen.query_one("#export-format", Select).value = PUBLISH
         await pilot.pause()
         await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await published(app, pilot)
         lines = sorted(n["position"]["new_line"] for n in world.fake.ours(7) if "position" in n)
         assert lines == [2, 3]
         messages = [str(n.message) for n in app._notifications]
@@ -53,8 +53,7 @@ async def test_x_publishes_the_review_to_the_merge_request(world: MergeRequestWo
         await pilot.press("X")
         app.screen.query_one("#export-format", Select).value = PUBLISH
         await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await published(app, pilot)
         assert len(world.fake.ours(7)) == 3 and len(world.fake.ops("PUT")) == 1
 
 

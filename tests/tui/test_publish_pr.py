@@ -16,6 +16,7 @@ from reviewtui.tui.screens.export_modal import PUBLISH, ExportModal
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import PullWorld, build_world, seed_review
 from tests.support.github_server import GitHubServer
+from tests.support.opening import published
 from tests.support.rendered import static_text
 
 
@@ -45,8 +46,7 @@ async def test_x_publishes_the_review_to_the_pull_request(world: PullWorld) -> N
         await pilot.pause()
         assert app.screen.query_one("#export-path", Input).disabled
         await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await published(app, pilot)
         [post] = world.fake.ops("POST")
         assert post.body["event"] == "REQUEST_CHANGES"
         assert {c["line"] for c in post.body["comments"]} == {2, 3}
@@ -56,8 +56,7 @@ async def test_x_publishes_the_review_to_the_pull_request(world: PullWorld) -> N
         await pilot.press("X")
         app.screen.query_one("#export-format", Select).value = PUBLISH
         await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await published(app, pilot)
         assert len(world.fake.ops("POST")) == 1 and len(world.fake.ops("PUT")) == 1
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
@@ -91,11 +92,28 @@ def _run_workbench(args: argparse.Namespace) -> int:
         app.run()
     finally:
         opening.stop()  # if the app ended before its worker followed the process to the end
+    _finish_publishing(app.publishing, lambda: app.publish_result)
     if app.open_error is not None:
         raise app.open_error
     global left_loading
     left_loading = app.load is not None  # quit before the change was loaded
     return app.return_code or 0  # 1 when the app failed (Textual has said how, above)
+
+
+def _finish_publishing(publishing: threading.Event | None, result: Callable[[], str]) -> None:
+    """Quit while the review was being published: it goes on to its end (half a review sent
+    is worse than waiting), and the terminal says so -- it showed only the line printed before
+    the workbench opened -- and then how it ended."""
+    if publishing is None or publishing.is_set():
+        return
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")  # in place of the opening line, still on the terminal
+    sys.stderr.write("reviewtui: finishing the publish to the pull request…\n")
+    sys.stderr.flush()
+    publishing.wait()
+    from reviewtui.app.terminal_text import shown_text
+
+    sys.stderr.write(f"reviewtui: {shown_text(result(), one_line=True)}\n")
 
 
 # Quit while the change still loaded: the worker thread's load (the priority order's blame and

@@ -10,6 +10,7 @@ worker: the person's overrides follow their units, "reviewed" marks of changed u
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -42,6 +43,8 @@ WATCH_DEBOUNCE_MS = 400
 
 
 class ReviewActions(WorkbenchBase):
+    publishing: threading.Event | None = None  # the last publish's; set once it has ended
+    publish_result: str = ""  # how it ended, for the terminal when the workbench closed first
     # --- findings --------------------------------------------------------------------------
 
     def _open_findings(self) -> list[tuple[int, StoredFinding]]:
@@ -208,8 +211,15 @@ class ReviewActions(WorkbenchBase):
             if choice is None:
                 return
             if choice.fmt == PUBLISH:
+                if self.publishing is not None and not self.publishing.is_set():
+                    self.notify("a publish is under way", severity="warning")
+                    return
                 self.set_status(f"publishing the review to {self.pull}…")
-                self.publish_to_pull()
+                self.publishing = threading.Event()
+                # A thread of its own, not a worker: the workbench closing waits for its
+                # workers, with a blank terminal; ``reviewtui`` waits for this one and says so.
+                threading.Thread(target=self.publish_to_pull, args=(self.publishing,),
+                                 name="publish", daemon=False).start()
                 return
             try:
                 target = self.session.export(self.fused_with_overrides(), choice.fmt,
@@ -245,18 +255,23 @@ class ReviewActions(WorkbenchBase):
         self.pull_threads = threads
         self.show_detail()
 
-    @work(thread=True, exclusive=True, group="publish")
-    def publish_to_pull(self) -> None:
-        """``reviewtui publish``'s ``publish_review`` in a worker: the network may be slow."""
+    def publish_to_pull(self, done: threading.Event) -> None:
+        """``reviewtui publish``'s ``publish_review`` in a worker: the network may be slow.
+        Quit meanwhile, the publish goes on to its end (a review half sent is worse), and
+        ``reviewtui`` says so on the terminal and then how it ended (``publish_result``)."""
         from reviewtui.app.publish import publish_review
 
         if self.pull is None:
+            done.set()
             return
         try:
             outcome = publish_review(self.loaded.root, self.pull, store_path=self.store_path)
-        except ReviewTuiError as error:
-            self.call_from_thread(self.notify, str(error), title="publish failed",
-                                  severity="error")
+        except Exception as error:  # (a thread of its own: nothing above it to report it)
+            if not isinstance(error, ReviewTuiError):
+                error = ReviewTuiError(f"{type(error).__name__}: {error}")
+            self.publish_result = f"publish failed: {error}"
+            done.set()
+            self._tell(self.notify, str(error), title="publish failed", severity="error")
             return
         report = outcome.report
         lines = [*(report.notes if report else [])]
@@ -265,9 +280,18 @@ class ReviewActions(WorkbenchBase):
         if report is not None:
             lines.append(f"{report.posted} line comments posted, {report.edited} edited, "
                          f"{report.unchanged} unchanged, {len(report.folded)} in the summary")
-        self.call_from_thread(self.notify, "\n".join(lines) or outcome.pull.url,
-                              title=f"published to {outcome.target.label}")
-        self.call_from_thread(self.set_status, f"published to {outcome.pull.url}")
+        self.publish_result = f"published to {outcome.pull.url}" + (
+            f" ({'; '.join(lines)})" if lines else "")
+        done.set()
+        self._tell(self.notify, "\n".join(lines) or outcome.pull.url,
+                   title=f"published to {outcome.target.label}")
+        self._tell(self.set_status, f"published to {outcome.pull.url}")
+
+    def _tell(self, show: Callable[..., object], *args: object, **kwargs: object) -> None:
+        """``show`` on the app's loop, from a worker -- unless the workbench has closed."""
+        if self.is_running:
+            with contextlib.suppress(RuntimeError):  # it closed between the test and the call
+                self.call_from_thread(show, *args, **kwargs)
 
     # --- the editor and refreshing ---------------------------------------------------------
 
