@@ -286,6 +286,7 @@ def test_asking_the_model_for_a_fix(repo: GitRepoBuilder, cli: CliRunner,
     assert stored["state"] == "open" and stored["fix"]["applicable"]
     assert cli("findings", "apply", finding["id"], repo.root).code == 0
     assert target.read_bytes() == FIXED
+    assert cli("findings", "undo", finding["id"], repo.root).code == 0  # to ask again
 
     fake_llm.script(Reply.json({"fix": None, "explanation": "The rate is a business call."}))
     _refused(cli("findings", "fix", finding["id"], repo.root),
