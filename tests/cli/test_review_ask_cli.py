@@ -175,6 +175,21 @@ def test_an_error_event_mid_answer_keeps_the_answer_so_far_to_continue(
     assert (rest.code, rest.out) == (0, "and the rest.\n"), rest.err
 
 
+def test_a_server_that_sends_no_usage_gets_its_tokens_counted_here(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    chunks = [{"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+               "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}
+              for text, finish in (("The charge tripled.", None), ("", "stop"))]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    fake_llm.script(Reply.raw(body.encode(), content_type="text/event-stream"))
+    result = cli("ask", "--rules-plan", "What changed?", repo.root)
+    assert result.code == 0, result.err
+    [line] = [ln for ln in result.err.splitlines() if ln.startswith("round 1:")]
+    prompt = int(line.split()[2])
+    assert prompt > 100 and "counted here: the server sent no usage" in line, line
+
+
 def test_a_failed_question_is_not_called_complete_by_continue(
         repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
     _repo(repo)

@@ -46,6 +46,7 @@ class AgentTurn:
     cut_off: bool = False  # the server closed the stream mid-answer: ``answer`` is partial
     truncated: bool = False  # the model stopped at its output token limit: ``answer`` is partial
     filtered: bool = False  # the provider's content filter stopped it (``cut_off`` too)
+    estimated: bool = False  # the server sent no usage: the tokens were counted here
 
     @property
     def incomplete(self) -> bool:
@@ -86,11 +87,17 @@ class AgentLoop:
                 history[index] = {**history[index], "content": short}
                 total -= before - count(short)
 
-    def _account(self, turn: AgentTurn, reply: ChatResult) -> None:
+    def _account(self, turn: AgentTurn, reply: ChatResult,
+                 history: list[dict[str, Any]]) -> None:
         if reply.usage is not None:
             turn.prompt_tokens += reply.usage.prompt_tokens
             turn.completion_tokens += reply.usage.completion_tokens
             turn.cached_tokens += reply.usage.cached_tokens
+        elif self.count is not None:  # the server said nothing: counted here, and said so
+            count = self.count
+            turn.prompt_tokens += sum(count(str(m.get("content") or "")) + 4 for m in history)
+            turn.completion_tokens += count(reply.content)
+            turn.estimated = True
 
     def _run_tools(self, calls: Sequence[ToolCall], round_index: int,
                    on_tool: Callable[[ToolRun], None] | None) -> list[ToolRun]:
@@ -121,7 +128,7 @@ class AgentLoop:
             self._fit(history, results)
             offer = tools if tools and turn.tool_rounds < self.max_tool_rounds else None
             reply = self.client.chat(history, tools=offer, on_delta=on_delta, cancel=cancel)
-            self._account(turn, reply)
+            self._account(turn, reply, history)
             if reply.cut_off or reply.truncated or not reply.tool_calls or offer is None:
                 # The tool calls of a reply cut off, or stopped at the token limit, may be
                 # half-written: never run them.

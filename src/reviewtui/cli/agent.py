@@ -202,9 +202,11 @@ def run_ask(args: argparse.Namespace, out: TextIO,
         inherited = ", ".join(f.path for f in result.context.inherited) or "none"
         stats = chat.rounds.cache_stats().get("inheritance")
         hit_rate = f"{stats.hit_rate:.0%}" if stats is not None else "-"
+        counted = (", counted here: the server sent no usage" if result.turn.estimated
+                   else "")
         err.write(f"round {record.index + 1}: {record.prompt_tokens} prompt + "
                   f"{record.completion_tokens} completion tokens "
-                  f"({record.cached_tokens} cached); packed {result.packed.tokens}/"
+                  f"({record.cached_tokens} cached{counted}); packed {result.packed.tokens}/"
                   f"{result.packed.budget}; inherited: {inherited}; "
                   f"inheritance cache hit rate {hit_rate}\n")
     if result.turn.filtered:
