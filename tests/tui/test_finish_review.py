@@ -546,3 +546,16 @@ async def test_the_default_export_stays_out_of_the_change(repo: GitRepoBuilder,
         await pilot.pause()
         assert (repo.root / ".git" / "reviewtui" / "review.md").is_file()
         assert len(app.rows) == units
+
+
+async def test_a_filter_term_no_unit_can_match_is_said_not_only_0_units(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"risk:bogus", "enter")
+        await pilot.pause(0.4)  # the filter applies after its short debounce
+        assert app.rows == []
+        status = str(app.query_one("#status").render())
+        assert "not understood: risk:bogus (risk is critical, high, medium, low)" in status

@@ -321,7 +321,9 @@ class WorkbenchBase(App[None]):
             return
         self.filter = flt
         self.refresh_rows()
-        self.set_status(f"filter: {text}" if text else "")
+        unknown = flt.unknown()
+        self.set_status((f"filter: {text}" + (f" · not understood: {'; '.join(unknown)}"
+                                               if unknown else "")) if text else "")
 
     @property
     def chat_pane(self) -> ChatPane:

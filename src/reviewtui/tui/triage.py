@@ -50,6 +50,9 @@ class Row:
 
 SEVERITY_WORDS = {"critical": "p0", "major": "p1", "minor": "p2", "nit": "p3"}
 FINDING_STATES = ("open", "accepted", "dismissed", "fixed", "gone")
+_RISKS = ("critical", "high", "medium", "low")
+_STATUSES = ("new", "reviewed", "skipped", "changed", *FINDING_STATES)
+_SEVERITIES = ("p0", "p1", "p2", "p3")
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,19 @@ class Filter:
     def empty(self) -> bool:
         return not (self.words or self.tags or self.risks or self.statuses or self.levels
                     or self.severities)
+
+    def unknown(self) -> list[str]:
+        """The field terms no unit can match (``risk:bogus``, ``sev:zz``), with what the field
+        takes: a filter showing "0 units" gives no hint that a term was not understood."""
+        levels = [level.value for level in ContextLevel]
+        known = {"risk": (self.risks, _RISKS), "status": (self.statuses, _STATUSES),
+                 "sev": (self.severities, _SEVERITIES)}
+        found = [f"{key}:{value} ({key} is {', '.join(allowed)})"
+                 for key, (values, allowed) in known.items()
+                 for value in values if value not in allowed]
+        return found + [f"level:{value} (level is {', '.join(levels)})"
+                        for value in self.levels
+                        if not any(level.startswith(value) for level in levels)]
 
     def _status_matches(self, row: Row) -> bool:
         states = {f.state for f in row.review}

@@ -98,3 +98,14 @@ def test_why_is_worded_when_shown_not_for_every_row(repo: GitRepoBuilder) -> Non
     assert first.why == loaded.priority_reasons(first.unit.unit_id) and first.why
     assert first.why is first.why and asked == [first.unit.unit_id]  # once a row
     assert Triage(loaded.units, base.plan).row(first.unit.unit_id).why == ()
+
+
+def test_filter_terms_no_unit_can_match_are_named_with_what_they_take() -> None:
+    assert Filter.parse("risk:high,medium level:file sev:major status:dismissed app").unknown(
+        ) == []
+    assert Filter.parse("risk:bogus sev:zz level:huge status:done").unknown() == [
+        "risk:bogus (risk is critical, high, medium, low)",
+        "status:done (status is new, reviewed, skipped, changed, open, accepted, dismissed, "
+        "fixed, gone)",
+        "sev:zz (sev is p0, p1, p2, p3)",
+        "level:huge (level is diff_only, function, file_context, full_file)"]
