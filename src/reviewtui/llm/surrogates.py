@@ -1,7 +1,8 @@
 """Text from a model made whole: UTF-16 surrogates joined or replaced.
 
 JSON (and so an OpenAI-compatible server's stream) writes a character outside the BMP as two
-``\\uXXXX`` escapes, and a server may split the pair between two chunks -- or send half of one.
+escapes (a rocket is ``\\ud83d\\ude80``), and a server may split the pair between two chunks --
+or send half of one.
 Python then holds a lone surrogate, which no UTF-8 stream can write: printing an answer, saving
 a report or validating a finding's title failed on it. A pair is joined into its character;
 a lone half becomes U+FFFD.
