@@ -93,10 +93,26 @@ def _sections(patch: bytes) -> list[bytes]:
 
 
 def _decode(section: bytes) -> tuple[str, bool]:
+    """The section's text and whether its *content* (the hunks) holds bytes that are not
+    UTF-8; a name that is not UTF-8 appears in the headers but says nothing of the content."""
     try:
         return section.decode("utf-8"), False
     except UnicodeDecodeError:
-        return section.decode("utf-8", "replace"), True
+        return section.decode("utf-8", "replace"), _lossy_hunks(section)
+
+
+def _lossy_hunks(section: bytes) -> bool:
+    """Whether the hunks of ``section`` (one ``diff --git`` part, or two for a type change)
+    hold bytes that are not UTF-8: each part from its first hunk header on."""
+    for part in section.split(b"\ndiff --git "):
+        start = part.find(b"\n@@ ")
+        if start == -1:
+            continue
+        try:
+            part[start:].decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+    return False
 
 
 def parse_hunks(lines: list[str], start: int, *, where: str) -> tuple[list[Hunk], bool]:

@@ -37,9 +37,9 @@ def addition_hunk(text: str) -> tuple[Hunk, ...]:
 def untracked_change(repo: GitRepo, path: str, max_bytes: int, *,
                      name: str | None = None) -> FileChange | None:
     """``path`` as a new file; ``name``: its name on disk when ``path`` is not it (a name that
-    is not UTF-8 is shown with replacement characters but read by its own bytes)."""
+    is not UTF-8 is shown with replacement characters but read by its own bytes). ``non_utf8``
+    is about the content alone: an odd name over ASCII content is not flagged."""
     full = repo.root / (name if name is not None else path)
-    lossy_name = name is not None and name != path
     try:
         info = full.lstat()
     except OSError:
@@ -65,13 +65,13 @@ def untracked_change(repo: GitRepo, path: str, max_bytes: int, *,
                           unreadable=True)
     if b"\0" in data[:_BINARY_PROBE]:
         return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
-                          is_binary=True, non_utf8=lossy_name)
+                          is_binary=True)
     try:
         text, non_utf8 = data.decode("utf-8"), False
     except UnicodeDecodeError:
         text, non_utf8 = data.decode("utf-8", "replace"), True
     return FileChange(ChangeStatus.ADD, None, path, new_mode=mode, untracked=True,
-                      non_utf8=non_utf8 or lossy_name, hunks=addition_hunk(text))
+                      non_utf8=non_utf8, hunks=addition_hunk(text))
 
 
 def untracked_names(listing: bytes) -> dict[str, str]:

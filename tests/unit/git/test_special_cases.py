@@ -161,13 +161,44 @@ def test_an_untracked_file_named_in_latin1_is_listed_like_a_staged_one(
     (repo.root / name).write_text("def a():\n    return 1\n")
     untracked = _by_path(_load(repo))
     [unit] = untracked["caf\ufffd.py"]
-    assert {"new_file", "untracked", "non_utf8", "complete_function"} <= set(unit.tags)
+    assert {"new_file", "untracked", "complete_function"} <= set(unit.tags)
+    assert "non_utf8" not in unit.tags  # the content is ASCII; only the name is odd
     assert unit.new_compact == "L1-2"
     assert [line.text for line in unit.hunks[0].lines] == ["def a():", "    return 1"]
     repo.git("add", "-A")
     [staged] = _by_path(_load(repo))["caf\ufffd.py"]
     assert set(staged.tags) == set(unit.tags) - {"untracked"}
     assert staged.hunks == unit.hunks
+
+
+def test_non_utf8_is_about_the_content_not_the_name(repo: GitRepoBuilder) -> None:
+    """``non_utf8`` says the file's bytes do not decode: a Latin-1 name over ASCII content is
+    not tagged (untracked, staged or committed), a Latin-1 name over Latin-1 content is, and
+    so is Latin-1 content under an ASCII name; a binary file under such a name never is."""
+    repo.write("seed.py", "X = 1\n")
+    repo.commit("base")
+    ascii_name = os.fsdecode(b"caf\xe9.py")
+    latin_name = os.fsdecode(b"na\xefve.py")
+    blob_name = os.fsdecode(b"d\xe9j\xe0.bin")
+    (repo.root / ascii_name).write_text("def a():\n    return 1\n")
+    (repo.root / latin_name).write_bytes("S = 'r\xe9mi'\n".encode("latin-1"))
+    (repo.root / blob_name).write_bytes(b"\0\1\2")
+    repo.write("plain.py", "S = 'r\xe9mi'\n".encode("latin-1"))
+
+    for stage in ("untracked", "staged", "committed"):
+        selector = ALL
+        if stage == "staged":
+            repo.git("add", "-A")
+        elif stage == "committed":
+            repo.commit("add them")
+            selector = ChangeSelector(SelectorMode.COMMIT, "HEAD")
+        found = {path: set(units[0].tags)
+                 for path, units in _by_path(_load(repo, selector)).items()}
+        assert "non_utf8" not in found["caf\ufffd.py"], stage
+        assert "non_utf8" in found["na\ufffdve.py"], stage
+        assert "non_utf8" in found["plain.py"], stage
+        assert "binary" in found["d\ufffdj\ufffd.bin"], stage
+        assert "non_utf8" not in found["d\ufffdj\ufffd.bin"], stage
 
 
 @pytest.mark.parametrize("name", ["dir with space/file name.py", "ünïcödé/文件.py",
