@@ -10,7 +10,8 @@ edits them, so the merged, validated tables are kept in ``$XDG_CACHE_HOME/review
 
 A file modified in the last two seconds is not cached (an edit in the same clock tick could
 keep both its size and its time), a cache that cannot be read or written is ignored, and only
-packs that validated are kept: a broken pack is reported from its file every time.
+packs that validated are kept: a broken pack is reported from its file every time. A kept pack
+that no longer validates (edited by hand, damaged) is a miss: compiled again and written over.
 """
 
 from __future__ import annotations

@@ -174,20 +174,22 @@ def load_rule_pack(repo_root: Path | None = None,
         extra_files)
     files = shipped + added
     key = pack_key(files)
-    merged = read_merged(key)
-    kept = merged is not None
-    if merged is None:
-        merged = {}
-        for path in files:
-            layer = as_layer(read_pack_file(path), path, check_regexes=path not in shipped)
-            merged = merge_layers(merged, layer)
+    kept = read_merged(key)
+    if kept is not None:
+        try:
+            return LoadedPack(RulePack.model_validate(kept), tuple(files))
+        except ValidationError:  # a kept pack edited or damaged since: a miss, written over
+            pass
+    merged: dict[str, Any] = {}
+    for path in files:
+        layer = as_layer(read_pack_file(path), path, check_regexes=path not in shipped)
+        merged = merge_layers(merged, layer)
     where = ", ".join(str(p) for p in added) or "rules/"
     try:
         pack = RulePack.model_validate(merged)
     except ValidationError as exc:
         raise _validation_error(where, exc) from None
-    if not kept:
-        write_merged(key, merged)
+    write_merged(key, merged)
     return LoadedPack(pack, tuple(files))
 
 

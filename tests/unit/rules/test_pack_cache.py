@@ -4,6 +4,7 @@ this very moment, and a damaged cache is only a miss."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -91,6 +92,22 @@ def test_a_damaged_cache_is_a_miss(repo: GitRepoBuilder) -> None:
     for kept in (user_cache_dir() / "rule-packs").glob("*.json"):
         kept.write_bytes(b"")
     assert load_rule_pack(repo.root) == first
+
+
+def test_a_cache_entry_that_fails_validation_is_a_miss_and_is_rewritten(
+        repo: GitRepoBuilder) -> None:
+    """A kept pack edited by hand (valid JSON, but not a valid pack) is compiled again from
+    the files and written over, as a corrupt cache is: never an error of its own."""
+    _pack(repo, "ledger_total")
+    first = load_rule_pack(repo.root)
+    [kept] = (user_cache_dir() / "rule-packs").glob("*.json")
+    data = json.loads(kept.read_text())
+    data["general"]["keywords"]["ledger"]["risk"] = "extreme"
+    data["learning"] = {"min_samples": "lots"}
+    kept.write_text(json.dumps(data))
+    assert load_rule_pack(repo.root) == first
+    assert json.loads(kept.read_text())["general"]["keywords"]["ledger"]["risk"] == "high"
+    assert "learning" not in json.loads(kept.read_text())
 
 
 def test_without_a_home_folder_the_packs_load_uncached(repo: GitRepoBuilder,
