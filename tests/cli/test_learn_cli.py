@@ -286,3 +286,23 @@ def test_learn_outside_a_repository_and_an_unknown_candidate(tmp_path: Path, cli
     assert unknown.code == 2
     assert unknown.err == ("reviewtui: error: no candidate 'c_nothere' in the evidence "
                            "(candidates: none) (run 'reviewtui rules learn' to list them)\n")
+
+
+@pytest.mark.parametrize(("option", "value"), [("--reject", ""), ("--reject", "  "),
+                                               ("--accept", ""), ("--accept", "\t")])
+def test_an_empty_candidate_id_is_refused(repo: GitRepoBuilder, cli: CliRunner,
+                                          fake_llm: ScriptedOpenAIServer, option: str,
+                                          value: str) -> None:
+    """``--reject ""`` (or ``--accept ""``) names no candidate: one line and exit status 2,
+    nothing listed, rejected or written -- not the listing as if the option were absent."""
+    learning.base(repo, 3)
+    _plan_changes(repo, cli, fake_llm, range(3))
+    [candidate] = _ready(_learn(cli, repo))
+    result = cli("rules", "learn", option, value, repo.root)
+    assert result.code == 2
+    assert result.out == ""
+    assert result.err == (f"reviewtui: error: {option} needs a candidate ID, not an empty one "
+                          "(run 'reviewtui rules learn' to list them)\n")
+    assert not (repo.root / ".git" / "reviewtui" / "rejected_rules.json").exists()
+    assert not (repo.root / ".reviewtui").exists()
+    assert _ready(_learn(cli, repo)) == [candidate]

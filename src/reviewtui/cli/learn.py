@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import TextIO
 
+from reviewtui.errors import UsageError
 from reviewtui.git import open_repository
 from reviewtui.rules import load_rule_pack
 from reviewtui.rules.learning import accept, learn, reject
@@ -18,7 +19,17 @@ from reviewtui.rules.learning.rejections import rejections_path
 from reviewtui.rules.learning.text import accepted_text, rejected_text, report_text
 
 
+def _check_candidate_ids(args: argparse.Namespace) -> None:
+    """``--accept ""`` / ``--reject ""`` name no candidate: refused before any work, rather
+    than read as the option left out (the listing)."""
+    for option, value in (("--accept", args.accept), ("--reject", args.reject)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{option} needs a candidate ID, not an empty one",
+                             hint="run 'reviewtui rules learn' to list them")
+
+
 def run_learn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    _check_candidate_ids(args)
     repo = open_repository(args.path)
     pack = load_rule_pack(repo.root).pack
     if args.accept:
