@@ -69,3 +69,45 @@ def test_file_kinds_get_their_levels_and_skips(repo: GitRepoBuilder, cli: CliRun
     assert lock["skip_review"] is True and "lockfile" in str(lock["reason"])
     for path in ("static/app.css", "static/icon.svg", "config/app.toml"):
         assert all(item["skip_review"] is False for item in items[path]), items[path]
+
+
+def test_a_file_binary_by_gitattribute_is_said_to_be(repo: GitRepoBuilder,
+                                                     cli: CliRunner) -> None:
+    """``*.py -diff`` (or ``binary``) makes git call a code file binary: it is honoured (no
+    lines), but the unit is tagged ``binary_by_attribute``, ``index`` names the file in a
+    line of its own and the plan's skip reason says why -- for the working tree and for a
+    commit, read again from its snapshot. A file binary by its content gets none of it."""
+    repo.write(".gitattributes", "*.py -diff\n*.c binary\n")
+    repo.write("app/core.py", "def charge(amount):\n    return amount\n")
+    repo.write("legacy.c", "int f(void) { return 1; }\n")
+    repo.write("logo.png", b"\x89PNG\0\1")
+    repo.write("notes.txt", "a\n")
+    repo.commit("base")
+    repo.write("app/core.py", "def charge(amount):\n    return amount * 3\n")
+    repo.write("legacy.c", "int f(void) { return 2; }\n")
+    repo.write("logo.png", b"\x89PNG\0\2")
+    repo.write("notes.txt", "b\n")
+    expected = ("binary by gitattribute: app/core.py, legacy.c - treated as binary because of "
+                "a '-diff' or 'binary' gitattribute (git shows no lines; the content may be "
+                "code)")
+    def said(*selector: str) -> None:
+        table = cli("index", *selector, repo.root)
+        assert table.code == 0, table.err
+        assert table.out.splitlines()[2] == expected, table.out
+        units = {u["file_path"]: u for u in cli("index", "--json", *selector,
+                                                 repo.root).json()["units"]}
+        assert {"binary", "binary_by_attribute"} <= set(units["app/core.py"]["tags"])
+        assert {"binary", "binary_by_attribute"} <= set(units["legacy.c"]["tags"])
+        assert "binary" in units["logo.png"]["tags"]
+        assert "binary_by_attribute" not in units["logo.png"]["tags"]
+        assert not {"binary", "binary_by_attribute"} & set(units["notes.txt"]["tags"])
+        plan = {i["file_path"]: i for i in cli("plan", "--no-llm", "--json", *selector,
+                                               repo.root).json()["plan"]}
+        assert "'-diff' or 'binary' gitattribute" in plan["app/core.py"]["reason"]
+        assert "gitattribute" not in plan["logo.png"]["reason"]
+
+    said()
+    repo.commit("charge triple")
+    said("--commit", "HEAD")
+    said("--commit", "HEAD")  # read back from the commit's snapshot
+    assert list((repo.root / ".git/reviewtui/snapshots").glob("*.snap"))

@@ -91,7 +91,7 @@ def file_key(fingerprint: str, change: FileChange, reader: ContentReader,
         change.status.value, change.old_path or "", change.new_path or "",
         change.old_mode or "", change.new_mode or "", old, new, str(change.is_binary),
         str(change.too_large), str(change.untracked), change.kind.value, language or "",
-        str(change.unreadable),
+        str(change.unreadable), str(change.binary_by_attribute),
     )).encode("utf-8", "surrogateescape"))
     for hunk in change.hunks:
         digest.update(

@@ -102,7 +102,8 @@ def _file(change: FileChange, start: int, size: int) -> tuple[Any, ...]:
     return (change.status.value, change.old_path, change.new_path, change.old_mode,
             change.new_mode, change.old_blob, change.new_blob, change.similarity,
             change.is_binary, change.non_utf8, change.too_large, change.untracked,
-            change.unreadable, tuple(_hunk(hunk) for hunk in change.hunks), (start, size))
+            change.unreadable, change.binary_by_attribute,
+            tuple(_hunk(hunk) for hunk in change.hunks), (start, size))
 
 
 def encode_change(change_set: ChangeSet, units: Sequence[ReviewUnit],
@@ -201,7 +202,7 @@ def encode_counted(units: Sequence[ReviewUnit], plain: Mapping[str, RuleSuggesti
 
 def _decode_file(row: tuple[Any, ...], blobs: memoryview) -> FileChange:
     (status, old_path, new_path, old_mode, new_mode, old_blob, new_blob, similarity, binary,
-     non_utf8, too_large, untracked, unreadable, hunks, (start, size)) = row
+     non_utf8, too_large, untracked, unreadable, by_attribute, hunks, (start, size)) = row
     _check_hunks(hunks, start, size, len(blobs))
     lines = FileLines(blobs[start:start + size])
     return FileChange(
@@ -211,7 +212,7 @@ def _decode_file(row: tuple[Any, ...], blobs: memoryview) -> FileChange:
                    StoredLines(lines, index, length), old_missing, new_missing)
               for index, (old_start, old_count, new_start, new_count, section, old_missing,
                           new_missing, length) in enumerate(hunks)),
-        bool(unreadable))
+        bool(unreadable), bool(by_attribute))
 
 
 def _check_hunks(hunks: tuple[Any, ...], start: object, size: object, total: int) -> None:

@@ -69,6 +69,21 @@ def risk_summary(index: ReviewIndex) -> str:
             f"critical), {counts['medium']} medium, {counts['low']} low")
 
 
+def binary_by_attribute_line(index: ReviewIndex, shown: int = 5) -> str:
+    """``binary by gitattribute: a.py, b.py - treated as binary because of ...`` when git
+    called a file binary because of a ``-diff`` / ``binary`` attribute (not its content)."""
+    from reviewtui.units.path_tags import BINARY_BY_ATTRIBUTE_NOTE
+
+    paths = sorted({unit.file_path for unit in index.units
+                    if "binary_by_attribute" in unit.tags})
+    if not paths:
+        return ""
+    named = ", ".join(shown_text(path, one_line=True) for path in paths[:shown])
+    if len(paths) > shown:
+        named += f" and {len(paths) - shown} more"
+    return f"binary by gitattribute: {named} - {BINARY_BY_ATTRIBUTE_NOTE}"
+
+
 def _table(index: ReviewIndex, intent: str = "") -> str:
     meta = index.review_metadata
     total = index.summary.total_lines
@@ -77,6 +92,9 @@ def _table(index: ReviewIndex, intent: str = "") -> str:
     risks = risk_summary(index)
     if risks:
         header += "\n" + risks
+    by_attribute = binary_by_attribute_line(index)
+    if by_attribute:
+        header += "\n" + by_attribute
     if intent:
         header += "\n" + intent
     if not index.units:

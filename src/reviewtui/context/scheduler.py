@@ -34,6 +34,7 @@ from reviewtui.models import (
     ScannerFinding,
 )
 from reviewtui.units.model import ReviewUnit
+from reviewtui.units.path_tags import BINARY_BY_ATTRIBUTE_NOTE
 
 Counter = Callable[[str], int]
 _TREES_KEPT = 32  # parse trees of the files in use (units come in priority, not file, order)
@@ -187,7 +188,9 @@ class ContextScheduler:
         change = self._changes.get(unit.file_path)
         fit = Fitter(limit, self._count, self.counter_name)
         notes: list[str] = []
-        if change is not None and change.is_binary:
+        if change is not None and change.binary_by_attribute:
+            notes.append(f"{BINARY_BY_ATTRIBUTE_NOTE}: no content beyond the diff summary")
+        elif change is not None and change.is_binary:
             notes.append("binary file: no content beyond the diff summary")
         diff = fit.add("diff", diff_excerpt(unit), required=True) or ""
         texts: dict[str, str | None] = {}

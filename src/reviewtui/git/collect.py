@@ -1,7 +1,8 @@
 """Turn a ``ChangeSelector`` into a ``ChangeSet`` (the public entry point of the git stage).
 
-One ``git diff --raw -z -p`` call per selector (plus ``ls-files`` for untracked files), both
-sides of the comparison recorded so contents can be read from the right version later.
+One ``git diff --raw -z -p`` call per selector (plus ``ls-files`` for untracked files, and one
+``check-attr`` when git calls a file binary), both sides of the comparison recorded so contents
+can be read from the right version later.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reviewtui.errors import NoMergeBaseError, RefError, RepositoryError, UsageError
+from reviewtui.git.attributes import mark_binary_by_attribute
 from reviewtui.git.diff_parse import parse_raw_patch_stream
 from reviewtui.git.model import ChangeSet, FileChange, Side, SideKind
 from reviewtui.git.patch_file import parse_patch, read_patch_bytes
@@ -35,7 +37,7 @@ def diff_files(repo: GitRepo, *revs: str, cached: bool = False,
     args.extend(revs)
     args.append("--")
     args.extend(paths)
-    return parse_raw_patch_stream(repo.stream(*args))
+    return mark_binary_by_attribute(repo, parse_raw_patch_stream(repo.stream(*args)))
 
 
 def default_branch(repo: GitRepo) -> str | None:

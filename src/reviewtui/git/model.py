@@ -119,6 +119,8 @@ class FileChange:
     untracked: bool = False
     hunks: tuple[Hunk, ...] = ()
     unreadable: bool = False  # an untracked file that could not be read: listed, not reviewed
+    # binary because a gitattribute (``-diff``, ``binary``) says so, not by its content
+    binary_by_attribute: bool = False
 
     @property
     def path(self) -> str:

@@ -50,8 +50,9 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-FORMAT = 5  # 2: the priority order as parts and reach, feature names once; 3: lines apart;
-# 4: the lines beside the payload; 5: shared values of one type only (4 read 0 back as False)
+FORMAT = 6  # 2: the priority order as parts and reach, feature names once; 3: lines apart;
+# 4: the lines beside the payload; 5: shared values of one type only (4 read 0 back as False);
+# 6: a file's binary_by_attribute
 FOLDER = "snapshots"
 KEPT = 16  # snapshots kept per repository, the most recently used...
 MAX_BYTES = 256 << 20  # ...while they take no more than this (8,000 units: ~30 MiB)

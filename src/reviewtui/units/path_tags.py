@@ -4,11 +4,12 @@ doc_file, test_file, config_file, routing_file, migration_file, generated_or_ven
 translation_file (translation_catalog for the catalogue files themselves), asset_file,
 package_manifest, tooling_file, type_stub, security_area (a security word in the path: the
 place, not yet what the change does — ``security_sensitive`` comes from the changed code),
-binary, new_file, deleted_file, renamed, mode_change (with mode_only when the content is
-unchanged, made_executable when it gains the executable bit, and sensitive_executable when that
-happens where hooks or CI run files), symlink, submodule, non_utf8, too_large, unreadable (an
-untracked file that could not be read: listed, never reviewed). Computed once per file and shared
-by all its units.
+binary (with binary_by_attribute when a ``-diff`` / ``binary`` gitattribute made git call it
+so, not its content), new_file, deleted_file, renamed, mode_change (with mode_only when the
+content is unchanged, made_executable when it gains the executable bit, and
+sensitive_executable when that happens where hooks or CI run files), symlink, submodule,
+non_utf8, too_large, unreadable (an untracked file that could not be read: listed, never
+reviewed). Computed once per file and shared by all its units.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from reviewtui.git.model import ChangeStatus, EntryKind, FileChange
 from reviewtui.units.vocabulary import Vocabulary
 
 EXECUTABLE = "100755"
+# What a unit tagged binary_by_attribute is told with (index, workbench, bundles): git calls
+# the file binary because the repository's attributes say so, whatever its content.
+BINARY_BY_ATTRIBUTE_NOTE = ("treated as binary because of a '-diff' or 'binary' gitattribute "
+                            "(git shows no lines; the content may be code)")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -102,6 +107,8 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
 
     if change.is_binary:
         tags.add("binary")
+        if change.binary_by_attribute:
+            tags.add("binary_by_attribute")
     if change.status is ChangeStatus.ADD:
         tags.add("new_file")
     elif change.status is ChangeStatus.DELETE:

@@ -39,6 +39,10 @@ def _decision(row: Row) -> RenderableType:
     table.add_row("unit", Text(f"{unit.unit_id}  {shown_text(unit.location, one_line=True)}  "
                                f"({unit.change_type}, +{unit.added_lines}/-{unit.removed_lines})"))
     table.add_row("tags", Text(", ".join(unit.tags) or "-"))
+    if "binary_by_attribute" in unit.tags:  # the tagging vocabulary loads with the change
+        from reviewtui.units.path_tags import BINARY_BY_ATTRIBUTE_NOTE
+
+        table.add_row("binary", Text(BINARY_BY_ATTRIBUTE_NOTE, style="yellow"))
     rule = item.rule_context_level.value if item.rule_context_level else "-"
     conf = f"{item.rule_confidence:.2f}" if item.rule_confidence is not None else "-"
     llm = item.llm_context_level.value if item.llm_context_level else "-"
