@@ -124,6 +124,11 @@ class StoreError(ReviewTuiError):
     """The session store cannot be opened or written: not a store, too new, busy, disk full."""
 
 
+class RoundClaimedError(ReviewTuiError):
+    """An unfinished answer another run already goes on with (``ask --continue`` twice at
+    once): only one continuation of a round is let through."""
+
+
 class ReviewError(ReviewTuiError):
     """The review agent produced nothing usable (every batch failed)."""
 

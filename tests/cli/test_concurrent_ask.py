@@ -150,3 +150,44 @@ def test_an_ask_killed_mid_answer_leaves_a_consistent_store(
         assert [(r.index, r.ended_at is not None) for r in rounds] == [(0, False), (1, True)]
         assert rounds[1].answer == "About Q01: the charge now triples the amount."
         assert _check_whole(store) == 2
+
+
+def test_two_continues_of_one_cut_off_round_continue_it_once(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer) -> None:
+    """Two ``reviewtui ask --continue`` processes started together on the same unfinished
+    round: one goes on with it, the other is refused with one line and exit status 2 before
+    asking the model anything, and the store holds exactly one continuation."""
+    _repo(repo)
+    fake_llm.script(Reply.text("It triples the charge, which breaks", finish_reason="length"))
+    first = subprocess.run(_command("ask", "--rules-plan", "What changed?"), cwd=repo.root,
+                           capture_output=True, text=True, check=False)
+    assert first.returncode == 3, first.stderr
+    words = [f"more{n} " for n in range(30)]  # 6 s of answer: both runs start meanwhile
+    fake_llm.script(*[Reply.text("".join(words), chunks=words, chunk_delay=0.2)] * 2)
+    procs = [subprocess.Popen(_command("ask", "--rules-plan", "--continue"), cwd=repo.root,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    try:
+        outcomes = sorted((p.wait(timeout=120), *p.communicate()) for p in procs)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    (won, won_out, won_err), (lost, lost_out, lost_err) = outcomes
+    assert won == 0, won_err
+    assert won_out == "".join(words) + "\n"
+    assert lost == 2, lost_err
+    assert lost_out == ""
+    [error] = [line for line in lost_err.splitlines() if line.startswith("reviewtui: ")]
+    assert error.startswith("reviewtui: error: round 1 of session ")
+    assert "is already being continued by another run (round 2, started " in error
+    assert "Traceback" not in lost_err
+    # the question and one continuation: the refused run asked the model nothing
+    assert len([r for r in fake_llm.chat_requests if r.body.get("stream")]) == 2
+    with SessionStore() as store:
+        [session] = store.list_sessions(limit=0)
+        rounds = store.rounds(session.session_id)
+    assert [(r.index, r.continues, r.ended_at is not None) for r in rounds] == [
+        (0, None, True), (1, 0, True)]
+    assert rounds[1].answer == "".join(words)

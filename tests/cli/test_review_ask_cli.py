@@ -285,3 +285,20 @@ def test_ask_streams_continues_the_session_and_lists_it(
     third = installed("ask", "--rules-plan", "--new", "hello", cwd=repo.root)
     assert third.code == 0 and f"session {session}" not in third.err
     assert len(json.loads(installed("sessions", "--json", cwd=repo.root).out)) == 2
+
+
+def test_a_failed_continuation_lets_the_answer_be_continued_again(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """The run that continues a round claims it; when its request fails the claim is given
+    back, so the next ``--continue`` goes on with the same round instead of being refused."""
+    _repo(repo)
+    repo.write(".reviewtui.toml", "[llm]\nmax_retries = 0\n")
+    fake_llm.script(Reply.text("It triples the charge, which breaks", finish_reason="length"))
+    assert cli("ask", "--rules-plan", "Explain charge", repo.root).code == 3
+    fake_llm.script(Reply.error(500, "down"))
+    failed = cli("ask", "--rules-plan", "--continue", repo.root)
+    assert failed.code == 2 and "continuing round 1" in failed.err
+    fake_llm.script(Reply.text(" every caller."))
+    again = cli("ask", "--rules-plan", "--continue", repo.root)
+    assert (again.code, again.out) == (0, " every caller.\n"), again.err
+    assert "continuing round 1" in again.err

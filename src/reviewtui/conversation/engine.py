@@ -14,6 +14,7 @@ round.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from reviewtui.agent.workspace import Workspace
 from reviewtui.conversation.packing import PackedPrompt, pack
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.summary import Summarizer
-from reviewtui.errors import UsageError
+from reviewtui.errors import ReviewTuiError, UsageError
 from reviewtui.llm import LLMClient, TokenCounter
 from reviewtui.sessions.records import (
     MessageRecord,
@@ -154,19 +155,30 @@ class ChatSession:
             sid = self.session.session_id
             self.rounds.sync(self.store.rounds(sid))  # other processes' rounds, if any
             guess, context = self.rounds.start_round(question, continues=continues)
-            record = self.store.open_round(sid, guess, [MessageRecord(
-                round_index=guess.index, role="user", content=question,
-                tokens=self.counter.count(question))])
+            try:  # a continuation claims its round here: only one run goes on with it
+                record = self.store.open_round(sid, guess, [MessageRecord(
+                    round_index=guess.index, role="user", content=question,
+                    tokens=self.counter.count(question))],
+                    claim_stale_after=self._longest_round())
+            except ReviewTuiError:
+                self.rounds.sync(self.store.rounds(sid))  # the guess was never stored
+                raise
             self.rounds.renumber(record.index)
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
             config = self.client.config
-            packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
-                          rounds=ended, messages_by_round=self._messages_by_round(),
-                          current=question, inherited_context=self._inherited(context),
-                          budget=config.context_window - config.max_output_tokens,
-                          count=self.counter.count, window=WINDOW_ROUNDS)
-            turn = self.loop.run(packed.messages, round_index=record.index, on_delta=on_delta,
-                                 on_tool=on_tool, cancel=cancel)
+            try:
+                packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
+                              rounds=ended, messages_by_round=self._messages_by_round(),
+                              current=question, inherited_context=self._inherited(context),
+                              budget=config.context_window - config.max_output_tokens,
+                              count=self.counter.count, window=WINDOW_ROUNDS)
+                turn = self.loop.run(packed.messages, round_index=record.index,
+                                     on_delta=on_delta, on_tool=on_tool, cancel=cancel)
+            except BaseException:
+                if continues is not None:  # failed: the unfinished answer may be continued
+                    with contextlib.suppress(ReviewTuiError):
+                        self.store.release_claim(sid, continues, record.index)
+                raise
             done = self.rounds.end_round(
                 turn.answer, files_used=turn.files,
                 usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens),
@@ -175,6 +187,13 @@ class ChatSession:
                                  self._turn_results(turn))
             self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)
+
+    def _longest_round(self) -> float:
+        """The longest a round can take before its answer is stored: every tool round and
+        the answer, each a call given up on after ``timeout`` x (``max_retries`` + 1). A
+        continuation still in flight after that was killed: its claim no longer holds."""
+        config = self.client.config
+        return config.timeout * (config.max_retries + 1) * (self.loop.max_tool_rounds + 1)
 
     def unfinished(self) -> RoundRecord | None:
         """The session's last round if its answer is not whole (stopped at the token limit or

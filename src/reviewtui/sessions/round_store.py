@@ -16,6 +16,13 @@ is open while ``reviewtui ask`` runs in another shell, or many ``ask`` runs star
   together with every message and tool result the answer produced. A reader that opens the
   session in between sees the question in flight, never half an answer; a process killed while
   the model streams leaves just that round in flight, which the next ``open_round`` steps over.
+* **One continuation per unfinished answer.** A round that goes on with an unfinished answer
+  (``continues``) claims that round in the transaction that opens it: a conditional ``UPDATE``
+  of the round's ``continued_by``, which only succeeds while nobody holds it, so of two
+  processes that ``ask --continue`` at once one opens its round and the other is refused
+  (``RoundClaimedError``) without writing anything. A continuation that fails gives its claim
+  back (``release_claim``); one whose process was killed holds it until it is older than the
+  ``claim_stale_after`` seconds the caller allows a round to take.
 """
 
 from __future__ import annotations
@@ -23,8 +30,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 
-from reviewtui.errors import StoreError
+from reviewtui.errors import RoundClaimedError, StoreError
 from reviewtui.sessions.records import MessageRecord, RoundRecord, ToolResultRecord
 from reviewtui.sessions.store_parts import StorePart
 from reviewtui.sessions.values import (
@@ -50,10 +58,14 @@ class RoundStore(StorePart):
     # -- rounds --------------------------------------------------------------------------------
 
     def open_round(self, session_id: str, record: RoundRecord,
-                   messages: Iterable[MessageRecord] = ()) -> RoundRecord:
+                   messages: Iterable[MessageRecord] = (), *,
+                   claim_stale_after: float | None = None) -> RoundRecord:
         """Record a round in flight under the session's next free index, with its first
         ``messages`` (the question), in one transaction; returns the record with that index
-        (``record.index`` is only the caller's guess)."""
+        (``record.index`` is only the caller's guess). A round that ``continues`` another
+        claims it in the same transaction: ``RoundClaimedError`` (nothing written) when
+        another round holds the claim -- one that ended, or one in flight that started less
+        than ``claim_stale_after`` seconds ago (None: however long ago)."""
         record = expect(record, RoundRecord)
         messages = [expect(m, MessageRecord) for m in messages]
         with self._writing() as conn:
@@ -64,12 +76,52 @@ class RoundStore(StorePart):
             record = record.model_copy(update={"index": int(row[0]),
                                                "started_at": record.started_at or now,
                                                "ended_at": None})
+            if record.continues is not None:
+                self._claim(conn, session_id, record.continues, record.index,
+                            _before(now, claim_stale_after))
             self._insert_round(conn, session_id, record)
             for message in messages:
                 self._insert_message(conn, session_id, message.model_copy(
                     update={"round_index": record.index}), now)
             self._touch(conn, session_id, now)
         return record
+
+    def _claim(self, conn: sqlite3.Connection, session_id: str, continued: int, by: int,
+               stale: str) -> None:
+        """Round ``by`` claims unfinished round ``continued``: one conditional UPDATE inside
+        the caller's write transaction, so exactly one of two racing processes gets it."""
+        cursor = conn.execute(
+            "UPDATE rounds SET continued_by = ? WHERE session_id = ? AND idx = ? "
+            "AND ended_at IS NOT NULL AND (cut_off = 1 OR truncated = 1) "
+            "AND (continued_by IS NULL OR continued_by IN (SELECT idx FROM rounds "
+            "WHERE session_id = ? AND ended_at IS NULL AND started_at < ?))",
+            (by, session_id, continued, session_id, stale))
+        if cursor.rowcount == 1:
+            return
+        row = conn.execute("SELECT ended_at, cut_off, truncated, continued_by FROM rounds "
+                           "WHERE session_id = ? AND idx = ?", (session_id, continued)).fetchone()
+        if row is None or row["ended_at"] is None or not (row["cut_off"] or row["truncated"]):
+            raise StoreError(f"round {continued + 1} of session {session_id} has no "
+                             "unfinished answer to continue")
+        holder = conn.execute("SELECT ended_at, started_at FROM rounds WHERE session_id = ? "
+                              "AND idx = ?", (session_id, row["continued_by"])).fetchone()
+        taken = f"round {continued + 1} of session {session_id}"
+        if holder is not None and holder["ended_at"] is not None:
+            raise RoundClaimedError(f"{taken} was already continued, in round "
+                                    f"{row['continued_by'] + 1}",
+                                    hint="'reviewtui ask --continue' goes on from the last "
+                                         "answer if that one is unfinished too")
+        since = holder["started_at"][11:19] if holder is not None else "?"
+        raise RoundClaimedError(f"{taken} is already being continued by another run "
+                                f"(round {row['continued_by'] + 1}, started {since} UTC)",
+                                hint="wait for it to end")
+
+    def release_claim(self, session_id: str, continued: int, by: int) -> None:
+        """Round ``by`` gives back its claim on round ``continued`` (its request failed), so
+        the unfinished answer can be continued again."""
+        with self._writing() as conn:
+            conn.execute("UPDATE rounds SET continued_by = NULL WHERE session_id = ? AND "
+                         "idx = ? AND continued_by = ?", (session_id, continued, by))
 
     def start_round(self, session_id: str, record: RoundRecord) -> None:
         """Record a round in flight under ``record.index`` (``ended_at`` stays empty until
@@ -200,6 +252,15 @@ class RoundStore(StorePart):
                 "FROM tool_results WHERE session_id = ? AND ref_id = ?",
                 (clean_text(session_id), clean_text(ref_id))).fetchone()
             return ToolResultRecord.model_validate(dict(row)) if row is not None else None
+
+
+def _before(now: str, seconds: float | None) -> str:
+    """``now`` (the store's ISO time) less ``seconds``; with None, a time no round started
+    before (every claim in flight holds)."""
+    if seconds is None:
+        return ""
+    return (datetime.fromisoformat(now) - timedelta(seconds=seconds)).isoformat(
+        timespec="microseconds")
 
 
 def _round_values(record: RoundRecord) -> tuple[object, ...]:

@@ -158,6 +158,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX applied_fixes_by_finding ON applied_fixes (session_id, fingerprint)",
     ),
+    # v7: an unfinished round says which round claimed it to go on with its answer, so two
+    # processes that ``ask --continue`` at once do not both continue it.
+    (
+        "ALTER TABLE rounds ADD COLUMN continued_by INTEGER",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
