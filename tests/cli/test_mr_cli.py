@@ -245,6 +245,65 @@ def test_a_draft_note_gitlab_refuses_goes_into_the_summary(world: MergeRequestWo
     assert "refused by GitLab" in summary["body"]
 
 
+def _line_drafts(world: MergeRequestWorld) -> list[dict[str, Any]]:
+    """The draft notes sent on a line (with a position), refused or not."""
+    return [r.body for r in world.fake.ops("POST")
+            if r.path.endswith("/draft_notes") and "position" in (r.body or {})]
+
+
+def test_a_line_gitlab_dropped_is_remembered_not_sent_again(world: MergeRequestWorld,
+                                                            cli: CliRunner) -> None:
+    """A line note GitLab did not keep is folded into the summary with a marker, as GitHub's
+    refused lines are: publishing the same head again leaves it there (the summary edited in
+    place) instead of drafting it again; a new head reviewed again offers it again."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.diff_lines[7] = {"app/service.py": {2, TAIL_LINE}}  # narrower than ours
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    assert len(_line_drafts(world)) == 2  # one kept on line 2, one dropped (line 3)
+    [summary] = [n for n in world.fake.ours(7) if n["type"] is None]
+    assert "<!-- reviewtui:refused=comment-1 -->" in summary["body"]
+
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert all("position" not in (body or {}) for _, body in _sent(dry.out)), dry.out
+    assert "Is this covered by a test? (not kept on its line by GitLab)" in dry.out
+    posted = len(world.fake.ops("POST"))
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert world.fake.ops("POST")[posted:] == []  # nothing drafted or published again
+    assert world.fake.ops("PUT")[-1].path.endswith(f"/notes/{summary['id']}")
+    [summary] = [n for n in world.fake.ours(7) if n["type"] is None]
+    assert "Is this covered by a test?" in summary["body"]
+    assert "not kept on its line by GitLab" in summary["body"]
+    assert "<!-- reviewtui:refused=comment-1 -->" in summary["body"]  # still remembered
+    assert [n["position"]["new_line"] for n in world.fake.ours(7) if n["type"]] == [2]
+
+    moved = _force_push(world)  # a new head, reviewed again: its lines are offered again
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.diff_lines[7] = {"app/service.py": {2, 3, TAIL_LINE}}
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    on_new_head = [n for n in _line_drafts(world) if n["position"]["head_sha"] == moved]
+    assert sorted(n["position"]["new_line"] for n in on_new_head) == [2, 3]
+
+
+def test_a_draft_note_gitlab_refused_is_not_sent_again(world: MergeRequestWorld,
+                                                        cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.refuse_drafts = True
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    assert len(_line_drafts(world)) == 2
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(_line_drafts(world)) == 2  # GitLab is not offered the refused lines again
+    [summary] = world.fake.ours(7)
+    assert "Is this covered by a test?" in summary["body"] and "Charge rate" in summary["body"]
+    assert summary["body"].count("<!-- reviewtui:refused=") == 2
+
+
 def test_rate_limits_are_waited_out(world: MergeRequestWorld, cli: CliRunner) -> None:
     world.fake.rate_limited, world.fake.retry_after = 2, "0"
     result = cli("index", "--pr", "7", world.local)

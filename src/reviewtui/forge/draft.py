@@ -34,7 +34,12 @@ def marker(key: str) -> str:
 
 
 _REFUSED = re.compile(r"<!-- reviewtui:refused=([^\s>]+) -->")
-REFUSED = "refused by GitHub"  # the reasons of a comment the forge would not put on its line
+# The reasons of a comment the forge would not put on its line: the summary marks each such
+# comment (``refused_keys``), so that publishing the same head again does not offer it again.
+REFUSED = "refused by GitHub"
+GITLAB_REFUSED = "refused by GitLab"  # a draft note answered HTTP 400/422
+GITLAB_DROPPED = "not kept on its line by GitLab"  # published, but not found on its line
+REFUSED_REASONS = (REFUSED, GITLAB_REFUSED, GITLAB_DROPPED)
 
 
 def refused_keys(summary: str) -> set[str]:
@@ -112,7 +117,8 @@ class ReviewDraft:
             for item in self.folded:
                 c = item.comment
                 text = _strip_marker(c.body).replace("\n", "\n  ")
-                refused = f" <!-- reviewtui:refused={c.key} -->" if REFUSED in item.reason else ""
+                refused = (f" <!-- reviewtui:refused={c.key} -->"
+                           if any(r in item.reason for r in REFUSED_REASONS) else "")
                 out.append(f"- `{c.path}` {c.lines} ({item.reason}): {text}{refused}")
         out += ["", REVIEW_MARKER]
         return "\n".join(out)

@@ -18,7 +18,9 @@ publish them too). ``--dry-run`` prints these operations as they would be sent.
 line but, on publishing, drops a diff note whose line it cannot find in its diff (the note's
 line code is invalid; ``DraftNotes::PublishService`` does not stop for it). Each line comment
 not found afterwards, and each one a draft-note request refused (HTTP 400), goes into the
-summary, which is edited again, so nothing is lost.
+summary, which is edited again, so nothing is lost. The summary marks those comments and names
+the head it was written for (``<!-- reviewtui:head=SHA -->``): publishing the same head again
+keeps them in the summary instead of drafting them again, as GitHub's refused lines are kept.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ import re
 from dataclasses import dataclass, field
 
 from reviewtui.errors import ForgeError
-from reviewtui.forge.draft import REVIEW_MARKER, DraftComment, ReviewDraft, marker_key
+from reviewtui.forge.draft import (
+    GITLAB_DROPPED,
+    GITLAB_REFUSED,
+    REVIEW_MARKER,
+    DraftComment,
+    ReviewDraft,
+    marker_key,
+    refused_keys,
+)
 from reviewtui.forge.gitlab import (
     GitLabClient,
     GitLabDiscussion,
@@ -39,6 +49,13 @@ from reviewtui.forge.sync import Operation, SyncReport
 from reviewtui.forge.threads import PullThread
 
 VERDICTS = {"APPROVE": "approve", "REQUEST_CHANGES": "request changes", "COMMENT": "comment"}
+_HEAD = re.compile(r"<!-- reviewtui:head=([0-9a-f]+) -->")
+
+
+def summary_head(body: str) -> str | None:
+    """The head a published summary was written for (None: an older reviewtui's summary)."""
+    found = _HEAD.search(body)
+    return found.group(1) if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +140,7 @@ class GitLabPlan:
         verdict = f"**Verdict: {VERDICTS[shown.event]}**"
         if self.verdict_note:
             verdict += f" ({self.verdict_note})"
-        return f"{verdict}\n\n{shown.summary()}"
+        return f"{verdict}\n\n{shown.summary()}\n<!-- reviewtui:head={self.commit_id} -->"
 
     def summary_operation(self, draft: ReviewDraft | None = None) -> Operation:
         if self.summary_note is not None:
@@ -196,6 +213,12 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
                 f"delete draft note {pending.id}, left pending by an interrupted publish"))
     plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline, tuple(new),
                              draft.folded, draft.notes, draft.existing)
+    if summary is not None and summary_head(summary.body) == commit_id:
+        # GitLab refused or dropped these lines of this very head before: they stay in the
+        # summary, not drafted again for GitLab to refuse or drop again.
+        refused = [c.key for c in new if c.key in refused_keys(summary.body)]
+        if refused:
+            plan.draft = plan.draft.fold(refused, GITLAB_DROPPED)
     if draft.event == "APPROVE":
         if mr.sha is not None and mr.sha != commit_id:
             plan.verdict_note = "not approved on GitLab: the head moved since the review"
@@ -225,7 +248,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
         except ForgeError as exc:
             if exc.status not in (400, 422):
                 raise
-            draft = draft.fold([comment.key], "refused by GitLab")
+            draft = draft.fold([comment.key], GITLAB_REFUSED)
             report.notes.append(f"{comment.path} {comment.lines} moved into the summary "
                                 f"after: {exc}")
     summary_op = plan.summary_operation(draft)
@@ -236,7 +259,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     published, summary = ours(client.discussions(), plan.viewer)
     dropped = [key for key in sent if key not in published]
     if dropped:
-        draft = draft.fold(dropped, "not kept on its line by GitLab")
+        draft = draft.fold(dropped, GITLAB_DROPPED)
         report.notes.append(f"{len(dropped)} line comments moved into the summary: GitLab "
                             "did not keep them on their lines")
     if summary is None:
