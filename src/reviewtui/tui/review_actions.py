@@ -23,6 +23,7 @@ from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.editor import editor_command
 from reviewtui.tui.screens.dismiss_modal import DismissModal
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModal
+from reviewtui.tui.widgets.unit_table import longest_location
 
 if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
     from reviewtui.forge.threads import PullThread
@@ -357,6 +358,9 @@ class ReviewActions(WorkbenchBase):
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()
+        # The location column fits the units there are now, as on open (files that left the
+        # change took their long names with them; new ones may need more room).
+        self.table.fit_locations(longest_location(u.location for u in fresh.units))
         self.load_review()
         successor = successor_of(was, fresh.units) if was is not None else None
         if successor is not None and successor != self.current() and successor in self.table.rows:
