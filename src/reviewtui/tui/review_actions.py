@@ -26,6 +26,8 @@ from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModa
 from reviewtui.tui.widgets.unit_table import longest_location
 
 if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
+    from pathlib import Path
+
     from reviewtui.forge.threads import PullThread
     from reviewtui.plan import FusedPlan, OverrideSet
     from reviewtui.sessions.review_records import (
@@ -222,20 +224,20 @@ class ReviewActions(WorkbenchBase):
                 threading.Thread(target=self.publish_to_pull, args=(self.publishing,),
                                  name="publish", daemon=False).start()
                 return
-            try:
-                target = self.session.export(self.fused_with_overrides(), choice.fmt,
-                                             choice.path, choice.everything)
-            except ReviewTuiError as error:
-                self.notify(str(error), title="export failed", severity="error")
-                return
-            self.notify(f"wrote {target}", title="review exported")
-            self.set_status(f"exported to {target}")
+            if choice.written is not None:
+                self.notify(f"wrote {choice.written}", title="review exported")
+                self.set_status(f"exported to {choice.written}")
+
+        def write(choice: ExportChoice) -> Path:
+            """The file written while the dialog is open: it stays open when this fails."""
+            return self.session.export(self.fused_with_overrides(), choice.fmt, choice.path,
+                                       choice.everything)
 
         # Not in the working tree by default: an export there would join the change itself
         # (an untracked file), and --watch would refresh on it.
         repo = self.loaded.repo
         stem = str(repo.common_dir / "reviewtui" / "review") if repo is not None else "review"
-        self.push_screen(ExportModal(stem, pull=self.pull), done)
+        self.push_screen(ExportModal(stem, pull=self.pull, write=write), done)
 
     @work(thread=True, exclusive=True, group="pull-threads")
     def load_pull_threads(self) -> None:
