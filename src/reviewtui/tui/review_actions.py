@@ -330,6 +330,7 @@ class ReviewActions(WorkbenchBase):
             self.set_status("a commit, a range or a patch does not change: nothing to refresh")
             return
         self.set_status("refreshing…")
+        self.refreshing = True
         self._refresh_worker(self.triage.overrides, self.triage.plan)
 
     @work(thread=True, exclusive=True, group="refresh")
@@ -338,16 +339,21 @@ class ReviewActions(WorkbenchBase):
         try:
             refreshed = self.session.refresh(overrides, plan)
         except ReviewTuiError as error:
-            self.call_from_thread(self.notify, str(error), title="refresh failed",
-                                  severity="error")
-            self.call_from_thread(self.set_status, "refresh failed")
+            self.call_from_thread(self._refresh_failed, str(error))
             return
         if not worker.is_cancelled:  # a newer refresh (r pressed again, a save) replaced it
             self.call_from_thread(self._refresh_done, refreshed)
 
+    def _refresh_failed(self, error: str) -> None:
+        self.refreshing = False
+        self.review_to_check = None  # nothing adopted: the next refresh reads the files again
+        self.notify(error, title="refresh failed", severity="error")
+        self.set_status("refresh failed")
+
     def _refresh_done(self, refreshed: Refreshed) -> None:
         from reviewtui.tui.triage import Triage
 
+        self.refreshing = False
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
         was = next((u for u in self.loaded.units if u.unit_id == self.current()), None)
@@ -363,6 +369,9 @@ class ReviewActions(WorkbenchBase):
         # The location column fits the units there are now, as on open (files that left the
         # change took their long names with them; new ones may need more room).
         self.table.fit_locations(longest_location(u.location for u in fresh.units))
+        # A review that finished while this refresh read the files: its units against these.
+        check, self.review_to_check = self.review_to_check, None
+        earlier = self.settle_review(check) if check is not None else ""
         self.load_review()
         successor = successor_of(was, fresh.units) if was is not None else None
         if successor is not None and successor != self.current() and successor in self.table.rows:
@@ -373,7 +382,8 @@ class ReviewActions(WorkbenchBase):
         new = sum(1 for u in fresh.units if u.unit_id not in before)
         changed = sum(1 for r in self.rows if r.status == "changed")
         self.set_status("; ".join([f"refreshed: {len(fresh.units)} units, {new} new or "
-                                   f"changed, {changed} ↻ since review", *refreshed.notes]))
+                                   f"changed, {changed} ↻ since review", *refreshed.notes,
+                                   *([earlier] if earlier else [])]))
 
     # --- watching --------------------------------------------------------------------------
 
