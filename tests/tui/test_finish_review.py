@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -236,14 +236,44 @@ async def test_verdict_and_export(repo: GitRepoBuilder, tmp_path: Path,
                                "\n\nFix the rate.")
         assert "Charge rate tripled" in text
         assert any(f"wrote {written}" in str(n.message) for n in app._notifications)
-        # A path that cannot be written: one notification, nothing lost.
-        (repo.root / "blocker").write_text("a file, not a folder")
+
+
+async def test_an_unwritable_export_path_keeps_the_dialog_open_with_the_reason(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """X to a path that cannot be written (a folder that is a file, /proc): the dialog stays
+    open, its path and choices as typed, with the reason on one line; corrected, it writes."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    (repo.root / "blocker").write_text("a file, not a folder")
+    unwritable = ["blocker/review.md", *(["/proc/x.md"] if Path("/proc/self").exists() else [])]
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
         await pilot.press("X")
-        app.screen.query_one("#export-path").value = "blocker/review.md"  # type: ignore[attr-defined]
+        modal = app.screen
+        assert isinstance(modal, ExportModal)
+        modal.query_one("#export-all", Checkbox).value = True
+        for path in unwritable:
+            modal.query_one("#export-path", Input).value = path
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert app.screen is modal  # still open
+            error = static_text(modal.query_one("#export-error", Label)).strip()
+            target = path if path.startswith("/") else str(repo.root / path)
+            assert error.startswith(f"✗ cannot write {target}: "), error
+            assert "\n" not in str(modal.query_one("#export-error", Label).render())
+            assert modal.query_one("#export-path", Input).value == path  # to correct
+            assert modal.query_one("#export-all", Checkbox).value
+        assert not any("wrote" in str(n.message) for n in app._notifications)
+        modal.query_one("#export-path", Input).value = "out/review.md"
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert any("cannot write" in str(n.message) for n in app._notifications)
-        assert app.verdict.verdict == "request_changes"
+        assert not isinstance(app.screen, ExportModal)
+        written = repo.root / "out" / "review.md"
+        assert "Charge rate tripled" in written.read_text()
+        assert any(f"wrote {written}" in str(n.message) for n in app._notifications)
+        assert f"exported to {written}" in str(app.query_one("#status").render())
+    assert not (repo.root / "blocker").is_dir()
 
 
 async def test_export_offers_rdjson_for_reviewdog(repo: GitRepoBuilder, tmp_path: Path,

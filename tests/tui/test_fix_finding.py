@@ -18,7 +18,7 @@ from reviewtui.tui.screens.fix_modal import FixModal
 from reviewtui.tui.widgets.chat_input import ChatInput
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
-from tests.support.rendered import static_text
+from tests.support.rendered import screen_lines, static_text
 
 BILLING = "def charge(amount):\r\n    total = amount * 3\r\n    return total"  # CRLF, no EOL
 FINDING = {"title": "Charge rate tripled", "body": "pay() now charges 30.", "severity": "P1",
@@ -161,3 +161,73 @@ async def test_read_only_files_and_links_out_are_refused_in_the_preview(
         await pilot.press("a", "escape")
         await pilot.pause()
         assert (outside / "billing.py").read_bytes() == BILLING.encode()
+
+
+DEEP = "app/a_rather_long_folder_name/with_one_more_level/billing_service.py"
+WORDS = " ".join(f"w{n:03}" for n in range(160))  # a long explanation, each word findable
+
+
+def _dialog_text(lines: list[str]) -> str:
+    """The fix dialog's text, its lines joined as one would read them (the borders, the
+    padding and the wrapping gone)."""
+    inside = [line.split("█")[1] for line in lines if line.count("█") >= 2]
+    return " ".join(" ".join(inside).replace("│", " ").split())
+
+
+async def test_the_preview_wraps_a_long_reason_and_explanation_and_scrolls_to_their_end(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """A fix that is text only (its lines are outside the file) with a long explanation: the
+    reason and the explanation are read whole, wrapped to the dialog; on a small terminal the
+    dialog scrolls to the end of them."""
+    repo.write(DEEP, BILLING.replace("* 3", "* 1"))
+    repo.commit("base")
+    repo.write(DEEP, BILLING)
+    app = ReviewApp(load_change(repo.root, ChangeSelector(SelectorMode.AUTO)),
+                    store_path=tmp_path / "s.sqlite3")
+    explanation = f"The rate is set elsewhere, so the fix goes past the end: {WORDS} the end."
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        fake_llm.script(Reply.json({"verdict": "comment", "summary": "s",
+                                    "findings": [{**FINDING, "file_path": DEEP}]}))
+        await pilot.press("R")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("escape", "f")
+        fake_llm.script(Reply.json({"fix": {"start_line": 40, "end_line": 41,
+                                            "replacement": "RATE = 2\n"},
+                                    "explanation": explanation}))
+        await pilot.press("ctrl+f")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FixModal)
+        state = str(app.screen.query_one("#fix-state", Label).render())
+        assert state.startswith("does not apply: ") and DEEP in state
+        assert len(state) > 100  # longer than the dialog is wide
+        shown = _dialog_text(screen_lines(app))
+        assert " ".join(state.split()) in shown  # the whole reason, wrapped
+        assert f"the model: {explanation}" in shown  # the whole explanation
+        assert "Fix: Charge rate tripled" in shown and "RATE = 2" in shown  # and its text
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)  # too small for all of it: the dialog scrolls
+        await pilot.pause()
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert isinstance(app.screen, FixModal)
+        fake_llm.script(Reply.json({"fix": {"start_line": 40, "end_line": 41,
+                                            "replacement": "RATE = 2\n"},
+                                    "explanation": explanation}))
+        await pilot.press("r")  # asked again: the new explanation with the preview
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FixModal)
+        assert app.screen.query_one("#fix-dialog").max_scroll_y > 0
+        seen = _dialog_text(screen_lines(app))
+        for _ in range(20):
+            await pilot.press("pagedown")
+            await pilot.pause()
+            seen += " " + _dialog_text(screen_lines(app))
+        words = set(seen.split())
+        assert {f"w{n:03}" for n in range(160)} <= words  # every word of the reason came by
+        assert {"lines", "40-41", "outside", "copies", "RATE"} <= words
+        assert "a apply · u undo" in _dialog_text(screen_lines(app))  # the keys stay in view

@@ -457,3 +457,52 @@ async def test_after_c_continues_an_answer_the_next_question_goes_to_the_input(
         assert chat_input.text == "is this safe?"
         assert app.screen is app.screen_stack[0]  # no modal (e)
         assert [r.status for r in app.rows] == ["new"]  # not skipped (s)
+
+
+LONG_PATH = "src/a_rather_long_package_name/with_a_deeper_module_path/the_module.py"
+
+
+async def test_a_refresh_fits_the_location_column_to_the_units_there_are_now(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """``r`` after files left the change: the location column is as wide as a workbench
+    opened on what is left would make it (not the gone file's long name); a file that joins
+    with a longer name widens it again, shown whole."""
+    repo.write(LONG_PATH, "def far():\n    return 1\n")
+    repo.write("app/a.py", "def a():\n    return 1\n")
+    repo.commit("base")
+    repo.write(LONG_PATH, "def far():\n    return 2\n")
+    repo.write("app/a.py", "def a():\n    return 2\n")
+    size = (300, 40)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        assert table.fit.location_width == 60  # the long name: as wide as the column gets
+        repo.write(LONG_PATH, "def far():\n    return 1\n")  # its change undone
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [r.unit.location for r in app.rows] == ["app/a.py:L2"]
+        shrunk = table.fit
+        widths = {str(c.label): c.width for c in table.columns.values()}
+        location = str(table.get_row_at(0)[list(widths).index("location")])
+        assert location == "app/a.py:L2"
+    opened = _app(repo, tmp_path / "again")
+    async with opened.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert shrunk == opened.query_one(UnitTable).fit  # as if opened on it
+        assert shrunk.location_width < 60
+        assert widths["location"] == shrunk.location_width
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        longer = "app/a_module_with_a_longer_name.py"
+        repo.write(longer, "VALUE = 1\n")
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        [row] = [r for r in app.rows if r.unit.file_path == longer]
+        column = [str(c.label) for c in table.columns.values()].index("location")
+        shown = str(table.get_row_at(table.get_row_index(row.unit.unit_id))[column])
+        assert shown == row.unit.location  # whole, not "…name.py:L1"

@@ -37,7 +37,7 @@ from reviewtui.tui.widgets.detail_pane import DetailPane
 from reviewtui.tui.widgets.intent_pane import IntentPane
 from reviewtui.tui.widgets.key_footer import KeyFooter
 from reviewtui.tui.widgets.loading_view import LoadingView
-from reviewtui.tui.widgets.unit_table import UnitTable
+from reviewtui.tui.widgets.unit_table import UnitTable, longest_location
 
 
 class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelActions,
@@ -59,8 +59,8 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
         yield Header()
         yield IntentPane(id="intent")
         with Horizontal(id="main"):
-            longest = max((len(u.location) for u in self.loaded.units), default=20)
-            yield UnitTable(id="units", location_width=longest)
+            yield UnitTable(id="units", location_width=longest_location(
+                u.location for u in self.loaded.units))
             with Vertical(id="side"):
                 yield DetailPane(id="detail")
                 yield ChatPane(id="chat")

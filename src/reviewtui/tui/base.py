@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the change's models load with the change, in the loading wo
     from reviewtui.pipeline import LoadedChange
     from reviewtui.plan import FusedPlan
     from reviewtui.sessions.review_records import ReviewVerdict
-    from reviewtui.tui.session import TuiSession
+    from reviewtui.tui.session import Reviewed, TuiSession
     from reviewtui.tui.triage import Filter, Row, Triage
     from reviewtui.tui.widgets.chat_pane import ChatPane
 
@@ -128,6 +128,11 @@ class WorkbenchBase(App[None]):
         self.jobs = LLMJobs()
         self.verdict: ReviewVerdict | None = None
         self.current_finding: str | None = None  # the fingerprint f/F moved to
+        # Unit keys whose last review read an earlier version of them (``review_versions``);
+        # a review that finished while a refresh was under way, checked once it is adopted.
+        self.earlier_reviews: set[str] = set()
+        self.refreshing = False
+        self.review_to_check: Reviewed | None = None
         self._message = ""  # the last event the status line reports
         self._keys: dict[str, str] = {}
         self._theme_name = ""
@@ -287,10 +292,30 @@ class WorkbenchBase(App[None]):
         self.set_status()
 
     def show_detail(self) -> None:
+        from reviewtui.units.model import unit_key
+
         unit_id = self.current()
         row = self.triage.row(unit_id) if unit_id else None
+        earlier = row is not None and unit_key(row.unit) in self.earlier_reviews
         self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""), self.allocation,
-                                        self.current_finding, self.pull_threads)
+                                        self.current_finding, self.pull_threads, earlier)
+
+    def settle_review(self, reviewed: Reviewed) -> str:
+        """A finished review against the change worked on now: the units it read as they are
+        lose their "earlier version" mark; those whose text changed under it get it, and the
+        findings are followed to the change as it is ("fixed?" where their lines changed).
+        The status line's note on it ("" when nothing changed under the review)."""
+        from reviewtui.tui.review_versions import earlier_versions
+
+        versions = earlier_versions(reviewed.units, self.loaded.units)
+        self.earlier_reviews -= versions.current
+        if not versions.changed:
+            return ""
+        self.earlier_reviews |= versions.marked
+        fixed, problem = self.session.follow_findings(self.loaded) or (0, None)
+        if problem:
+            self.notify(problem, title="findings not followed", severity="error")
+        return versions.note(fixed)
 
     def load_review(self) -> None:
         """Read the session's findings and comments into the table and the detail pane."""

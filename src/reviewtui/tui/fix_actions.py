@@ -72,9 +72,9 @@ class FixActions(ReviewActions):
             return
         self.load_review()
         self.set_status(f"fix proposed: {explanation or finding.title}")
-        self._preview(finding)
+        self._preview(finding, explanation)
 
-    def _preview(self, finding: StoredFinding) -> None:
+    def _preview(self, finding: StoredFinding, explanation: str = "") -> None:
         from reviewtui.app.fix import patch_text
 
         fix = finding.fix
@@ -100,7 +100,7 @@ class FixActions(ReviewActions):
             elif choice == "again":
                 self._ask_for_fix(finding)
 
-        self.push_screen(FixModal(finding.title, patch, problem, applied), done)
+        self.push_screen(FixModal(finding.title, patch, problem, applied, explanation), done)
 
     def _apply(self, finding: StoredFinding) -> None:
         try:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from reviewtui.plan import FusedPlan
     from reviewtui.sessions.records import RoundRecord
     from reviewtui.tui.answer_stream import AnswerStream
+    from reviewtui.tui.session import Reviewed
     from reviewtui.tui.widgets.chat_input import ChatInput
     from reviewtui.tui.widgets.chat_pane import ChatPane
 
@@ -126,13 +127,13 @@ class ModelActions(WorkbenchBase):
         from reviewtui.agent.report import render_markdown
 
         try:
-            result, kept = self.session.review(self.fused_with_overrides(), unit_ids,
-                                               cancel=cancel)
+            reviewed = self.session.review(self.fused_with_overrides(), unit_ids,
+                                           cancel=cancel)
         except ReviewTuiError as error:
             self.call_from_thread(self._review_failed, cancel, str(error))
             return
-        self.call_from_thread(self._review_done, cancel, render_markdown(result),
-                              f"review: {len(result.findings)} findings ({kept})")
+        self.call_from_thread(self._review_done, cancel, reviewed,
+                              render_markdown(reviewed.result))
 
     def _review_failed(self, cancel: threading.Event, error: str) -> None:
         if self.jobs.finish("review", cancel):
@@ -140,14 +141,19 @@ class ModelActions(WorkbenchBase):
             self.set_status("review failed")
         self._show_busy()
 
-    def _review_done(self, cancel: threading.Event, markdown: str, summary: str) -> None:
+    def _review_done(self, cancel: threading.Event, reviewed: Reviewed, markdown: str) -> None:
         counted = self.jobs.finish("review", cancel)
         self._show_busy()
         if not counted:
             return
+        # A refresh adopted while it ran: the units it read may not be the change's any more.
+        note = self.settle_review(reviewed)
+        if self.refreshing:  # one under way read the files while it ran: checked once adopted
+            self.review_to_check = reviewed
         self.load_review()
-        self.chat_pane.start_exchange("review", markdown)
-        self.set_status(summary)
+        self.chat_pane.start_exchange("review", f"> {note}\n\n{markdown}" if note else markdown)
+        self.set_status("; ".join(part for part in (
+            f"review: {len(reviewed.result.findings)} findings ({reviewed.kept})", note) if part))
 
     # --- chat -----------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from reviewtui.forge.threads import PullThread
 from reviewtui.sessions.review_records import ReviewComment, StoredFinding
+from reviewtui.tui.review_versions import EARLIER_REVIEW
 from reviewtui.units.model import ReviewUnit
 
 SEVERITY_STYLES = {"P0": "bold red", "P1": "red", "P2": "yellow", "P3": "dim"}
@@ -23,12 +24,15 @@ STATE_STYLES = {"open": "bold", "accepted": "green", "dismissed": "dim strike",
 
 
 def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewComment],
-                   current: str | None = None,
-                   threads: Iterable[PullThread] = ()) -> RenderableType:
+                   current: str | None = None, threads: Iterable[PullThread] = (), *,
+                   earlier: bool = False) -> RenderableType:
+    """``earlier``: the unit's last review read an earlier version of it (said first)."""
     findings, comments, threads = list(findings), list(comments), list(threads)
-    if not findings and not comments and not threads:
+    if not findings and not comments and not threads and not earlier:
         return Text("")
     parts: list[RenderableType] = []
+    if earlier:
+        parts.append(Text(EARLIER_REVIEW, style="bold yellow"))
     if findings:
         parts.append(Text(f"findings ({sum(1 for f in findings if f.state == 'open')} open)",
                           style="bold"))

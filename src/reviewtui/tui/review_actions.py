@@ -23,8 +23,11 @@ from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.editor import editor_command
 from reviewtui.tui.screens.dismiss_modal import DismissModal
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModal
+from reviewtui.tui.widgets.unit_table import longest_location
 
 if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
+    from pathlib import Path
+
     from reviewtui.forge.threads import PullThread
     from reviewtui.plan import FusedPlan, OverrideSet
     from reviewtui.sessions.review_records import (
@@ -221,20 +224,20 @@ class ReviewActions(WorkbenchBase):
                 threading.Thread(target=self.publish_to_pull, args=(self.publishing,),
                                  name="publish", daemon=False).start()
                 return
-            try:
-                target = self.session.export(self.fused_with_overrides(), choice.fmt,
-                                             choice.path, choice.everything)
-            except ReviewTuiError as error:
-                self.notify(str(error), title="export failed", severity="error")
-                return
-            self.notify(f"wrote {target}", title="review exported")
-            self.set_status(f"exported to {target}")
+            if choice.written is not None:
+                self.notify(f"wrote {choice.written}", title="review exported")
+                self.set_status(f"exported to {choice.written}")
+
+        def write(choice: ExportChoice) -> Path:
+            """The file written while the dialog is open: it stays open when this fails."""
+            return self.session.export(self.fused_with_overrides(), choice.fmt, choice.path,
+                                       choice.everything)
 
         # Not in the working tree by default: an export there would join the change itself
         # (an untracked file), and --watch would refresh on it.
         repo = self.loaded.repo
         stem = str(repo.common_dir / "reviewtui" / "review") if repo is not None else "review"
-        self.push_screen(ExportModal(stem, pull=self.pull), done)
+        self.push_screen(ExportModal(stem, pull=self.pull, write=write), done)
 
     @work(thread=True, exclusive=True, group="pull-threads")
     def load_pull_threads(self) -> None:
@@ -327,6 +330,7 @@ class ReviewActions(WorkbenchBase):
             self.set_status("a commit, a range or a patch does not change: nothing to refresh")
             return
         self.set_status("refreshing…")
+        self.refreshing = True
         self._refresh_worker(self.triage.overrides, self.triage.plan)
 
     @work(thread=True, exclusive=True, group="refresh")
@@ -335,16 +339,21 @@ class ReviewActions(WorkbenchBase):
         try:
             refreshed = self.session.refresh(overrides, plan)
         except ReviewTuiError as error:
-            self.call_from_thread(self.notify, str(error), title="refresh failed",
-                                  severity="error")
-            self.call_from_thread(self.set_status, "refresh failed")
+            self.call_from_thread(self._refresh_failed, str(error))
             return
         if not worker.is_cancelled:  # a newer refresh (r pressed again, a save) replaced it
             self.call_from_thread(self._refresh_done, refreshed)
 
+    def _refresh_failed(self, error: str) -> None:
+        self.refreshing = False
+        self.review_to_check = None  # nothing adopted: the next refresh reads the files again
+        self.notify(error, title="refresh failed", severity="error")
+        self.set_status("refresh failed")
+
     def _refresh_done(self, refreshed: Refreshed) -> None:
         from reviewtui.tui.triage import Triage
 
+        self.refreshing = False
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
         was = next((u for u in self.loaded.units if u.unit_id == self.current()), None)
@@ -357,6 +366,12 @@ class ReviewActions(WorkbenchBase):
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()
+        # The location column fits the units there are now, as on open (files that left the
+        # change took their long names with them; new ones may need more room).
+        self.table.fit_locations(longest_location(u.location for u in fresh.units))
+        # A review that finished while this refresh read the files: its units against these.
+        check, self.review_to_check = self.review_to_check, None
+        earlier = self.settle_review(check) if check is not None else ""
         self.load_review()
         successor = successor_of(was, fresh.units) if was is not None else None
         if successor is not None and successor != self.current() and successor in self.table.rows:
@@ -367,7 +382,8 @@ class ReviewActions(WorkbenchBase):
         new = sum(1 for u in fresh.units if u.unit_id not in before)
         changed = sum(1 for r in self.rows if r.status == "changed")
         self.set_status("; ".join([f"refreshed: {len(fresh.units)} units, {new} new or "
-                                   f"changed, {changed} ↻ since review", *refreshed.notes]))
+                                   f"changed, {changed} ↻ since review", *refreshed.notes,
+                                   *([earlier] if earlier else [])]))
 
     # --- watching --------------------------------------------------------------------------
 

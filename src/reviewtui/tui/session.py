@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the agent, the chat and the model client load when first us
     from reviewtui.app.fix import FixPreview
     from reviewtui.conversation.engine import AskResult, ChatSession
     from reviewtui.llm.client import LLMClient
+    from reviewtui.units import ReviewUnit
 
 
 def _workspace(loaded: LoadedChange, plan: FusedPlan) -> Workspace:
@@ -47,6 +48,17 @@ def _client(session: TuiSession) -> LLMClient:
     from reviewtui.llm.client import LLMClient
 
     return LLMClient(session.config)
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """A finished review: the agent's result, what keeping its findings did, and the units it
+    reviewed as it read them (a unit's id names its text: a refresh meanwhile may have
+    replaced them, see ``tui.review_versions``)."""
+
+    result: ReviewResult
+    kept: str
+    units: tuple[ReviewUnit, ...]
 
 
 @dataclass(frozen=True)
@@ -190,30 +202,54 @@ class TuiSession:
         return NOT_CONFIGURED_HINT
 
     def review(self, plan: FusedPlan, unit_ids: Sequence[str], *,
-               cancel: threading.Event | None = None) -> tuple[ReviewResult, str]:
-        """Run the review agent and keep its findings in this change's session; the second
-        value says what the merge did (or why the findings could not be kept)."""
+               cancel: threading.Event | None = None) -> Reviewed:
+        """Run the review agent and keep its findings in this change's session, as findings
+        about the text it read: a refresh may adopt a newer change while it runs, and the
+        findings are then followed to it by the caller (``follow_findings``), not attached to
+        the new lines as if they had been read."""
         from reviewtui.agent.record import record_review
         from reviewtui.agent.review import Reviewer
 
+        loaded = self.loaded  # the change as this review reads it, to its end
         client = _client(self)
-        workspace = _workspace(self.loaded, plan)
+        workspace = _workspace(loaded, plan)
+        wanted = set(unit_ids)
+        for path in sorted({u.file_path for u in loaded.units if u.unit_id in wanted}):
+            # each reviewed file's text read now and kept: the findings' lines are hashed and
+            # fingerprinted on what the model read, not on what the file holds when it answers
+            workspace.line_text(path, 1)
         reviewer = Reviewer(workspace, client, token_counter(self.config.model))
         result = reviewer.review(unit_ids, cancel=cancel)
         left_out = {u.unit_id for u in result.not_reviewed}
+        read = tuple(u for u in loaded.units if u.unit_id in wanted - left_out)
         with self._lock:
             store = self.store()
             try:
                 sid = self._session(create=True) if store is not None else None
                 if store is None or sid is None:
-                    return result, f"findings not kept: {self._store_problem}"
-                merged = record_review(store, sid, result, self.loaded.units,
+                    return Reviewed(result, f"findings not kept: {self._store_problem}", read)
+                merged = record_review(store, sid, result, loaded.units,
                                        [u for u in unit_ids if u not in left_out],
                                        workspace.line_text)
             except StoreError as error:
-                return result, f"findings not kept: {error}"
-        return result, (f"{merged.new} new, {merged.seen_again} seen before, "
-                        f"{merged.reopened} back, {merged.gone} gone")
+                return Reviewed(result, f"findings not kept: {error}", read)
+        return Reviewed(result, f"{merged.new} new, {merged.seen_again} seen before, "
+                                f"{merged.reopened} back, {merged.gone} gone", read)
+
+    def follow_findings(self, loaded: LoadedChange) -> tuple[int, str | None] | None:
+        """Every finding kept followed to ``loaded``: the unit its lines are in now, and
+        "fixed?" where its lines' text is not the one it was found on. How many became
+        "fixed?", and a store problem (one line); None when there are no findings."""
+        from reviewtui.agent.record import follow_findings
+        from reviewtui.git.contents import SideLines
+
+        findings, _, _ = self.review_records()
+        if not findings:
+            return None
+        lines = SideLines(loaded.change_set, loaded.reader)
+        moved = follow_findings(findings, loaded.units, lines.after)
+        fixed = sum(1 for f in moved if f.state == "fixed")
+        return fixed, self._write(lambda s, sid: s.update_findings(sid, moved))
 
     # --- the person's review: findings, comments, verdict ------------------------------------
 
@@ -328,19 +364,14 @@ class TuiSession:
         since are diffed and scored again; ``plan``'s decisions and the person's overrides
         follow their units; findings whose lines changed become "fixed?". Nothing is switched
         over until ``adopt``."""
-        from reviewtui.agent.record import follow_findings
-        from reviewtui.git.contents import SideLines
         from reviewtui.plan.overrides import carry_overrides
 
         fresh = self.loaded.refresh()
         carried = carry_overrides(overrides, self.loaded.units, fresh.units)
         notes: list[str] = []
-        findings, _, _ = self.review_records()
-        if findings:
-            lines = SideLines(fresh.change_set, fresh.reader)
-            moved = follow_findings(findings, fresh.units, lines.after)
-            fixed = sum(1 for f in moved if f.state == "fixed")
-            problem = self._write(lambda s, sid: s.update_findings(sid, moved))
+        followed = self.follow_findings(fresh)
+        if followed is not None:
+            fixed, problem = followed
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
         return Refreshed(fresh, fresh.replan(plan), carried, notes)
 

@@ -1,18 +1,24 @@
 """``X``: export the review — format, file, and whether to include dismissed findings — or,
 for a pull request opened with ``--pr``, publish it there (``PUBLISH``: no file).
 
-Returns an ``ExportChoice`` or None when cancelled; the app writes the file and says where, or
-publishes in a worker and says what it posted.
+Given ``write`` (the app's: it writes the review and returns where), the dialog writes the file
+itself and closes only once it is written: a path that cannot be written (a folder that is a
+file, ``/proc``, no permission) leaves it open with the reason on one line, the path there to
+correct. Returns an ``ExportChoice`` (``written``: where the file went) or None when cancelled;
+for a publish, the app publishes in a worker and says what it posted.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
+from reviewtui.errors import ReviewTuiError
 from reviewtui.tui.screens.form_modal import FormModal
 
 SUFFIXES = {"markdown": ".md", "json": ".json", "sarif": ".sarif", "rdjson": ".rdjson"}
@@ -24,14 +30,20 @@ class ExportChoice:
     fmt: str
     path: str
     everything: bool
+    written: Path | None = None  # where ``write`` put the file
+
+
+Writer = Callable[[ExportChoice], Path]  # ReviewTuiError when the file cannot be written
 
 
 class ExportModal(FormModal[ExportChoice]):
 
-    def __init__(self, default_stem: str = "review", *, pull: str | None = None) -> None:
+    def __init__(self, default_stem: str = "review", *, pull: str | None = None,
+                 write: Writer | None = None) -> None:
         super().__init__()
         self.default_stem = default_stem
         self.pull = pull  # --pr's pull request (a number or URL): publishing to it is offered
+        self.write = write
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog", classes="dialog"):
@@ -65,7 +77,16 @@ class ExportModal(FormModal[ExportChoice]):
         if not path:
             self.query_one("#export-error", Label).update("✗ a file name, please")
             return None
-        return ExportChoice(fmt, path, self.query_one("#export-all", Checkbox).value)
+        choice = ExportChoice(fmt, path, self.query_one("#export-all", Checkbox).value)
+        if self.write is None:
+            return choice
+        try:
+            written = self.write(choice)
+        except ReviewTuiError as error:  # stay open: the path can be corrected
+            self.query_one("#export-error", Label).update(
+                "✗ " + " ".join(str(error).split()))
+            return None
+        return replace(choice, written=written)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_save()

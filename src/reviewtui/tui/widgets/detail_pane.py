@@ -137,7 +137,8 @@ class DetailPane(VerticalScroll):
 
     def show(self, row: Row | None, bundle: ContextBundle | None = None,
              allocation: Allocation | None = None, current_finding: str | None = None,
-             threads: Sequence[PullThread] = ()) -> None:
+             threads: Sequence[PullThread] = (), earlier_review: bool = False) -> None:
+        """``earlier_review``: the unit's last review read an earlier version of it."""
         from reviewtui.tui.render_review import finding_diff_lines, review_section
 
         decision = self.query_one("#decision", Static)
@@ -157,8 +158,10 @@ class DetailPane(VerticalScroll):
         unit = row.unit
         mine = [t for t in threads if t.path == unit.file_path and t.line is not None
                 and unit.covers(t.line, t.line)]
-        review.update(review_section(row.review, row.comments, current_finding, mine))
-        review.display = bool(row.review or row.comments or mine)  # no blank line if none
+        review.update(review_section(row.review, row.comments, current_finding, mine,
+                                     earlier=earlier_review))
+        # (no blank line if there is nothing to say)
+        review.display = bool(row.review or row.comments or mine or earlier_review)
         shown: RenderableType = _account(bundle) if bundle is not None else Text(
             "bundle: press b to build it", style="dim")
         if allocation is not None:

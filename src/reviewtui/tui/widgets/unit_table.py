@@ -11,7 +11,7 @@ the rule's level, the LLM's level, the tags. A resize that changes the set rebui
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -68,6 +68,12 @@ def fit_columns(width: int, longest_location: int) -> ColumnFit:
         room -= cost
     location = max(LOCATION_FLOOR, min(wanted, location + room))
     return ColumnFit(tuple(c for c in COLUMNS if c in shown), location)
+
+
+def longest_location(locations: Iterable[str], default: int = 20) -> int:
+    """The length of the longest of ``locations`` (``default`` when there are none): what the
+    location column is fitted to, on open and after every refresh."""
+    return max((len(location) for location in locations), default=default)
 
 
 def fit_location(text: str, width: int) -> str:
@@ -164,6 +170,19 @@ class UnitTable(FixedWidthTable[Text]):
         self.clear(columns=True)
         self._add_columns()
         return True
+
+    def fit_locations(self, longest: int) -> None:
+        """Fit the location column to ``longest`` (the change's longest location, after a
+        refresh: units came or went), within the same limits as on open; the rows shown are
+        shown again in the new columns, the cursor on its unit."""
+        if longest == self.longest_location:
+            return
+        self.longest_location = longest
+        if self._waiting or not self.size.width:
+            return  # the fill after the first layout fits the columns with this length
+        keep = self.current_unit
+        if self._refit(self.size.width):
+            self.show(self._rows, keep=keep)
 
     def _fill_waiting(self) -> None:
         """Fill the table with the rows given before it was laid out, fitted to its width."""
