@@ -183,6 +183,8 @@ def test_two_continues_of_one_cut_off_round_continue_it_once(
     assert error.startswith("reviewtui: error: round 1 of session ")
     assert "is already being continued by another run (round 2, started " in error
     assert "Traceback" not in lost_err
+    assert "continuing round" not in lost_err  # it never held the round
+    assert "continuing round 1" in won_err
     # the question and one continuation: the refused run asked the model nothing
     assert len([r for r in fake_llm.chat_requests if r.body.get("stream")]) == 2
     with SessionStore() as store:

@@ -185,8 +185,12 @@ def run_ask(args: argparse.Namespace, out: TextIO,
                                      "failed, or is still running)", hint="ask it again")
                 raise UsageError(f"nothing to continue: the last answer of session "
                                  f"{chat.session.session_id} is complete")
-            err.write(f"continuing round {unfinished.index + 1}\n")
-            result = chat.continue_answer(on_delta=delta, on_tool=tool)
+            number = unfinished.index + 1
+
+            def opened(_: object) -> None:  # once this run holds the round, not before
+                err.write(f"continuing round {number}\n")
+
+            result = chat.continue_answer(on_delta=delta, on_tool=tool, on_open=opened)
         else:
             result = chat.ask(question, on_delta=delta, on_tool=tool)
         if not result.answer.endswith("\n"):

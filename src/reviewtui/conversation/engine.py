@@ -145,8 +145,10 @@ class ChatSession:
     def ask(self, question: str, *, on_delta: Callable[[str], None] | None = None,
             on_tool: Callable[[ToolRun], None] | None = None,
             cancel: threading.Event | None = None,
-            continues: int | None = None) -> AskResult:
-        """One round: question in, streamed answer out, all of it persisted.
+            continues: int | None = None,
+            on_open: Callable[[RoundRecord], None] | None = None) -> AskResult:
+        """One round: question in, streamed answer out, all of it persisted. ``on_open`` hears
+        the round once it is stored (a continuation: once it holds the claim on its round).
 
         The round is written twice, each time whole: the question when it starts (the store
         gives it the session's next index, so another process asking at the same moment gets
@@ -164,6 +166,8 @@ class ChatSession:
                 self.rounds.sync(self.store.rounds(sid))  # the guess was never stored
                 raise
             self.rounds.renumber(record.index)
+            if on_open is not None:
+                on_open(record)
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
             config = self.client.config
             try:
@@ -205,7 +209,8 @@ class ChatSession:
 
     def continue_answer(self, *, on_delta: Callable[[str], None] | None = None,
                         on_tool: Callable[[ToolRun], None] | None = None,
-                        cancel: threading.Event | None = None) -> AskResult:
+                        cancel: threading.Event | None = None,
+                        on_open: Callable[[RoundRecord], None] | None = None) -> AskResult:
         """Ask the model to go on from where the last answer stopped, as a new round that
         says which round it continues (the unfinished one stays marked). ``UsageError`` when
         the last answer is whole."""
@@ -214,7 +219,7 @@ class ChatSession:
             raise UsageError(f"nothing to continue: the last answer of session "
                              f"{self.session.session_id} is complete")
         return self.ask(CONTINUE_PROMPT, on_delta=on_delta, on_tool=on_tool, cancel=cancel,
-                        continues=last.index)
+                        continues=last.index, on_open=on_open)
 
     def _messages_by_round(self) -> dict[int, list[MessageRecord]]:
         grouped: dict[int, list[MessageRecord]] = {}
