@@ -53,7 +53,7 @@ def unquote_path(raw: str) -> str:
 def _clean(path: str | None) -> str | None:
     if path is None:
         return None
-    path = unquote_path(path)
+    path = unquote_path(_replaced(path))
     if path == "/dev/null":
         return None
     return _PREFIX.sub("", path, count=1)
@@ -73,10 +73,9 @@ def read_patch_bytes(source: str) -> bytes:
 
 def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
     """Parse a unified diff; raises ``PatchError`` if it is not one."""
-    try:
-        text, non_utf8 = data.decode("utf-8"), False
-    except UnicodeDecodeError:
-        text, non_utf8 = data.decode("utf-8", "replace"), True
+    # A byte that does not decode stays a lone surrogate until each file's lines are read
+    # (``_replaced``), so a file is tagged non_utf8 by its own lines, not by another file's.
+    text = data.decode("utf-8", "surrogateescape")
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:
@@ -86,7 +85,7 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
             raise PatchError(f"{name} contains no diff (expected 'diff --git' or '---/+++' lines)")
         return []
     _one_change_per_file(text, name)
-    return [_convert(patched, non_utf8) for patched in patch]
+    return [_convert(patched) for patched in patch]
 
 
 def _one_change_per_file(text: str, name: str) -> None:
@@ -104,7 +103,7 @@ def _one_change_per_file(text: str, name: str) -> None:
         except UnidiffParseError:
             return  # not the series it looked like: read as one diff
         for patched in part:
-            change = _convert(patched, False)
+            change = _convert(patched)
             for path in (p for p in (change.old_path, change.new_path) if p is not None):
                 first = seen.setdefault(path, number)
                 if first != number:
@@ -115,8 +114,19 @@ def _one_change_per_file(text: str, name: str) -> None:
                         hint="squash them into one diff first, e.g. 'git diff A B > one.patch'")
 
 
-def _convert(patched: object, non_utf8: bool) -> FileChange:
-    info = [str(line).rstrip("\n") for line in (getattr(patched, "patch_info", None) or [])]
+_LOSSY = re.compile("[\udc80-\udcff]")  # a byte ``surrogateescape`` kept undecoded
+
+
+def _replaced(text: str) -> str:
+    """``text`` with each undecodable byte as U+FFFD, as ``errors="replace"`` gives it."""
+    if _LOSSY.search(text) is None:
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _convert(patched: object) -> FileChange:
+    info = [_replaced(str(line).rstrip("\n"))
+            for line in (getattr(patched, "patch_info", None) or [])]
     old_blob = new_blob = None
     rename_from = rename_to = None
     for line in info:
@@ -138,6 +148,8 @@ def _convert(patched: object, non_utf8: bool) -> FileChange:
     else:
         status = ChangeStatus.MODIFY
     hunks = tuple(_convert_hunk(h) for h in patched)  # type: ignore[attr-defined]
+    non_utf8 = any(_LOSSY.search(line.value) is not None
+                   for hunk in patched for line in hunk)  # type: ignore[attr-defined]
     return FileChange(
         status=status, old_path=old_path, new_path=new_path,
         old_mode=getattr(patched, "source_mode", None),
@@ -158,7 +170,7 @@ def _convert_hunk(hunk: object) -> Hunk:
             old_missing |= previous in ("-", " ")
             new_missing |= previous in ("+", " ")
             continue
-        value = line.value.rstrip("\n")
+        value = _replaced(line.value.rstrip("\n"))
         if value.endswith("\r"):
             value = value[:-1]
         kind = kind if kind in ("+", "-") else " "
@@ -166,6 +178,7 @@ def _convert_hunk(hunk: object) -> Hunk:
         previous = kind
     return Hunk(
         hunk.source_start, hunk.source_length, hunk.target_start,  # type: ignore[attr-defined]
-        hunk.target_length, hunk.section_header or "", tuple(lines),  # type: ignore[attr-defined]
+        hunk.target_length, _replaced(hunk.section_header or ""),  # type: ignore[attr-defined]
+        tuple(lines),
         old_missing, new_missing,
     )

@@ -74,3 +74,21 @@ def test_a_diff_line_built_by_its_slots_is_the_dataclass_itself() -> None:
         assert dataclasses.astuple(fast) == args
         with pytest.raises(dataclasses.FrozenInstanceError):
             fast.text = "changed"  # type: ignore[misc]
+
+
+def test_a_patch_tags_non_utf8_only_the_file_whose_lines_are_not_utf8() -> None:
+    """One Latin-1 file in a patch is that file's matter: the other files keep their text and
+    are not tagged, and the Latin-1 bytes read as replacement characters."""
+    patch = (b"diff --git a/latin.py b/latin.py\n--- a/latin.py\n+++ b/latin.py\n"
+             b"@@ -1 +1 @@\n-x = 'caf\xe9'\n+x = 'na\xefve'\n"
+             b"diff --git a/ascii.py b/ascii.py\n--- a/ascii.py\n+++ b/ascii.py\n"
+             b"@@ -1 +1 @@\n-y = 1\n+y = 2\n"
+             b"diff --git a/utf8.py b/utf8.py\n--- a/utf8.py\n+++ b/utf8.py\n"
+             b"@@ -1 +1 @@ def caf\xc3\xa9():\n-z = '\xc3\xa9'\n+z = '\xc3\xa8'\n")
+    latin, ascii_file, utf8 = parse_patch(patch)
+    assert (latin.path, latin.non_utf8) == ("latin.py", True)
+    assert [line.text for line in latin.hunks[0].lines] == ["x = 'caf\ufffd'", "x = 'na\ufffdve'"]
+    assert (ascii_file.path, ascii_file.non_utf8) == ("ascii.py", False)
+    assert (utf8.path, utf8.non_utf8) == ("utf8.py", False)
+    assert [line.text for line in utf8.hunks[0].lines] == ["z = '\xe9'", "z = '\xe8'"]
+    assert utf8.hunks[0].section == "def caf\xe9():"
