@@ -238,8 +238,9 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
 def test_ctrl_c_while_the_workers_start_prints_one_line(repo: GitRepoBuilder) -> None:
     """Ctrl-C reaches the whole process group: the spawned ranking workers, still importing,
-    used to print a KeyboardInterrupt traceback each. Now only the parent speaks."""
-    many_bugs(repo, 8)
+    used to print a KeyboardInterrupt traceback each. Now only the parent speaks. (24 cases:
+    with 8, a loaded machine sometimes finished them between the check and the signal.)"""
+    many_bugs(repo, 24)
     source = Path(reviewtui.__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(source), *filter(None, [os.environ.get("PYTHONPATH")])])}
