@@ -49,6 +49,30 @@ def test_findings_must_sit_on_the_change(repo: GitRepoBuilder) -> None:
     assert any("malformed" in d for d in dropped)
 
 
+def test_a_context_line_is_not_a_changed_line(repo: GitRepoBuilder) -> None:
+    units, files = _units(repo)  # only line 2 changed; the diff shows lines 1-5 around it
+    base = {"body": "", "severity": "P2", "confidence": 0.5, "file_path": "pay.py"}
+    raw = [{**base, "title": "On the def above", "start_line": 1, "end_line": 1},
+           {**base, "title": "On the blank lines below", "start_line": 3, "end_line": 5},
+           {**base, "title": "Spans the change", "start_line": 1, "end_line": 3}]
+    kept, dropped = check_findings(raw, units, _lines(files))
+    assert [f.title for f in kept] == ["Spans the change"]
+    assert [d.split("'")[1] for d in dropped] == ["On the def above",
+                                                  "On the blank lines below"]
+    assert all("not on a changed line" in d for d in dropped)
+
+
+def test_a_title_over_200_characters_is_cut_not_dropped(repo: GitRepoBuilder) -> None:
+    units, files = _units(repo)
+    raw = [{"title": "T" * 150 + " " + "word " * 20, "body": "b", "severity": "P1",
+            "confidence": 0.9, "file_path": "pay.py", "start_line": 2, "end_line": 2}]
+    kept, dropped = check_findings(raw, units, _lines(files))
+    assert dropped == []
+    [finding] = kept
+    assert len(finding.title) == 200 and finding.title.endswith("…")
+    assert finding.title.startswith("T" * 150 + " word")
+
+
 def test_fingerprints_survive_line_moves(make_repo: type[GitRepoBuilder]) -> None:
     finding = {"title": "Wrong factor", "body": "", "severity": "P1", "confidence": 0.9,
                "file_path": "pay.py", "start_line": 2, "end_line": 2}
