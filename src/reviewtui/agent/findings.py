@@ -30,10 +30,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reviewtui.agent.fixes import check_fix, parse_fix
 from reviewtui.models import DeferredUnit
-from reviewtui.sessions.review_records import StoredFix
+from reviewtui.sessions.review_records import Side, StoredFix
 from reviewtui.units.model import ReviewUnit
 
 Severity = Literal["P0", "P1", "P2", "P3"]
+LineText = Callable[[str, int], str | None]  # path, line number -> its text (None: no such)
 Verdict = Literal["approve", "comment", "request_changes"]
 SEVERITY_NAMES = {"P0": "critical", "P1": "major", "P2": "minor", "P3": "nit"}
 SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
@@ -60,6 +61,7 @@ class Finding(BaseModel):
     suggestion: str | None = None
     fix: StoredFix | None = None  # set by check_findings from the agent's "fix" object
     fingerprint: str = ""
+    side: Side = "new"  # set by check_findings: "old" on removed lines only
 
     @field_validator("title", mode="before")
     @classmethod
@@ -150,11 +152,21 @@ def _on_change(changed: list[tuple[str, frozenset[int]]], path: str, start: int,
                for where, lines in changed)
 
 
+def _side(changed: list[tuple[str, frozenset[int]]], finding: Finding) -> Side:
+    """``old`` when the finding's lines hold removed lines (old numbering, as the prompt asks
+    for removed code) and no added line; else ``new``."""
+    added, removed = changed
+    where = (finding.file_path, finding.start_line, finding.end_line)
+    return "old" if _on_change([removed], *where) and not _on_change([added], *where) else "new"
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
-def fingerprint(finding: Finding, line_text: Callable[[str, int], str | None]) -> str:
+def fingerprint(finding: Finding, line_text: LineText) -> str:
+    """File, normalised title and the flagged lines' text (``line_text`` reads the finding's
+    side), hashed."""
     lines = [line_text(finding.file_path, n) or "" for n in
              range(finding.start_line, min(finding.end_line, finding.start_line + 20) + 1)]
     code = "\n".join(" ".join(line.split()) for line in lines)
@@ -184,14 +196,15 @@ def _intent_owner(finding: Finding, by_id: dict[str, ReviewUnit],
     return owner
 
 
-def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
-                   line_text: Callable[[str, int], str | None],
-                   file_bytes: Callable[[str], bytes | None] | None = None,
-                   ) -> tuple[list[Finding], list[str]]:
-    """Validated findings that overlap the change (unit ids filled), and why others were not.
+def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit], line_text: LineText,
+                   file_bytes: Callable[[str], bytes | None] | None = None, *,
+                   old_text: LineText | None = None) -> tuple[list[Finding], list[str]]:
+    """Validated findings that overlap the change (unit ids filled, the side they are on),
+    and why others were not.
 
-    ``file_bytes(path)`` is a file as reviewed (after side), to check fixes against; without
-    it a fix is kept as text only."""
+    ``line_text`` reads the files after the change, ``old_text`` before it (the text of a
+    finding on removed lines; ``line_text`` when not given). ``file_bytes(path)`` is a file as
+    reviewed (after side), to check fixes against; without it a fix is kept as text only."""
     by_id = {u.unit_id: u for u in units}
     changed = {u.unit_id: _changed_lines(u) for u in units}
     kept: list[Finding] = []
@@ -199,7 +212,9 @@ def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
     for item in raw:
         raw_fix = item.get("fix") if isinstance(item, dict) else None
         if isinstance(item, dict):
-            item = {key: value for key, value in item.items() if key != "fix"}
+            # fix is checked apart; side and fingerprint are ours to set, never the model's
+            item = {key: value for key, value in item.items()
+                    if key not in ("fix", "side", "fingerprint")}
         try:
             finding = Finding.model_validate(item)
         except ValueError as exc:
@@ -220,7 +235,9 @@ def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
                            f"{finding.title!r}: not on a changed line of this change")
             continue
         finding.unit_id = owner.unit_id
-        finding.fingerprint = fingerprint(finding, line_text)
+        finding.side = _side(changed[owner.unit_id], finding)
+        finding.fingerprint = fingerprint(
+            finding, old_text if finding.side == "old" and old_text is not None else line_text)
         fix, problem = parse_fix(raw_fix)
         if problem is not None:
             dropped.append(f"{finding.file_path}:{finding.start_line} {finding.title!r}: "

@@ -171,7 +171,9 @@ def apply_fix(store: SessionStore, session_id: str, root: Path,
     lines = _line_text(preview.after)
     now = line_hash(finding.file_path, finding.start_line, finding.end_line,
                     lambda _path, n: lines[n - 1] if 0 < n <= len(lines) else None)
-    after = finding.model_copy(update={"state": "fixed"}) if now != finding.line_hash else finding
+    # a finding on removed lines is about the lines the fix writes elsewhere: fixed by it
+    changed = finding.side == "old" or now != finding.line_hash
+    after = finding.model_copy(update={"state": "fixed"}) if changed else finding
     _write(preview.target, preview.after)
     try:
         store.record_applied_fix(session_id, AppliedFix(

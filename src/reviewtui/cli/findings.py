@@ -125,9 +125,10 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                      ensure_ascii=False) + "\n")
             else:
                 for f, applied in rows:
+                    removed = " (removed lines)" if f.side == "old" else ""
                     out.write(f"{finding_id(f)}  {f.label:<9} {f.severity}  "
-                              f"{f.file_path}:{f.lines}  fix: {_fix_label(f, applied):<9}  "
-                              f"{f.title}\n")
+                              f"{f.file_path}:{f.lines}{removed}  fix: "
+                              f"{_fix_label(f, applied):<9}  {f.title}\n")
                 if not rows:
                     err.write("findings: none kept for this change\n")
             return 0

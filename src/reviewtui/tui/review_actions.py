@@ -137,7 +137,7 @@ class ReviewActions(WorkbenchBase):
                 self._set_state(finding, "accepted")
 
         self._edit_comment(ReviewComment(
-            file_path=finding.file_path, start_line=finding.start_line,
+            file_path=finding.file_path, side=finding.side, start_line=finding.start_line,
             end_line=finding.end_line, body=body, unit_key=finding.unit_key,
             finding=finding.fingerprint), on_saved=saved)
 

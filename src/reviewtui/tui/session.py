@@ -209,7 +209,7 @@ class TuiSession:
                     return result, f"findings not kept: {self._store_problem}"
                 merged = record_review(store, sid, result, self.loaded.units,
                                        [u for u in unit_ids if u not in left_out],
-                                       workspace.line_text)
+                                       workspace.side_line)
             except StoreError as error:
                 return result, f"findings not kept: {error}"
         return result, (f"{merged.new} new, {merged.seen_again} seen before, "
@@ -338,7 +338,7 @@ class TuiSession:
         findings, _, _ = self.review_records()
         if findings:
             lines = SideLines(fresh.change_set, fresh.reader)
-            moved = follow_findings(findings, fresh.units, lines.after)
+            moved = follow_findings(findings, fresh.units, lines.line)
             fixed = sum(1 for f in moved if f.state == "fixed")
             problem = self._write(lambda s, sid: s.update_findings(sid, moved))
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from reviewtui.agent.findings import ReviewResult, check_findings
+from reviewtui.agent.findings import ReviewResult, check_findings, fingerprint
 from reviewtui.agent.report import render
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -71,6 +71,32 @@ def test_a_title_over_200_characters_is_cut_not_dropped(repo: GitRepoBuilder) ->
     [finding] = kept
     assert len(finding.title) == 200 and finding.title.endswith("…")
     assert finding.title.startswith("T" * 150 + " word")
+
+
+def test_removed_lines_are_the_old_side(repo: GitRepoBuilder) -> None:
+    repo.write("pay.py", CODE + "\n\ndef audit(amount):\n    log(amount)\n    return amount\n")
+    repo.commit("base")
+    repo.write("pay.py", CODE.replace("amount * 2", "amount * 3"))  # audit (old 9-11) removed
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    new = (repo.root / "pay.py").read_text().split("\n")
+    old = repo.git("show", "HEAD:pay.py").split("\n")
+    base = {"body": "", "severity": "P2", "confidence": 0.5, "file_path": "pay.py"}
+    raw = [{**base, "title": "Audit log gone", "start_line": 9, "end_line": 10},
+           {**base, "title": "Wrong factor", "start_line": 2, "end_line": 2}]
+    kept, dropped = check_findings(raw, loaded.units, _lines({"pay.py": new}),
+                                   old_text=_lines({"pay.py": old}))
+    assert dropped == []
+    sides = {f.title: f.side for f in kept}
+    assert sides == {"Audit log gone": "old", "Wrong factor": "new"}
+    audit = next(f for f in kept if f.side == "old")
+    said = audit.model_copy(update={"fingerprint": ""})
+    assert audit.fingerprint == fingerprint(said, _lines({"pay.py": old}))
+    assert audit.fingerprint != fingerprint(said, _lines({"pay.py": new}))
+    # the model's own "side" or "fingerprint" is not taken, nor a reason to drop the finding
+    (again,), _ = check_findings([{**raw[0], "side": "LEFT", "fingerprint": 3}],
+                                 loaded.units, _lines({"pay.py": new}),
+                                 old_text=_lines({"pay.py": old}))
+    assert again.side == "old" and again.fingerprint == audit.fingerprint
 
 
 def test_fingerprints_survive_line_moves(make_repo: type[GitRepoBuilder]) -> None:
