@@ -1,10 +1,10 @@
-"""Keep a review's findings in the change's session, and follow them when the code changes.
+"""Keep a review's findings in the change's session.
 
 ``reviewtui review`` and the workbench's ``R`` both end here: the findings go into the session of
 this change (the one ``ask`` and the workbench continue), merged by fingerprint with what an
 earlier review found (see ``sessions.review_store``). Each finding remembers the text of its
-lines; when the change is collected again and that text differs, the finding is ``fixed`` —
-shown as "fixed?": its lines changed since, someone should look.
+lines (``line_hash``); ``agent.follow`` moves it with that text when the code changes, or marks
+it ``fixed`` -- shown as "fixed?": its lines changed since, someone should look.
 """
 
 from __future__ import annotations
@@ -22,13 +22,26 @@ SideLine = Callable[[str, str, int], str | None]  # path, "new" or "old", number
 MAX_HASHED_LINES = 20
 
 
+def hashed_count(start: int, end: int) -> int:
+    """How many of the lines ``start``-``end`` their hash reads (the first ones)."""
+    return min(end, start + MAX_HASHED_LINES) - start + 1
+
+
+def digest(normalised: Sequence[str]) -> str:
+    """The hash of lines whose spaces are normalised (``normalise``)."""
+    return hashlib.sha256("\n".join(normalised).encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def normalise(line: str | None) -> str:
+    return " ".join((line or "").split())
+
+
 def line_hash(path: str, start: int, end: int, line_text: LineText) -> str:
     """The flagged lines' text (spaces normalised), hashed; "" when none can be read."""
-    lines = [line_text(path, n) for n in range(start, min(end, start + MAX_HASHED_LINES) + 1)]
+    lines = [line_text(path, n) for n in range(start, start + hashed_count(start, end))]
     if all(line is None for line in lines):
         return ""
-    text = "\n".join(" ".join((line or "").split()) for line in lines)
-    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+    return digest([normalise(line) for line in lines])
 
 
 def side_hash(path: str, side: str, start: int, end: int, side_line: SideLine) -> str:
@@ -73,26 +86,3 @@ def record_review(store: SessionStore, session_id: str, result: ReviewResult,
         return old.unit_id in reviewed or (old.unit_key is not None and old.unit_key in keys)
 
     return store.merge_findings(session_id, incoming, covered)
-
-
-def follow_findings(findings: Sequence[StoredFinding], units: Sequence[ReviewUnit],
-                    side_line: SideLine) -> list[StoredFinding]:
-    """Findings whose place changed after the change was collected again: new unit ids, and
-    open or accepted findings whose lines' text differs are ``fixed``. Only those that
-    changed are returned (to store)."""
-    changed: list[StoredFinding] = []
-    for finding in findings:
-        owner = unit_at(units, finding.file_path, finding.start_line, finding.end_line,
-                        finding.side)
-        update: dict[str, object] = {}
-        if owner is not None and owner.unit_id != finding.unit_id:
-            update["unit_id"] = owner.unit_id
-            update["unit_key"] = unit_key(owner)
-        if finding.state in ("open", "accepted") and finding.line_hash:
-            now = side_hash(finding.file_path, finding.side, finding.start_line,
-                            finding.end_line, side_line)
-            if now != finding.line_hash:
-                update["state"] = "fixed"
-        if update:
-            changed.append(finding.model_copy(update=update))
-    return changed

@@ -76,6 +76,7 @@ def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any) -> FixErr
 
 
 def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from reviewtui.agent.follow import follow_change
     from reviewtui.agent.workspace import change_key
     from reviewtui.app.fix import (
         apply_fix,
@@ -114,7 +115,8 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError("no review kept for this change yet",
                              hint="run 'reviewtui review' or the workbench's R first")
         sid = session.session_id
-        findings = store.findings(sid)
+        # at their lines as they are now: moved with their text, or "fixed?" when it is gone
+        findings = follow_change(store, sid, loaded).findings
         if args.action == "list":
             rows = _listing(store, sid, findings)
             if args.json:

@@ -82,7 +82,9 @@ class StoredFinding(_Record):
     category: str | None = None
     suggestion: str | None = None
     fix: StoredFix | None = None  # a structured fix, when the agent proposed one
-    line_hash: str = ""  # the flagged lines' text when last found: a change means "fixed?"
+    # the flagged lines' text when found: the finding follows it when other lines move, and
+    # is "fixed?" when it is nowhere to be found
+    line_hash: str = ""
     state: FindingState = "open"
     reason: str | None = None  # why it was dismissed
     model: str | None = None
@@ -129,6 +131,8 @@ class ReviewComment(_Record):
     body: str = Field(min_length=1)
     unit_key: str | None = None
     finding: str | None = None  # the fingerprint it was promoted from
+    # its lines' text when saved (as a finding's): a comment follows it when lines move
+    line_hash: str = ""
     created_at: str = ""
     updated_at: str = ""
 
