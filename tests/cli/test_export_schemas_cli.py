@@ -46,7 +46,7 @@ def reviewed(repo: GitRepoBuilder, cli: CliRunner,
                                      "replacement": "    return 2\n"}),
         _finding("Name changed", 7, None),
         _finding("Far away", 2, {"start_line": 40, "end_line": 41, "replacement": "x\n"}),
-        _finding("Dismissed one", 3, None)]}))
+        _finding("Dismissed one", 2, None)]}))  # a changed line: kept
     assert cli("review", "--rules-plan", repo.root).code == 0
     with SessionStore() as store:
         [session] = store.list_sessions()

@@ -141,7 +141,8 @@ def test_a_working_tree_that_moved_on_is_refused(repo: GitRepoBuilder, cli: CliR
     finding = _reviewed(repo, cli, fake_llm, SERVICE.replace("* 3", "* 2").encode(),
                         SERVICE.encode(), _answer())
     target = repo.root / "app/service.py"
-    target.write_text("# a header line\n" + SERVICE)  # the reviewed line 2 is now line 3
+    # the reviewed line 2 is now line 3 and edited: not the reviewed line, anywhere
+    target.write_text("# a header line\n" + SERVICE.replace("* 3", "* 3  # on purpose"))
     moved = target.read_bytes()
     dry = cli("findings", "apply", finding["id"], "--dry-run", repo.root)
     _refused(dry, "the working tree moved on")

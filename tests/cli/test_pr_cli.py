@@ -388,3 +388,27 @@ def test_nothing_to_publish(world: PullWorld, cli: CliRunner) -> None:
     result = cli("publish", "--pr", "7", world.local)
     assert result.code == 2
     assert "no review kept for octo/proj#7" in result.err
+
+
+def test_publish_places_comments_and_findings_where_their_text_is(
+        world: PullWorld, cli: CliRunner) -> None:
+    """A comment and a finding kept on a line that no longer holds their text (the session
+    kept them before the lines moved) are published on the line that does."""
+    from reviewtui.agent.record import line_hash
+
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    lines = HEAD.split("\n")
+    anchor = line_hash("app/service.py", 2, 2, lambda _p, n: lines[n - 1])  # amount * 3
+    with SessionStore() as store:
+        [comment] = store.comments(sid)
+        store.save_comment(sid, comment.model_copy(update={"line_hash": anchor}))
+        rate = next(f for f in store.findings(sid) if f.fingerprint == "f-rate")
+        store.update_findings(sid, [rate.model_copy(update={
+            "start_line": 3, "end_line": 3, "line_hash": anchor, "fix": None})])
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    [post] = world.fake.ops("POST")
+    by_body = {c["body"].split("\n")[0]: (c["line"], c["side"]) for c in post.body["comments"]}
+    assert by_body == {"Is this covered by a test?": (2, "RIGHT"),
+                       "**P1 · Charge rate tripled**": (2, "RIGHT")}

@@ -302,3 +302,22 @@ def test_a_failed_continuation_lets_the_answer_be_continued_again(
     again = cli("ask", "--rules-plan", "--continue", repo.root)
     assert (again.code, again.out) == (0, " every caller.\n"), again.err
     assert "continuing round 1" in again.err
+
+
+def test_review_keeps_only_findings_on_changed_lines_and_cuts_long_titles(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    repo.write("calc.py", "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(30)))
+    repo.commit("base")
+    calc = (repo.root / "calc.py").read_text().replace("return x + 20", "return x * 20")
+    repo.write("calc.py", calc)  # line 62 changes; the diff shows 59-65 around it
+    base = {"body": "b", "severity": "P1", "confidence": 0.9, "file_path": "calc.py"}
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "s", "findings": [
+        {**base, "title": "on unchanged line 59", "start_line": 59, "end_line": 59},
+        {**base, "title": "T" * 201, "start_line": 62, "end_line": 62}]}))
+    result = cli("review", "--rules-plan", "--format", "json", repo.root)
+    assert result.code == 0, result.err
+    review = result.json()
+    assert [(f["title"], f["start_line"]) for f in review["findings"]] == [
+        ("T" * 199 + "…", 62)]
+    [dropped] = review["dropped"]
+    assert "calc.py:59-59 'on unchanged line 59': not on a changed line" in dropped

@@ -10,6 +10,7 @@ repository (``url.<bare>.insteadOf``), so reviewtui's real fetch runs. The API i
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,7 +117,8 @@ def seed_review(world: HasLocal, number: int = 7) -> str:
     _repo, target = locate_pull(world.local, str(number))
     loaded = load_change(world.local, pull_selector(target))
     fix = StoredFix(start_line=2, end_line=2, replacement="    total = amount * 2\n",
-                    original=["    total = amount * 3"], file_lines=HEAD.count("\n"))
+                    original=["    total = amount * 3"], file_lines=HEAD.count("\n"),
+                    original_sha=hashlib.sha256(b"    total = amount * 3\n").hexdigest())
     findings = [
         StoredFinding(fingerprint="f-rate", title="Charge rate tripled", severity="P1",
                       body="Every charge is 50% higher.", file_path="app/service.py",

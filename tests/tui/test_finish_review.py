@@ -589,3 +589,46 @@ async def test_a_filter_term_no_unit_can_match_is_said_not_only_0_units(
         assert app.rows == []
         status = str(app.query_one("#status").render())
         assert "not understood: risk:bogus (risk is critical, high, medium, low)" in status
+
+
+async def test_findings_and_comments_follow_their_lines_on_r_and_on_opening(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    _repo(repo)
+    store = tmp_path / "s.sqlite3"
+    target = repo.root / "app/billing.py"
+
+    def kept() -> tuple[dict[str, tuple[str, str]], list[str]]:
+        with SessionStore(store) as opened:
+            [session] = opened.list_sessions()
+            return ({f.title: (f.state, f.lines) for f in opened.findings(session.session_id)},
+                    [c.lines for c in opened.comments(session.session_id)])
+
+    app = _app(repo, store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        await pilot.press("f", "m")  # a comment on the charge unit's first changed line, L2
+        assert isinstance(app.screen, CommentModal)
+        app.screen.query_one("#comment-body", ChatInput).focus()
+        await pilot.press(*"Tripled?", "enter")
+        await pilot.pause()
+        assert kept()[1] == ["L2"]
+        target.write_text("import sys\nimport re\n" + BILLING)  # two lines above
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = str(app.query_one("#status").render())
+        assert "0 findings on changed lines (fixed?), 3 followed their lines" in status
+        assert kept() == ({"Charge rate tripled": ("open", "L4"),
+                           "Refund sign flipped": ("open", "L19")}, ["L4"])
+        charge = next(r for r in app.rows if r.unit.file_path == "app/billing.py"
+                      and r.unit.covers(4, 4))
+        assert [f.lines for f in charge.review] == ["L4"]
+        assert [c.lines for c in charge.comments] == ["L4"]
+    # edited while the workbench was closed: opening it follows them again
+    target.write_text("import os\nimport sys\nimport re\n" + BILLING)
+    app = _app(repo, store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert kept() == ({"Charge rate tripled": ("open", "L5"),
+                           "Refund sign flipped": ("open", "L20")}, ["L5"])

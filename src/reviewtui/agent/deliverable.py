@@ -2,7 +2,8 @@
 
 Gathers the session's findings, comments and verdict, which units were reviewed, skipped or left
 (the "reviewed" marks follow a unit's content; the plan with the person's overrides says what is
-skipped), and the quoted lines, then renders them (``sessions.export``; rdjson in
+skipped), and the quoted lines -- findings and comments first followed to their lines as they
+are now (``agent.follow``), then renders them (``sessions.export``; rdjson in
 ``sessions.export_rdjson``). The same function serves the command line and the workbench, so
 both export the same thing.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reviewtui.agent.follow import Followed, checked_fix, follow_session
 from reviewtui.agent.workspace import Workspace
 from reviewtui.errors import UsageError
 from reviewtui.sessions.export import (
@@ -51,12 +53,16 @@ def gather(ws: Workspace, store: SessionStore, session_id: str | None, *,
                 lines.append(f"{number:>5} | {text}")
         return lines
 
+    # the findings and comments at their lines as they are now (moved with their text, or
+    # "fixed?" when it is gone), each fix offered only where its reviewed lines still are
+    followed = (follow_session(store, session_id, ws.loaded.units, ws.side_line,
+                               ws.file_bytes) if session_id else Followed([], []))
     meta = ws.index.review_metadata
     return build_export(
         f"{meta.mode}: {meta.old} -> {meta.new}", session_id,
         store.verdict(session_id) if session_id else None,
-        store.findings(session_id) if session_id else [],
-        store.comments(session_id) if session_id else [], units, quote,
+        [checked_fix(f, ws.file_bytes) for f in followed.findings],
+        followed.comments, units, quote,
         everything=everything,
         intent=ExportedIntent.of(ws.loaded.intent) if ws.loaded.intent is not None else None)
 

@@ -1,9 +1,11 @@
 """The review agent's output: findings and a verdict, checked against the change, and rendered.
 
 A finding must point at the change: its file is one of the changed files and its line range
-overlaps a unit's lines (after side; the before side for removed code). Findings that point
-elsewhere are dropped with a reason rather than shown as if they were about this change; a
-missing ``unit_id`` is filled from the overlap. One exception: a finding of the category
+holds one of a unit's changed lines (an added line, by its new number; a removed line, by its
+old number) -- the unchanged context lines the diff shows around them do not count. Findings
+that point elsewhere are dropped with a reason rather than shown as if they were about this
+change; a missing ``unit_id`` is filled from the overlap. A title longer than 200 characters
+is cut (with an ellipsis) rather than dropping the finding. One exception: a finding of the category
 ``intent_mismatch`` (the change does not do what its commit messages or description say: a
 promised part missing, an unrequested part, a test that does not test the stated fix) may name
 something that is *not* there; when its lines miss the change but its unit (or file) is one of
@@ -28,14 +30,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reviewtui.agent.fixes import check_fix, parse_fix
 from reviewtui.models import DeferredUnit
-from reviewtui.sessions.review_records import StoredFix
+from reviewtui.sessions.review_records import Side, StoredFix
 from reviewtui.units.model import ReviewUnit
 
 Severity = Literal["P0", "P1", "P2", "P3"]
+LineText = Callable[[str, int], str | None]  # path, line number -> its text (None: no such)
 Verdict = Literal["approve", "comment", "request_changes"]
 SEVERITY_NAMES = {"P0": "critical", "P1": "major", "P2": "minor", "P3": "nit"}
 SARIF_LEVEL = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
 INTENT_CATEGORY = "intent_mismatch"  # "does not match the stated purpose"
+MAX_TITLE = 200  # characters; a longer title is cut, with an ellipsis
 CATEGORIES = ("bug", "security", INTENT_CATEGORY, "maintainability", "performance", "test")
 _CATEGORY_WORDS = {"intent": INTENT_CATEGORY, "intent-mismatch": INTENT_CATEGORY,
                    "mismatch": INTENT_CATEGORY, "scope": INTENT_CATEGORY,
@@ -45,7 +49,7 @@ _CATEGORY_WORDS = {"intent": INTENT_CATEGORY, "intent-mismatch": INTENT_CATEGORY
 class Finding(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=MAX_TITLE)
     body: str = ""
     severity: Severity = "P2"
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -57,6 +61,16 @@ class Finding(BaseModel):
     suggestion: str | None = None
     fix: StoredFix | None = None  # set by check_findings from the agent's "fix" object
     fingerprint: str = ""
+    side: Side = "new"  # set by check_findings: "old" on removed lines only
+
+    @field_validator("title", mode="before")
+    @classmethod
+    def _title(cls, value: Any) -> Any:
+        """A title over the limit is cut, with an ellipsis: not a reason to lose the
+        finding."""
+        if isinstance(value, str) and len(value) > MAX_TITLE:
+            return value[:MAX_TITLE - 1].rstrip() + "…"
+        return value
 
     @field_validator("category", mode="before")
     @classmethod
@@ -121,22 +135,38 @@ def findings_schema() -> dict[str, Any]:
         "required": ["verdict", "summary", "findings"]}
 
 
-def _spans(unit: ReviewUnit) -> list[tuple[str, int, int]]:
-    spans: list[tuple[str, int, int]] = []
-    for hunk in unit.hunks:
-        if hunk.new_count:
-            spans.append((unit.file_path, hunk.new_start, hunk.new_start + hunk.new_count - 1))
-        if hunk.old_count:
-            spans.append((unit.old_path or unit.file_path, hunk.old_start,
-                          hunk.old_start + hunk.old_count - 1))
-    return spans
+def _changed_lines(unit: ReviewUnit) -> list[tuple[str, frozenset[int]]]:
+    """The unit's changed lines: its added lines (new numbering, on its path) and its removed
+    lines (old numbering, on its old path). Context lines are not changed lines."""
+    added = frozenset(line.new_no for hunk in unit.hunks for line in hunk.lines
+                      if line.kind == "+" and line.new_no is not None)
+    removed = frozenset(line.old_no for hunk in unit.hunks for line in hunk.lines
+                        if line.kind == "-" and line.old_no is not None)
+    return [(unit.file_path, added), (unit.old_path or unit.file_path, removed)]
+
+
+def _on_change(changed: list[tuple[str, frozenset[int]]], path: str, start: int,
+               end: int) -> bool:
+    """Do lines ``start``-``end`` of ``path`` hold one of these changed lines?"""
+    return any(where == path and any(start <= n <= end for n in lines)
+               for where, lines in changed)
+
+
+def _side(changed: list[tuple[str, frozenset[int]]], finding: Finding) -> Side:
+    """``old`` when the finding's lines hold removed lines (old numbering, as the prompt asks
+    for removed code) and no added line; else ``new``."""
+    added, removed = changed
+    where = (finding.file_path, finding.start_line, finding.end_line)
+    return "old" if _on_change([removed], *where) and not _on_change([added], *where) else "new"
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
-def fingerprint(finding: Finding, line_text: Callable[[str, int], str | None]) -> str:
+def fingerprint(finding: Finding, line_text: LineText) -> str:
+    """File, normalised title and the flagged lines' text (``line_text`` reads the finding's
+    side), hashed."""
     lines = [line_text(finding.file_path, n) or "" for n in
              range(finding.start_line, min(finding.end_line, finding.start_line + 20) + 1)]
     code = "\n".join(" ".join(line.split()) for line in lines)
@@ -166,21 +196,25 @@ def _intent_owner(finding: Finding, by_id: dict[str, ReviewUnit],
     return owner
 
 
-def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
-                   line_text: Callable[[str, int], str | None],
-                   file_bytes: Callable[[str], bytes | None] | None = None,
-                   ) -> tuple[list[Finding], list[str]]:
-    """Validated findings that overlap the change (unit ids filled), and why others were not.
+def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit], line_text: LineText,
+                   file_bytes: Callable[[str], bytes | None] | None = None, *,
+                   old_text: LineText | None = None) -> tuple[list[Finding], list[str]]:
+    """Validated findings that overlap the change (unit ids filled, the side they are on),
+    and why others were not.
 
-    ``file_bytes(path)`` is a file as reviewed (after side), to check fixes against; without
-    it a fix is kept as text only."""
+    ``line_text`` reads the files after the change, ``old_text`` before it (the text of a
+    finding on removed lines; ``line_text`` when not given). ``file_bytes(path)`` is a file as
+    reviewed (after side), to check fixes against; without it a fix is kept as text only."""
     by_id = {u.unit_id: u for u in units}
+    changed = {u.unit_id: _changed_lines(u) for u in units}
     kept: list[Finding] = []
     dropped: list[str] = []
     for item in raw:
         raw_fix = item.get("fix") if isinstance(item, dict) else None
         if isinstance(item, dict):
-            item = {key: value for key, value in item.items() if key != "fix"}
+            # fix is checked apart; side and fingerprint are ours to set, never the model's
+            item = {key: value for key, value in item.items()
+                    if key not in ("fix", "side", "fingerprint")}
         try:
             finding = Finding.model_validate(item)
         except ValueError as exc:
@@ -190,13 +224,10 @@ def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
         if finding.end_line < finding.start_line:
             finding.start_line, finding.end_line = finding.end_line, finding.start_line
         candidates = [by_id[finding.unit_id]] if finding.unit_id in by_id else list(units)
-        owner = next((u for u in candidates for path, lo, hi in _spans(u)
-                      if path == finding.file_path and finding.start_line <= hi
-                      and lo <= finding.end_line), None)
+        where = (finding.file_path, finding.start_line, finding.end_line)
+        owner = next((u for u in candidates if _on_change(changed[u.unit_id], *where)), None)
         if owner is None and finding.unit_id in by_id:
-            owner = next((u for u in units for path, lo, hi in _spans(u)
-                          if path == finding.file_path and finding.start_line <= hi
-                          and lo <= finding.end_line), None)
+            owner = next((u for u in units if _on_change(changed[u.unit_id], *where)), None)
         if owner is None and finding.category == INTENT_CATEGORY:
             owner = _intent_owner(finding, by_id, units)
         if owner is None:
@@ -204,7 +235,9 @@ def check_findings(raw: Sequence[Any], units: Sequence[ReviewUnit],
                            f"{finding.title!r}: not on a changed line of this change")
             continue
         finding.unit_id = owner.unit_id
-        finding.fingerprint = fingerprint(finding, line_text)
+        finding.side = _side(changed[owner.unit_id], finding)
+        finding.fingerprint = fingerprint(
+            finding, old_text if finding.side == "old" and old_text is not None else line_text)
         fix, problem = parse_fix(raw_fix)
         if problem is not None:
             dropped.append(f"{finding.file_path}:{finding.start_line} {finding.title!r}: "

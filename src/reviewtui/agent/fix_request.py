@@ -55,20 +55,23 @@ class FixAnswer:
 
 
 def fix_prompt(ws: Workspace, finding: StoredFinding) -> str:
-    """The user message: the finding and its file's lines around it, numbered."""
+    """The user message: the finding and its file's lines around it, numbered (a finding on
+    removed lines: the file before the change; the fix's lines are still lines after it)."""
     first = max(1, finding.start_line - CONTEXT_LINES)
     numbered: list[str] = []
     for number in range(first, finding.end_line + CONTEXT_LINES + 1):
-        text = ws.line_text(finding.file_path, number)
+        text = ws.side_line(finding.file_path, finding.side, number)
         if text is None:
             break
         numbered.append(f"{number:>5} | {text.rstrip(chr(13))}")
     body = f"\n\n{finding.body}" if finding.body else ""
     hint = f"\n\nThe reviewer suggested: {finding.suggestion}" if finding.suggestion else ""
-    return (f"Finding ({finding.severity}) on {finding.file_path} {finding.lines}: "
+    when = "after the change" if finding.side == "new" else (
+        "before the change; the fix's lines are lines after it: read_file_hunk reads them")
+    return (f"Finding ({finding.severity}) on {finding.file_path} {finding.place}: "
             f"{finding.title}{body}{hint}\n\n"
-            f"## {finding.file_path} (lines {first}-{first + len(numbered) - 1}, after the "
-            "change)\n\n```\n" + "\n".join(numbered) + "\n```")
+            f"## {finding.file_path} (lines {first}-{first + len(numbered) - 1}, {when})"
+            "\n\n```\n" + "\n".join(numbered) + "\n```")
 
 
 def ask_fix(ws: Workspace, client: LLMClient, counter: TokenCounter, finding: StoredFinding,

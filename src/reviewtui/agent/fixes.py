@@ -41,6 +41,30 @@ def range_sha(lines: Sequence[bytes], start: int, end: int) -> str:
     return hashlib.sha256(b"".join(lines[start - 1:end])).hexdigest()
 
 
+def holds(fix: StoredFix, data: bytes | None) -> bool:
+    """Do ``data``'s lines of the fix's range still hold, byte for byte, the reviewed ones?
+    (What applying checks, and what an export checks before offering the fix.)"""
+    if data is None:
+        return False
+    lines = split_lines(data)
+    return (fix.end_line <= len(lines)
+            and range_sha(lines, fix.start_line, fix.end_line) == fix.original_sha)
+
+
+def moved_fix(fix: StoredFix, delta: int, data: bytes | None) -> StoredFix | None:
+    """The fix ``delta`` lines further (``data``: the file now), when its reviewed lines are
+    there; None when they are not."""
+    if fix.start_line + delta < 1 or not fix.original_sha:
+        return None
+    moved = fix.model_copy(update={"start_line": fix.start_line + delta,
+                                   "end_line": fix.end_line + delta})
+    if data is None or not holds(moved, data):
+        return None
+    lines = split_lines(data)
+    return moved.model_copy(update={"file_lines": len(lines),
+                                    "final_newline": lines[-1].endswith(b"\n")})
+
+
 def is_utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8")

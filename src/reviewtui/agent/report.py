@@ -20,7 +20,13 @@ from reviewtui.agent.findings import (
     SEVERITY_NAMES,
     ReviewResult,
 )
-from reviewtui.sessions.export import SARIF_SCHEMA, fix_block, sarif_fix
+from reviewtui.sessions.export import (
+    SARIF_SCHEMA,
+    fix_block,
+    sarif_fix,
+    sarif_location,
+    sarif_text,
+)
 
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
 
@@ -33,10 +39,12 @@ def render_markdown(result: ReviewResult) -> str:
         where = (f"{finding.file_path}:{finding.start_line}" if finding.start_line ==
                  finding.end_line else
                  f"{finding.file_path}:{finding.start_line}-{finding.end_line}")
+        side = " (removed lines, before the change)" if finding.side == "old" else ""
         kind = "intent mismatch: " if finding.category == INTENT_CATEGORY else ""
         lines += [f"## {n}. [{finding.severity} {SEVERITY_NAMES[finding.severity]}] "
                   f"{kind}{finding.title}", "",
-                  f"`{where}` · unit `{finding.unit_id}` · confidence {finding.confidence:.2f}",
+                  f"`{where}`{side} · unit `{finding.unit_id}` · "
+                  f"confidence {finding.confidence:.2f}",
                   "", finding.body.strip()]
         if finding.suggestion:
             lines += ["", "Suggestion:", "", finding.suggestion.strip()]
@@ -93,18 +101,17 @@ def render_sarif(result: ReviewResult) -> str:
                                          f"({finding.severity})"},
             "defaultConfiguration": {"level": SARIF_LEVEL[finding.severity]},
         })
-        text = finding.title if not finding.body else f"{finding.title}\n\n{finding.body}"
+        lines = (f"L{finding.start_line}" if finding.start_line == finding.end_line
+                 else f"L{finding.start_line}-{finding.end_line}")
         sarif_result: dict[str, Any] = {
             "ruleId": rule_id,
             "level": SARIF_LEVEL[finding.severity],
-            "message": {"text": text},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": finding.file_path, "uriBaseId": "%SRCROOT%"},
-                "region": {"startLine": finding.start_line, "endLine": finding.end_line},
-            }}],
+            "message": {"text": sarif_text(finding.title, finding.body, finding.side, lines)},
+            "locations": [sarif_location(finding.file_path, finding.side, finding.start_line,
+                                         finding.end_line)],
             "partialFingerprints": {"reviewtuiFinding/v1": finding.fingerprint},
             "properties": {"severity": finding.severity, "confidence": finding.confidence,
-                           "unitId": finding.unit_id},
+                           "unitId": finding.unit_id, "side": finding.side},
         }
         if finding.fix is not None and finding.fix.applicable and finding.fix.original:
             sarif_result["fixes"] = [sarif_fix(finding.file_path, finding.fix,

@@ -210,9 +210,9 @@ class Reviewer:
             summaries.append(str(value.get("summary", "")).strip())
         if total and len(dropped) == total:
             raise ReviewError("the model gave no usable review: " + dropped[0])
-        findings, left_out = check_findings(raw, [u for u in ws.loaded.units
-                                                  if u.unit_id in wanted], ws.line_text,
-                                            ws.file_bytes)
+        findings, left_out = check_findings(
+            raw, [u for u in ws.loaded.units if u.unit_id in wanted], ws.line_text,
+            ws.file_bytes, old_text=lambda path, n: ws.side_line(path, "old", n))
         return ReviewResult(
             verdict=_overall(verdicts, findings, len(left_out)),
             summary=" ".join(s for s in summaries if s),

@@ -9,8 +9,9 @@ read-only); only this module writes, and only:
 * a regular file that is writable: read-only mode bits are refused even when the process could
   write anyway (as root), since the person marked the file so;
 * when the working tree's lines of the fix's range are still exactly the reviewed ones (their
-  bytes' hash): true at once when the reviewed after side *is* the working tree and nothing
-  moved, and otherwise only if the file still holds those lines where the review saw them.
+  bytes' hash): when the reviewed after side *is* the working tree, the finding and its fix
+  have followed their lines (``agent.follow``) to where they are now, and otherwise only if the
+  file still holds those lines where the review saw them.
 
 An applied fix keeps the file's exact previous bytes in the session; ``undo`` restores them
 once, and only over the bytes the fix wrote (a later edit is never overwritten). After applying,
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from reviewtui.agent.fixes import check_fix, patched, range_sha, split_lines, unified_diff
+from reviewtui.agent.fixes import check_fix, holds, patched, unified_diff
 from reviewtui.agent.record import line_hash
 from reviewtui.errors import FixError
 from reviewtui.sessions.review_records import AppliedFix, StoredFinding, StoredFix
@@ -132,9 +133,7 @@ def preview_fix(root: Path, finding: StoredFinding) -> FixPreview:
         data = target.read_bytes()
     except OSError as exc:
         raise FixError(f"cannot read {finding.file_path}: {exc.strerror or exc}") from None
-    lines = split_lines(data)
-    if fix.end_line > len(lines) or range_sha(lines, fix.start_line,
-                                              fix.end_line) != fix.original_sha:
+    if not holds(fix, data):
         raise FixError(f"the working tree moved on: {finding.file_path} {fix.lines} are no "
                        "longer the reviewed lines; nothing written (--dry-run prints the "
                        "patch to apply by hand)")
@@ -171,7 +170,9 @@ def apply_fix(store: SessionStore, session_id: str, root: Path,
     lines = _line_text(preview.after)
     now = line_hash(finding.file_path, finding.start_line, finding.end_line,
                     lambda _path, n: lines[n - 1] if 0 < n <= len(lines) else None)
-    after = finding.model_copy(update={"state": "fixed"}) if now != finding.line_hash else finding
+    # a finding on removed lines is about the lines the fix writes elsewhere: fixed by it
+    changed = finding.side == "old" or now != finding.line_hash
+    after = finding.model_copy(update={"state": "fixed"}) if changed else finding
     _write(preview.target, preview.after)
     try:
         store.record_applied_fix(session_id, AppliedFix(

@@ -118,7 +118,7 @@ def _keep_findings(ws: Workspace, result: ReviewResult, reviewed: list[str],
                                                f"{meta.mode}: {meta.old} -> {meta.new}",
                                                model=result.model)
             merged = record_review(store, session.session_id, result, ws.loaded.units,
-                                   reviewed, ws.line_text)
+                                   reviewed, ws.side_line)
     except StoreError as error:
         err.write(f"review: findings not kept: {error}\n")
         return

@@ -76,6 +76,7 @@ def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any) -> FixErr
 
 
 def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from reviewtui.agent.follow import follow_change
     from reviewtui.agent.workspace import change_key
     from reviewtui.app.fix import (
         apply_fix,
@@ -114,7 +115,8 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError("no review kept for this change yet",
                              hint="run 'reviewtui review' or the workbench's R first")
         sid = session.session_id
-        findings = store.findings(sid)
+        # at their lines as they are now: moved with their text, or "fixed?" when it is gone
+        findings = follow_change(store, sid, loaded).findings
         if args.action == "list":
             rows = _listing(store, sid, findings)
             if args.json:
@@ -125,9 +127,10 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                      ensure_ascii=False) + "\n")
             else:
                 for f, applied in rows:
+                    removed = " (removed lines)" if f.side == "old" else ""
                     out.write(f"{finding_id(f)}  {f.label:<9} {f.severity}  "
-                              f"{f.file_path}:{f.lines}  fix: {_fix_label(f, applied):<9}  "
-                              f"{f.title}\n")
+                              f"{f.file_path}:{f.lines}{removed}  fix: "
+                              f"{_fix_label(f, applied):<9}  {f.title}\n")
                 if not rows:
                     err.write("findings: none kept for this change\n")
             return 0

@@ -66,7 +66,8 @@ class DraftComment:
     @property
     def lines(self) -> str:
         same = self.start_line == self.line
-        return f"L{self.line}" if same else f"L{self.start_line}-{self.line}"
+        lines = f"L{self.line}" if same else f"L{self.start_line}-{self.line}"
+        return lines if self.side == "RIGHT" else f"removed {lines}"
 
     def payload(self) -> dict[str, object]:
         """The comment as GitHub's create-review ``comments[]`` item."""
@@ -147,26 +148,31 @@ def _in_one_hunk(hunks: Sequence[range], start: int, end: int) -> bool:
 
 
 def _finding_comment(finding: ExportedFinding,
-                     hunks: Sequence[range]) -> DraftComment:
+                     hunks: dict[tuple[str, Side], list[range]]) -> DraftComment:
+    """A finding's line comment: on its lines (removed lines on the left side), or on the
+    lines of its applicable fix (the right side: a suggestion replaces the lines it is on)."""
     title = f"{finding.severity} · {finding.title}"
     body = [f"**{title}**"]
     if finding.body:
         body += ["", finding.body]
     if finding.suggestion:
         body += ["", f"Suggestion: {finding.suggestion}"]
+    side: Side = "LEFT" if finding.side == "old" else "RIGHT"
     start, end = finding.start_line, finding.end_line
     fix = finding.fix
     if fix is not None:
-        on_fix = fix.applicable and _in_one_hunk(hunks, fix.start_line, fix.end_line)
-        if on_fix:
-            start, end = fix.start_line, fix.end_line  # a suggestion replaces its lines
+        right = hunks.get((finding.file_path, "RIGHT"), [])
+        if fix.applicable and _in_one_hunk(right, fix.start_line, fix.end_line):
+            if side == "LEFT":
+                body += ["", f"(Found at {finding.place}; the suggestion replaces {fix.lines}.)"]
+            side, start, end = "RIGHT", fix.start_line, fix.end_line
             body += fix_block(fix)
         else:
             text_fix = fix.model_copy(update={"applicable": False, "reason": fix.reason or (
                 "its lines are not all in one hunk of the diff")})
             body += fix_block(text_fix)
     body += ["", marker(finding.fingerprint)]
-    return DraftComment(finding.fingerprint, finding.file_path, start, end, "RIGHT",
+    return DraftComment(finding.fingerprint, finding.file_path, start, end, side,
                         "\n".join(body), title)
 
 
@@ -188,9 +194,9 @@ def build_draft(review: ExportedReview, change_set: ChangeSet) -> ReviewDraft:
     for finding in review.findings:
         if finding.state not in PUBLISHED_STATES:
             continue
-        file_hunks = hunks.get((finding.file_path, "RIGHT"), [])
-        draft = _finding_comment(finding, file_hunks)
-        (placed.append(draft) if _in_one_hunk(file_hunks, draft.start_line, draft.line)
+        draft = _finding_comment(finding, hunks)
+        (placed.append(draft) if _in_one_hunk(hunks.get((draft.path, draft.side), []),
+                                              draft.start_line, draft.line)
          else folded.append(Folded(draft, "outside the diff")))
     s = review.summary
     headline = (f"reviewtui: {s.reviewed} of {s.units} units reviewed · {s.skipped} skipped · "

@@ -121,7 +121,7 @@ def build_export(change: str, session_id: str | None, verdict: ReviewVerdict | N
         comments=[ExportedComment(**c.model_dump(), quote=quote(
             c.file_path, c.side, c.start_line, c.end_line)) for c in comments],
         findings=[ExportedFinding(**f.model_dump(), quote=quote(
-            f.file_path, "new", f.start_line, f.end_line)) for f in shown],
+            f.file_path, f.side, f.start_line, f.end_line)) for f in shown],
         units=list(units))
 
 
@@ -167,7 +167,7 @@ def _markdown(review: ExportedReview) -> str:
             reason = f" (dismissed: {finding.reason})" if finding.reason else ""
             kind = "intent mismatch · " if finding.category == INTENT_CATEGORY else ""
             out.append(f"- **{finding.severity} · {kind}{finding.title}** "
-                       f"({finding.lines}{state}){reason}")
+                       f"({finding.place}{state}){reason}")
             if finding.body:
                 out.append(f"  {finding.body}")
             if finding.suggestion:
@@ -236,12 +236,14 @@ def _sarif(review: ExportedReview) -> str:
         result: dict[str, Any] = {
             "ruleId": rule_id(finding),
             "level": _SARIF_LEVEL[finding.severity],
-            "message": {"text": finding.title if not finding.body
-                        else f"{finding.title}\n\n{finding.body}"},
-            "locations": [_location(finding.file_path, finding.start_line, finding.end_line)],
+            "message": {"text": sarif_text(finding.title, finding.body, finding.side,
+                                           finding.lines)},
+            "locations": [sarif_location(finding.file_path, finding.side, finding.start_line,
+                                         finding.end_line)],
             "partialFingerprints": {"reviewtuiFinding/v1": finding.fingerprint},
             "properties": {"severity": finding.severity, "confidence": finding.confidence,
-                           "state": finding.state, "unitId": finding.unit_id},
+                           "state": finding.state, "unitId": finding.unit_id,
+                           "side": finding.side},
         }
         if finding.fix is not None and finding.fix.applicable and finding.fix.original:
             result["fixes"] = [sarif_fix(finding.file_path, finding.fix,
@@ -253,8 +255,10 @@ def _sarif(review: ExportedReview) -> str:
     for comment in review.comments:
         results.append({
             "ruleId": "reviewtui/comment", "level": "note", "kind": "review",
-            "message": {"text": comment.body},
-            "locations": [_location(comment.file_path, comment.start_line, comment.end_line)],
+            "message": {"text": comment.body if comment.side == "new" else
+                        f"{removed_lines(comment.lines)}: {comment.body}"},
+            "locations": [sarif_location(comment.file_path, comment.side, comment.start_line,
+                                         comment.end_line)],
             "properties": {"side": comment.side, "commentId": comment.comment_id},
         })
     log = {
@@ -272,6 +276,22 @@ def _sarif(review: ExportedReview) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def _location(path: str, start: int, end: int) -> dict[str, Any]:
-    return {"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
-                                 "region": {"startLine": start, "endLine": end}}}
+def removed_lines(lines: str) -> str:
+    """How an export names lines that the change removed: they are not in the file now."""
+    return f"On removed lines {lines} (before the change)"
+
+
+def sarif_text(title: str, body: str, side: str, lines: str) -> str:
+    """A result's message: the title, on removed lines which ones, then the body."""
+    parts = [title, f"{removed_lines(lines)}." if side == "old" else "", body]
+    return "\n\n".join(part for part in parts if part)
+
+
+def sarif_location(path: str, side: str, start: int, end: int) -> dict[str, Any]:
+    """A SARIF location: lines of the file after the change; for removed lines (the old
+    side) the file alone -- a region would point at the lines that are there now -- and
+    the message names the old lines."""
+    location: dict[str, Any] = {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}}
+    if side == "new":
+        location["region"] = {"startLine": start, "endLine": end}
+    return {"physicalLocation": location}

@@ -17,9 +17,10 @@ single empty line has no line-wise spelling, so its range runs from column 1 of 
 to the end of the last one's text (columns count UTF-8 bytes, as reviewdog's do). A fix kept as
 text only is no suggestion: its text and reason go into the message.
 
-A comment on removed lines (the old side) has no place in the new file: its diagnostic names
-the file only, and says which old lines it is about. The verdict and its summary are not
-line-bound and have no rdjson field; Markdown and JSON carry them.
+A comment or a finding on removed lines (the old side) has no place in the new file: its
+diagnostic names the file only, and says which old lines it is about (a finding with an
+applicable fix sits on the fix's lines, which are lines of the new file). The verdict and its
+summary are not line-bound and have no rdjson field; Markdown and JSON carry them.
 """
 
 from __future__ import annotations
@@ -27,7 +28,13 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block, rule_id
+from reviewtui.sessions.export import (
+    ExportedFinding,
+    ExportedReview,
+    fix_block,
+    removed_lines,
+    rule_id,
+)
 from reviewtui.sessions.review_records import STATE_LABELS, ReviewComment, StoredFix
 
 RdfSeverity = Literal["ERROR", "WARNING", "INFO"]
@@ -66,22 +73,29 @@ def _finding(finding: ExportedFinding) -> dict[str, Any]:
         parts[0] += f" ({STATE_LABELS[finding.state]}{reason})"
     fix = finding.fix
     start, end = finding.start_line, finding.end_line
+    old = finding.side == "old"  # removed lines: not in the file as it is now
     suggested = fix is not None and fix.applicable and bool(fix.original)
-    if fix is not None and suggested and (fix.start_line, fix.end_line) != (start, end):
-        parts.append(f"(Found at {finding.lines}; the suggestion replaces {fix.lines}.)")
-        start, end = fix.start_line, fix.end_line
+    if fix is not None and suggested and (old or (fix.start_line, fix.end_line) != (start, end)):
+        parts.append(f"(Found at {finding.place}; the suggestion replaces {fix.lines}.)")
+        start, end, old = fix.start_line, fix.end_line, False
+    elif old:
+        parts.append(f"{removed_lines(finding.lines)}.")
     if finding.body:
         parts.append(finding.body)
     if finding.suggestion:
         parts.append(f"Suggestion: {finding.suggestion}")
     if fix is not None and not suggested:
         parts.append("\n".join(fix_block(fix)).strip("\n"))
+    location: dict[str, Any] = {"path": finding.file_path}
+    if not old:
+        location["range"] = _lines(start, end)
+    where = finding.file_path if old else f"{finding.file_path}:{start}"
     diagnostic: dict[str, Any] = {
         "message": "\n\n".join(parts),
-        "location": {"path": finding.file_path, "range": _lines(start, end)},
+        "location": location,
         "severity": SEVERITY[finding.severity],
         "code": {"value": rule_id(finding)},
-        "original_output": f"{finding.file_path}:{start}: [{finding.severity}] {parts[0]}",
+        "original_output": f"{where}: [{finding.severity}] {parts[0]}",
     }
     if fix is not None and suggested:
         diagnostic["suggestions"] = [suggestion(fix)]
@@ -93,7 +107,7 @@ def _comment(comment: ReviewComment) -> dict[str, Any]:
     message = comment.body
     where = comment.file_path
     if comment.side == "old":
-        message = f"On removed lines {comment.lines} (before the change): {comment.body}"
+        message = f"{removed_lines(comment.lines)}: {comment.body}"
     else:
         location["range"] = _lines(comment.start_line, comment.end_line)
         where += f":{comment.start_line}"

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 Severity = Literal["P0", "P1", "P2", "P3"]
 FindingState = Literal["open", "accepted", "dismissed", "fixed", "gone"]
 VerdictKind = Literal["approve", "request_changes", "comment"]
+Side = Literal["new", "old"]  # the file after the change, or before it (removed lines)
 
 #: How each state reads to a person: "fixed?" — the flagged lines changed since, look again.
 STATE_LABELS: dict[str, str] = {"open": "open", "accepted": "accepted",
@@ -71,6 +72,9 @@ class StoredFinding(_Record):
     severity: Severity = "P2"
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     file_path: str
+    # new: lines of the file after the change; old: removed lines, numbered before the change
+    # (records written before sides were kept have none: they read as new)
+    side: Side = "new"
     start_line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     unit_id: str | None = None
@@ -78,7 +82,9 @@ class StoredFinding(_Record):
     category: str | None = None
     suggestion: str | None = None
     fix: StoredFix | None = None  # a structured fix, when the agent proposed one
-    line_hash: str = ""  # the flagged lines' text when last found: a change means "fixed?"
+    # the flagged lines' text when found: the finding follows it when other lines move, and
+    # is "fixed?" when it is nowhere to be found
+    line_hash: str = ""
     state: FindingState = "open"
     reason: str | None = None  # why it was dismissed
     model: str | None = None
@@ -93,6 +99,12 @@ class StoredFinding(_Record):
     def lines(self) -> str:
         return (f"L{self.start_line}" if self.start_line == self.end_line
                 else f"L{self.start_line}-{self.end_line}")
+
+    @property
+    def place(self) -> str:
+        """Its lines as a person reads them: ``L2-3``, or ``removed lines L34-35`` (numbered
+        before the change) on the old side."""
+        return self.lines if self.side == "new" else f"removed lines {self.lines}"
 
 
 class AppliedFix(_Record):
@@ -113,12 +125,14 @@ class ReviewComment(_Record):
 
     comment_id: int | None = None  # given by the store
     file_path: str
-    side: Literal["new", "old"] = "new"  # old: on removed lines
+    side: Side = "new"  # old: on removed lines
     start_line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     body: str = Field(min_length=1)
     unit_key: str | None = None
     finding: str | None = None  # the fingerprint it was promoted from
+    # its lines' text when saved (as a finding's): a comment follows it when lines move
+    line_hash: str = ""
     created_at: str = ""
     updated_at: str = ""
 

@@ -12,7 +12,7 @@ again keeps the fix it had (one the person asked for) unless the new review brin
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from reviewtui.errors import StoreError
 from reviewtui.llm.redact import redact_secrets
@@ -108,6 +108,38 @@ class ReviewStore(StorePart):
                 self._put_finding(conn, session_id, finding.model_copy(
                     update={"updated_at": now}))
             self._touch(conn, session_id, now)
+
+    def follow_records(self, session_id: str,
+                       findings: Sequence[tuple[StoredFinding, StoredFinding]],
+                       comments: Sequence[tuple[ReviewComment, ReviewComment]]) -> int:
+        """Store findings and comments at the places their lines moved to: each ``(before,
+        after)`` pair is written only where the record is still ``before`` (one another
+        process changed meanwhile -- a state set, a comment edited -- is left as it is, to
+        be followed the next time). How many were written."""
+        if not findings and not comments:
+            return 0
+        written = 0
+        with self._writing() as conn:
+            self._require_session(conn, session_id)
+            now = self._now()
+            for before, after in findings:
+                row = conn.execute("SELECT data FROM findings WHERE session_id = ? AND "
+                                   "fingerprint = ?", (session_id, before.fingerprint)).fetchone()
+                if row is not None and StoredFinding.model_validate_json(row["data"]) == before:
+                    self._put_finding(conn, session_id, after.model_copy(
+                        update={"updated_at": now}))
+                    written += 1
+            for old, new in comments:
+                row = conn.execute("SELECT data FROM comments WHERE session_id = ? AND "
+                                   "comment_id = ?", (session_id, old.comment_id)).fetchone()
+                if row is not None and ReviewComment.model_validate_json(row["data"]).model_copy(
+                        update={"comment_id": old.comment_id}) == old:
+                    conn.execute("UPDATE comments SET data = ? WHERE session_id = ? AND "
+                                 "comment_id = ?", (self._dump(new), session_id, old.comment_id))
+                    written += 1
+            if written:
+                self._touch(conn, session_id, now)
+        return written
 
     def _put_finding(self, conn: sqlite3.Connection, session_id: str,
                      finding: StoredFinding) -> None:

@@ -40,7 +40,7 @@ def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewC
         line = Text("▶ " if finding.fingerprint == current else "  ")
         line.append(f"{finding.severity} ", style=SEVERITY_STYLES[finding.severity])
         line.append(f"{finding.label:<9} ", style=STATE_STYLES[finding.state])
-        line.append(f"{finding.lines:<9} ")
+        line.append(f"{finding.place:<9} ")
         line.append(finding.title, style="bold" if finding.state == "open" else "")
         if finding.fix is not None:  # ctrl+f previews it
             line.append("  ⚒ fix" if finding.fix.applicable else "  ⚒ fix (text only)",
@@ -75,10 +75,19 @@ def review_section(findings: Iterable[StoredFinding], comments: Iterable[ReviewC
 
 
 def finding_diff_lines(unit: ReviewUnit, findings: Iterable[StoredFinding]) -> set[int]:
-    """The 1-based lines of ``unit.diff_text(numbered=False)`` that findings sit on."""
-    wanted = [(f.start_line, f.end_line) for f in findings
+    """The 1-based lines of ``unit.diff_text(numbered=False)`` that findings sit on (a
+    finding on removed lines by their old numbers)."""
+    wanted = [(f.side, f.start_line, f.end_line) for f in findings
               if f.state in ("open", "accepted", "fixed")]
     if not wanted:
         return set()
-    return {row for row, (_, number) in enumerate(unit.diff_rows(numbered=False), start=1)
-            if number is not None and any(lo <= number <= hi for lo, hi in wanted)}
+    rows: list[tuple[int | None, int | None]] = []  # (new, old) number of each diff row
+    for hunk in unit.hunks:
+        rows.append((None, None))  # the hunk's header
+        rows += [(line.new_no, line.old_no if line.kind == "-" else None)
+                 for line in hunk.lines]
+        if hunk.new_missing_newline or hunk.old_missing_newline:
+            rows.append((None, None))
+    return {row for row, (new, old) in enumerate(rows, start=1)
+            if any(lo <= number <= hi for side, lo, hi in wanted
+                   if (number := new if side == "new" else old) is not None)}

@@ -5,7 +5,8 @@ by itself with ``--watch``).
 Every decision goes to the change's session at once (``TuiSession``); a store problem is one
 notification and the decision stays on screen. Refreshing collects the change again in a
 worker: the person's overrides follow their units, "reviewed" marks of changed units turn into
-↻, findings whose lines changed become "fixed?", and new units appear as new.
+↻, findings and comments follow their lines' text (``agent.follow``), findings whose text is
+gone become "fixed?", and new units appear as new.
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ class ReviewActions(WorkbenchBase):
                 self._set_state(finding, "accepted")
 
         self._edit_comment(ReviewComment(
-            file_path=finding.file_path, start_line=finding.start_line,
+            file_path=finding.file_path, side=finding.side, start_line=finding.start_line,
             end_line=finding.end_line, body=body, unit_key=finding.unit_key,
             finding=finding.fingerprint), on_saved=saved)
 

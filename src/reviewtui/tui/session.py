@@ -31,6 +31,7 @@ from reviewtui.sessions.store import SessionStore
 
 if TYPE_CHECKING:  # the agent, the chat and the model client load when first used
     from reviewtui.agent.findings import ReviewResult
+    from reviewtui.agent.follow import Followed
     from reviewtui.agent.workspace import Workspace
     from reviewtui.app.fix import FixPreview
     from reviewtui.conversation.engine import AskResult, ChatSession
@@ -84,6 +85,7 @@ class TuiSession:
         self._chat: ChatSession | None = None
         self._lock = threading.Lock()
         self._recorded = OverrideSet()  # the overrides last logged as evidence
+        self._followed = False  # the findings and comments followed to the lines as read
         self.repo_key = str(loaded.root)
         self.change_key = loaded.change_set.key  # what `reviewtui ask` uses too
         # The stated purpose, gathered once: --description wins, else the one written here
@@ -230,26 +232,21 @@ class TuiSession:
                     return Reviewed(result, f"findings not kept: {self._store_problem}", read)
                 merged = record_review(store, sid, result, loaded.units,
                                        [u for u in unit_ids if u not in left_out],
-                                       workspace.line_text)
+                                       workspace.side_line)
             except StoreError as error:
                 return Reviewed(result, f"findings not kept: {error}", read)
         return Reviewed(result, f"{merged.new} new, {merged.seen_again} seen before, "
                                 f"{merged.reopened} back, {merged.gone} gone", read)
 
     def follow_findings(self, loaded: LoadedChange) -> tuple[int, str | None] | None:
-        """Every finding kept followed to ``loaded``: the unit its lines are in now, and
-        "fixed?" where its lines' text is not the one it was found on. How many became
-        "fixed?", and a store problem (one line); None when there are no findings."""
-        from reviewtui.agent.record import follow_findings
-        from reviewtui.git.contents import SideLines
-
-        findings, _, _ = self.review_records()
-        if not findings:
+        """Every finding and comment kept followed to ``loaded``'s lines (``agent.follow``):
+        "fixed?" where its lines' text is gone. How many became "fixed?", and a store problem
+        (one line); None when there is nothing to follow."""
+        with self._lock:
+            followed = self._follow(loaded)
+        if followed is None or not (followed.findings or followed.comments or followed.problem):
             return None
-        lines = SideLines(loaded.change_set, loaded.reader)
-        moved = follow_findings(findings, loaded.units, lines.after)
-        fixed = sum(1 for f in moved if f.state == "fixed")
-        return fixed, self._write(lambda s, sid: s.update_findings(sid, moved))
+        return followed.lost, followed.problem
 
     # --- the person's review: findings, comments, verdict ------------------------------------
 
@@ -260,9 +257,27 @@ class TuiSession:
         if store is None or sid is None:
             return [], [], None
         try:
+            if not self._followed:  # lines may have moved since they were kept
+                followed = self._follow(self.loaded)
+                if followed is not None and followed.problem is None:
+                    return followed.findings, followed.comments, store.verdict(sid)
             return store.findings(sid), store.comments(sid), store.verdict(sid)
         except StoreError:
             return [], [], None
+
+    def _follow(self, loaded: LoadedChange) -> Followed | None:
+        """The session's findings and comments followed to ``loaded``'s lines, and kept there
+        (``agent.follow``); None without a session."""
+        from reviewtui.agent.follow import Followed, follow_change
+
+        store, sid = self.store(), self._session(create=False)
+        if store is None or sid is None:
+            return None
+        self._followed = True
+        try:
+            return follow_change(store, sid, loaded)
+        except StoreError as error:
+            return Followed([], [], problem=str(error))
 
     def _write(self, write: Callable[[SessionStore, str], object]) -> str | None:
         """Run one store write in this change's session; a problem comes back as one line."""
@@ -283,7 +298,12 @@ class TuiSession:
         return self._write(lambda s, sid: s.set_finding_state(sid, fingerprint, state, reason))
 
     def save_comment(self, comment: ReviewComment) -> str | None:
-        return self._write(lambda s, sid: s.save_comment(sid, comment))
+        """Keep ``comment`` with the hash of its lines' text, which it follows."""
+        from reviewtui.agent.follow import anchored
+        from reviewtui.git.contents import SideLines
+
+        lines = SideLines(self.loaded.change_set, self.loaded.reader)
+        return self._write(lambda s, sid: s.save_comment(sid, anchored(comment, lines.line)))
 
     def delete_comment(self, comment_id: int) -> str | None:
         return self._write(lambda s, sid: s.delete_comment(sid, comment_id))
@@ -362,17 +382,20 @@ class TuiSession:
     def refresh(self, overrides: OverrideSet, plan: FusedPlan) -> Refreshed:
         """Collect the change again (a worker thread may call this): only the files edited
         since are diffed and scored again; ``plan``'s decisions and the person's overrides
-        follow their units; findings whose lines changed become "fixed?". Nothing is switched
-        over until ``adopt``."""
+        follow their units; findings and comments follow their lines' text, and findings whose
+        text is gone become "fixed?". Nothing is switched over until ``adopt``."""
         from reviewtui.plan.overrides import carry_overrides
 
         fresh = self.loaded.refresh()
         carried = carry_overrides(overrides, self.loaded.units, fresh.units)
         notes: list[str] = []
-        followed = self.follow_findings(fresh)
-        if followed is not None:
-            fixed, problem = followed
-            notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
+        with self._lock:
+            followed = self._follow(fresh)
+        if followed is not None and (followed.findings or followed.comments
+                                     or followed.problem):
+            moved = f", {followed.moved} followed their lines" if followed.moved else ""
+            notes.append(followed.problem
+                         or f"{followed.lost} findings on changed lines (fixed?){moved}")
         return Refreshed(fresh, fresh.replan(plan), carried, notes)
 
     def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None) -> None:

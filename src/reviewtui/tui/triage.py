@@ -149,7 +149,7 @@ class Triage:
         self.review, self.comments = {}, {}
         for finding in findings:
             owner = self._unit_for(finding.file_path, finding.start_line, finding.end_line,
-                                   finding.unit_id, "new")
+                                   finding.unit_id, finding.side)
             if owner is not None:
                 self.review.setdefault(owner, []).append(finding)
         for comment in comments:

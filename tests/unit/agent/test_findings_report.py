@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from reviewtui.agent.findings import ReviewResult, check_findings
+from reviewtui.agent.findings import ReviewResult, check_findings, fingerprint
 from reviewtui.agent.report import render
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -47,6 +47,56 @@ def test_findings_must_sit_on_the_change(repo: GitRepoBuilder) -> None:
     assert len(dropped) == 3
     assert any("not on a changed line" in d and "Elsewhere" in d for d in dropped)
     assert any("malformed" in d for d in dropped)
+
+
+def test_a_context_line_is_not_a_changed_line(repo: GitRepoBuilder) -> None:
+    units, files = _units(repo)  # only line 2 changed; the diff shows lines 1-5 around it
+    base = {"body": "", "severity": "P2", "confidence": 0.5, "file_path": "pay.py"}
+    raw = [{**base, "title": "On the def above", "start_line": 1, "end_line": 1},
+           {**base, "title": "On the blank lines below", "start_line": 3, "end_line": 5},
+           {**base, "title": "Spans the change", "start_line": 1, "end_line": 3}]
+    kept, dropped = check_findings(raw, units, _lines(files))
+    assert [f.title for f in kept] == ["Spans the change"]
+    assert [d.split("'")[1] for d in dropped] == ["On the def above",
+                                                  "On the blank lines below"]
+    assert all("not on a changed line" in d for d in dropped)
+
+
+def test_a_title_over_200_characters_is_cut_not_dropped(repo: GitRepoBuilder) -> None:
+    units, files = _units(repo)
+    raw = [{"title": "T" * 150 + " " + "word " * 20, "body": "b", "severity": "P1",
+            "confidence": 0.9, "file_path": "pay.py", "start_line": 2, "end_line": 2}]
+    kept, dropped = check_findings(raw, units, _lines(files))
+    assert dropped == []
+    [finding] = kept
+    assert len(finding.title) == 200 and finding.title.endswith("…")
+    assert finding.title.startswith("T" * 150 + " word")
+
+
+def test_removed_lines_are_the_old_side(repo: GitRepoBuilder) -> None:
+    repo.write("pay.py", CODE + "\n\ndef audit(amount):\n    log(amount)\n    return amount\n")
+    repo.commit("base")
+    repo.write("pay.py", CODE.replace("amount * 2", "amount * 3"))  # audit (old 9-11) removed
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    new = (repo.root / "pay.py").read_text().split("\n")
+    old = repo.git("show", "HEAD:pay.py").split("\n")
+    base = {"body": "", "severity": "P2", "confidence": 0.5, "file_path": "pay.py"}
+    raw = [{**base, "title": "Audit log gone", "start_line": 9, "end_line": 10},
+           {**base, "title": "Wrong factor", "start_line": 2, "end_line": 2}]
+    kept, dropped = check_findings(raw, loaded.units, _lines({"pay.py": new}),
+                                   old_text=_lines({"pay.py": old}))
+    assert dropped == []
+    sides = {f.title: f.side for f in kept}
+    assert sides == {"Audit log gone": "old", "Wrong factor": "new"}
+    audit = next(f for f in kept if f.side == "old")
+    said = audit.model_copy(update={"fingerprint": ""})
+    assert audit.fingerprint == fingerprint(said, _lines({"pay.py": old}))
+    assert audit.fingerprint != fingerprint(said, _lines({"pay.py": new}))
+    # the model's own "side" or "fingerprint" is not taken, nor a reason to drop the finding
+    (again,), _ = check_findings([{**raw[0], "side": "LEFT", "fingerprint": 3}],
+                                 loaded.units, _lines({"pay.py": new}),
+                                 old_text=_lines({"pay.py": old}))
+    assert again.side == "old" and again.fingerprint == audit.fingerprint
 
 
 def test_fingerprints_survive_line_moves(make_repo: type[GitRepoBuilder]) -> None:

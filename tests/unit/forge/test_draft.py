@@ -84,3 +84,25 @@ def test_folding_keeps_everything() -> None:
     text = draft.summary()
     assert text.startswith("> **Note:** head moved\n\nFine.")
     assert "- `m.py` L2 (refused by GitHub): keep me\n  second line" in text
+
+
+def test_a_finding_on_removed_lines_is_on_the_left_side() -> None:
+    fix = StoredFix(start_line=2, end_line=3, replacement="x = 1\n", original=["a", "b"])
+    review = _review([], [
+        ExportedFinding(fingerprint="gone", title="Check removed", file_path="m.py",
+                        side="old", start_line=40, end_line=41),
+        ExportedFinding(fingerprint="put-back", title="Put it back", file_path="m.py",
+                        side="old", start_line=5, end_line=5, fix=fix),
+        ExportedFinding(fingerprint="far", title="Far", file_path="m.py", side="old",
+                        start_line=20, end_line=20)])
+    draft = build_draft(review, _change())
+    placed = {c.key: c.payload() for c in draft.comments}
+    assert placed["gone"] | {"body": ""} == {"path": "m.py", "line": 41, "side": "LEFT",
+                                            "start_line": 40, "start_side": "LEFT", "body": ""}
+    # a suggestion replaces lines of the new file: the comment sits on the fix's lines
+    assert placed["put-back"]["side"] == "RIGHT" and placed["put-back"]["line"] == 3
+    assert "(Found at removed lines L5; the suggestion replaces L2-3.)" in str(
+        placed["put-back"]["body"])
+    [folded] = draft.folded
+    assert folded.comment.key == "far" and folded.comment.lines == "removed L20"
+    assert "- `m.py` removed L20 (outside the diff): **P2 · Far**" in draft.summary()

@@ -719,3 +719,32 @@ def test_killing_the_first_open_leaves_a_usable_store(tmp_path: Path) -> None:
         with SessionStore(path) as reopened:
             sid = reopened.create_session("/r", "c", "after").session_id
             assert reopened.session(sid) is not None
+
+
+def test_followed_places_are_written_only_over_what_was_read(store: SessionStore) -> None:
+    from reviewtui.sessions.review_records import ReviewComment, StoredFinding
+
+    sid = store.create_session("/r", "c", "t").session_id
+    store.merge_findings(sid, [
+        StoredFinding(fingerprint=p, title=p, file_path="a.py", start_line=2, end_line=2)
+        for p in ("f1", "f2")], lambda _f: True)
+    first = store.save_comment(sid, ReviewComment(file_path="a.py", start_line=2, end_line=2,
+                                                  body="one"))
+    second = store.save_comment(sid, ReviewComment(file_path="a.py", start_line=3,
+                                                   end_line=3, body="two"))
+    read = {f.fingerprint: f for f in store.findings(sid)}
+    comments = store.comments(sid)
+    # meanwhile another process dismisses f2 and edits the second comment
+    store.set_finding_state(sid, "f2", "dismissed", "fine")
+    store.save_comment(sid, second.model_copy(update={"body": "two, edited"}))
+    moved = {p: f.model_copy(update={"start_line": 5, "end_line": 5}) for p, f in read.items()}
+    written = store.follow_records(
+        sid, [(read[p], moved[p]) for p in ("f1", "f2")],
+        [(c, c.model_copy(update={"start_line": 9, "end_line": 9})) for c in comments])
+    assert written == 2
+    now = {f.fingerprint: f for f in store.findings(sid)}
+    assert (now["f1"].start_line, now["f2"].start_line, now["f2"].state) == (5, 2, "dismissed")
+    by_id = {c.comment_id: c for c in store.comments(sid)}
+    assert by_id[first.comment_id].start_line == 9
+    assert (by_id[second.comment_id].start_line, by_id[second.comment_id].body) == (
+        3, "two, edited")

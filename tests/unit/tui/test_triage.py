@@ -109,3 +109,24 @@ def test_filter_terms_no_unit_can_match_are_named_with_what_they_take() -> None:
         "fixed, gone)",
         "sev:zz (sev is p0, p1, p2, p3)",
         "level:huge (level is diff_only, function, file_context, full_file)"]
+
+
+def test_a_finding_on_removed_lines_is_filed_and_marked_by_its_old_numbers(
+        repo: GitRepoBuilder) -> None:
+    from reviewtui.sessions.review_records import StoredFinding
+    from reviewtui.tui.render_review import finding_diff_lines
+
+    repo.write("app/gate.py", "def gate(u):\n    check(u)\n    audit(u)\n    return u\n")
+    repo.commit("base")
+    repo.write("app/gate.py", "def gate(u):\n    return u\n")  # old lines 2-3 removed
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    triage = Triage(loaded.units, loaded.plan(use_llm=False))
+    [unit] = loaded.units
+    old = StoredFinding(fingerprint="f", title="Check removed", file_path="app/gate.py",
+                        side="old", start_line=3, end_line=3, unit_id="elsewhere")
+    triage.set_review([old], [])
+    assert triage.row(unit.unit_id).review == (old,)  # covered on the old side
+    rows = unit.diff_text(numbered=False).split("\n")
+    assert [rows[n - 1] for n in sorted(finding_diff_lines(unit, [old]))] == ["-    audit(u)"]
+    new = old.model_copy(update={"side": "new", "start_line": 2, "end_line": 2})
+    assert [rows[n - 1] for n in sorted(finding_diff_lines(unit, [new]))] == ["     return u"]
