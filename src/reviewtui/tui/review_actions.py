@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the session's models load with the change (see opening_acti
     from pathlib import Path
 
     from reviewtui.forge.threads import PullThread
-    from reviewtui.plan import FusedPlan, OverrideSet
+    from reviewtui.plan import FusedPlan
     from reviewtui.sessions.review_records import (
         FindingState,
         ReviewComment,
@@ -331,13 +331,13 @@ class ReviewActions(WorkbenchBase):
             return
         self.set_status("refreshing…")
         self.refreshing = True
-        self._refresh_worker(self.triage.overrides, self.triage.plan)
+        self._refresh_worker(self.triage.plan)
 
     @work(thread=True, exclusive=True, group="refresh")
-    def _refresh_worker(self, overrides: OverrideSet, plan: FusedPlan) -> None:
+    def _refresh_worker(self, plan: FusedPlan) -> None:
         worker = get_current_worker()
         try:
-            refreshed = self.session.refresh(overrides, plan)
+            refreshed = self.session.refresh(plan)
         except ReviewTuiError as error:
             self.call_from_thread(self._refresh_failed, str(error))
             return
@@ -357,11 +357,14 @@ class ReviewActions(WorkbenchBase):
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
         was = next((u for u in self.loaded.units if u.unit_id == self.current()), None)
-        self.session.adopt(fresh, refreshed.overrides)
+        # The person's decisions as they are now, not as they were when the refresh started:
+        # a level or a skip chosen while it ran (a save under --watch starts one) stays.
+        overrides = self.session.carry(self.triage.overrides, fresh)
+        self.session.adopt(fresh, overrides)
         self.loaded = fresh
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}
-        self.triage = Triage(fresh.units, refreshed.plan, refreshed.overrides,
+        self.triage = Triage(fresh.units, refreshed.plan, overrides,
                              self.session.marks(), scanner, reasons=fresh.priority_reasons)
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}

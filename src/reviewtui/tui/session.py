@@ -63,11 +63,12 @@ class Reviewed:
 
 @dataclass(frozen=True)
 class Refreshed:
-    """The change collected again, with the plan and the overrides carried over to it."""
+    """The change collected again, with the plan carried over to it. The person's overrides
+    are not: they are carried when the workbench adopts it (``carry``), so that a decision
+    made while the refresh ran is not undone by the ones it started with."""
 
     loaded: LoadedChange
     plan: FusedPlan
-    overrides: OverrideSet
     notes: list[str]
 
 
@@ -359,21 +360,27 @@ class TuiSession:
         target = Path(path).expanduser()
         return write_export(text, target if target.is_absolute() else self.loaded.root / target)
 
-    def refresh(self, overrides: OverrideSet, plan: FusedPlan) -> Refreshed:
+    def refresh(self, plan: FusedPlan) -> Refreshed:
         """Collect the change again (a worker thread may call this): only the files edited
-        since are diffed and scored again; ``plan``'s decisions and the person's overrides
-        follow their units; findings whose lines changed become "fixed?". Nothing is switched
-        over until ``adopt``."""
-        from reviewtui.plan.overrides import carry_overrides
-
+        since are diffed and scored again; ``plan``'s decisions follow their units; findings
+        whose lines changed become "fixed?". Nothing is switched over until ``adopt``, and
+        the person's overrides are carried then (``carry``), as they are at that moment."""
         fresh = self.loaded.refresh()
-        carried = carry_overrides(overrides, self.loaded.units, fresh.units)
         notes: list[str] = []
         followed = self.follow_findings(fresh)
         if followed is not None:
             fixed, problem = followed
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
-        return Refreshed(fresh, fresh.replan(plan), carried, notes)
+        return Refreshed(fresh, fresh.replan(plan), notes)
+
+    def carry(self, overrides: OverrideSet, fresh: LoadedChange) -> OverrideSet:
+        """``overrides`` (the person's decisions on the change worked on now) moved to the
+        units of ``fresh``, the change collected again: called on the workbench's thread when
+        it adopts ``fresh``, with the decisions as they are then -- those made while the
+        refresh ran included."""
+        from reviewtui.plan.overrides import carry_overrides
+
+        return carry_overrides(overrides, self.loaded.units, fresh.units)
 
     def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None) -> None:
         """Work on ``fresh`` from now on (the chat reopens its session on the new change).
