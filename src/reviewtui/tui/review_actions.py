@@ -19,6 +19,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
+from reviewtui.tui import status
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.editor import editor_command
 from reviewtui.tui.screens.dismiss_modal import DismissModal
@@ -360,8 +361,12 @@ class ReviewActions(WorkbenchBase):
         # The person's decisions as they are now, not as they were when the refresh started:
         # a level or a skip chosen while it ran (a save under --watch starts one) stays.
         overrides = self.session.carry(self.triage.overrides, fresh)
-        self.session.adopt(fresh, overrides)
-        self.loaded = fresh
+        previous = self.session.adopt(fresh, overrides)
+        if previous is not None:  # another change now (a commit, a checkout): its session's
+            overrides = self.session.overrides(kept=overrides)  # decisions, as on opening it
+            self.bundles.clear()
+            self.allocation = None
+        self.loaded = fresh = self.session.loaded  # (its intent gathered again if another)
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}
         self.triage = Triage(fresh.units, refreshed.plan, overrides,
@@ -369,6 +374,8 @@ class ReviewActions(WorkbenchBase):
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()
+        if previous is not None:
+            self.show_intent()  # the header names the change worked on now
         # The location column fits the units there are now, as on open (files that left the
         # change took their long names with them; new ones may need more room).
         self.table.fit_locations(longest_location(u.location for u in fresh.units))
@@ -384,9 +391,10 @@ class ReviewActions(WorkbenchBase):
             self.show_detail()
         new = sum(1 for u in fresh.units if u.unit_id not in before)
         changed = sum(1 for r in self.rows if r.status == "changed")
-        self.set_status("; ".join([f"refreshed: {len(fresh.units)} units, {new} new or "
-                                   f"changed, {changed} ↻ since review", *refreshed.notes,
-                                   *([earlier] if earlier else [])]))
+        self.set_status("; ".join([
+            *([status.switched(fresh.change_set, previous.change_set)] if previous else []),
+            f"refreshed: {len(fresh.units)} units, {new} new or changed, {changed} ↻ since "
+            "review", *refreshed.notes, *([earlier] if earlier else [])]))
 
     # --- watching --------------------------------------------------------------------------
 

@@ -87,8 +87,9 @@ class TuiSession:
         self._recorded = OverrideSet()  # the overrides last logged as evidence
         self.repo_key = str(loaded.root)
         self.change_key = loaded.change_set.key  # what `reviewtui ask` uses too
-        # The stated purpose, gathered once: --description wins, else the one written here
-        # (``i``) and kept in the session, else the [review] description setting.
+        # The stated purpose, gathered once per change: --description wins, else the one
+        # written here (``i``) and kept in the session, else the [review] description setting.
+        self._given = (description, description_source)
         self.loaded = loaded.with_intent(description, stored=self.description(),
                                          source=description_source)
 
@@ -134,14 +135,16 @@ class TuiSession:
         self._chat = None
         return problem
 
-    def overrides(self) -> OverrideSet:
+    def overrides(self, kept: OverrideSet | None = None) -> OverrideSet:
         """The person's decisions on this change -- or, on a change never decided on, their
         latest ones on the same units elsewhere in the repository: committing the working
         tree's change makes it another change (``commit:`` instead of ``all:``), and the
-        levels and skips chosen on it were lost (reviewed marks, kept by content, were not)."""
+        levels and skips chosen on it were lost (reviewed marks, kept by content, were not).
+        ``kept``: the decisions to go on with when the store cannot say (they are in memory
+        only: a refresh that became another change keeps them)."""
         sid = self._session(create=False)
         store = self.store()
-        found: OverrideSet | None = None
+        found: OverrideSet | None = kept if store is None else None
         if store is not None:
             try:
                 found = store.saved_overrides(sid) if sid else None
@@ -367,7 +370,10 @@ class TuiSession:
         the person's overrides are carried then (``carry``), as they are at that moment."""
         fresh = self.loaded.refresh()
         notes: list[str] = []
-        followed = self.follow_findings(fresh)
+        # Another change (a commit, a checkout): its findings are another session's, and this
+        # one's are about a change that did not move -- none of them is followed.
+        same = fresh.change_set.key == self.change_key
+        followed = self.follow_findings(fresh) if same else None
         if followed is not None:
             fixed, problem = followed
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
@@ -382,15 +388,32 @@ class TuiSession:
 
         return carry_overrides(overrides, self.loaded.units, fresh.units)
 
-    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None) -> None:
+    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None
+              ) -> LoadedChange | None:
         """Work on ``fresh`` from now on (the chat reopens its session on the new change).
 
         ``carried``: the person's overrides as a refresh moved them to the new unit ids — the
-        same decisions, not new ones, so they are not evidence for learning again."""
-        self.loaded = fresh
-        self._chat = None
-        if carried is not None:
-            self._recorded = carried
+        same decisions, not new ones, so they are not evidence for learning again.
+
+        A refresh that found another change (the same selector after a commit, a checkout or a
+        reset: the branch's commits instead of the working tree) switches to that change as
+        opening it would: its session (found, or created with the first write), its stated
+        purpose gathered again (its commits, its branch, its description); the person's
+        decisions then come from ``overrides``. Returns the change worked on before in that
+        case, else None."""
+        before = self.loaded
+        with self._lock:  # a review's worker may be writing its findings
+            self.loaded = fresh
+            self._chat = None
+            if carried is not None:
+                self._recorded = carried
+            if fresh.change_set.key == self.change_key:
+                return None
+            self.change_key = fresh.change_set.key
+            self._session_id = None
+        description, source = self._given
+        self.loaded = fresh.with_intent(description, stored=self.description(), source=source)
+        return before
 
     def ask(self, plan: FusedPlan, question: str | None, *, on_delta: Callable[[str], None],
             on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:
