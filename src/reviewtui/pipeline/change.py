@@ -343,11 +343,13 @@ class LoadedChange:
 
         return planning.plan(self, use_llm=use_llm, overrides=overrides, scan=scan)
 
-    def replan(self, previous: FusedPlan) -> FusedPlan:
-        """``previous`` carried over to this change after a refresh (``planning.replan``)."""
+    def replan(self, previous: FusedPlan, before: Sequence[ReviewUnit] = (), *,
+               follow: bool = True) -> FusedPlan:
+        """``previous``, made for ``before`` (the units of an earlier version), carried over
+        to this change after a refresh (``planning.carry_plan``)."""
         from reviewtui.pipeline import planning
 
-        return planning.replan(self, previous)
+        return planning.replan(self, previous, before, follow=follow)
 
     def bundle_stream(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
                       unit_budget: int | None = None, review_budget: int | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from textual import work
@@ -25,6 +25,7 @@ from reviewtui.tui.editor import editor_command
 from reviewtui.tui.screens.dismiss_modal import DismissModal
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModal
 from reviewtui.tui.widgets.unit_table import longest_location
+from reviewtui.units.model import successor_of
 
 if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
     from pathlib import Path
@@ -40,7 +41,6 @@ if TYPE_CHECKING:  # the session's models load with the change (see opening_acti
     from reviewtui.tui.screens.comment_modal import CommentEdit
     from reviewtui.tui.session import Refreshed
     from reviewtui.tui.triage import Row
-    from reviewtui.units import ReviewUnit
 
 WATCH_DEBOUNCE_MS = 400
 
@@ -361,6 +361,10 @@ class ReviewActions(WorkbenchBase):
         # The person's decisions as they are now, not as they were when the refresh started:
         # a level or a skip chosen while it ran (a save under --watch starts one) stays.
         overrides = self.session.carry(self.triage.overrides, fresh)
+        plan = refreshed.plan
+        if self.triage.plan is not refreshed.planned_from:  # the planner answered meanwhile
+            same = fresh.change_set.key == self.loaded.change_set.key
+            plan = fresh.replan(self.triage.plan, self.loaded.units, follow=same)
         previous = self.session.adopt(fresh, overrides)
         if previous is not None:  # another change now (a commit, a checkout): its session's
             overrides = self.session.overrides(kept=overrides)  # decisions, as on opening it
@@ -369,7 +373,7 @@ class ReviewActions(WorkbenchBase):
         self.loaded = fresh = self.session.loaded  # (its intent gathered again if another)
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}
-        self.triage = Triage(fresh.units, refreshed.plan, overrides,
+        self.triage = Triage(fresh.units, plan, overrides,
                              self.session.marks(), scanner, reasons=fresh.priority_reasons)
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
@@ -422,17 +426,3 @@ class ReviewActions(WorkbenchBase):
                 return
             self.call_from_thread(self.action_refresh)
 
-
-def successor_of(unit: ReviewUnit, units: Sequence[ReviewUnit]) -> str | None:
-    """The unit that ``unit`` became after a refresh: itself if unchanged, else the unit of
-    the same file whose lines are nearest to where it was (None: its file has none left)."""
-    if any(u.unit_id == unit.unit_id for u in units):
-        return unit.unit_id
-    span = unit.span() or unit.span("old") or (0, 0)
-    same_file = [u for u in units if u.file_path == unit.file_path]
-
-    def distance(other: ReviewUnit) -> int:
-        first, last = other.span() or other.span("old") or (0, 0)
-        return max(0, first - span[1], span[0] - last)
-
-    return min(same_file, key=distance).unit_id if same_file else None

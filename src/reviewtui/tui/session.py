@@ -70,6 +70,7 @@ class Refreshed:
     loaded: LoadedChange
     plan: FusedPlan
     notes: list[str]
+    planned_from: FusedPlan  # the plan it carried (the planner may have answered since)
 
 
 class TuiSession:
@@ -368,16 +369,18 @@ class TuiSession:
         since are diffed and scored again; ``plan``'s decisions follow their units; findings
         whose lines changed become "fixed?". Nothing is switched over until ``adopt``, and
         the person's overrides are carried then (``carry``), as they are at that moment."""
-        fresh = self.loaded.refresh()
+        loaded = self.loaded
+        fresh = loaded.refresh()
         notes: list[str] = []
         # Another change (a commit, a checkout): its findings are another session's, and this
-        # one's are about a change that did not move -- none of them is followed.
-        same = fresh.change_set.key == self.change_key
+        # one's are about a change that did not move -- none of them is followed, and the
+        # plan goes only to the units that are the same (a unit id pins its content).
+        same = fresh.change_set.key == loaded.change_set.key
         followed = self.follow_findings(fresh) if same else None
         if followed is not None:
             fixed, problem = followed
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
-        return Refreshed(fresh, fresh.replan(plan), notes)
+        return Refreshed(fresh, fresh.replan(plan, loaded.units, follow=same), notes, plan)
 
     def carry(self, overrides: OverrideSet, fresh: LoadedChange) -> OverrideSet:
         """``overrides`` (the person's decisions on the change worked on now) moved to the
