@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from reviewtui.plan import FusedPlan, OverrideSet
+from reviewtui.plan import FusedPlan
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.review_versions import EARLIER_REVIEW
 from reviewtui.tui.session import Refreshed, TuiSession
@@ -100,8 +100,8 @@ async def test_a_refresh_that_read_the_files_during_the_review_but_lands_after_i
     release = threading.Event()
     collect = TuiSession.refresh
 
-    def held(self: TuiSession, overrides: OverrideSet, plan: FusedPlan) -> Refreshed:
-        refreshed = collect(self, overrides, plan)  # the files as they are now
+    def held(self: TuiSession, plan: FusedPlan) -> Refreshed:
+        refreshed = collect(self, plan)  # the files as they are now
         release.wait(20)  # ...handed to the workbench only once the review is done
         return refreshed
 

@@ -95,9 +95,8 @@ class LoadedChange:
             raise UsageError("a commit, a range or a patch does not change: nothing to refresh")
         again = self._recollect()
         if again is None:
-            return self._counted_like(replace(
-                load_change(self.root, self.selector, use_cache=self.use_cache),
-                intent=self.intent))
+            return self._counted_like(self._intent_for(
+                load_change(self.root, self.selector, use_cache=self.use_cache)))
         if not again.changed:
             return replace(self, stamps=again.stamps)
         from reviewtui.analysis import analyse_change, open_unit_cache
@@ -113,9 +112,8 @@ class LoadedChange:
         languages = repository_languages(self.repo, again.change_set)
         if languages != repository_languages(self.repo, self.change_set):
             # .h files became C++ (or C) with the change's new paths: their units differ
-            return self._counted_like(replace(
-                load_change(self.root, self.selector, use_cache=self.use_cache),
-                intent=self.intent))
+            return self._counted_like(self._intent_for(
+                load_change(self.root, self.selector, use_cache=self.use_cache)))
         reader = ContentReader(self.repo, again.change_set, self.settings.git.max_file_bytes)
         cache = (open_unit_cache(self.repo.common_dir, self.settings, self.rule_pack.pack)
                  if self.use_cache and self.settings.units.cache else None)
@@ -126,6 +124,18 @@ class LoadedChange:
         return self._counted_like(replace(
             self, change_set=again.change_set, reader=reader, units=analysis.units,
             suggestions=analysis.suggestions, stamps=again.stamps))
+
+    def _intent_for(self, fresh: LoadedChange) -> LoadedChange:
+        """``fresh``, collected whole, with this change's stated purpose gathered again if it
+        was: a commit, a checkout or a reset may have made it another change (other commits,
+        another branch); the description stays, with where it came from."""
+        if self.intent is None:
+            return fresh
+        from reviewtui.git.intent import gather_intent
+
+        return replace(fresh, intent=gather_intent(
+            fresh.repo, fresh.change_set, description=self.intent.description,
+            description_source=self.intent.description_source))
 
     def _counted_like(self, fresh: LoadedChange) -> LoadedChange:
         """``fresh`` counted in priority order's terms if this change was."""
@@ -333,11 +343,13 @@ class LoadedChange:
 
         return planning.plan(self, use_llm=use_llm, overrides=overrides, scan=scan)
 
-    def replan(self, previous: FusedPlan) -> FusedPlan:
-        """``previous`` carried over to this change after a refresh (``planning.replan``)."""
+    def replan(self, previous: FusedPlan, before: Sequence[ReviewUnit] = (), *,
+               follow: bool = True) -> FusedPlan:
+        """``previous``, made for ``before`` (the units of an earlier version), carried over
+        to this change after a refresh (``planning.carry_plan``)."""
         from reviewtui.pipeline import planning
 
-        return planning.replan(self, previous)
+        return planning.replan(self, previous, before, follow=follow)
 
     def bundle_stream(self, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,
                       unit_budget: int | None = None, review_budget: int | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,17 +35,63 @@ def plan(loaded: LoadedChange, *, use_llm: bool = True, overrides: OverrideSet |
                        intent=loaded.intent)
 
 
-def replan(loaded: LoadedChange, previous: FusedPlan) -> FusedPlan:
-    """``previous`` carried over to this change after a refresh: its items for the units
-    still here (a unit id pins the unit's content, so its decision still holds), the
-    rules' plan for the units that are new or changed."""
+def replan(loaded: LoadedChange, previous: FusedPlan, before: Sequence[ReviewUnit] = (), *,
+           follow: bool = True) -> FusedPlan:
+    """``previous`` carried over to this change after a refresh (``carry_plan``)."""
+    return carry_plan(loaded, previous, before, follow=follow).plan
+
+
+@dataclass(frozen=True)
+class CarriedPlan:
+    """A plan made for an earlier version of a change, on the change's units as they are."""
+
+    plan: FusedPlan
+    followed: tuple[str, ...] = ()  # units edited since: the plan of the unit they were
+    uncovered: tuple[str, ...] = ()  # units it had nothing for: the rules decide them
+
+
+def carry_plan(loaded: LoadedChange, previous: FusedPlan, before: Sequence[ReviewUnit] = (),
+               *, follow: bool = True) -> CarriedPlan:
+    """``previous``, made for an earlier version of this change (``before``: the units it was
+    made for), on every unit of this one: its items for the units still here (a unit id pins
+    the unit's content, so its decision still holds); a unit edited since takes what the
+    planner said about the unit it was (``successor_of``: same file, nearest lines; of
+    several, the same definition's), fused with its own rule scores; the units it has
+    nothing for (new ones; every edited one when ``follow`` is off: another change, not a
+    version of this one) are decided by the rules, as in a plan that did not cover them."""
+    from reviewtui.plan.fusion import fuse_plan, llm_answers
+    from reviewtui.units.model import successor_of, unit_key
+
     known = {item.unit_id: item for item in previous.plan}
-    new = [unit for unit in loaded.units if unit.unit_id not in known]
-    planned = ({item.unit_id: item for item in replace(loaded, units=new).plan(
-        use_llm=False).plan} if new else {})
-    items = [known.get(u.unit_id) or planned[u.unit_id] for u in loaded.units
-             if u.unit_id in known or u.unit_id in planned]
-    return previous.model_copy(update={"plan": items})
+    rest = [unit for unit in loaded.units if unit.unit_id not in known]
+    if not rest:
+        return CarriedPlan(previous.model_copy(update={"plan": [
+            known[u.unit_id] for u in loaded.units]}))
+    by_file: dict[str, list[ReviewUnit]] = {}
+    for unit in loaded.units:
+        by_file.setdefault(unit.file_path, []).append(unit)
+    was: dict[str, ReviewUnit] = {}  # a unit edited since -> the unit it was
+    for old in before if follow else ():
+        if old.unit_id not in known:
+            continue
+        now = successor_of(old, by_file.get(old.file_path, ()))
+        if now is None or now in known:
+            continue  # its file left the change, or it is there unchanged
+        mine, key = was.get(now), unit_key(loaded.units_by_id[now])
+        if mine is None or unit_key(mine) != key == unit_key(old):
+            was[now] = old
+    # What the planner said about each of them; one it planned without a word (left out of
+    # an answered batch: dropped when low risk) is not followed -- its edits were not seen.
+    said, _ = llm_answers([known[old.unit_id] for old in was.values()])
+    answers = {now: said[old.unit_id].model_copy(update={"unit_id": now})
+               for now, old in was.items() if old.unit_id in said}
+    index = replace(loaded, units=rest).review_index()
+    fused = {item.unit_id: item for item in fuse_plan(
+        index.units, answers, answers.keys(), model=previous.planner.model).items}
+    items = [known.get(u.unit_id) or fused[u.unit_id] for u in loaded.units]
+    return CarriedPlan(previous.model_copy(update={"plan": items}),
+                       tuple(u.unit_id for u in rest if u.unit_id in answers),
+                       tuple(u.unit_id for u in rest if u.unit_id not in answers))
 
 
 def bundle_stream(loaded: LoadedChange, plan: FusedPlan, unit_ids: Sequence[str] | None = None, *,

@@ -246,8 +246,7 @@ class WorkbenchBase(App[None]):
         if intent is None or (not intent.commits and not intent.description):
             line = " · ".join(p for p in (line if intent and intent.branch else "",
                                           "no description (i writes one)") if p)
-        self.sub_title = (f"{cs.mode}: {cs.old_side.describe()} -> {cs.new_side.describe()}"
-                          f" · {line}")
+        self.sub_title = f"{status.change_label(cs)} · {line}"
         self.query_one(IntentPane).show(intent)
 
     def run_editor(self, command: list[str]) -> int | None:

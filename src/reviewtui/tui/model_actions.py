@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual import work
 
 from reviewtui.errors import ReviewTuiError
+from reviewtui.tui import status
 from reviewtui.tui.base import WorkbenchBase
 
 if TYPE_CHECKING:
     from reviewtui.models import Allocation, ContextBundle
+    from reviewtui.pipeline import LoadedChange
     from reviewtui.plan import FusedPlan
     from reviewtui.sessions.records import RoundRecord
     from reviewtui.tui.answer_stream import AnswerStream
@@ -41,15 +43,16 @@ class ModelActions(WorkbenchBase):
         from reviewtui.pipeline import make_planner
         from reviewtui.plan import plan_change
 
-        planner, why = make_planner(self.loaded.settings, cancel=cancel)
+        loaded = self.loaded  # the change as the planner reads it (a refresh may land)
+        planner, why = make_planner(loaded.settings, cancel=cancel)
         try:
-            plan = plan_change(self.loaded.review_index(), planner,
-                               conflict_log=self.loaded.conflict_log(), without_planner=why,
-                               intent=self.loaded.intent)
+            plan = plan_change(loaded.review_index(), planner,
+                               conflict_log=loaded.conflict_log(), without_planner=why,
+                               intent=loaded.intent)
         except ReviewTuiError as error:
             self.call_from_thread(self._plan_failed, cancel, str(error))
             return
-        self.call_from_thread(self._plan_done, cancel, plan)
+        self.call_from_thread(self._plan_done, cancel, plan, loaded)
 
     def _plan_failed(self, cancel: threading.Event, error: str) -> None:
         if self.jobs.finish("planner", cancel):
@@ -57,14 +60,23 @@ class ModelActions(WorkbenchBase):
             self.set_status("")
         self._show_busy()
 
-    def _plan_done(self, cancel: threading.Event, plan: FusedPlan) -> None:
+    def _plan_done(self, cancel: threading.Event, plan: FusedPlan, read: LoadedChange) -> None:
         if not self.jobs.finish("planner", cancel):
             return  # cancelled: keep the plan the table shows
+        note = ""
+        if {u.unit_id for u in read.units} != {u.unit_id for u in self.loaded.units}:
+            # A refresh landed while the planner ran: its plan is for the units it read,
+            # carried to the units there are now (every one of them keeps its row).
+            from reviewtui.pipeline.planning import carry_plan
+
+            carried = carry_plan(self.loaded, plan, read.units, follow=(
+                read.change_set.key == self.loaded.change_set.key))
+            plan, note = carried.plan, status.earlier_plan(carried)
         self.triage.set_plan(plan)
         self.bundles.clear()
         self.refresh_rows()
         self._show_busy()
-        self.set_status("")
+        self.set_status(note)
 
     def action_run_scanners(self) -> None:
         self.set_status("scanners running…")

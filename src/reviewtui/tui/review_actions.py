@@ -13,24 +13,26 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from textual import work
 from textual.worker import get_current_worker
 
 from reviewtui.errors import ReviewTuiError
+from reviewtui.tui import status
 from reviewtui.tui.base import WorkbenchBase
 from reviewtui.tui.editor import editor_command
 from reviewtui.tui.screens.dismiss_modal import DismissModal
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModal
 from reviewtui.tui.widgets.unit_table import longest_location
+from reviewtui.units.model import successor_of
 
 if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
     from pathlib import Path
 
     from reviewtui.forge.threads import PullThread
-    from reviewtui.plan import FusedPlan, OverrideSet
+    from reviewtui.plan import FusedPlan
     from reviewtui.sessions.review_records import (
         FindingState,
         ReviewComment,
@@ -40,7 +42,6 @@ if TYPE_CHECKING:  # the session's models load with the change (see opening_acti
     from reviewtui.tui.screens.comment_modal import CommentEdit
     from reviewtui.tui.session import Refreshed
     from reviewtui.tui.triage import Row
-    from reviewtui.units import ReviewUnit
 
 WATCH_DEBOUNCE_MS = 400
 
@@ -332,13 +333,13 @@ class ReviewActions(WorkbenchBase):
             return
         self.set_status("refreshing…")
         self.refreshing = True
-        self._refresh_worker(self.triage.overrides, self.triage.plan)
+        self._refresh_worker(self.triage.plan)
 
     @work(thread=True, exclusive=True, group="refresh")
-    def _refresh_worker(self, overrides: OverrideSet, plan: FusedPlan) -> None:
+    def _refresh_worker(self, plan: FusedPlan) -> None:
         worker = get_current_worker()
         try:
-            refreshed = self.session.refresh(overrides, plan)
+            refreshed = self.session.refresh(plan)
         except ReviewTuiError as error:
             self.call_from_thread(self._refresh_failed, str(error))
             return
@@ -358,15 +359,28 @@ class ReviewActions(WorkbenchBase):
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
         was = next((u for u in self.loaded.units if u.unit_id == self.current()), None)
-        self.session.adopt(fresh, refreshed.overrides)
-        self.loaded = fresh
+        # The person's decisions as they are now, not as they were when the refresh started:
+        # a level or a skip chosen while it ran (a save under --watch starts one) stays.
+        overrides = self.session.carry(self.triage.overrides, fresh)
+        plan = refreshed.plan
+        if self.triage.plan is not refreshed.planned_from:  # the planner answered meanwhile
+            same = fresh.change_set.key == self.loaded.change_set.key
+            plan = fresh.replan(self.triage.plan, self.loaded.units, follow=same)
+        previous = self.session.adopt(fresh, overrides)
+        if previous is not None:  # another change now (a commit, a checkout): its session's
+            overrides = self.session.overrides(kept=overrides)  # decisions, as on opening it
+            self.bundles.clear()
+            self.allocation = None
+        self.loaded = fresh = self.session.loaded  # (its intent gathered again if another)
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}
-        self.triage = Triage(fresh.units, refreshed.plan, refreshed.overrides,
+        self.triage = Triage(fresh.units, plan, overrides,
                              self.session.marks(), scanner, reasons=fresh.priority_reasons)
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()
+        if previous is not None:
+            self.show_intent()  # the header names the change worked on now
         # The location column fits the units there are now, as on open (files that left the
         # change took their long names with them; new ones may need more room).
         self.table.fit_locations(longest_location(u.location for u in fresh.units))
@@ -382,9 +396,10 @@ class ReviewActions(WorkbenchBase):
             self.show_detail()
         new = sum(1 for u in fresh.units if u.unit_id not in before)
         changed = sum(1 for r in self.rows if r.status == "changed")
-        self.set_status("; ".join([f"refreshed: {len(fresh.units)} units, {new} new or "
-                                   f"changed, {changed} ↻ since review", *refreshed.notes,
-                                   *([earlier] if earlier else [])]))
+        self.set_status("; ".join([
+            *([status.switched(fresh.change_set, previous.change_set)] if previous else []),
+            f"refreshed: {len(fresh.units)} units, {new} new or changed, {changed} ↻ since "
+            "review", *refreshed.notes, *([earlier] if earlier else [])]))
 
     # --- watching --------------------------------------------------------------------------
 
@@ -412,17 +427,3 @@ class ReviewActions(WorkbenchBase):
                 return
             self.call_from_thread(self.action_refresh)
 
-
-def successor_of(unit: ReviewUnit, units: Sequence[ReviewUnit]) -> str | None:
-    """The unit that ``unit`` became after a refresh: itself if unchanged, else the unit of
-    the same file whose lines are nearest to where it was (None: its file has none left)."""
-    if any(u.unit_id == unit.unit_id for u in units):
-        return unit.unit_id
-    span = unit.span() or unit.span("old") or (0, 0)
-    same_file = [u for u in units if u.file_path == unit.file_path]
-
-    def distance(other: ReviewUnit) -> int:
-        first, last = other.span() or other.span("old") or (0, 0)
-        return max(0, first - span[1], span[0] - last)
-
-    return min(same_file, key=distance).unit_id if same_file else None

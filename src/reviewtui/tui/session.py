@@ -64,12 +64,14 @@ class Reviewed:
 
 @dataclass(frozen=True)
 class Refreshed:
-    """The change collected again, with the plan and the overrides carried over to it."""
+    """The change collected again, with the plan carried over to it. The person's overrides
+    are not: they are carried when the workbench adopts it (``carry``), so that a decision
+    made while the refresh ran is not undone by the ones it started with."""
 
     loaded: LoadedChange
     plan: FusedPlan
-    overrides: OverrideSet
     notes: list[str]
+    planned_from: FusedPlan  # the plan it carried (the planner may have answered since)
 
 
 class TuiSession:
@@ -88,8 +90,9 @@ class TuiSession:
         self._followed = False  # the findings and comments followed to the lines as read
         self.repo_key = str(loaded.root)
         self.change_key = loaded.change_set.key  # what `reviewtui ask` uses too
-        # The stated purpose, gathered once: --description wins, else the one written here
-        # (``i``) and kept in the session, else the [review] description setting.
+        # The stated purpose, gathered once per change: --description wins, else the one
+        # written here (``i``) and kept in the session, else the [review] description setting.
+        self._given = (description, description_source)
         self.loaded = loaded.with_intent(description, stored=self.description(),
                                          source=description_source)
 
@@ -135,14 +138,16 @@ class TuiSession:
         self._chat = None
         return problem
 
-    def overrides(self) -> OverrideSet:
+    def overrides(self, kept: OverrideSet | None = None) -> OverrideSet:
         """The person's decisions on this change -- or, on a change never decided on, their
         latest ones on the same units elsewhere in the repository: committing the working
         tree's change makes it another change (``commit:`` instead of ``all:``), and the
-        levels and skips chosen on it were lost (reviewed marks, kept by content, were not)."""
+        levels and skips chosen on it were lost (reviewed marks, kept by content, were not).
+        ``kept``: the decisions to go on with when the store cannot say (they are in memory
+        only: a refresh that became another change keeps them)."""
         sid = self._session(create=False)
         store = self.store()
-        found: OverrideSet | None = None
+        found: OverrideSet | None = kept if store is None else None
         if store is not None:
             try:
                 found = store.saved_overrides(sid) if sid else None
@@ -379,34 +384,65 @@ class TuiSession:
         target = Path(path).expanduser()
         return write_export(text, target if target.is_absolute() else self.loaded.root / target)
 
-    def refresh(self, overrides: OverrideSet, plan: FusedPlan) -> Refreshed:
+    def refresh(self, plan: FusedPlan) -> Refreshed:
         """Collect the change again (a worker thread may call this): only the files edited
-        since are diffed and scored again; ``plan``'s decisions and the person's overrides
-        follow their units; findings and comments follow their lines' text, and findings whose
-        text is gone become "fixed?". Nothing is switched over until ``adopt``."""
-        from reviewtui.plan.overrides import carry_overrides
-
-        fresh = self.loaded.refresh()
-        carried = carry_overrides(overrides, self.loaded.units, fresh.units)
+        since are diffed and scored again; ``plan``'s decisions follow their units; findings
+        and comments follow their lines' text, and findings whose text is gone become
+        "fixed?". Nothing is switched over until ``adopt``, and the person's overrides are
+        carried then (``carry``), as they are at that moment."""
+        loaded = self.loaded
+        fresh = loaded.refresh()
         notes: list[str] = []
-        with self._lock:
-            followed = self._follow(fresh)
+        # Another change (a commit, a checkout): its findings are another session's, and this
+        # one's are about a change that did not move -- none of them is followed, and the
+        # plan goes only to the units that are the same (a unit id pins its content).
+        same = fresh.change_set.key == loaded.change_set.key
+        followed = None
+        if same:
+            with self._lock:
+                followed = self._follow(fresh)
         if followed is not None and (followed.findings or followed.comments
                                      or followed.problem):
             moved = f", {followed.moved} followed their lines" if followed.moved else ""
             notes.append(followed.problem
                          or f"{followed.lost} findings on changed lines (fixed?){moved}")
-        return Refreshed(fresh, fresh.replan(plan), carried, notes)
+        return Refreshed(fresh, fresh.replan(plan, loaded.units, follow=same), notes, plan)
 
-    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None) -> None:
+    def carry(self, overrides: OverrideSet, fresh: LoadedChange) -> OverrideSet:
+        """``overrides`` (the person's decisions on the change worked on now) moved to the
+        units of ``fresh``, the change collected again: called on the workbench's thread when
+        it adopts ``fresh``, with the decisions as they are then -- those made while the
+        refresh ran included."""
+        from reviewtui.plan.overrides import carry_overrides
+
+        return carry_overrides(overrides, self.loaded.units, fresh.units)
+
+    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None
+              ) -> LoadedChange | None:
         """Work on ``fresh`` from now on (the chat reopens its session on the new change).
 
         ``carried``: the person's overrides as a refresh moved them to the new unit ids — the
-        same decisions, not new ones, so they are not evidence for learning again."""
-        self.loaded = fresh
-        self._chat = None
-        if carried is not None:
-            self._recorded = carried
+        same decisions, not new ones, so they are not evidence for learning again.
+
+        A refresh that found another change (the same selector after a commit, a checkout or a
+        reset: the branch's commits instead of the working tree) switches to that change as
+        opening it would: its session (found, or created with the first write), its stated
+        purpose gathered again (its commits, its branch, its description); the person's
+        decisions then come from ``overrides``. Returns the change worked on before in that
+        case, else None."""
+        before = self.loaded
+        with self._lock:  # a review's worker may be writing its findings
+            self.loaded = fresh
+            self._chat = None
+            if carried is not None:
+                self._recorded = carried
+            if fresh.change_set.key == self.change_key:
+                return None
+            self.change_key = fresh.change_set.key
+            self._session_id = None
+        description, source = self._given
+        self.loaded = fresh.with_intent(description, stored=self.description(), source=source)
+        return before
 
     def ask(self, plan: FusedPlan, question: str | None, *, on_delta: Callable[[str], None],
             on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:

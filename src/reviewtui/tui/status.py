@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # named only: the workbench module imports this before any change loads
+    from reviewtui.git.model import ChangeSet
     from reviewtui.llm.settings import LLMConfig
+    from reviewtui.pipeline.planning import CarriedPlan
     from reviewtui.plan import FusedPlan
     from reviewtui.tui.triage import Row
 
@@ -47,3 +49,30 @@ def plan_source(config: LLMConfig, plan: FusedPlan, *, planning: bool = False) -
                 f"failed): {result}")
     disagreements = f" · {plan.conflicts} disagreements" if plan.conflicts else ""
     return f"planned by {model}: {result}{disagreements}"
+
+
+def change_label(change: ChangeSet) -> str:
+    """The change as the header names it: ``all: HEAD -> worktree``, ``base: main -> feature``."""
+    return f"{change.mode}: {change.old_side.describe()} -> {change.new_side.describe()}"
+
+
+def switched(now: ChangeSet, before: ChangeSet) -> str:
+    """A refresh found another change (a commit, a checkout under ``--watch`` or ``r``): the
+    workbench works on it and its session from now on."""
+    return f"the change is now {change_label(now)} (from {change_label(before)})"
+
+
+def earlier_plan(carried: CarriedPlan) -> str:
+    """The planner answered for an earlier version of the change (a refresh landed while it
+    ran): what its plan is on the units there are now."""
+    details = []
+    if carried.followed:
+        count = len(carried.followed)
+        details.append(f"{count} edited unit{'s' if count != 1 else ''} took the plan of "
+                       f"the version it read")
+    if carried.uncovered:
+        count = len(carried.uncovered)
+        details.append(f"{count} unit{'s' if count != 1 else ''} it did not cover "
+                       + ("keeps the rules' level" if count == 1 else "keep the rules' levels"))
+    return "the plan was made for an earlier version of the change" + (
+        f" ({'; '.join(details)})" if details else "")

@@ -211,3 +211,22 @@ def test_a_change_in_priority_order_comes_back_counted_as_a_whole_one(
         assert fresh.learned_features[unit.unit_id] == whole.learned_features[unit.unit_id]
     edited = next(u for u in fresh.units if "x // 9" in u.diff_text())
     assert dict(fresh.suggestions[edited.unit_id].priority_parts).keys() >= {"reach", "learned"}
+
+
+def test_a_commit_gathers_the_stated_purpose_again_and_keeps_the_description(
+        repo: GitRepoBuilder) -> None:
+    """Collected whole after a commit, the change is another one (its commits, its branch):
+    its stated purpose is gathered again, not the working tree's carried over; the
+    description given keeps its place and its source."""
+    _base(repo)
+    loaded = _loaded(repo).with_intent("Make the maths odd")
+    assert loaded.intent is not None and loaded.intent.commits == ()
+    repo.git("checkout", "-q", "-b", "odd")
+    repo.commit("odd maths")
+    fresh = loaded.refresh()
+    assert fresh.change_set.key != loaded.change_set.key
+    assert fresh.intent is not None
+    assert [c.subject for c in fresh.intent.commits] == ["odd maths"]
+    assert fresh.intent.branch == "odd"
+    assert (fresh.intent.description, fresh.intent.description_source) == (
+        "Make the maths odd", "--description")

@@ -62,11 +62,12 @@ def test_a_refresh_carries_decisions_without_logging_them_again(
     assert path is not None
     target = repo.root / path.file_path
     target.write_text(target.read_text() + "\n# one more line\n")
-    refreshed = session.refresh(level, session.loaded.plan(use_llm=False))
-    [carried] = refreshed.overrides.units
-    assert carried != unit and refreshed.overrides.units[carried].level is ContextLevel.DIFF_ONLY
-    session.adopt(refreshed.loaded, refreshed.overrides)
-    assert session.save(refreshed.overrides, {}) is None
+    refreshed = session.refresh(session.loaded.plan(use_llm=False))
+    overrides = session.carry(level, refreshed.loaded)
+    [carried] = overrides.units
+    assert carried != unit and overrides.units[carried].level is ContextLevel.DIFF_ONLY
+    session.adopt(refreshed.loaded, overrides)
+    assert session.save(overrides, {}) is None
     assert read_conflicts(log) == before
 
 

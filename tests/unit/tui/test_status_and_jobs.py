@@ -71,3 +71,17 @@ def test_a_new_job_replaces_and_cancels_the_old_one() -> None:
     assert jobs.finish("chat", second) is True
     assert not jobs.running()
     assert isinstance(second, threading.Event)
+
+
+def test_a_plan_for_an_earlier_version_says_what_became_of_it() -> None:
+    from reviewtui.pipeline.planning import CarriedPlan
+    from reviewtui.tui.status import earlier_plan
+
+    plan = _plan("ok", [])
+    head = "the plan was made for an earlier version of the change"
+    assert earlier_plan(CarriedPlan(plan)) == head  # only units that left
+    assert earlier_plan(CarriedPlan(plan, ("u1",), ("u2",))) == (
+        f"{head} (1 edited unit took the plan of the version it read; 1 unit it did not "
+        "cover keeps the rules' level)")
+    assert earlier_plan(CarriedPlan(plan, (), ("u2", "u3"))) == (
+        f"{head} (2 units it did not cover keep the rules' levels)")
