@@ -2,7 +2,8 @@
 
 A bundle is worth sending only if it fits the model's window, and a reviewer must know what was
 left out: so pieces go in by importance (diff first), long ones are clipped at line boundaries
-with a visible ``… clipped: N more lines`` marker instead of being cut mid-line, and every
+with a visible ``… clipped: N more lines`` marker instead of being cut mid-line (only the diff's
+very long lines are cut, to a window around what changed, marked), and every
 decision lands in a ``BudgetAccount``. Token counting is injected (tiktoken or an estimate).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reviewtui.context.long_lines import cut_marks, window_long_lines
 from reviewtui.models import BudgetAccount, BudgetPiece
 
 Counter = Callable[[str], int]
@@ -144,8 +146,15 @@ def clip_text(text: str, room: int, count: Counter, *, required: bool = False) -
     """The longest head of ``text`` within ``room`` tokens, cut at line boundaries, marked.
 
     Whole blocks (hunks, definitions) are kept before any block is cut. None if not even one
-    line fits, unless ``required``: then the text is cut inside its first line.
+    line fits, unless ``required``: then the text is cut inside its first line. A ``required``
+    text (the diff) first has its very long lines cut to a window around the characters that
+    changed (``long_lines``), so a change inside one long line is never clipped away whole.
     """
+    if required:
+        windowed, fits = window_long_lines(text, room, count)
+        if fits:
+            return windowed
+        text = windowed  # long lines at their narrowest window; clipped at lines below
     lines = text.split("\n")
     blocks = _blocks(lines)
     clipped = _clip_blocks(blocks, room, count) if len(blocks) > 1 else None
@@ -213,9 +222,12 @@ class Fitter:
             return None
         self.used += tokens
         total = text.count("\n") + 1
+        note = f"kept {_kept_lines(clipped)} of {total} lines"
+        if cuts := cut_marks(clipped):
+            note += (f", {cuts} long line{'s' if cuts != 1 else ''} cut to a window around "
+                     "the change")
         self._records.append(BudgetPiece(name=name, status="clipped", tokens=tokens,
-                                         original_tokens=original,
-                                         note=f"kept {_kept_lines(clipped)} of {total} lines"))
+                                         original_tokens=original, note=note))
         return clipped
 
     def account(self) -> BudgetAccount:

@@ -180,3 +180,19 @@ def test_a_piece_not_worth_fetching_is_accounted_as_not_fetched() -> None:
     assert skipped.tokens == 0 and skipped.original_tokens == 400
     assert skipped.note is not None and skipped.note.startswith("not fetched (over budget)")
     assert account.used == 93 <= account.limit
+
+
+def test_a_required_diffs_long_lines_are_cut_around_the_change() -> None:
+    old = "x = [" + ", ".join(str(i) for i in range(4000)) + "]"
+    new = old.replace(", 2500, ", ", danger(), ")
+    text = "\n".join(["@@ a.py:L2 @@", "@@ -1,3 +1,3 @@", "    1     1  import os",
+                      f"    2       -{old}", f"          2 +{new}", "    3     3  run()"])
+    for count in COUNTERS:
+        clipped = clip_text(text, 300, count, required=True)
+        assert clipped is not None and count(clipped) <= 300
+        kept = clipped.split("\n")
+        assert len(kept) == 6 and kept[2] == "    1     1  import os" and kept[5].endswith("run()")
+        assert "2500," in kept[3] and "danger()" in kept[4]
+        assert kept[3].startswith("    2       -[… ") and kept[4].endswith(" chars …]")
+    # not required (a context piece): clipped at line boundaries, never cut inside a line
+    assert "danger()" not in (clip_text(text, 300, quarter) or "")

@@ -293,3 +293,26 @@ def test_batched_name_search_finds_the_same_callers(repo: GitRepoBuilder) -> Non
     found = {c.line for b in batched for c in b.callers}
     # The calls only: never fnNx() (odd lines) and never the comments.
     assert found and found <= {2 + 2 * i for i in range(12)}
+
+
+def test_a_change_inside_one_long_line_reaches_the_bundle(repo: GitRepoBuilder) -> None:
+    """Minified code: the change sits in the middle of a 30 KB line. The diff is cut inside
+    the removed and the added line, to a window around the characters that changed, marked,
+    within the unit budget -- never clipped down to its headers."""
+    entries = ",".join(f"k{i}:{i}" for i in range(3000))
+    repo.write("app.js", f"function a(){{return 1}}\nvar cfg={{{entries}}};\n"
+                         "function b(){return 2}\n")
+    repo.commit("base")
+    repo.write("app.js", f"function a(){{return 1}}\nvar cfg={{"
+                         f"{entries.replace('k1500:1500', 'k1500:eval(userInput)')}}};\n"
+                         "function b(){return 2}\n")
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "app.js", ContextLevel.DIFF_ONLY, [], unit_budget=2000)
+    assert bundle.budget.used <= 2000
+    [diff] = [p for p in bundle.budget.pieces if p.name == "diff"]
+    assert diff.status == "clipped" and "cut to a window around the change" in (diff.note or "")
+    removed = next(ln for ln in bundle.diff.splitlines() if ln[12:13] == "-")
+    added = next(ln for ln in bundle.diff.splitlines() if ln[12:13] == "+")
+    assert "k1500:1500" in removed and "k1500:eval(userInput)" in added
+    assert "k0:0" not in added and " chars]" in added and "chars …]" in added
+    assert "function b(){return 2}" in bundle.diff  # the short lines stay whole
