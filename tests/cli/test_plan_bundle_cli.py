@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from reviewtui.llm.tokens import counter_for_encoding
 from reviewtui.models import BundleSet
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
@@ -102,9 +103,9 @@ def test_bundle_json_markdown_and_table(repo: GitRepoBuilder, cli: CliRunner,
 def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
                                      tmp_path: Any) -> None:
     _repo(repo)
-    small = cli("bundle", "--json", "--no-llm", "--budget", "120", repo.root)
+    small = cli("bundle", "--json", "--no-llm", "--budget", "200", repo.root)
     assert small.code == 0
-    assert all(b["budget"]["used"] <= 120 for b in json.loads(small.out)["bundles"])
+    assert all(b["budget"]["used"] <= 200 for b in json.loads(small.out)["bundles"])
     too_small = cli("bundle", "--budget", "5", repo.root)
     assert too_small.code == 2 and "at least 100 tokens" in too_small.err
     unknown = cli("bundle", "--no-llm", "--unit", "u_nope", repo.root)
@@ -114,3 +115,26 @@ def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
     result = cli("plan", "--overrides", broken, repo.root)
     assert result.code == 2 and "broken.json: units.u_1.level" in result.err
     assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_bundle_markdown_sends_what_the_allocation_counts(repo: GitRepoBuilder,
+                                                          cli: CliRunner) -> None:
+    """What ``bundle --markdown`` prints for each unit (what review and get_bundle send) takes
+    the tokens its bundle's account and the allocation report, within the unit budget."""
+    _repo(repo)
+    for n in range(6):
+        repo.write(f"app/m{n}.py", "".join(f"def f{k}(x):\n    return x + {k}\n"
+                                           for k in range(40)))
+    repo.commit("more")
+    for n in range(6):
+        repo.write(f"app/m{n}.py", "".join(f"def f{k}(x):\n    return x - {k}\n"
+                                           for k in range(40)))
+    args = ("bundle", "--no-llm", "--budget", "400", "--review-budget", "2000", repo.root)
+    data = cli(*args[:2], "--json", *args[2:]).json()
+    markdown = cli(*args[:2], "--markdown", *args[2:]).out
+    parts = markdown.split("\n---\n\n")[1:-1]  # the title, the bundles, the allocation
+    counter = counter_for_encoding(data["allocation"]["counter"])
+    sent = [counter.count(part) for part in parts]
+    assert len(sent) == len(data["bundles"]) > 1 and data["allocation"]["deferred"]
+    assert sent == [b["budget"]["used"] for b in data["bundles"]]
+    assert max(sent) <= 400 and sum(sent) == data["allocation"]["used"] <= 2000
