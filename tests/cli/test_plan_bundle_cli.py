@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from reviewtui.llm.tokens import counter_for_encoding
 from reviewtui.models import BundleSet
 from tests.cli.conftest import CliRunner
@@ -138,3 +140,22 @@ def test_bundle_markdown_sends_what_the_allocation_counts(repo: GitRepoBuilder,
     assert len(sent) == len(data["bundles"]) > 1 and data["allocation"]["deferred"]
     assert sent == [b["budget"]["used"] for b in data["bundles"]]
     assert max(sent) <= 400 and sum(sent) == data["allocation"]["used"] <= 2000
+
+
+SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+LOCAL_KEY = "zq-local-KEY-998877"  # the configured key: no known shape
+
+
+def test_no_secret_and_not_the_configured_key_is_written_in_a_bundle(
+        repo: GitRepoBuilder, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", LOCAL_KEY)
+    repo.write("app.py", "def connect():\n    return 1\n")
+    repo.commit("base")
+    repo.write("app.py", f'def connect():\n    key = "{SECRET}"\n    token = "{LOCAL_KEY}"\n'
+                         "    return 1\n")
+    for fmt in ("--markdown", "--json", "--jsonl"):
+        result = cli("bundle", "--no-llm", fmt, repo.root)
+        assert result.code == 0, result.err
+        assert SECRET not in result.out and LOCAL_KEY not in result.out, fmt
+        assert 'key = \\"[REDACTED]\\"' in result.out or 'key = "[REDACTED]"' in result.out
+        assert 'token = \\"[REDACTED]\\"' in result.out or 'token = "[REDACTED]"' in result.out

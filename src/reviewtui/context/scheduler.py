@@ -30,6 +30,7 @@ from reviewtui.git import ChangeSet, ContentReader, FileChange
 from reviewtui.models import (
     BudgetAccount,
     BundleMeta,
+    CodeSnippet,
     ContextBundle,
     ContextLevel,
     ExtraRequest,
@@ -56,10 +57,19 @@ def _removes_only(unit: ReviewUnit) -> bool:
     return unit.change_type == "delete" or (unit.added_lines == 0 and unit.removed_lines > 0)
 
 
+def _same(text: str) -> str:
+    return text
+
+
+def _cleaned(snippet: CodeSnippet, clean: Callable[[str], str]) -> CodeSnippet:
+    return snippet.model_copy(update={"snippet": clean(snippet.snippet)})
+
+
 class ContextScheduler:
     def __init__(self, units: Sequence[ReviewUnit], change_set: ChangeSet, reader: ContentReader,
                  settings: ContextSettings, runner: RequestRunner, *, count: Counter,
-                 counter_name: str) -> None:
+                 counter_name: str, redact: Callable[[str], str] | None = None) -> None:
+        self._redact = redact or _same
         self._units = {unit.unit_id: unit for unit in units}
         self._changes = {change.path: change for change in change_set.files}
         self._reader = reader
@@ -183,11 +193,13 @@ class ContextScheduler:
         language = unit.language
         if change is not None and change.is_binary:
             fit.note("binary file: no content beyond the diff summary")
-        fit.add("diff", diff_excerpt(unit), required=True, wrap=code("Diff", "diff"))
+        clean = self._redact
+        fit.add("diff", clean(diff_excerpt(unit)), required=True, wrap=code("Diff", "diff"))
         name = level_name
         if name is not None:
             if fit.worth(estimate.level):
                 text = self._level_text(unit, change, request.level)
+                text = clean(text) if text is not None else None
                 if text is None and change is not None and not change.is_binary:
                     fit.note(f"{request.level.value}: file content not available")
                 fit.add(name, text, wrap=code(SECTION_TITLES[name], language))
@@ -208,20 +220,20 @@ class ContextScheduler:
             part = RequestResults()
             self._runner.run_one(unit, extra, part)
             for note in part.notes:
-                fit.note(note)
+                fit.note(clean(note))
             for snippet in part.callers:
-                callers.add(fit, snippet, seen)
+                callers.add(fit, _cleaned(snippet, clean), seen)
             for snippet in part.search_results:
-                found.add(fit, snippet, seen)
+                found.add(fit, _cleaned(snippet, clean), seen)
         issues = Issues()
         for extra in extras:
             if extra.type == "scanner_issues":
                 part = RequestResults()
                 self._runner.run_one(unit, extra, part)
                 for note in part.notes:
-                    fit.note(note)
+                    fit.note(clean(note))
                 for finding in part.scanner_issues:
-                    issues.add(fit, finding)
+                    issues.add(fit, finding.model_copy(update={"message": clean(finding.message)}))
         account = fit.account()  # settled: the texts below are final
         return ContextBundle(
             unit_id=unit.unit_id, meta=meta, final_context_level=request.level,
@@ -240,6 +252,7 @@ class ContextScheduler:
             return
         old = self._version(change, "old")
         before = previous_version(unit, old, self._tree(unit, "old", old), self.settings)
+        before = self._redact(before) if before is not None else None
         if before is None:
             fit.note("previous_version: no earlier version (a new file)"
                      if unit.change_type == "add" else
