@@ -20,7 +20,7 @@ from reviewtui.agent.findings import (
     SEVERITY_NAMES,
     ReviewResult,
 )
-from reviewtui.sessions.export import SARIF_SCHEMA, fix_block, sarif_fix
+from reviewtui.sessions.export import SARIF_SCHEMA, fix_block, sarif_fix, sarif_uri
 
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
 
@@ -99,7 +99,8 @@ def render_sarif(result: ReviewResult) -> str:
             "level": SARIF_LEVEL[finding.severity],
             "message": {"text": text},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": finding.file_path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": sarif_uri(finding.file_path),
+                                     "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": finding.start_line, "endLine": finding.end_line},
             }}],
             "partialFingerprints": {"reviewtuiFinding/v1": finding.fingerprint},
@@ -143,7 +144,8 @@ def _not_reviewed_notifications(result: ReviewResult) -> list[dict[str, Any]]:
     notes += [{"level": "note", "descriptor": {"id": "not-reviewed"},
                "message": {"text": f"unit {u.unit_id} ({u.risk} risk) not reviewed: {u.reason}"},
                "locations": [{"physicalLocation": {
-                   "artifactLocation": {"uri": u.file_path, "uriBaseId": "%SRCROOT%"}}}]}
+                   "artifactLocation": {"uri": sarif_uri(u.file_path),
+                                        "uriBaseId": "%SRCROOT%"}}}]}
               for u in result.not_reviewed]
     return notes
 
