@@ -108,8 +108,14 @@ def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
     small = cli("bundle", "--json", "--no-llm", "--budget", "200", repo.root)
     assert small.code == 0
     assert all(b["budget"]["used"] <= 200 for b in json.loads(small.out)["bundles"])
-    too_small = cli("bundle", "--budget", "5", repo.root)
-    assert too_small.code == 2 and "at least 100 tokens" in too_small.err
+    # the options take the bounds of the config keys they stand for
+    for option, value, least in (("--budget", "199", "200"), ("--review-budget", "999", "1,000")):
+        too_small = cli("bundle", "--no-llm", option, value, repo.root)
+        assert too_small.code == 2 and too_small.out == ""
+        assert f"{option} must be at least {least} tokens" in too_small.err
+        assert len(too_small.err.strip().splitlines()) == 1 and "Traceback" not in too_small.err
+    smallest = cli("bundle", "--no-llm", "--budget", "200", "--review-budget", "1000", repo.root)
+    assert smallest.code == 0, smallest.err
     unknown = cli("bundle", "--no-llm", "--unit", "u_nope", repo.root)
     assert unknown.code == 2 and "no unit matching 'u_nope'" in unknown.err
     broken = tmp_path / "broken.json"
