@@ -75,8 +75,8 @@ class Fitter:
 
     Each piece is included whole, clipped at line boundaries, or dropped; a piece the caller
     decided not to fetch (``worth`` said no) is recorded as ``not_fetched`` with its estimate.
-    ``used`` never exceeds ``limit``; a required piece (the diff) is cut inside its first line
-    rather than dropped.
+    ``used`` never exceeds ``limit`` (unless the heading and metadata alone do not fit it); a
+    required piece (the diff) is cut inside its first line rather than dropped.
 
     With a ``rendering``, the budget counts the bundle as it is sent: the heading and metadata
     block are charged before any piece (the ``rendering`` piece of the account, with the
