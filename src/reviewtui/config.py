@@ -66,6 +66,16 @@ class ContextSettings(_Section):
     search_timeout: float = Field(default=15.0, gt=0)
 
 
+def minimum(section: type[BaseModel], name: str) -> int | None:
+    """The lower bound (``ge``) of the integer setting ``name`` of ``section``: a command-line
+    option that stands for it must respect the same bound."""
+    for constraint in section.model_fields[name].metadata:
+        bound = getattr(constraint, "ge", None)
+        if isinstance(bound, int):
+            return bound
+    return None
+
+
 class ReviewSettings(_Section):
     """What the change is for, when its commits do not say (or say it too briefly)."""
 

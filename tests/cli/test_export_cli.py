@@ -164,3 +164,33 @@ def test_an_unknown_export_format_is_refused(repo: GitRepoBuilder, installed: Cl
     result = installed("export", "--format", "pdf", repo.root)
     assert result.code == 2
     assert "invalid choice: 'pdf'" in result.err.splitlines()[-1]
+
+
+SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+LOCAL_KEY = "zq-local-KEY-998877"  # the configured key: no known shape
+
+
+def test_no_secret_and_not_the_configured_key_is_written_in_an_export(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quoted lines are read from the files at export time: they are redacted like every
+    other field, in every format."""
+    monkeypatch.setenv("OPENAI_API_KEY", LOCAL_KEY)
+    repo.write("app.py", "def connect():\n    return 1\n")
+    repo.commit("base")
+    repo.write("app.py", f'def connect():\n    key = "{SECRET}"\n    token = "{LOCAL_KEY}"\n'
+                         "    return 1\n")
+    fake_llm.script(Reply.json({"verdict": "request_changes", "summary": "s", "findings": [
+        {"title": "Hardcoded key", "body": f"{LOCAL_KEY} is committed", "severity": "P0",
+         "confidence": 0.9, "file_path": "app.py", "start_line": 2, "end_line": 3,
+         "category": "security",
+         "fix": {"start_line": 3, "end_line": 3, "replacement": f'    token = "{LOCAL_KEY}"\n'}}]}))
+    assert cli("review", "--rules-plan", "--format", "json", repo.root).code == 0
+    for fmt in ("markdown", "json", "sarif", "rdjson"):
+        result = cli("export", "--format", fmt, repo.root)
+        assert result.code == 0, result.err
+        assert SECRET not in result.out and LOCAL_KEY not in result.out, fmt
+        assert "[REDACTED]" in result.out, fmt
+    [finding] = cli("export", "--format", "json", repo.root).json()["findings"]
+    assert finding["quote"] == ['    2 |     key = "[REDACTED]"',
+                                '    3 |     token = "[REDACTED]"']

@@ -147,3 +147,40 @@ def test_rdjson_export_validates_against_reviewdogs_schema(reviewed: GitRepoBuil
 
 def rate_of(doc: dict[str, Any]) -> dict[str, Any]:
     return next(d for d in doc["diagnostics"] if "suggestions" in d)
+
+
+URIS = {"sub dir/my file.py": "sub%20dir/my%20file.py",
+        "ünï_模块.py": "%C3%BCn%C3%AF_%E6%A8%A1%E5%9D%97.py",
+        "notes #1 (100%).py": "notes%20%231%20%28100%25%29.py"}
+
+
+def test_sarif_uris_are_uri_references_whatever_the_file_name(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """``artifactLocation.uri`` is a URI reference (the schema's ``uri-reference`` format,
+    checked): spaces, ``#``, ``%`` and non-ASCII characters percent-encoded (UTF-8), in
+    ``review --format sarif``, ``export --format sarif`` and their fixes."""
+    repo.write("base.py", "x = 1\n")
+    repo.commit("base")
+    for path in URIS:
+        repo.write(path, "def f(x):\n    return x + 1\n")
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "s", "findings": [
+        {**_finding(f"In {path}", 2, {"start_line": 2, "end_line": 2,
+                                      "replacement": "    return x + 2\n"}), "file_path": path}
+        for path in URIS]}))
+    review = cli("review", "--rules-plan", "--format", "sarif", repo.root)
+    assert review.code == 0, review.err
+    exported = cli("export", "--format", "sarif", repo.root)
+    assert exported.code == 0, exported.err
+    for log in (json.loads(review.out), json.loads(exported.out)):
+        assert sarif_errors(log) == []
+        results = log["runs"][0]["results"]
+        located = [loc["physicalLocation"]["artifactLocation"]["uri"]
+                   for r in results for loc in r["locations"]]
+        fixed = [change["artifactLocation"]["uri"]
+                 for r in results for fix in r["fixes"] for change in fix["artifactChanges"]]
+        assert sorted(located) == sorted(fixed) == sorted(URIS.values())
+    # the unencoded name is what the schema rejects: the check is real
+    raw = json.loads(exported.out)
+    raw["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"][
+        "uri"] = "sub dir/my file.py"
+    assert any("uri-reference" in error for error in sarif_errors(raw))

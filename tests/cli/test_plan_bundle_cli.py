@@ -6,6 +6,9 @@ import json
 import re
 from typing import Any
 
+import pytest
+
+from reviewtui.llm.tokens import counter_for_encoding
 from reviewtui.models import BundleSet
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
@@ -102,11 +105,17 @@ def test_bundle_json_markdown_and_table(repo: GitRepoBuilder, cli: CliRunner,
 def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
                                      tmp_path: Any) -> None:
     _repo(repo)
-    small = cli("bundle", "--json", "--no-llm", "--budget", "120", repo.root)
+    small = cli("bundle", "--json", "--no-llm", "--budget", "200", repo.root)
     assert small.code == 0
-    assert all(b["budget"]["used"] <= 120 for b in json.loads(small.out)["bundles"])
-    too_small = cli("bundle", "--budget", "5", repo.root)
-    assert too_small.code == 2 and "at least 100 tokens" in too_small.err
+    assert all(b["budget"]["used"] <= 200 for b in json.loads(small.out)["bundles"])
+    # the options take the bounds of the config keys they stand for
+    for option, value, least in (("--budget", "199", "200"), ("--review-budget", "999", "1,000")):
+        too_small = cli("bundle", "--no-llm", option, value, repo.root)
+        assert too_small.code == 2 and too_small.out == ""
+        assert f"{option} must be at least {least} tokens" in too_small.err
+        assert len(too_small.err.strip().splitlines()) == 1 and "Traceback" not in too_small.err
+    smallest = cli("bundle", "--no-llm", "--budget", "200", "--review-budget", "1000", repo.root)
+    assert smallest.code == 0, smallest.err
     unknown = cli("bundle", "--no-llm", "--unit", "u_nope", repo.root)
     assert unknown.code == 2 and "no unit matching 'u_nope'" in unknown.err
     broken = tmp_path / "broken.json"
@@ -114,3 +123,45 @@ def test_bundle_budget_and_bad_input(repo: GitRepoBuilder, cli: CliRunner,
     result = cli("plan", "--overrides", broken, repo.root)
     assert result.code == 2 and "broken.json: units.u_1.level" in result.err
     assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_bundle_markdown_sends_what_the_allocation_counts(repo: GitRepoBuilder,
+                                                          cli: CliRunner) -> None:
+    """What ``bundle --markdown`` prints for each unit (what review and get_bundle send) takes
+    the tokens its bundle's account and the allocation report, within the unit budget."""
+    _repo(repo)
+    for n in range(6):
+        repo.write(f"app/m{n}.py", "".join(f"def f{k}(x):\n    return x + {k}\n"
+                                           for k in range(40)))
+    repo.commit("more")
+    for n in range(6):
+        repo.write(f"app/m{n}.py", "".join(f"def f{k}(x):\n    return x - {k}\n"
+                                           for k in range(40)))
+    args = ("bundle", "--no-llm", "--budget", "400", "--review-budget", "2000", repo.root)
+    data = cli(*args[:2], "--json", *args[2:]).json()
+    markdown = cli(*args[:2], "--markdown", *args[2:]).out
+    parts = markdown.split("\n---\n\n")[1:-1]  # the title, the bundles, the allocation
+    counter = counter_for_encoding(data["allocation"]["counter"])
+    sent = [counter.count(part) for part in parts]
+    assert len(sent) == len(data["bundles"]) > 1 and data["allocation"]["deferred"]
+    assert sent == [b["budget"]["used"] for b in data["bundles"]]
+    assert max(sent) <= 400 and sum(sent) == data["allocation"]["used"] <= 2000
+
+
+SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+LOCAL_KEY = "zq-local-KEY-998877"  # the configured key: no known shape
+
+
+def test_no_secret_and_not_the_configured_key_is_written_in_a_bundle(
+        repo: GitRepoBuilder, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", LOCAL_KEY)
+    repo.write("app.py", "def connect():\n    return 1\n")
+    repo.commit("base")
+    repo.write("app.py", f'def connect():\n    key = "{SECRET}"\n    token = "{LOCAL_KEY}"\n'
+                         "    return 1\n")
+    for fmt in ("--markdown", "--json", "--jsonl"):
+        result = cli("bundle", "--no-llm", fmt, repo.root)
+        assert result.code == 0, result.err
+        assert SECRET not in result.out and LOCAL_KEY not in result.out, fmt
+        assert 'key = \\"[REDACTED]\\"' in result.out or 'key = "[REDACTED]"' in result.out
+        assert 'token = \\"[REDACTED]\\"' in result.out or 'token = "[REDACTED]"' in result.out

@@ -39,7 +39,11 @@ def sarif_validator() -> Validator:
     assert schema["id"] == SARIF_SCHEMA and schema["$schema"] == DRAFT4_META
     assert schema["properties"]["version"]["enum"] == ["2.1.0"]
     Draft4Validator.check_schema(schema)
-    return Draft4Validator(schema, format_checker=FormatChecker())
+    checker = FormatChecker()
+    # jsonschema checks a format only when its checker's library is installed: without
+    # rfc3986-validator (a test extra) every artifactLocation.uri would pass unchecked.
+    assert {"uri", "uri-reference"} <= set(checker.checkers), "pip install rfc3986-validator"
+    return Draft4Validator(schema, format_checker=checker)
 
 
 def sarif_errors(document: Any) -> list[str]:

@@ -3,7 +3,8 @@
 Gathers the session's findings, comments and verdict, which units were reviewed, skipped or left
 (the "reviewed" marks follow a unit's content; the plan with the person's overrides says what is
 skipped), and the quoted lines -- findings and comments first followed to their lines as they
-are now (``agent.follow``), then renders them (``sessions.export``; rdjson in
+are now (``agent.follow``) --, redacts them (``llm.redact``, the configured key too), then
+renders them (``sessions.export``; rdjson in
 ``sessions.export_rdjson``). The same function serves the command line and the workbench, so
 both export the same thing.
 """
@@ -15,6 +16,8 @@ from pathlib import Path
 from reviewtui.agent.follow import Followed, checked_fix, follow_session
 from reviewtui.agent.workspace import Workspace
 from reviewtui.errors import UsageError
+from reviewtui.llm import resolve_llm
+from reviewtui.llm.redact import redact_value
 from reviewtui.sessions.export import (
     ExportedReview,
     ExportedUnit,
@@ -74,6 +77,10 @@ def export_review(ws: Workspace, store: SessionStore, fmt: str, *,
         raise UsageError(f"unknown export format {fmt!r}", hint="markdown, json, sarif or rdjson")
     session = store.latest_session(ws.repo_key, ws.change_key)
     review = gather(ws, store, session.session_id if session else None, everything=everything)
+    # Everything in it, the quoted lines too, as the store keeps text: no secret, nor the
+    # configured key, whatever its shape.
+    key = resolve_llm(ws.loaded.settings.llm).api_key
+    review = ExportedReview.model_validate(redact_value(review.model_dump(mode="json"), key))
     text = render_rdjson(review) if fmt == "rdjson" else render_export(review, fmt)
     return text, review
 

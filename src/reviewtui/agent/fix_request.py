@@ -81,7 +81,7 @@ def ask_fix(ws: Workspace, client: LLMClient, counter: TokenCounter, finding: St
     ``LLMError`` when the model cannot be reached."""
     memory = ToolMemory()
     loop = AgentLoop(client, ws.toolbox(memory), memory, max_tool_rounds=max_tool_rounds,
-                     count=counter.count)
+                     counter=counter)
     messages: list[dict[str, Any]] = [{"role": "system", "content": FIX_SYSTEM_PROMPT},
                                       {"role": "user", "content": fix_prompt(ws, finding)}]
     turn = loop.run(messages, on_tool=on_tool, cancel=cancel)
@@ -89,8 +89,7 @@ def ask_fix(ws: Workspace, client: LLMClient, counter: TokenCounter, finding: St
     try:
         value, _ = extract_object(turn.answer, "fix")
     except PlanParseError as problem:
-        retry = [*messages, *turn.messages,
-                 {"role": "user", "content": REPAIR.format(problem=problem)}]
+        retry = loop.repair_request(messages, turn, REPAIR.format(problem=problem))
         schema = {"type": "object", "properties": {
             "fix": {"anyOf": [FIX_SCHEMA, {"type": "null"}]},
             "explanation": {"type": "string"}}, "required": ["fix", "explanation"]}

@@ -3,9 +3,11 @@
 The model answers or asks for tools; the tools run (in parallel threads, each with its own
 timeout inside the ``ToolBox``), their full output goes to the tool memory, the model sees the
 (capped) result for this answer, the stored message stream keeps a compressed head/tail with the
-reference id, and the model is asked again. After
-``max_tool_rounds`` tool rounds the model must answer with what it has (tools withdrawn), so a
-model that keeps calling tools cannot loop forever.
+reference id, and the model is asked again. Every request is kept inside the model's context
+window (``window``): messages, tool calls, tool schemas and the reply it may get. After
+``max_tool_rounds`` tool rounds -- or sooner, when even shrunk tool results leave no room for
+another round -- the model must answer with what it has (tools withdrawn), so a model that keeps
+calling tools cannot loop forever.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from typing import Any
 
 from reviewtui.agent.memory import ToolMemory, compress
 from reviewtui.agent.tools import ToolBox, ToolOutcome
-from reviewtui.llm import ChatResult, LLMClient, ToolCall
+from reviewtui.agent.window import cut_answer, fit_results, prompt_limit, request_tokens
+from reviewtui.llm import ChatResult, LLMClient, TokenCounter, ToolCall
 
 CAP_MESSAGE = ("You have used all tool calls for this answer. Answer now with what you know; "
                "say what you could not check.")
+FULL_MESSAGE = ("The context window is full: no more tool calls for this answer. Answer now "
+                "with what you know; say what you could not check.")
 
 
 @dataclass(frozen=True)
@@ -60,43 +65,61 @@ class AgentTurn:
 class AgentLoop:
     def __init__(self, client: LLMClient, toolbox: ToolBox | None, memory: ToolMemory, *,
                  max_tool_rounds: int = 8, parallel_tools: int = 4,
-                 count: Callable[[str], int] | None = None) -> None:
+                 counter: TokenCounter | None = None) -> None:
         self.client = client
         self.toolbox = toolbox
         self.memory = memory
         self.max_tool_rounds = max_tool_rounds
         self.parallel_tools = parallel_tools
-        self.count = count
-        config = client.config
-        self.budget = config.context_window - config.max_output_tokens
+        self.counter = counter
+        self.budget = prompt_limit(client.config)  # messages + tool schemas, less the reply
 
-    def _fit(self, history: list[dict[str, Any]], results: list[tuple[int, ToolRun]]) -> None:
-        """Keep this answer's tool loop inside the context window: when the history grows
-        past the budget, the oldest tool results of this answer shrink to their compressed
-        head/tail (the full text stays readable through get_tool_result)."""
-        if self.count is None:
-            return
-        count = self.count
-        total = sum(count(str(m.get("content") or "")) + 4 for m in history)
-        for index, run in results:
-            if total <= self.budget:
-                return
-            before = count(str(history[index].get("content") or ""))
-            short = compress(run.outcome.full_text, run.ref_id)
-            if len(short) < len(str(history[index].get("content") or "")):
-                history[index] = {**history[index], "content": short}
-                total -= before - count(short)
+    def schemas(self) -> list[dict[str, Any]] | None:
+        """The tool schemas every tool round sends."""
+        return self.toolbox.schemas() if self.toolbox is not None else None
 
-    def _account(self, turn: AgentTurn, reply: ChatResult,
-                 history: list[dict[str, Any]]) -> None:
+    def _fit(self, history: list[dict[str, Any]], results: list[tuple[int, ToolRun]],
+             tools: Sequence[Mapping[str, Any]] | None) -> int:
+        """Keep this request inside the context window -- its messages (tool calls
+        included), the tool schemas it offers and the reply it may get: when the history
+        grows past that, the oldest tool results of this answer shrink to their compressed
+        head/tail, then to their reference id (the full text stays readable through
+        get_tool_result). The request's tokens (0 when nothing counts them)."""
+        if self.counter is None:
+            return 0
+        slots = [(index, run.ref_id, run.outcome.full_text) for index, run in results]
+        return fit_results(history, slots, self.counter, self.budget, tools)
+
+    def repair_request(self, messages: Sequence[Mapping[str, Any]], turn: AgentTurn,
+                       repair: str) -> list[dict[str, Any]]:
+        """``messages``, the turn's messages and the ``repair`` question, fitted to the
+        window like a tool round (no tools are offered): the turn's tool results shrink
+        first, then the answer being repaired is cut."""
+        retry = [*(dict(m) for m in messages), *(dict(m) for m in turn.messages),
+                 {"role": "user", "content": repair}]
+        if self.counter is None:
+            return retry
+        start = len(messages)
+        tool_indexes = [start + i for i, m in enumerate(turn.messages) if m.get("role") == "tool"]
+        slots = [(index, run.ref_id, run.outcome.full_text)
+                 for index, run in zip(tool_indexes, turn.tool_runs, strict=False)]
+        total = fit_results(retry, slots, self.counter, self.budget)
+        if total > self.budget and turn.messages and turn.messages[-1].get("content"):
+            cut_answer(retry, len(retry) - 2, self.counter, total - self.budget)
+        return retry
+
+    def _account(self, turn: AgentTurn, reply: ChatResult, history: list[dict[str, Any]],
+                 tools: Sequence[Mapping[str, Any]] | None) -> None:
         if reply.usage is not None:
             turn.prompt_tokens += reply.usage.prompt_tokens
             turn.completion_tokens += reply.usage.completion_tokens
             turn.cached_tokens += reply.usage.cached_tokens
-        elif self.count is not None:  # the server said nothing: counted here, and said so
-            count = self.count
-            turn.prompt_tokens += sum(count(str(m.get("content") or "")) + 4 for m in history)
-            turn.completion_tokens += count(reply.content)
+        elif self.counter is not None:  # the server said nothing: counted here, and said so
+            counter = self.counter
+            turn.prompt_tokens += request_tokens(counter, history, tools)
+            turn.completion_tokens += counter.count(reply.content) + sum(
+                counter.count(call.name) + counter.count(call.arguments)
+                for call in reply.tool_calls)
             turn.estimated = True
 
     def _run_tools(self, calls: Sequence[ToolCall], round_index: int,
@@ -122,13 +145,19 @@ class AgentLoop:
         """Answer the conversation ``messages``; raises ``LLMError`` (the caller reports it)."""
         turn = AgentTurn()
         history = [dict(m) for m in messages]
-        tools = self.toolbox.schemas() if self.toolbox is not None else None
+        tools = self.schemas()
         results: list[tuple[int, ToolRun]] = []  # this answer's tool results in history
         while True:
-            self._fit(history, results)
-            offer = tools if tools and turn.tool_rounds < self.max_tool_rounds else None
+            offer = (tools if tools and not turn.capped
+                     and turn.tool_rounds < self.max_tool_rounds else None)
+            if self._fit(history, results, offer) > self.budget and offer is not None and results:
+                # Even shrunk, this answer's tool results leave no room for another round:
+                # the model answers with what it has, without the tool schemas.
+                self._cap(turn, history, FULL_MESSAGE)
+                offer = None
+                self._fit(history, results, offer)
             reply = self.client.chat(history, tools=offer, on_delta=on_delta, cancel=cancel)
-            self._account(turn, reply, history)
+            self._account(turn, reply, history, offer)
             if reply.cut_off or reply.truncated or not reply.tool_calls or offer is None:
                 # The tool calls of a reply cut off, or stopped at the token limit, may be
                 # half-written: never run them.
@@ -156,7 +185,12 @@ class AgentLoop:
                 turn.messages.append({**message,
                                       "content": compress(run.outcome.full_text, run.ref_id)})
             if turn.tool_rounds >= self.max_tool_rounds:
-                turn.capped = True
-                cap = {"role": "user", "content": CAP_MESSAGE}
-                history.append(cap)
-                turn.messages.append(cap)
+                self._cap(turn, history, CAP_MESSAGE)
+
+    @staticmethod
+    def _cap(turn: AgentTurn, history: list[dict[str, Any]], text: str) -> None:
+        """No more tools for this answer: say so to the model."""
+        turn.capped = True
+        cap = {"role": "user", "content": text}
+        history.append(cap)
+        turn.messages.append(cap)

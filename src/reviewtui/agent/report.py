@@ -26,6 +26,7 @@ from reviewtui.sessions.export import (
     sarif_fix,
     sarif_location,
     sarif_text,
+    sarif_uri,
 )
 
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
@@ -150,7 +151,8 @@ def _not_reviewed_notifications(result: ReviewResult) -> list[dict[str, Any]]:
     notes += [{"level": "note", "descriptor": {"id": "not-reviewed"},
                "message": {"text": f"unit {u.unit_id} ({u.risk} risk) not reviewed: {u.reason}"},
                "locations": [{"physicalLocation": {
-                   "artifactLocation": {"uri": u.file_path, "uriBaseId": "%SRCROOT%"}}}]}
+                   "artifactLocation": {"uri": sarif_uri(u.file_path),
+                                        "uriBaseId": "%SRCROOT%"}}}]}
               for u in result.not_reviewed]
     return notes
 

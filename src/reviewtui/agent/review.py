@@ -20,6 +20,7 @@ from typing import Any
 from reviewtui.agent.findings import ReviewResult, check_findings, findings_schema
 from reviewtui.agent.loop import AgentLoop, AgentTurn, ToolRun
 from reviewtui.agent.memory import ToolMemory
+from reviewtui.agent.window import request_tokens
 from reviewtui.agent.workspace import Workspace
 from reviewtui.context import render_bundle_markdown
 from reviewtui.errors import ReviewError
@@ -64,23 +65,25 @@ write files: the person previews and applies a fix."""
 
 REPAIR = ("Your answer could not be used: {problem}. Answer again with only the JSON object "
           "{{\"verdict\", \"summary\", \"findings\"}} described in the instructions.")
-_RESERVE = 1_500  # tokens for the system prompt, the user's prompt and the reply's framing
+_RESERVE = 1_500  # tokens the tool rounds may add (calls, shrunk results) to the first request
+_MANY = 999  # "part 999 of 999": the longest part label a request is measured with
 
 
-def batch_bundles(bundles: Sequence[ContextBundle], count: Callable[[str], int],
+def batch_bundles(bundles: Sequence[ContextBundle], cost: Callable[[ContextBundle, str], int],
                   budget: int) -> list[list[tuple[ContextBundle, str]]]:
-    """Consecutive groups of (bundle, rendered text) whose texts fit ``budget`` tokens."""
+    """Consecutive groups of (bundle, rendered text) whose costs (``cost(bundle, text)``: the
+    text and what else the bundle brings to the request) fit ``budget`` tokens."""
     batches: list[list[tuple[ContextBundle, str]]] = []
     current: list[tuple[ContextBundle, str]] = []
     used = 0
     for bundle in bundles:
         text = render_bundle_markdown(bundle)
-        cost = count(text)
-        if current and used + cost > budget:
+        size = cost(bundle, text)
+        if current and used + size > budget:
             batches.append(current)
             current, used = [], 0
         current.append((bundle, text))
-        used += cost
+        used += size
     if current:
         batches.append(current)
     return batches
@@ -104,7 +107,7 @@ class Reviewer:
         self.counter = counter
         self.memory = ToolMemory()
         self.loop = AgentLoop(client, workspace.toolbox(self.memory), self.memory,
-                              max_tool_rounds=max_tool_rounds, count=counter.count)
+                              max_tool_rounds=max_tool_rounds, counter=counter)
 
     def _messages(self, prompt: str, batch: list[tuple[ContextBundle, str]], number: int,
                   total: int, purpose: str = "") -> list[dict[str, Any]]:
@@ -124,8 +127,7 @@ class Reviewer:
             value, _ = extract_object(turn.answer, "findings")
             return value, turn, None
         except PlanParseError as problem:
-            retry = [*messages, *turn.messages,
-                     {"role": "user", "content": REPAIR.format(problem=problem)}]
+            retry = self.loop.repair_request(messages, turn, REPAIR.format(problem=problem))
             reply = self.client.chat(retry, json_schema=findings_schema(),
                                      schema_name="review", cancel=cancel)
             repair = AgentTurn(answer=reply.content)
@@ -147,11 +149,27 @@ class Reviewer:
         allocated = ws.allocate(
             wanted, batches=None if all_batches else ws.loaded.settings.context.review_batches)
         config = self.client.config
-        purpose = ws.intent_markdown(self.counter.count, config.context_window)
-        budget = max(1_000, config.context_window - config.max_output_tokens - _RESERVE
-                     - self.counter.count(SYSTEM_PROMPT) - self.counter.count(prompt)
-                     - self.counter.count(purpose))
-        batches = batch_bundles(allocated.bundles, self.counter.count, budget)
+        counter = self.counter
+        purpose = ws.intent_markdown(counter.count, config.context_window)
+        tools = self.loop.schemas()
+        # Each batch's first request must fit the window: messages (the prompt, the purpose,
+        # the index rows and the bundles of the batch), the tool schemas and the reply.
+        fixed = request_tokens(counter, self._messages(prompt, [], _MANY, _MANY, purpose), tools)
+        budget = max(1_000, self.loop.budget - fixed - _RESERVE)
+
+        def cost(bundle: ContextBundle, text: str) -> int:
+            return counter.count(text) + counter.count(ws.index_row(bundle.unit_id)) + 2
+
+        pending = batch_bundles(allocated.bundles, cost, budget)
+        batches: list[list[tuple[ContextBundle, str]]] = []
+        while pending:  # counts need not add up exactly: a batch over the window is split
+            batch = pending.pop(0)
+            request = self._messages(prompt, batch, _MANY, _MANY, purpose)
+            if len(batch) > 1 and request_tokens(counter, request, tools) > self.loop.budget:
+                half = len(batch) // 2
+                pending[:0] = [batch[:half], batch[half:]]
+                continue
+            batches.append(batch)
         messages = [self._messages(prompt, batch, number, len(batches), purpose)
                     for number, batch in enumerate(batches, start=1)]
         return PreparedReview(wanted, allocated, messages,
@@ -160,9 +178,8 @@ class Reviewer:
     def first_request_tokens(self, prepared: PreparedReview) -> int:
         """Tokens of the first request of each batch (messages and tool definitions): what a
         review costs at least, before any tool round."""
-        tools = self.counter.count_tools(self.loop.toolbox.schemas()
-                                         if self.loop.toolbox is not None else None)
-        return sum(self.counter.count_messages(m) + tools for m in prepared.messages)
+        tools = self.loop.schemas()
+        return sum(request_tokens(self.counter, m, tools) for m in prepared.messages)
 
     def review(self, unit_ids: Sequence[str] | None = None, *, prompt: str = DEFAULT_PROMPT,
                on_progress: Callable[[str], None] | None = None,

@@ -7,7 +7,7 @@ context use (seed 001 §5: prompt + index Markdown + bundles).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reviewtui.agent.memory import ToolMemory
@@ -18,7 +18,7 @@ from reviewtui.git.contents import SideLines
 from reviewtui.git.intent_text import intent_budget, intent_markdown
 from reviewtui.models import BundleSet, ContextBundle, IndexUnit, ReviewIndex, ScannerFinding
 from reviewtui.pipeline import LoadedChange
-from reviewtui.plan import FusedPlan
+from reviewtui.plan import FusedItem, FusedPlan
 from reviewtui.rules.scan_mapping import findings_by_unit
 from reviewtui.rules.scanners import ScanReport
 
@@ -144,13 +144,17 @@ class Workspace:
                  f"{meta.total_changes} units, +{total.added} -{total.removed}; "
                  f"{len(wanted)} units for review.", "",
                  "| unit | location | type | tags | level | risk |", "|---|---|---|---|---|---|"]
-        for unit_id in wanted:
-            unit = self._units.get(unit_id)
-            if unit is None:
-                continue
-            item = items.get(unit_id)
-            level = item.final_context_level.value if item else "-"
-            risk = item.risk if item and item.risk else "-"
-            lines.append(f"| {unit_id} | {unit.location} | {unit.change_type} | "
-                         f"{', '.join(unit.tags) or '-'} | {level} | {risk} |")
+        lines += [row for unit_id in wanted if (row := self.index_row(unit_id, items))]
         return "\n".join(lines)
+
+    def index_row(self, unit_id: str, items: Mapping[str, FusedItem] | None = None) -> str:
+        """The unit's row of the index table ("" for an unknown unit)."""
+        unit = self._units.get(unit_id)
+        if unit is None:
+            return ""
+        item = (items.get(unit_id) if items is not None
+                else next((i for i in self.plan.plan if i.unit_id == unit_id), None))
+        level = item.final_context_level.value if item else "-"
+        risk = item.risk if item and item.risk else "-"
+        return (f"| {unit_id} | {unit.location} | {unit.change_type} | "
+                f"{', '.join(unit.tags) or '-'} | {level} | {risk} |")

@@ -40,11 +40,13 @@ def run_plan(args: argparse.Namespace) -> int:
 def run_bundle(args: argparse.Namespace) -> int:
     from reviewtui.cli.intent import loaded_with_intent
     from reviewtui.cli.progress import load_change
+    from reviewtui.config import ContextSettings, minimum
 
-    for name in ("budget", "review_budget"):
-        value = getattr(args, name)
-        if value is not None and value < 100:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 100 tokens")
+    for option, key in (("budget", "unit_budget"), ("review_budget", "review_budget")):
+        value, least = getattr(args, option), minimum(ContextSettings, key)
+        if value is not None and least is not None and value < least:  # as the config key
+            raise UsageError(f"--{option.replace('_', '-')} must be at least {least:,} tokens "
+                             f"(as context.{key})")
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     loaded = loaded_with_intent(loaded, args)

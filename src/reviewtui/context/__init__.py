@@ -7,8 +7,9 @@ fused plan, the project search and the scanners. ``render_bundle_markdown`` give
 JSON+Markdown hybrid for the review prompt. Underneath: ``priority`` (the allocation order, in
 one key), ``estimate`` (sizes before any work), ``allocate`` (whole units by priority),
 ``scheduler`` (one unit's bundle, lazily), ``levels`` (what each context level shows),
-``requests`` (the extra requests, run through ``search/``), ``budget`` (pieces fitted to tokens)
-and ``render`` (JSON, JSON Lines and Markdown, streamed).
+``requests`` (the extra requests, run through ``search/``), ``budget`` (pieces fitted to tokens,
+counted as ``render`` sends them: ``sections``), ``clip`` and ``long_lines`` (cutting a piece to
+fit) and ``render`` (JSON, JSON Lines and Markdown, streamed).
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ size of each piece comes from data already at hand: the diff's own lines, the si
 definitions around the changes (the units stage records them on the unit's scopes), the file's
 size in bytes (``git cat-file --batch-check``), and how many names a request searches for.
 A numbered line costs a few tokens for its number plus its characters / 3.4 (cl100k on code;
-calibrated on a large real diff, see ``benchmarks/README.md``). An
+calibrated on a large real diff, see ``benchmarks/README.md``); what the rendered bundle adds
+around its pieces (heading, metadata block, section titles and fences) comes from the unit's
+strings and requests. An
 estimate only steers the allocation: a bundle that is built is counted exactly, and one that turns
 out bigger than the budget left is deferred, never clipped to fit.
 """
@@ -29,6 +31,15 @@ DIFF_LINE_TOKENS = 4.0  # "  123   124 +" and the line break of a numbered diff 
 _HEADER = 60  # a block or hunk header, in characters
 _SNIPPETS_PER_NAME = 2  # a search finds about this many places per name (most find none)
 _SNAP = 1.25  # file_context windows grow to definition edges, at most doubling
+# The rendered bundle around its pieces, fitted on 150 units of the Django diff (within ±10
+# tokens for 80 % of them): the heading, the metadata's keys, indentation and budget summary;
+# per extra request its lines and, on average, the note or listing it leaves; the unit's own
+# strings (paths and names tokenize at about 2.9 characters a token); a section's title and
+# fences.
+_HEAD_TOKENS = 150
+_REQUEST_TOKENS = 20
+_STRING_CHARS_PER_TOKEN = 2.9
+_SECTION_TOKENS = 10
 _SEARCHES = frozenset({"callers", "search", "search_callers", "search_config_usage",
                        "search_implementations", "search_model_usage", "search_class_methods"})
 
@@ -53,11 +64,12 @@ class UnitEstimate:
     previous_version: int
     requests: tuple[int, ...]  # per extra request, in order; 0 for non-search requests
     scanner_issues: int
+    rendering: int = 0  # the heading, the metadata block, section titles and fences
 
     @property
     def total(self) -> int:
         return (self.diff + self.level + self.previous_version + sum(self.requests)
-                + self.scanner_issues)
+                + self.scanner_issues + self.rendering)
 
 
 def _line_chars(unit: ReviewUnit) -> float:
@@ -74,6 +86,26 @@ def diff_tokens(unit: ReviewUnit) -> int:
         chars += sum(len(line.text) for line in hunk.lines)
         lines += len(hunk.lines)
     return math.ceil(tokens_of(chars or _HEADER) + lines * DIFF_LINE_TOKENS)
+
+
+def _request_text(request: ExtraRequest) -> str:
+    value = getattr(request, "symbol", None) or getattr(request, "keyword", None)
+    return value if isinstance(value, str) else ""
+
+
+def rendering_tokens(unit: ReviewUnit, level: ContextLevel,
+                     requests: Sequence[ExtraRequest]) -> int:
+    """About what the rendered bundle adds around its pieces: the heading, the metadata block
+    (the unit's path, location, tags, line numbers, requests and budget, as indented JSON) and
+    the sections' titles and fences."""
+    strings = (2 * len(unit.location) + len(unit.file_path) + len(unit.old_path or "")
+               + len(unit.new_compact) + len(unit.old_compact)
+               + sum(len(tag) for tag in unit.tags)
+               + sum(len(_request_text(r)) for r in requests))
+    sections = (1 + int(level is not ContextLevel.DIFF_ONLY)
+                + int(any(r.type == "previous_version" for r in requests)))
+    return (_HEAD_TOKENS + _REQUEST_TOKENS * len(requests)
+            + math.ceil(strings / _STRING_CHARS_PER_TOKEN) + _SECTION_TOKENS * sections)
 
 
 def _span_lines(ranges: Sequence[Range]) -> int:
@@ -120,7 +152,8 @@ class Estimator:
                 searches.append(0)
         return UnitEstimate(diff=diff_tokens(unit), level=math.ceil(level_lines * per_line),
                             previous_version=math.ceil(previous * per_line),
-                            requests=tuple(searches), scanner_issues=scanner)
+                            requests=tuple(searches), scanner_issues=scanner,
+                            rendering=rendering_tokens(unit, level, requests))
 
     def _file_lines(self, unit: ReviewUnit, side: str, line_chars: float) -> int | None:
         size = self._size_of(unit, side)

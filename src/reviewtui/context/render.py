@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, TextIO
 
 from reviewtui.code.languages import language_for_path
@@ -21,11 +21,11 @@ from reviewtui.models import Allocation, CodeSnippet, ContextBundle, ScannerFind
 
 _BACKTICKS = re.compile(r"`+")
 
-_LEVEL_SECTIONS = (
-    ("function_context", "Function context"),
-    ("file_context", "File context"),
-    ("full_file", "Full file"),
-)
+SECTION_TITLES = {"diff": "Diff", "function_context": "Function context",
+                  "file_context": "File context", "full_file": "Full file",
+                  "previous_version": "Previous version"}
+ISSUES_TITLE = "### Scanner issues\n\n"
+COMPACT_BELOW = 1_000  # tokens of unit budget: below, the metadata block is compact
 
 
 def fenced(code: str, language: str | None = None) -> str:
@@ -36,8 +36,9 @@ def fenced(code: str, language: str | None = None) -> str:
     return f"{fence}{language or ''}\n{body}\n{fence}"
 
 
-def _metadata(bundle: ContextBundle) -> dict[str, Any]:
-    data = bundle.model_dump(mode="json")
+def _metadata(bundle: ContextBundle, compact: bool = False) -> dict[str, Any]:
+    data = bundle.model_dump(mode="json", include={"unit_id", "meta", "final_context_level",
+                                                   "extra_requests"})
     budget = bundle.budget
     summary: dict[str, Any] = {"limit": budget.limit, "used": budget.used,
                                "counter": budget.counter}
@@ -45,6 +46,13 @@ def _metadata(bundle: ContextBundle) -> dict[str, Any]:
         names = [p.name for p in budget.pieces if p.status == status]
         if names:
             summary[status] = names
+    if compact:  # see head_part
+        meta = {key: value for key, value in data["meta"].items()
+                if value and key not in ("file_path", "line_numbers")}
+        if "not_fetched" in summary:
+            summary["not_fetched"] = len(summary["not_fetched"])
+        return {"unit_id": data["unit_id"], "meta": meta,
+                "final_context_level": data["final_context_level"], "budget": summary}
     return {
         "unit_id": data["unit_id"],
         "meta": data["meta"],
@@ -54,50 +62,92 @@ def _metadata(bundle: ContextBundle) -> dict[str, Any]:
     }
 
 
-def _snippets(snippets: Sequence[CodeSnippet], fallback: str | None) -> str:
-    parts: list[str] = []
-    for snippet in snippets:
-        label = f"{snippet.file_path}:L{snippet.line}"
-        if snippet.symbol:
-            label += f" ({snippet.kind}: {snippet.symbol})"
-        language = language_for_path(snippet.file_path) or fallback
-        parts.append(f"{label}\n\n{fenced(snippet.snippet, language)}")
-    return "\n\n".join(parts)
+# The rendered bundle is the concatenation of the parts below, each ending in its blank line
+# (the last one's dropped). Every part starts a new token ("##", "###", a label), so the
+# tokens of the whole are the sum of the parts' tokens: the budget counts a bundle part by
+# part as it is fitted (``context.budget.Fitter``), and that is what is sent.
+
+def head_part(bundle: ContextBundle) -> str:
+    """The unit's heading and its metadata block. For a unit budget under ``COMPACT_BELOW``
+    tokens, where every token counts, it is one line of JSON without what the bundle says
+    elsewhere or can do without: no extra requests (each shows as its section or its note),
+    no file path (the location has it), no line numbers (the diff has them), no empty values,
+    and how many pieces were not fetched rather than their names."""
+    compact = bundle.budget.limit < COMPACT_BELOW
+    meta = json.dumps(_metadata(bundle, compact), indent=None if compact else 2,
+                      ensure_ascii=False)
+    return f"## Unit {bundle.unit_id}: {bundle.meta.location}\n\n{fenced(meta, 'json')}\n\n"
+
+
+def listing(count: Callable[[str], int], limit: int) -> Callable[[str, str, bool], int]:
+    """About what naming one more piece under a status adds to the metadata of a bundle of
+    unit budget ``limit``: ``(status, name, first) -> tokens`` (``first``: the status's key
+    too). Generous: the exact count is taken once the bundle is built."""
+    compact = limit < COMPACT_BELOW
+
+    def tokens(status: str, name: str, first: bool) -> int:
+        if compact and status == "not_fetched":
+            return 8 if first else 1  # a count: its key once, then a digit at most
+        quoted = count(json.dumps(name, ensure_ascii=False)) if name else 0
+        return quoted + (2 if compact else 4) + ((8 if compact else 10) if first else 0)
+
+    return tokens
+
+
+def code_part(title: str, code: str, language: str | None) -> str:
+    """A section of code: the diff, a level's context, the previous version."""
+    return f"### {title}\n\n{fenced(code, language)}\n\n"
+
+
+def snippet_part(snippet: CodeSnippet, fallback: str | None, title: str | None = None,
+                 code: str | None = None) -> str:
+    """One caller or search result (with ``code`` for its text, if given), under its
+    section's ``title`` when it is the first."""
+    label = f"{snippet.file_path}:L{snippet.line}"
+    if snippet.symbol:
+        label += f" ({snippet.kind}: {snippet.symbol})"
+    language = language_for_path(snippet.file_path) or fallback
+    head = f"### {title}\n\n" if title else ""
+    body = snippet.snippet if code is None else code
+    return f"{head}{label}\n\n{fenced(body, language)}\n\n"
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _issues(findings: Sequence[ScannerFinding]) -> str:
-    return "\n".join(
-        f"- L{f.line}:{f.column} {f.severity} {f.tool} {f.rule_id}: {_one_line(f.message)}"
-        for f in findings
-    )
+def issue_line(finding: ScannerFinding) -> str:
+    return (f"- L{finding.line}:{finding.column} {finding.severity} {finding.tool} "
+            f"{finding.rule_id}: {_one_line(finding.message)}")
+
+
+def issues_part(findings: Sequence[ScannerFinding]) -> str:
+    return ISSUES_TITLE + "".join(f"{issue_line(f)}\n" for f in findings) + "\n"
+
+
+def notes_part(notes: Sequence[str]) -> str:
+    if not notes:
+        return ""
+    return "### Notes\n\n" + "".join(f"- {_one_line(n)}\n" for n in notes)
 
 
 def render_bundle_markdown(bundle: ContextBundle) -> str:
     """One unit's bundle: the JSON metadata block, then the non-empty sections."""
     language = bundle.meta.language
-    meta = json.dumps(_metadata(bundle), indent=2, ensure_ascii=False)
-    sections: list[tuple[str, str]] = [("Diff", fenced(bundle.diff, "diff"))]
-    for field, title in _LEVEL_SECTIONS:
+    parts = [head_part(bundle), code_part(SECTION_TITLES["diff"], bundle.diff, "diff")]
+    for field in ("function_context", "file_context", "full_file", "previous_version"):
         text = getattr(bundle, field)
         if text:
-            sections.append((title, fenced(text, language)))
-    if bundle.previous_version:
-        sections.append(("Previous version", fenced(bundle.previous_version, language)))
-    if bundle.callers:
-        sections.append(("Callers", _snippets(bundle.callers, language)))
-    if bundle.search_results:
-        sections.append(("Search results", _snippets(bundle.search_results, language)))
+            parts.append(code_part(SECTION_TITLES[field], text, language))
+    for title, snippets in (("Callers", bundle.callers),
+                            ("Search results", bundle.search_results)):
+        parts += [snippet_part(s, language, None if n else title)
+                  for n, s in enumerate(snippets)]
     if bundle.scanner_issues:
-        sections.append(("Scanner issues", _issues(bundle.scanner_issues)))
-    if bundle.notes:
-        sections.append(("Notes", "\n".join(f"- {_one_line(n)}" for n in bundle.notes)))
-    parts = [f"## Unit {bundle.unit_id}: {bundle.meta.location}", fenced(meta, "json")]
-    parts += [f"### {title}\n\n{body}" for title, body in sections]
-    return "\n\n".join(parts) + "\n"
+        parts.append(issues_part(bundle.scanner_issues))
+    parts.append(notes_part(bundle.notes))
+    text = "".join(parts)
+    return text[:-1] if text.endswith("\n\n") else text
 
 
 class BundleSource(Protocol):

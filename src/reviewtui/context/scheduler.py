@@ -1,7 +1,8 @@
 """The context scheduler (seeds 000/001): one ``ContextBundle`` per planned unit, under budget.
 
 For each unit: the diff (always), the text of its final level, then its extra requests, in that
-rank (diff, level context, previous version, callers and search results, scanner issues). Work
+rank (diff, level context, previous version, callers and search results, scanner issues), each
+counted as it is sent (``sections``), after the unit's heading and metadata block. Work
 is lazy: every unit is first sized from cheap data (``estimate``), the review budget goes to
 whole units in priority order (``allocate``), and only then are the chosen units' files read,
 parsed and searched -- a piece that would not fit its unit's budget is never fetched at all, and
@@ -17,21 +18,23 @@ from dataclasses import dataclass, field
 
 from reviewtui.code import FileStructure
 from reviewtui.config import ContextSettings
-from reviewtui.context.budget import Fitter
+from reviewtui.context.budget import Fitter, Rendering
 from reviewtui.context.estimate import Estimator, UnitEstimate
 from reviewtui.context.excerpt import parse_structure
 from reviewtui.context.levels import LEVEL_FIELDS, diff_excerpt, level_context, previous_version
 from reviewtui.context.priority import UnitPriority
+from reviewtui.context.render import SECTION_TITLES, head_part, listing, notes_part
 from reviewtui.context.requests import RequestResults, RequestRunner
+from reviewtui.context.sections import Issues, Snippets, code
 from reviewtui.git import ChangeSet, ContentReader, FileChange
 from reviewtui.models import (
+    BudgetAccount,
     BundleMeta,
     CodeSnippet,
     ContextBundle,
     ContextLevel,
     ExtraRequest,
     LineNumbers,
-    ScannerFinding,
 )
 from reviewtui.units.model import ReviewUnit
 from reviewtui.units.path_tags import BINARY_BY_ATTRIBUTE_NOTE
@@ -51,43 +54,23 @@ class BundleRequest:
     priority: UnitPriority = field(default_factory=UnitPriority)
 
 
-def _snippet_text(snippet: CodeSnippet) -> str:
-    what = f" ({snippet.kind} {snippet.symbol})" if snippet.symbol else f" ({snippet.kind})"
-    return f"{snippet.file_path}:{snippet.line}{what}\n{snippet.snippet}"
-
-
-def _finding_text(finding: ScannerFinding) -> str:
-    return (f"L{finding.line}:{finding.column} {finding.severity} {finding.tool} "
-            f"{finding.rule_id}: {finding.message}")
-
-
 def _removes_only(unit: ReviewUnit) -> bool:
     return unit.change_type == "delete" or (unit.added_lines == 0 and unit.removed_lines > 0)
 
 
-class _Snippets:
-    """A bundle's callers or search results: named ``callers[0]``..., each place once."""
+def _same(text: str) -> str:
+    return text
 
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
-        self.kept: list[CodeSnippet] = []
-        self.count = 0
 
-    def add(self, fit: Fitter, snippet: CodeSnippet, seen: set[tuple[str, int]]) -> None:
-        key = (snippet.file_path, snippet.line)
-        if key in seen:
-            return
-        seen.add(key)
-        text = fit.add(f"{self.prefix}[{self.count}]", _snippet_text(snippet))
-        self.count += 1
-        if text and "\n" in text:  # the first line is the location label
-            self.kept.append(snippet.model_copy(update={"snippet": text.split("\n", 1)[1]}))
+def _cleaned(snippet: CodeSnippet, clean: Callable[[str], str]) -> CodeSnippet:
+    return snippet.model_copy(update={"snippet": clean(snippet.snippet)})
 
 
 class ContextScheduler:
     def __init__(self, units: Sequence[ReviewUnit], change_set: ChangeSet, reader: ContentReader,
                  settings: ContextSettings, runner: RequestRunner, *, count: Counter,
-                 counter_name: str) -> None:
+                 counter_name: str, redact: Callable[[str], str] | None = None) -> None:
+        self._redact = redact or _same
         self._units = {unit.unit_id: unit for unit in units}
         self._changes = {change.path: change for change in change_set.files}
         self._reader = reader
@@ -182,87 +165,100 @@ class ContextScheduler:
 
     def build_one(self, request: BundleRequest, estimate: UnitEstimate,
                   limit: int) -> ContextBundle:
-        """The bundle of one unit within ``limit`` tokens; pieces that would not fit are not
-        fetched (no read, parse, search or count) and show as ``not_fetched``."""
+        """The bundle of one unit within ``limit`` tokens as it is sent (rendered); pieces that
+        would not fit are not fetched (no read, parse, search or count) and show as
+        ``not_fetched``."""
         unit = self._units[request.unit_id]
         change = self._changes.get(unit.file_path)
-        fit = Fitter(limit, self._count, self.counter_name)
-        notes: list[str] = []
+        extras = request.extra_requests
+        meta = BundleMeta(file_path=unit.file_path, old_path=unit.old_path,
+                          location=unit.location, language=unit.language,
+                          change_type=unit.change_type, tags=list(unit.tags),
+                          line_numbers=LineNumbers(new_compact=unit.new_compact,
+                                                   old_compact=unit.old_compact))
+
+        def head(account: BudgetAccount) -> str:
+            return head_part(ContextBundle.model_construct(
+                unit_id=unit.unit_id, meta=meta, final_context_level=request.level,
+                extra_requests=list(extras), diff="", budget=account))
+
+        fit = Fitter(limit, self._count, self.counter_name,
+                     Rendering(head, notes_part, listing(self._count, limit)))
+        labels = [" ".join([extra.type, *(repr(n) for n in self._runner.names(unit, extra))])
+                  for extra in extras]
+        level_name = LEVEL_FIELDS.get(request.level)
+        fit.expect([*([level_name] if level_name else []), *(
+            "previous_version" if extra.type == "previous_version" else "scanner_issues[0]"
+            if extra.type == "scanner_issues" else label
+            for extra, label in zip(extras, labels, strict=True))])
+        language = unit.language
         if change is not None and change.binary_by_attribute:
-            notes.append(f"{BINARY_BY_ATTRIBUTE_NOTE}: no content beyond the diff summary")
+            fit.note(f"{BINARY_BY_ATTRIBUTE_NOTE}: no content beyond the diff summary")
         elif change is not None and change.is_binary:
-            notes.append("binary file: no content beyond the diff summary")
-        diff = fit.add("diff", diff_excerpt(unit), required=True) or ""
-        texts: dict[str, str | None] = {}
-        name = LEVEL_FIELDS.get(request.level)
+            fit.note("binary file: no content beyond the diff summary")
+        clean = self._redact
+        fit.add("diff", clean(diff_excerpt(unit)), required=True, wrap=code("Diff", "diff"))
+        name = level_name
         if name is not None:
             if fit.worth(estimate.level):
                 text = self._level_text(unit, change, request.level)
+                text = clean(text) if text is not None else None
                 if text is None and change is not None and not change.is_binary:
-                    notes.append(f"{request.level.value}: file content not available")
-                texts[name] = fit.add(name, text)
+                    fit.note(f"{request.level.value}: file content not available")
+                fit.add(name, text, wrap=code(SECTION_TITLES[name], language))
             else:
                 fit.skip(name, estimate.level)
-        extras = request.extra_requests
         if any(r.type == "previous_version" for r in extras):
-            texts["previous_version"] = self._previous(unit, change, fit, estimate, notes)
-        callers, found = _Snippets("callers"), _Snippets("search_results")
+            self._previous(unit, change, fit, estimate)
+        callers = Snippets("callers", "Callers", language)
+        found = Snippets("search_results", "Search results", language)
         seen: set[tuple[str, int]] = set()
-        findings: list[ScannerFinding] = []
-        for extra, tokens in zip(extras, estimate.requests, strict=True):
+        for extra, tokens, label in zip(extras, estimate.requests, labels, strict=True):
             if extra.type in ("previous_version", "scanner_issues"):
                 continue
+            fit.resolve(label)
             if not fit.worth(tokens):
-                names = self._runner.names(unit, extra)
-                label = " ".join([extra.type, *(repr(n) for n in names)])
                 fit.skip(label, tokens)
                 continue
             part = RequestResults()
             self._runner.run_one(unit, extra, part)
-            notes += part.notes
+            for note in part.notes:
+                fit.note(clean(note))
             for snippet in part.callers:
-                callers.add(fit, snippet, seen)
+                callers.add(fit, _cleaned(snippet, clean), seen)
             for snippet in part.search_results:
-                found.add(fit, snippet, seen)
+                found.add(fit, _cleaned(snippet, clean), seen)
+        issues = Issues()
         for extra in extras:
             if extra.type == "scanner_issues":
                 part = RequestResults()
                 self._runner.run_one(unit, extra, part)
-                notes += part.notes
+                for note in part.notes:
+                    fit.note(clean(note))
                 for finding in part.scanner_issues:
-                    i = len(findings)
-                    if fit.add(f"scanner_issues[{i}]", _finding_text(finding), clip=False):
-                        findings.append(finding)
+                    issues.add(fit, finding.model_copy(update={"message": clean(finding.message)}))
+        account = fit.account()  # settled: the texts below are final
         return ContextBundle(
-            unit_id=unit.unit_id,
-            meta=BundleMeta(file_path=unit.file_path, old_path=unit.old_path,
-                            location=unit.location, language=unit.language,
-                            change_type=unit.change_type, tags=list(unit.tags),
-                            line_numbers=LineNumbers(new_compact=unit.new_compact,
-                                                     old_compact=unit.old_compact)),
-            final_context_level=request.level,
-            extra_requests=list(extras),
-            diff=diff,
-            function_context=texts.get("function_context"),
-            file_context=texts.get("file_context"),
-            full_file=texts.get("full_file"),
-            previous_version=texts.get("previous_version"),
-            callers=callers.kept,
-            search_results=found.kept,
-            scanner_issues=findings,
-            notes=notes,
-            budget=fit.account(),
+            unit_id=unit.unit_id, meta=meta, final_context_level=request.level,
+            extra_requests=list(extras), diff=fit.text("diff") or "",
+            function_context=fit.text("function_context"),
+            file_context=fit.text("file_context"), full_file=fit.text("full_file"),
+            previous_version=fit.text("previous_version"), callers=callers.kept(fit),
+            search_results=found.kept(fit), scanner_issues=issues.kept(fit),
+            notes=list(fit.notes), budget=account,
         )
 
     def _previous(self, unit: ReviewUnit, change: FileChange | None, fit: Fitter,
-                  estimate: UnitEstimate, notes: list[str]) -> str | None:
+                  estimate: UnitEstimate) -> None:
         if not fit.worth(estimate.previous_version):
             fit.skip("previous_version", estimate.previous_version)
-            return None
+            return
         old = self._version(change, "old")
         before = previous_version(unit, old, self._tree(unit, "old", old), self.settings)
+        before = self._redact(before) if before is not None else None
         if before is None:
-            notes.append("previous_version: no earlier version (a new file)"
-                         if unit.change_type == "add" else
-                         "previous_version: the earlier version is not available")
-        return fit.add("previous_version", before)
+            fit.note("previous_version: no earlier version (a new file)"
+                     if unit.change_type == "add" else
+                     "previous_version: the earlier version is not available")
+        fit.add("previous_version", before,
+                wrap=code(SECTION_TITLES["previous_version"], unit.language))

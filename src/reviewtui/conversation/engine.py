@@ -73,7 +73,7 @@ class ChatSession:
         self.memory = ToolMemory()
         self.loop = AgentLoop(client, workspace.toolbox(self.memory, self._stored_result),
                               self.memory, max_tool_rounds=max_tool_rounds,
-                              count=counter.count)
+                              counter=counter)
         self.rounds = RoundManager(store.rounds(session.session_id),
                                    known_files=[c.path for c in workspace.loaded.change_set.files])
         self.summarizer = Summarizer(client, counter.count)
@@ -169,12 +169,14 @@ class ChatSession:
             if on_open is not None:
                 on_open(record)
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
-            config = self.client.config
             try:
                 packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
                               rounds=ended, messages_by_round=self._messages_by_round(),
                               current=question, inherited_context=self._inherited(context),
-                              budget=config.context_window - config.max_output_tokens,
+                              # what the window leaves for the messages: less the reply and
+                              # the tool schemas sent with them
+                              budget=self.loop.budget - self.counter.count_tools(
+                                  self.loop.schemas()),
                               count=self.counter.count, window=WINDOW_ROUNDS)
                 turn = self.loop.run(packed.messages, round_index=record.index,
                                      on_delta=on_delta, on_tool=on_tool, cancel=cancel)

@@ -109,6 +109,7 @@ def bundle_stream(loaded: LoadedChange, plan: FusedPlan, unit_ids: Sequence[str]
         unit_priority,
     )
     from reviewtui.llm import resolve_llm, token_counter
+    from reviewtui.llm.redact import redact_text
     from reviewtui.rules.scan_mapping import findings_by_unit
 
     items = {item.unit_id: item for item in plan.plan}
@@ -134,10 +135,15 @@ def bundle_stream(loaded: LoadedChange, plan: FusedPlan, unit_ids: Sequence[str]
     runner = RequestRunner(
         search, lambda unit, kind: engine.handler(unit.language).symbols(unit).symbols_for(
             kind), findings)
-    counter = token_counter(resolve_llm(loaded.settings.llm).model)
+    config = resolve_llm(loaded.settings.llm)
+    counter = token_counter(config.model)
+    key = config.api_key
+    # Bundles leave the process (the model, bundle's output): no secret, nor the configured
+    # key, is in them -- and what is counted is what is sent.
     scheduler = ContextScheduler(loaded.units, loaded.change_set, loaded.reader,
                                  loaded.settings.context, runner, count=counter.count,
-                                 counter_name=counter.name)
+                                 counter_name=counter.name,
+                                 redact=lambda text: redact_text(text, key))
     return BundleStream(scheduler, requests, unit_budget=unit_budget,
                         review_budget=review_budget, batches=batches)
 

@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -198,6 +199,19 @@ def fix_block(fix: StoredFix) -> list[str]:
             fence, *lines, fence]
 
 
+def sarif_uri(path: str) -> str:
+    """A repository path as SARIF's ``artifactLocation.uri``, a URI reference relative to
+    ``%SRCROOT%`` (SARIF 2.1.0 §3.4.3, RFC 3986): every byte but the unreserved characters and
+    ``/`` percent-encoded, UTF-8 for non-ASCII (``sub dir/é.py`` → ``sub%20dir/%C3%A9.py``;
+    a ``:`` too, or a first segment would read as a scheme). A name that is not UTF-8 keeps
+    its own bytes."""
+    try:
+        data = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = path.encode("utf-8", "surrogatepass")
+    return quote(data, safe="/")
+
+
 def _utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
@@ -220,7 +234,7 @@ def sarif_fix(path: str, fix: StoredFix, description: str) -> dict[str, Any]:
         text = fix.line_ending.join(lines)
     return {"description": {"text": description},
             "artifactChanges": [{
-                "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": sarif_uri(path), "uriBaseId": "%SRCROOT%"},
                 "replacements": [{"deletedRegion": region, "insertedContent": {"text": text}}],
             }]}
 
@@ -291,7 +305,8 @@ def sarif_location(path: str, side: str, start: int, end: int) -> dict[str, Any]
     """A SARIF location: lines of the file after the change; for removed lines (the old
     side) the file alone -- a region would point at the lines that are there now -- and
     the message names the old lines."""
-    location: dict[str, Any] = {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}}
+    location: dict[str, Any] = {"artifactLocation": {"uri": sarif_uri(path),
+                                                    "uriBaseId": "%SRCROOT%"}}
     if side == "new":
         location["region"] = {"startLine": start, "endLine": end}
     return {"physicalLocation": location}

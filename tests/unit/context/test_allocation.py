@@ -19,10 +19,11 @@ import pytest
 
 from reviewtui.code import analyze
 from reviewtui.context import excerpt
+from reviewtui.context.render import render_bundle_markdown
 from reviewtui.context.search import references
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.git.runner import GitRepo
-from reviewtui.llm.tokens import TokenCounter
+from reviewtui.llm.tokens import TokenCounter, counter_for_encoding
 from reviewtui.models import BundleSet, SymbolSearchRequest
 from reviewtui.pipeline import LoadedChange, load_change
 from reviewtui.plan import FusedPlan, OverrideSet, UnitOverride
@@ -261,3 +262,24 @@ def test_later_batches_take_the_deferred_units_in_priority_order(repo: GitRepoBu
     every = loaded.bundles(plan, review_budget=budget, batches=None).allocation
     assert not every.deferred and len(every.included) == len(everything.bundles)
     assert every.batches >= 2
+
+
+@pytest.mark.parametrize(("unit_budget", "review_budget"),
+                         [(6000, 20_000), (1000, 8_000), (300, 6_000), (200, 3_000)])
+def test_what_is_sent_is_what_the_budgets_count(repo: GitRepoBuilder, unit_budget: int,
+                                                review_budget: int) -> None:
+    """A bundle as the review, get_bundle and bundle --markdown send it (the heading, the
+    metadata block, section titles, fences and labels around its pieces) takes the tokens its
+    account says, within its unit budget, and the bundles together within the review budget;
+    the diff is never squeezed out by the metadata."""
+    loaded = large_change(repo)
+    plan = _callers_everywhere(loaded, loaded.plan(use_llm=False))
+    built = loaded.bundles(plan, unit_budget=unit_budget, review_budget=review_budget)
+    assert len(built.bundles) > 3 and built.allocation.deferred
+    sent = [counter_for_encoding(b.budget.counter).count(render_bundle_markdown(b))
+            for b in built.bundles]
+    for tokens, bundle in zip(sent, built.bundles, strict=True):
+        assert tokens == bundle.budget.used <= unit_budget, bundle.unit_id
+        assert bundle.budget.pieces[0].name == "rendering"
+        assert "\n" in bundle.diff  # a header and some of the change
+    assert sum(sent) == built.allocation.used <= review_budget

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from reviewtui.context.budget import (
     Fitter,
     Piece,
+    Rendering,
     clip_marker,
     clip_text,
     fit_pieces,
@@ -180,3 +181,60 @@ def test_a_piece_not_worth_fetching_is_accounted_as_not_fetched() -> None:
     assert skipped.tokens == 0 and skipped.original_tokens == 400
     assert skipped.note is not None and skipped.note.startswith("not fetched (over budget)")
     assert account.used == 93 <= account.limit
+
+
+def test_a_required_diffs_long_lines_are_cut_around_the_change() -> None:
+    old = "x = [" + ", ".join(str(i) for i in range(4000)) + "]"
+    new = old.replace(", 2500, ", ", danger(), ")
+    text = "\n".join(["@@ a.py:L2 @@", "@@ -1,3 +1,3 @@", "    1     1  import os",
+                      f"    2       -{old}", f"          2 +{new}", "    3     3  run()"])
+    for count in COUNTERS:
+        clipped = clip_text(text, 300, count, required=True)
+        assert clipped is not None and count(clipped) <= 300
+        kept = clipped.split("\n")
+        assert len(kept) == 6 and kept[2] == "    1     1  import os" and kept[5].endswith("run()")
+        assert "2500," in kept[3] and "danger()" in kept[4]
+        assert kept[3].startswith("    2       -[… ") and kept[4].endswith(" chars …]")
+    # not required (a context piece): clipped at line boundaries, never cut inside a line
+    assert "danger()" not in (clip_text(text, 300, quarter) or "")
+
+
+def _head(account: BudgetAccount) -> str:
+    """A metadata block as render's: the tokens used and the pieces left out, by name."""
+    left_out = {s: [p.name for p in account.pieces if p.status == s]
+                for s in ("clipped", "dropped", "not_fetched")}
+    return f"HEAD used {account.used} " + " ".join(
+        f"{s}: {' '.join(names)}" for s, names in left_out.items() if names) + "\n"
+
+
+def _notes(notes: Sequence[str]) -> str:
+    return "".join(f"- {n}\n" for n in notes)
+
+
+def test_a_rendering_is_charged_and_the_account_is_what_is_sent() -> None:
+    """The heading, the metadata naming what was left out and the notes are charged; each
+    piece costs its wrapped part; when naming the left-out pieces took more than estimated
+    (here: estimated as nothing), the last piece gives it back. ``used`` is what is sent."""
+    def wrap(title: str) -> Callable[[str], str]:
+        return lambda text: f"## {title}\n{text}\n"
+
+    for estimate in (0, 3):
+        fit = Fitter(60, words, "w", Rendering(_head, _notes,
+                                               lambda s, n, first, e=estimate: e))
+        fit.expect(["search 'alpha' 'beta' 'gamma'"])
+        assert fit.add("diff", lines("d", 2), required=True, wrap=wrap("Diff")) is not None
+        assert fit.add("context", lines("c", 8), wrap=wrap("Context")) is not None
+        fit.resolve("search 'alpha' 'beta' 'gamma'")
+        fit.skip("search 'alpha' 'beta' 'gamma'", 500)
+        assert not fit.note("a note that finds no room left in this small budget " * 3)
+        account = fit.account()
+        assert account.pieces[0].name == "rendering"
+        kept = {name: fit.text(name) for name in ("diff", "context")}
+        sent = words(_head(account)) + sum(words(wrap(name.title())(text))
+                                           for name, text in kept.items() if text)
+        assert sent == account.used <= 60
+        assert account.pieces[0].tokens == words(_head(account))
+        assert [p.status for p in account.pieces[1:]] == ["included", "clipped", "not_fetched"]
+        context = account.pieces[2]
+        assert context.tokens == words(wrap("Context")(kept["context"] or ""))
+    assert fit.notes == []
