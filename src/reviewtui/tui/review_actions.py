@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from textual import work
@@ -39,7 +39,6 @@ if TYPE_CHECKING:  # the session's models load with the change (see opening_acti
     from reviewtui.tui.screens.comment_modal import CommentEdit
     from reviewtui.tui.session import Refreshed
     from reviewtui.tui.triage import Row
-    from reviewtui.units import ReviewUnit
 
 WATCH_DEBOUNCE_MS = 400
 
@@ -352,6 +351,7 @@ class ReviewActions(WorkbenchBase):
 
     def _refresh_done(self, refreshed: Refreshed) -> None:
         from reviewtui.tui.triage import Triage
+        from reviewtui.units.identity import successor_of
 
         self.refreshing = False
         fresh = refreshed.loaded
@@ -410,18 +410,3 @@ class ReviewActions(WorkbenchBase):
             if stop.is_set():
                 return
             self.call_from_thread(self.action_refresh)
-
-
-def successor_of(unit: ReviewUnit, units: Sequence[ReviewUnit]) -> str | None:
-    """The unit that ``unit`` became after a refresh: itself if unchanged, else the unit of
-    the same file whose lines are nearest to where it was (None: its file has none left)."""
-    if any(u.unit_id == unit.unit_id for u in units):
-        return unit.unit_id
-    span = unit.span() or unit.span("old") or (0, 0)
-    same_file = [u for u in units if u.file_path == unit.file_path]
-
-    def distance(other: ReviewUnit) -> int:
-        first, last = other.span() or other.span("old") or (0, 0)
-        return max(0, first - span[1], span[0] - last)
-
-    return min(same_file, key=distance).unit_id if same_file else None
