@@ -63,3 +63,38 @@ async def test_a_decision_stays_on_the_unit_that_was_edited(repo: GitRepoBuilder
     async with again.run_test(size=(160, 40)) as pilot:
         await pilot.pause()
         assert _shown(again, "final") == {"mod.py:L5": "function", "mod.py:L52": "full_file"}
+
+
+def _two_files(repo: GitRepoBuilder) -> None:
+    repo.write("a.py", "def a():\n    return 1\n")
+    repo.write("b.py", "def b():\n    return 2\n")
+    repo.commit("init")
+    repo.write("a.py", "def a():\n    return 10\n")
+    repo.write("b.py", "def b():\n    return 20\n")
+
+
+async def test_two_workbenches_on_one_change_keep_each_others_decisions(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """Workbench A marks a.py reviewed and gives it full_file while B, open on the same change,
+    marks b.py reviewed and takes b.py's level down: each decision is there when the change
+    is opened again (B's save does not unmark A's mark, A's does not drop B's level)."""
+    _two_files(repo)
+    store = tmp_path / "s.sqlite3"
+    one, two = _app(repo, store), _app(repo, store)
+    async with one.run_test(size=(160, 40)) as a, two.run_test(size=(160, 40)) as b:
+        await a.pause()
+        await b.pause()
+        for app in (one, two):
+            app.triage.sort_key = "file"
+            app.refresh_rows()
+        await a.press("space", "4")
+        await b.press("j", "space", "1")
+        await a.press("j", "k")  # A moves on; nothing of B's is undone by A
+        assert _shown(one, "st") == {"a.py:L2": "✓", "b.py:L2": "●"}
+        assert _shown(two, "st") == {"a.py:L2": "●", "b.py:L2": "✓"}
+        await a.press("space", "space")  # A takes its mark back and marks again
+    three = _app(repo, store)
+    async with three.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        assert _shown(three, "st") == {"a.py:L2": "✓", "b.py:L2": "✓"}
+        assert _shown(three, "final") == {"a.py:L2": "full_file", "b.py:L2": "diff_only"}

@@ -9,7 +9,7 @@ won and "reset to fused" is just dropping the override. Overrides are plain data
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -113,6 +113,10 @@ def carry_overrides(overrides: OverrideSet, before: Sequence[ReviewUnit],
     """The person's overrides for the change collected again: a unit whose content changed
     gets a new id, and its decision follows it to the unit it became (``carried_ids``);
     decisions whose unit is gone are kept as they are (the code may come back)."""
-    moves = carried_ids(overrides, before, after)
+    return moved_overrides(overrides, carried_ids(overrides, before, after))
+
+
+def moved_overrides(overrides: OverrideSet, moves: Mapping[str, str]) -> OverrideSet:
+    """``overrides`` with each decision of a ``moves`` old id under its new id."""
     return OverrideSet(units={moves.get(unit_id, unit_id): override
                               for unit_id, override in overrides.units.items()})

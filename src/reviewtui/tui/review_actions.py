@@ -357,7 +357,7 @@ class ReviewActions(WorkbenchBase):
         fresh = refreshed.loaded
         before = {u.unit_id for u in self.loaded.units}
         was = next((u for u in self.loaded.units if u.unit_id == self.current()), None)
-        self.session.adopt(fresh, refreshed.overrides)
+        self.session.adopt(fresh, refreshed.overrides, refreshed.moves)
         self.loaded = fresh
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}

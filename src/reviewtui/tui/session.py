@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from reviewtui.sessions.review_records import (
     StoredFinding,
 )
 from reviewtui.sessions.store import SessionStore
+from reviewtui.tui.held_decisions import HeldDecisions
 
 if TYPE_CHECKING:  # the agent, the chat and the model client load when first used
     from reviewtui.agent.findings import ReviewResult
@@ -63,12 +64,14 @@ class Reviewed:
 
 @dataclass(frozen=True)
 class Refreshed:
-    """The change collected again, with the plan and the overrides carried over to it."""
+    """The change collected again, with the plan and the overrides carried over to it
+    (``moves``: old unit id -> new, for the decided units that were edited)."""
 
     loaded: LoadedChange
     plan: FusedPlan
     overrides: OverrideSet
     notes: list[str]
+    moves: dict[str, str] = field(default_factory=dict)
 
 
 class TuiSession:
@@ -84,6 +87,7 @@ class TuiSession:
         self._chat: ChatSession | None = None
         self._lock = threading.Lock()
         self._recorded = OverrideSet()  # the overrides last logged as evidence
+        self._held = HeldDecisions()  # what a save compares with: it writes only the changes
         self.repo_key = str(loaded.root)
         self.change_key = loaded.change_set.key  # what `reviewtui ask` uses too
         # The stated purpose, gathered once: --description wins, else the one written here
@@ -151,14 +155,21 @@ class TuiSession:
                 found = None
         found = found or OverrideSet()
         self._recorded = found  # carried over: already in the evidence log
+        self._held.read_overrides(found)
         return found
 
     def marks(self) -> dict[str, str]:
+        """The repository's reviewed marks as stored now."""
         store = self.store()
-        return store.review_marks(self.repo_key) if store is not None else {}
+        found = store.review_marks(self.repo_key) if store is not None else {}
+        self._held.read_marks(found)
+        return found
 
-    def save(self, overrides: OverrideSet, marks: dict[str, str]) -> str | None:
-        """Persist; returns a one-line problem (shown once) instead of raising."""
+    def save(self, overrides: OverrideSet, marks: dict[str, str] | None = None) -> str | None:
+        """Persist what the person decided in this process since the last save: each unit's
+        override that changed, each mark made or taken back (``marks``: all this process holds;
+        None: leave the marks alone). Decisions other processes wrote are left as they are.
+        Returns a one-line problem (shown once) instead of raising."""
         with self._lock:
             store = self.store()
             if store is None:
@@ -167,13 +178,9 @@ class TuiSession:
             try:
                 sid = self._session(create=True)
                 assert sid is not None
-                store.set_overrides(sid, overrides)
-                current = store.review_marks(self.repo_key)
-                for key, content in marks.items():
-                    if current.get(key) != content:
-                        store.mark_reviewed(self.repo_key, key, content)
-                for key in current.keys() - marks.keys():
-                    store.unmark_reviewed(self.repo_key, key)
+                self._held.write_overrides(store, sid, overrides)
+                if marks is not None:
+                    self._held.write_marks(store, self.repo_key, marks)
             except StoreError as error:
                 return str(error)
             return self._record_evidence(overrides)
@@ -364,26 +371,32 @@ class TuiSession:
         since are diffed and scored again; ``plan``'s decisions and the person's overrides
         follow their units; findings whose lines changed become "fixed?". Nothing is switched
         over until ``adopt``."""
-        from reviewtui.plan.overrides import carry_overrides
+        from reviewtui.plan.overrides import carried_ids, moved_overrides
 
         fresh = self.loaded.refresh()
-        carried = carry_overrides(overrides, self.loaded.units, fresh.units)
+        moves = carried_ids(overrides, self.loaded.units, fresh.units)
+        carried = moved_overrides(overrides, moves)
         notes: list[str] = []
         followed = self.follow_findings(fresh)
         if followed is not None:
             fixed, problem = followed
             notes.append(problem or f"{fixed} findings on changed lines (fixed?)")
-        return Refreshed(fresh, fresh.replan(plan), carried, notes)
+        return Refreshed(fresh, fresh.replan(plan), carried, notes, moves)
 
-    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None) -> None:
+    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None,
+              moves: dict[str, str] | None = None) -> None:
         """Work on ``fresh`` from now on (the chat reopens its session on the new change).
 
         ``carried``: the person's overrides as a refresh moved them to the new unit ids — the
-        same decisions, not new ones, so they are not evidence for learning again."""
+        same decisions, not new ones, so they are not evidence for learning again; ``moves``
+        (old id -> new) is how, written by the next ``save`` as moves of what is stored (a
+        decision another process took back meanwhile is not written again)."""
         self.loaded = fresh
         self._chat = None
         if carried is not None:
             self._recorded = carried
+        if moves:
+            self._held.moved(moves)
 
     def ask(self, plan: FusedPlan, question: str | None, *, on_delta: Callable[[str], None],
             on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:
