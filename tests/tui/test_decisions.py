@@ -98,3 +98,100 @@ async def test_two_workbenches_on_one_change_keep_each_others_decisions(
         await pilot.pause()
         assert _shown(three, "st") == {"a.py:L2": "✓", "b.py:L2": "✓"}
         assert _shown(three, "final") == {"a.py:L2": "full_file", "b.py:L2": "diff_only"}
+
+
+GLYPH = {"new": "●", "reviewed": "✓", "skipped": "–", "changed": "↻"}
+
+
+def _painted_as_decided(app: ReviewApp) -> None:
+    """Every row shows the status the workbench holds for its unit (no row left stale)."""
+    shown = _shown(app, "st")
+    held = {r.unit.location: GLYPH[app.triage.row(r.unit.unit_id).status] for r in app.rows}
+    assert shown == held
+
+
+async def test_each_unit_of_a_function_keeps_its_own_reviewed_mark(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """Both units of big() marked: both show ✓, as they are, and again once reopened."""
+    _big_with_two_units(repo)
+    store = tmp_path / "s.sqlite3"
+    app = _app(repo, store)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        app.triage.sort_key = "file"
+        app.refresh_rows()
+        await pilot.press("space")
+        assert _shown(app, "st") == {"mod.py:L5": "✓", "mod.py:L52": "●"}
+        await pilot.press("j", "space")
+        assert _shown(app, "st") == {"mod.py:L5": "✓", "mod.py:L52": "✓"}
+        _painted_as_decided(app)
+        await pilot.press("k", "space")  # the first one's mark taken back: only it
+        assert _shown(app, "st") == {"mod.py:L5": "●", "mod.py:L52": "✓"}
+        _painted_as_decided(app)
+        await pilot.press("space")
+    again = _app(repo, store)
+    async with again.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        assert _shown(again, "st") == {"mod.py:L5": "✓", "mod.py:L52": "✓"}
+
+
+async def test_a_commits_units_stay_reviewed_whatever_another_commit_marks(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """The tester's --commit HEAD~1 / --commit HEAD: f() marked in each; HEAD~1 reopened is
+    ✓, not ↻; and HEAD marked first does not make HEAD~1's f() ↻."""
+    repo.write("m.py", "def f(x):\n    a = 1\n    b = 2\n    return a + b\n")
+    repo.commit("init")
+    repo.write("m.py", "def f(x):\n    a = 10\n    b = 2\n    return a + b\n")
+    repo.commit("c1")
+    repo.write("m.py", "def f(x):\n    a = 10\n    b = 20\n    return a + b\n")
+    repo.commit("c2")
+    store = tmp_path / "s.sqlite3"
+    older, newer = (ChangeSelector(SelectorMode.COMMIT, rev) for rev in ("HEAD~1", "HEAD"))
+
+    async def visit(selector: ChangeSelector, *keys: str) -> tuple[dict[str, str], ...]:
+        """The status column when opened, and after ``keys``."""
+        app = _app(repo, store, selector)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await pilot.pause()
+            opened = _shown(app, "st")
+            await pilot.press(*keys)
+            return opened, _shown(app, "st")
+
+    assert await visit(newer, "space") == ({"m.py:L3": "●"}, {"m.py:L3": "✓"})
+    assert await visit(older, "space") == ({"m.py:L2": "●"}, {"m.py:L2": "✓"})
+    assert await visit(older) == ({"m.py:L2": "✓"},) * 2  # a commit never changes
+    assert await visit(newer) == ({"m.py:L3": "✓"},) * 2
+
+
+def _two_functions(repo: GitRepoBuilder, a_body: str, b_body: str) -> None:
+    consts = "".join(f"CONST_{i} = {i}\n" for i in range(30))
+    repo.write("m.py", f"def a(x):\n{a_body}    return y\n\n{consts}\n"
+                       f"def b(x):\n{b_body}    return z\n")
+
+
+async def test_a_reviewed_unit_that_only_moved_stays_reviewed(repo: GitRepoBuilder,
+                                                               tmp_path: Path) -> None:
+    """b() reviewed; a line added in a() moves b() down a line, same content: b() is still
+    ✓ after ``r`` (and a() new); b() edited, ``r``: b() is ↻ (changed since review)."""
+    _two_functions(repo, "    y = x + 1\n", "    z = x * 2\n")
+    repo.commit("base")
+    _two_functions(repo, "    y = x + 2\n", "    z = x * 3\n")
+    store = tmp_path / "s.sqlite3"
+    app = _app(repo, store)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        app.triage.sort_key = "file"
+        app.refresh_rows()
+        await pilot.press("j", "space")
+        assert _shown(app, "st") == {"m.py:L2": "●", "m.py:L37": "✓"}
+        _two_functions(repo, "    y = x + 2\n    y += 0\n", "    z = x * 3\n")
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _shown(app, "st") == {"m.py:L2-3": "●", "m.py:L38": "✓"}
+        _two_functions(repo, "    y = x + 2\n    y += 0\n", "    z = x * 4\n")
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _shown(app, "st") == {"m.py:L2-3": "●", "m.py:L38": "↻"}
+        _painted_as_decided(app)

@@ -17,8 +17,10 @@ import sqlite3
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 
+from reviewtui.errors import StoreError
+from reviewtui.sessions.marks import ReviewMark
 from reviewtui.sessions.store_parts import StorePart
-from reviewtui.sessions.values import clean_text, expect
+from reviewtui.sessions.values import clean_text, expect, refuse
 
 if TYPE_CHECKING:  # imported when used: ``reviewtui.plan`` pulls in the LLM client (slow)
     from reviewtui.plan.schema import OverrideSet, UnitOverride
@@ -111,21 +113,40 @@ class DecisionStore(StorePart):
 
     # -- review marks (per repository, independent of sessions) ---------------------------------
 
-    def mark_reviewed(self, repo_key: str, unit_key: str, content_hash: str) -> None:
+    def mark_reviewed(self, repo_key: str, mark: ReviewMark) -> None:
+        """Keep one mark (``sessions.marks``); the same content marked again is one mark."""
+        if not isinstance(mark, ReviewMark):
+            refuse(mark)
         with self._writing() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO review_marks (repo_key, unit_key, content_hash, "
-                "marked_at) VALUES (?, ?, ?, ?)",
-                (clean_text(repo_key), clean_text(unit_key), clean_text(content_hash), self._now()))
+                "INSERT OR REPLACE INTO unit_marks (repo_key, file_path, content_id, unit_key, "
+                "unit_id, first_line, last_line, marked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (clean_text(repo_key), clean_text(mark.file_path), clean_text(mark.content_id),
+                 clean_text(mark.unit_key), clean_text(mark.unit_id), _line(mark.first_line),
+                 _line(mark.last_line), self._now()))
 
-    def unmark_reviewed(self, repo_key: str, unit_key: str) -> None:
+    def unmark_reviewed(self, repo_key: str, file_path: str, content_id: str) -> None:
+        """Take back one mark: this content of this file (no other mark is touched)."""
         with self._writing() as conn:
-            conn.execute("DELETE FROM review_marks WHERE repo_key = ? AND unit_key = ?",
-                         (clean_text(repo_key), clean_text(unit_key)))
+            conn.execute("DELETE FROM unit_marks WHERE repo_key = ? AND file_path = ? "
+                         "AND content_id = ?",
+                         (clean_text(repo_key), clean_text(file_path), clean_text(content_id)))
 
-    def review_marks(self, repo_key: str) -> dict[str, str]:
-        """``unit_key -> content_hash`` of every mark in this repository (see ``review_status``)."""
+    def review_marks(self, repo_key: str) -> list[ReviewMark]:
+        """Every mark in this repository, oldest first (see ``sessions.marks``)."""
         with self._reading() as conn:
-            rows = conn.execute("SELECT unit_key, content_hash FROM review_marks "
-                                "WHERE repo_key = ?", (clean_text(repo_key),)).fetchall()
-        return {row["unit_key"]: row["content_hash"] for row in rows}
+            rows = conn.execute(
+                "SELECT file_path, content_id, unit_key, unit_id, first_line, last_line, "
+                "marked_at FROM unit_marks WHERE repo_key = ? ORDER BY marked_at, rowid",
+                (clean_text(repo_key),)).fetchall()
+        return [ReviewMark(row["file_path"], row["content_id"], row["unit_key"], row["unit_id"],
+                           row["first_line"], row["last_line"], row["marked_at"])
+                for row in rows]
+
+
+def _line(number: object) -> int | None:
+    if number is None:
+        return None
+    if not isinstance(number, int) or isinstance(number, bool):
+        raise StoreError(f"a line number must be a whole number, not {number!r}")
+    return number

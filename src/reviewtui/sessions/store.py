@@ -36,12 +36,11 @@ import json
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -64,28 +63,16 @@ from reviewtui.sessions.values import (
 
 __all__ = [
     "SCHEMA_VERSION",
-    "ReviewStatus",
     "SessionStore",
     "default_store_path",
     "redact_secrets",
-    "review_status",
 ]
-
-ReviewStatus = Literal["new", "reviewed", "changed"]
 
 _BUSY_TIMEOUT = 5.0
 _SESSION_COLUMNS = (
     "s.session_id, s.repo_key, s.change_key, s.title, s.created_at, s.updated_at, s.model, "
     "(SELECT count(*) FROM rounds r WHERE r.session_id = s.session_id) AS rounds"
 )
-
-
-def review_status(marks: Mapping[str, str], unit_key: str, content_hash: str) -> ReviewStatus:
-    """``reviewed`` if the unit was marked for this content, ``changed`` if for other content."""
-    marked = marks.get(unit_key)
-    if marked is None:
-        return "new"
-    return "reviewed" if marked == content_hash else "changed"
 
 
 class SessionStore(RoundStore, ReviewStore, DecisionStore):

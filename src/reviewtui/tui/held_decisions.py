@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reviewtui.plan import OverrideSet
+from reviewtui.sessions.marks import MarkKey, ReviewMark, ReviewMarks
 from reviewtui.sessions.store import SessionStore
 
 
 class HeldDecisions:
     def __init__(self) -> None:
         self.overrides = OverrideSet()  # as last read or written
-        self.marks: dict[str, str] = {}
+        self.marks: dict[MarkKey, ReviewMark] = {}
         # what a session with no saved set yet starts from: the decisions carried over from
         # the repository's other changes, which the person saw as theirs
         self.start = OverrideSet()
@@ -27,8 +28,8 @@ class HeldDecisions:
     def read_overrides(self, found: OverrideSet) -> None:
         self.overrides = self.start = found
 
-    def read_marks(self, found: Mapping[str, str]) -> None:
-        self.marks = dict(found)
+    def read_marks(self, found: ReviewMarks) -> None:
+        self.marks = dict(found.by_key)
 
     def moved(self, moves: Mapping[str, str]) -> None:
         """A refresh moved decisions to new unit ids: the same decisions, written as moves."""
@@ -48,12 +49,12 @@ class HeldDecisions:
             store.update_overrides(session_id, changes, moves=self.moves, start=self.start)
             self.overrides, self.moves = overrides, {}
 
-    def write_marks(self, store: SessionStore, repo_key: str, marks: Mapping[str, str]) -> None:
+    def write_marks(self, store: SessionStore, repo_key: str, marks: ReviewMarks) -> None:
         """Each mark made and each taken back since they were read, one by one."""
-        for key, content in marks.items():
-            if self.marks.get(key) != content:
-                store.mark_reviewed(repo_key, key, content)
-                self.marks[key] = content
-        for key in self.marks.keys() - marks.keys():
-            store.unmark_reviewed(repo_key, key)
+        for key, mark in marks.by_key.items():
+            if key not in self.marks:
+                store.mark_reviewed(repo_key, mark)
+                self.marks[key] = mark
+        for key in self.marks.keys() - marks.by_key.keys():
+            store.unmark_reviewed(repo_key, *key)
             del self.marks[key]

@@ -20,6 +20,7 @@ from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.plan.evidence import override_records
+from reviewtui.sessions.marks import ReviewMarks, commit_time
 from reviewtui.sessions.review_records import (
     AppliedFix,
     FindingState,
@@ -158,14 +159,20 @@ class TuiSession:
         self._held.read_overrides(found)
         return found
 
-    def marks(self) -> dict[str, str]:
-        """The repository's reviewed marks as stored now."""
+    def marks(self) -> ReviewMarks:
+        """The repository's reviewed marks as stored now, as this change sees them."""
         store = self.store()
-        found = store.review_marks(self.repo_key) if store is not None else {}
-        self._held.read_marks(found)
-        return found
+        try:
+            found = store.review_marks(self.repo_key) if store is not None else []
+        except StoreError:
+            found = []
+        loaded = self.loaded
+        marks = ReviewMarks(found, version_time=lambda: commit_time(
+            loaded.repo, loaded.change_set.new_side))
+        self._held.read_marks(marks)
+        return marks
 
-    def save(self, overrides: OverrideSet, marks: dict[str, str] | None = None) -> str | None:
+    def save(self, overrides: OverrideSet, marks: ReviewMarks | None = None) -> str | None:
         """Persist what the person decided in this process since the last save: each unit's
         override that changed, each mark made or taken back (``marks``: all this process holds;
         None: leave the marks alone). Decisions other processes wrote are left as they are.

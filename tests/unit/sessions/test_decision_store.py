@@ -11,6 +11,7 @@ import pytest
 
 from reviewtui.models import ContextLevel
 from reviewtui.plan.schema import OverrideSet, UnitOverride
+from reviewtui.sessions.marks import ReviewMark
 from reviewtui.sessions.store import SessionStore
 
 FULL = UnitOverride(level=ContextLevel.FULL_FILE)
@@ -59,18 +60,24 @@ def test_moves_move_what_is_stored(store_path: Path) -> None:
             "u_3": SKIP, "u_9": FULL})  # u_9 had its own: u_3's stays where it was
 
 
+def _mark(path: str, content: str) -> ReviewMark:
+    return ReviewMark(path, content, f"{path}::f", "u_" + content, 1, 2)
+
+
 def test_marks_of_two_connections_are_each_their_own(store_path: Path) -> None:
     with SessionStore(store_path) as one, SessionStore(store_path) as two:
-        one.mark_reviewed("/r", "a.py::a", "h_a")
-        two.mark_reviewed("/r", "b.py::b", "h_b")
-        two.unmark_reviewed("/r", "b.py::b")
-        assert one.review_marks("/r") == {"a.py::a": "h_a"}
+        one.mark_reviewed("/r", _mark("a.py", "c_1"))
+        two.mark_reviewed("/r", _mark("a.py", "c_2"))  # the same function's other unit
+        two.mark_reviewed("/r", _mark("b.py", "c_1"))
+        two.unmark_reviewed("/r", "b.py", "c_1")
+        assert [m.key for m in one.review_marks("/r")] == [("a.py", "c_1"), ("a.py", "c_2")]
 
 
 WRITER = """
 import sys
 from reviewtui.models import ContextLevel
 from reviewtui.plan.schema import UnitOverride
+from reviewtui.sessions.marks import ReviewMark
 from reviewtui.sessions.store import SessionStore
 store = SessionStore(__import__("pathlib").Path(sys.argv[1]))
 sid, name = sys.argv[2], sys.argv[3]
@@ -79,7 +86,7 @@ for i in range(40):
     store.update_overrides(sid, {f"{name}{i}": UnitOverride(level=ContextLevel.FULL_FILE)})
     if i % 2:
         store.update_overrides(sid, {f"{name}{i - 1}": None})
-    store.mark_reviewed("/r", f"{name}.py::f{i}", "h")
+    store.mark_reviewed("/r", ReviewMark(f"{name}.py", f"c_{i}", f"{name}.py::f", f"u_{i}"))
 store.close()
 """
 

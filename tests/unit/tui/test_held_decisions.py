@@ -8,13 +8,15 @@ from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.models import ContextLevel
 from reviewtui.pipeline import load_change
 from reviewtui.plan import OverrideSet, UnitOverride
+from reviewtui.sessions.marks import ReviewMarks
 from reviewtui.sessions.store import SessionStore
 from reviewtui.tui.session import TuiSession
+from reviewtui.units.identity import UnitContents
 from tests.conftest import GitRepoBuilder
 
 
 def _opened(repo: GitRepoBuilder, store: Path, selector: ChangeSelector
-            ) -> tuple[TuiSession, OverrideSet, dict[str, str]]:
+            ) -> tuple[TuiSession, OverrideSet, ReviewMarks]:
     session = TuiSession(load_change(repo.root, selector), store)
     return session, session.overrides(), session.marks()
 
@@ -31,26 +33,31 @@ def test_marks_of_workbenches_on_other_selectors_are_not_taken_back(
     store = tmp_path / "s.sqlite3"
     work, work_decided, work_marks = _opened(repo, store, ChangeSelector(SelectorMode.AUTO))
     last, _, last_marks = _opened(repo, store, ChangeSelector(SelectorMode.COMMIT, "HEAD"))
+    assert len(work_marks) == len(last_marks) == 0
     (b_unit,), (a_unit,) = work.loaded.units, last.loaded.units
-    both = {"a.py::a": a_unit.unit_id, "b.py::b": b_unit.unit_id}
+    b_in, a_in = UnitContents([b_unit]), UnitContents([a_unit])
 
-    def stored() -> dict[str, str]:
+    def stored() -> set[str]:
         with SessionStore(store) as opened:
-            return opened.review_marks(str(repo.root))
+            return {m.unit_id for m in opened.review_marks(str(repo.root))}
 
-    assert last.save(OverrideSet(), {"a.py::a": a_unit.unit_id}) is None
-    assert work.save(work_decided, {"b.py::b": b_unit.unit_id}) is None
-    assert stored() == both
+    last_marks.mark(a_unit, a_in)
+    assert last.save(OverrideSet(), last_marks) is None
+    work_marks.mark(b_unit, b_in)
+    assert work.save(work_decided, work_marks) is None
+    assert stored() == {a_unit.unit_id, b_unit.unit_id}
     level = OverrideSet(units={b_unit.unit_id: UnitOverride(level=ContextLevel.FULL_FILE)})
-    assert work.save(level, {"b.py::b": b_unit.unit_id}) is None
-    assert last.save(OverrideSet(), {"a.py::a": a_unit.unit_id}) is None
-    assert stored() == both
-    assert last.save(OverrideSet(), {}) is None  # the person took a.py's mark back
-    assert stored() == {"b.py::b": b_unit.unit_id}
-    assert work.save(level, {}) is None  # ...and b.py's, in the other workbench
-    assert last.save(OverrideSet(), {"a.py::a": a_unit.unit_id}) is None  # a.py marked again
-    assert stored() == {"a.py::a": a_unit.unit_id}
-    assert work_marks == last_marks == {}
+    assert work.save(level, work_marks) is None
+    assert last.save(OverrideSet(), last_marks) is None
+    assert stored() == {a_unit.unit_id, b_unit.unit_id}
+    last_marks.unmark(a_unit, a_in)  # the person took a.py's mark back
+    assert last.save(OverrideSet(), last_marks) is None
+    assert stored() == {b_unit.unit_id}
+    work_marks.unmark(b_unit, b_in)  # ...and b.py's, in the other workbench
+    assert work.save(level, work_marks) is None
+    last_marks.mark(a_unit, a_in)  # a.py marked again
+    assert last.save(OverrideSet(), last_marks) is None
+    assert stored() == {a_unit.unit_id}
 
 
 def test_a_refresh_moves_what_is_stored_and_keeps_the_other_workbenchs_decisions(
