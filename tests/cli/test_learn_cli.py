@@ -69,7 +69,7 @@ def _person_sets_diff_only(repo: GitRepoBuilder, rev: str, store: Path) -> str:
     before = session.overrides()
     decided = OverrideSet(units={**before.units,
                                  unit.unit_id: UnitOverride(level=ContextLevel.DIFF_ONLY)})
-    assert session.save(decided, {}) is None
+    assert session.save(decided) is None
     return unit.unit_id
 
 

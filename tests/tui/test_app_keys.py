@@ -73,7 +73,7 @@ async def test_navigation_levels_skip_reviewed_persist(repo: GitRepoBuilder,
         (session,) = store.list_sessions()
         override = store.overrides(session.session_id).units[unit]
         assert override.level is ContextLevel.FULL_FILE
-        assert unit in store.review_marks(str(repo.root)).values()
+        assert unit in [m.unit_id for m in store.review_marks(str(repo.root))]
     # ...and a new workbench on the same change shows it again.
     again = _app(repo, store_path)
     async with again.run_test(size=(140, 40)) as pilot:

@@ -1,10 +1,10 @@
 """What ``reviewtui export`` and the workbench's ``X`` hand over: this change's review, whole.
 
 Gathers the session's findings, comments and verdict, which units were reviewed, skipped or left
-(the "reviewed" marks follow a unit's content; the plan with the person's overrides says what is
-skipped), and the quoted lines -- findings and comments first followed to their lines as they
-are now (``agent.follow``) --, redacts them (``llm.redact``, the configured key too), then
-renders them (``sessions.export``; rdjson in
+(the "reviewed" marks follow a unit's content, see ``sessions.marks``; the plan with the
+person's overrides says what is skipped), and the quoted lines -- findings and comments first
+followed to their lines as they are now (``agent.follow``) --, redacts them (``llm.redact``,
+the configured key too), then renders them (``sessions.export``; rdjson in
 ``sessions.export_rdjson``). The same function serves the command line and the workbench, so
 both export the same thing.
 """
@@ -27,20 +27,24 @@ from reviewtui.sessions.export import (
 )
 from reviewtui.sessions.export_intent import ExportedIntent
 from reviewtui.sessions.export_rdjson import render_rdjson
-from reviewtui.sessions.store import SessionStore, review_status
-from reviewtui.units.model import unit_key
+from reviewtui.sessions.marks import ReviewMarks, commit_time
+from reviewtui.sessions.store import SessionStore
+from reviewtui.units.identity import UnitContents
 
 FORMATS = ("markdown", "json", "sarif", "rdjson")
 
 
 def gather(ws: Workspace, store: SessionStore, session_id: str | None, *,
            everything: bool = False) -> ExportedReview:
-    marks = store.review_marks(ws.repo_key)
+    loaded = ws.loaded
+    marks = ReviewMarks(store.review_marks(ws.repo_key), version_time=lambda: commit_time(
+        loaded.repo, loaded.change_set.new_side))
+    reviewed = marks.statuses(loaded.units, UnitContents(loaded.units))
     items = {item.unit_id: item for item in ws.plan.plan}
     units: list[ExportedUnit] = []
-    for unit in ws.loaded.units:
+    for unit in loaded.units:
         item = items.get(unit.unit_id)
-        mark = review_status(marks, unit_key(unit), unit.unit_id)
+        mark = reviewed.get(unit.unit_id, "new")
         status: UnitStatus = (
             "reviewed" if mark == "reviewed" else "changed" if mark == "changed"
             else "skipped" if item is not None and item.skip_review else "left")

@@ -60,7 +60,8 @@ def carry_plan(loaded: LoadedChange, previous: FusedPlan, before: Sequence[Revie
     nothing for (new ones; every edited one when ``follow`` is off: another change, not a
     version of this one) are decided by the rules, as in a plan that did not cover them."""
     from reviewtui.plan.fusion import fuse_plan, llm_answers
-    from reviewtui.units.model import successor_of, unit_key
+    from reviewtui.units.identity import successor_of
+    from reviewtui.units.model import unit_key
 
     known = {item.unit_id: item for item in previous.plan}
     rest = [unit for unit in loaded.units if unit.unit_id not in known]

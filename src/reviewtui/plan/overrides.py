@@ -9,7 +9,7 @@ won and "reset to fused" is just dropping the override. Overrides are plain data
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from reviewtui.errors import ConfigError
 from reviewtui.plan.requests import merge_requests, request_key
 from reviewtui.plan.schema import FusedItem, OverrideSet, Source, UnitOverride
+from reviewtui.units.identity import successor_of
 from reviewtui.units.model import ReviewUnit, unit_key
 
 
@@ -79,24 +80,43 @@ def load_overrides(path: str | Path) -> OverrideSet:
         raise ConfigError(f"{target}: {key}: {error['msg']}") from None
 
 
+def carried_ids(overrides: OverrideSet, before: Sequence[ReviewUnit],
+                after: Sequence[ReviewUnit]) -> dict[str, str]:
+    """Where each decided unit went when the change was collected again: ``old id -> new
+    id`` for every decided unit whose id is gone (its content changed). It went to the unit it
+    became (``units.identity.successor_of``: the nearest by lines, the most shared lines first)
+    among the units of the same definition (``unit_key``) that the edit made -- never to one
+    that was there before, untouched, with a decision of its own or not, nor to one that
+    another decision went to. A decided unit with no such successor is not in the map."""
+    old = {u.unit_id: u for u in before}
+    made: dict[str, list[ReviewUnit]] = {}
+    for fresh in after:
+        if fresh.unit_id not in old:
+            made.setdefault(unit_key(fresh), []).append(fresh)
+    current = {u.unit_id for u in after}
+    taken = set(overrides.units)
+    moves: dict[str, str] = {}
+    for unit_id in overrides.units:
+        decided = old.get(unit_id)
+        if unit_id in current or decided is None:
+            continue
+        became = successor_of(decided, [u for u in made.get(unit_key(decided), [])
+                                        if u.unit_id not in taken])
+        if became is not None:
+            moves[unit_id] = became
+            taken.add(became)
+    return moves
+
+
 def carry_overrides(overrides: OverrideSet, before: Sequence[ReviewUnit],
                     after: Sequence[ReviewUnit]) -> OverrideSet:
     """The person's overrides for the change collected again: a unit whose content changed
-    gets a new id, so each decision follows its unit's key (file and definition); decisions
-    whose unit is gone are kept as they are (the code may come back)."""
-    old_keys = {u.unit_id: unit_key(u) for u in before}
-    new_ids: dict[str, str] = {}
-    for unit in after:
-        new_ids.setdefault(unit_key(unit), unit.unit_id)
-    current = {u.unit_id for u in after}
-    units: dict[str, UnitOverride] = {}
-    for unit_id, override in overrides.units.items():
-        if unit_id in current:
-            units[unit_id] = override
-            continue
-        moved = new_ids.get(old_keys.get(unit_id, ""))
-        if moved is not None and moved not in overrides.units:
-            units[moved] = override
-        else:
-            units[unit_id] = override
-    return OverrideSet(units=units)
+    gets a new id, and its decision follows it to the unit it became (``carried_ids``);
+    decisions whose unit is gone are kept as they are (the code may come back)."""
+    return moved_overrides(overrides, carried_ids(overrides, before, after))
+
+
+def moved_overrides(overrides: OverrideSet, moves: Mapping[str, str]) -> OverrideSet:
+    """``overrides`` with each decision of a ``moves`` old id under its new id."""
+    return OverrideSet(units={moves.get(unit_id, unit_id): override
+                              for unit_id, override in overrides.units.items()})

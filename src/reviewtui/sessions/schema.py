@@ -163,6 +163,31 @@ MIGRATIONS: list[tuple[str, ...]] = [
     (
         "ALTER TABLE rounds ADD COLUMN continued_by INTEGER",
     ),
+    # v8: "reviewed" marks kept per unit by its content (``sessions.marks``), no longer one
+    # per file and definition by the unit's id (which has its line numbers: a unit that moved
+    # lost its mark, and a function's two units shared one). The marks kept so far stay, as
+    # marks of the unit id they were made on (their content id), so that unit stays reviewed.
+    (
+        """CREATE TABLE unit_marks (
+            repo_key TEXT NOT NULL,
+            file_path TEXT NOT NULL,
+            content_id TEXT NOT NULL,
+            unit_key TEXT NOT NULL,
+            unit_id TEXT NOT NULL,
+            first_line INTEGER,
+            last_line INTEGER,
+            marked_at TEXT NOT NULL,
+            PRIMARY KEY (repo_key, file_path, content_id)
+        )""",
+        """INSERT OR IGNORE INTO unit_marks (repo_key, file_path, content_id, unit_key, unit_id,
+                                            marked_at)
+            SELECT repo_key,
+                   CASE WHEN instr(unit_key, '::') > 0
+                        THEN substr(unit_key, 1, instr(unit_key, '::') - 1) ELSE unit_key END,
+                   content_hash, unit_key, content_hash, marked_at
+            FROM review_marks""",
+        "DROP TABLE review_marks",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -5,7 +5,7 @@ One file per user (``default_store_path``) serves every repository, so the TUI a
 to the model is decided at send time by the packer. Choices, and why:
 
 * **Atomic writes.** Every public write is one ``BEGIN IMMEDIATE … COMMIT`` transaction (the
-  explicit form of ``with conn:``): a message, a round or an override set is either fully in the
+  explicit form of ``with conn:``): a message, a round or a decision is either fully in the
   file or not at all. ``IMMEDIATE`` takes the write lock up front, so a second process waits for
   it (``busy_timeout``, 5 s by default) instead of failing with SQLITE_BUSY when a transaction
   that has read would need upgrading to a writer.
@@ -20,7 +20,10 @@ to the model is decided at send time by the packer. Choices, and why:
   TUI calls the store from worker threads.
 * **Several processes, one session.** Rounds are numbered by the store inside the write
   transaction and never replaced; a session for a change is found or created in one transaction
-  (see ``round_store`` and ``session_for_change``).
+  (see ``round_store`` and ``session_for_change``). Two workbenches on one change (or on one
+  repository, for the marks) write each decision on its own -- one unit's override
+  (``update_overrides``, read and written back in its transaction), one mark, one unmark --
+  never the whole set they hold, so neither undoes the other's.
 * **No secrets.** API keys are never stored: every text column passes through
   ``redact_secrets``, and a value that is not text (a settings object passed by mistake) is
   refused with ``StoreError`` rather than serialised (``values``).
@@ -33,16 +36,16 @@ import json
 import secrets
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ValidationError
 
 from reviewtui.errors import StoreError
+from reviewtui.sessions.decision_store import DecisionStore
 from reviewtui.sessions.records import SessionInfo
 from reviewtui.sessions.review_store import ReviewStore
 from reviewtui.sessions.round_store import RoundStore
@@ -55,23 +58,15 @@ from reviewtui.sessions.schema import (
 from reviewtui.sessions.values import (
     clean_opt_text,
     clean_text,
-    expect,
     redact_secrets,
 )
 
-if TYPE_CHECKING:  # imported when used: ``reviewtui.plan`` pulls in the LLM client (slow)
-    from reviewtui.plan.schema import OverrideSet
-
 __all__ = [
     "SCHEMA_VERSION",
-    "ReviewStatus",
     "SessionStore",
     "default_store_path",
     "redact_secrets",
-    "review_status",
 ]
-
-ReviewStatus = Literal["new", "reviewed", "changed"]
 
 _BUSY_TIMEOUT = 5.0
 _SESSION_COLUMNS = (
@@ -80,21 +75,14 @@ _SESSION_COLUMNS = (
 )
 
 
-def review_status(marks: Mapping[str, str], unit_key: str, content_hash: str) -> ReviewStatus:
-    """``reviewed`` if the unit was marked for this content, ``changed`` if for other content."""
-    marked = marks.get(unit_key)
-    if marked is None:
-        return "new"
-    return "reviewed" if marked == content_hash else "changed"
-
-
-class SessionStore(RoundStore, ReviewStore):
+class SessionStore(RoundStore, ReviewStore, DecisionStore):
     """The session store at ``path`` (default: ``default_store_path()``), open until closed.
 
-    Sessions, overrides and marks are here; rounds, messages and tool results in
-    ``RoundStore`` (``round_store``: the store numbers rounds, so that processes writing one
-    session at once never share an index); the person's review records (findings, comments,
-    the verdict) in ``ReviewStore`` (``review_store``)."""
+    Sessions are here; rounds, messages and tool results in ``RoundStore`` (``round_store``:
+    the store numbers rounds, so that processes writing one session at once never share an
+    index); the person's decisions (overrides, reviewed marks) in ``DecisionStore``
+    (``decision_store``: each decision written on its own); the person's review records
+    (findings, comments, the verdict) in ``ReviewStore`` (``review_store``)."""
 
     def __init__(self, path: Path | None = None, *, busy_timeout: float = _BUSY_TIMEOUT) -> None:
         self.path = (path if path is not None else default_store_path()).expanduser()
@@ -279,74 +267,6 @@ class SessionStore(RoundStore, ReviewStore):
             cursor = conn.execute("DELETE FROM sessions WHERE session_id = ?",
                                   (clean_text(session_id),))
             return cursor.rowcount > 0
-
-    # -- overrides -----------------------------------------------------------------------------
-
-    def set_overrides(self, session_id: str, overrides: OverrideSet) -> None:
-        from reviewtui.plan.schema import OverrideSet
-
-        data = clean_text(expect(overrides, OverrideSet).model_dump_json())
-        with self._writing() as conn:
-            self._require_session(conn, session_id)
-            now = self._now()
-            conn.execute("INSERT OR REPLACE INTO overrides (session_id, data, updated_at) "
-                         "VALUES (?, ?, ?)", (session_id, data, now))
-            self._touch(conn, session_id, now)
-
-    def overrides(self, session_id: str) -> OverrideSet:
-        """The session's overrides; empty if it has none."""
-        from reviewtui.plan.schema import OverrideSet
-
-        return self.saved_overrides(session_id) or OverrideSet()
-
-    def saved_overrides(self, session_id: str) -> OverrideSet | None:
-        """The session's overrides, or None when none were ever saved (not even emptied)."""
-        from reviewtui.plan.schema import OverrideSet
-
-        with self._reading() as conn:
-            row = conn.execute("SELECT data FROM overrides WHERE session_id = ?",
-                               (clean_text(session_id),)).fetchone()
-            return OverrideSet.model_validate_json(row["data"]) if row else None
-
-    def overrides_of_units(self, repo_key: str, unit_ids: Collection[str],
-                           sessions: int = 50) -> OverrideSet:
-        """The person's latest decisions on these units in any change of the repository: a
-        unit's id is its content (paths, hunks, changed lines), so the same unit in the change
-        a commit made of the working tree, or in a rebased range, gets them back."""
-        from reviewtui.plan.schema import OverrideSet
-
-        wanted, found = set(unit_ids), OverrideSet()
-        with self._reading() as conn:
-            rows = conn.execute(
-                "SELECT o.data FROM overrides o JOIN sessions s ON s.session_id = o.session_id "
-                "WHERE s.repo_key = ? ORDER BY o.updated_at DESC, o.rowid DESC LIMIT ?",
-                (clean_text(repo_key), sessions)).fetchall()
-        for row in rows:
-            for unit_id, override in OverrideSet.model_validate_json(row["data"]).units.items():
-                if unit_id in wanted and unit_id not in found.units and not override.is_empty:
-                    found.units[unit_id] = override
-        return found
-
-    # -- review marks (per repository, independent of sessions) ---------------------------------
-
-    def mark_reviewed(self, repo_key: str, unit_key: str, content_hash: str) -> None:
-        with self._writing() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO review_marks (repo_key, unit_key, content_hash, "
-                "marked_at) VALUES (?, ?, ?, ?)",
-                (clean_text(repo_key), clean_text(unit_key), clean_text(content_hash), self._now()))
-
-    def unmark_reviewed(self, repo_key: str, unit_key: str) -> None:
-        with self._writing() as conn:
-            conn.execute("DELETE FROM review_marks WHERE repo_key = ? AND unit_key = ?",
-                         (clean_text(repo_key), clean_text(unit_key)))
-
-    def review_marks(self, repo_key: str) -> dict[str, str]:
-        """``unit_key -> content_hash`` of every mark in this repository (see ``review_status``)."""
-        with self._reading() as conn:
-            rows = conn.execute("SELECT unit_key, content_hash FROM review_marks "
-                                "WHERE repo_key = ?", (clean_text(repo_key),)).fetchall()
-        return {row["unit_key"]: row["content_hash"] for row in rows}
 
 
 def _session_info(row: sqlite3.Row) -> SessionInfo:

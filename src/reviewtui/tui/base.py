@@ -284,9 +284,20 @@ class WorkbenchBase(App[None]):
         self.show_detail()
 
     def refresh_unit(self, unit_id: str) -> None:
-        row = self.triage.row(unit_id)
-        self.rows = [row if r.unit.unit_id == unit_id else r for r in self.rows]
-        self.table.update_unit_row(row)
+        """Repaint the unit's row after a decision on it, and every other row of its file
+        whose status is not the one shown: the rows are compared, not assumed unchanged (a
+        row left showing a status its unit no longer has is a decision the person cannot
+        see)."""
+        path = self.triage.by_id[unit_id].file_path
+        rows: list[Row] = []
+        for shown in self.rows:
+            if shown.unit.unit_id == unit_id or shown.unit.file_path == path:
+                row = self.triage.row(shown.unit.unit_id)
+                if row.unit.unit_id == unit_id or row.status != shown.status:
+                    self.table.update_unit_row(row)
+                    shown = row
+            rows.append(shown)
+        self.rows = rows
         self.show_detail()
         self.set_status()
 

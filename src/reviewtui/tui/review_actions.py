@@ -26,7 +26,7 @@ from reviewtui.tui.editor import editor_command
 from reviewtui.tui.screens.dismiss_modal import DismissModal
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportChoice, ExportModal
 from reviewtui.tui.widgets.unit_table import longest_location
-from reviewtui.units.model import successor_of
+from reviewtui.units.identity import successor_of
 
 if TYPE_CHECKING:  # the session's models load with the change (see opening_actions)
     from pathlib import Path
@@ -361,12 +361,12 @@ class ReviewActions(WorkbenchBase):
         was = next((u for u in self.loaded.units if u.unit_id == self.current()), None)
         # The person's decisions as they are now, not as they were when the refresh started:
         # a level or a skip chosen while it ran (a save under --watch starts one) stays.
-        overrides = self.session.carry(self.triage.overrides, fresh)
+        overrides, moves = self.session.carry(self.triage.overrides, fresh)
         plan = refreshed.plan
         if self.triage.plan is not refreshed.planned_from:  # the planner answered meanwhile
             same = fresh.change_set.key == self.loaded.change_set.key
             plan = fresh.replan(self.triage.plan, self.loaded.units, follow=same)
-        previous = self.session.adopt(fresh, overrides)
+        previous = self.session.adopt(fresh, overrides, moves)
         if previous is not None:  # another change now (a commit, a checkout): its session's
             overrides = self.session.overrides(kept=overrides)  # decisions, as on opening it
             self.bundles.clear()

@@ -20,6 +20,7 @@ from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.plan.evidence import override_records
+from reviewtui.sessions.marks import ReviewMarks, commit_time
 from reviewtui.sessions.review_records import (
     AppliedFix,
     FindingState,
@@ -28,6 +29,7 @@ from reviewtui.sessions.review_records import (
     StoredFinding,
 )
 from reviewtui.sessions.store import SessionStore
+from reviewtui.tui.held_decisions import HeldDecisions
 
 if TYPE_CHECKING:  # the agent, the chat and the model client load when first used
     from reviewtui.agent.findings import ReviewResult
@@ -88,6 +90,7 @@ class TuiSession:
         self._lock = threading.Lock()
         self._recorded = OverrideSet()  # the overrides last logged as evidence
         self._followed = False  # the findings and comments followed to the lines as read
+        self._held = HeldDecisions()  # what a save compares with: it writes only the changes
         self.repo_key = str(loaded.root)
         self.change_key = loaded.change_set.key  # what `reviewtui ask` uses too
         # The stated purpose, gathered once per change: --description wins, else the one
@@ -158,14 +161,27 @@ class TuiSession:
                 found = None
         found = found or OverrideSet()
         self._recorded = found  # carried over: already in the evidence log
+        self._held.read_overrides(found)
         return found
 
-    def marks(self) -> dict[str, str]:
+    def marks(self) -> ReviewMarks:
+        """The repository's reviewed marks as stored now, as this change sees them."""
         store = self.store()
-        return store.review_marks(self.repo_key) if store is not None else {}
+        try:
+            found = store.review_marks(self.repo_key) if store is not None else []
+        except StoreError:
+            found = []
+        loaded = self.loaded
+        marks = ReviewMarks(found, version_time=lambda: commit_time(
+            loaded.repo, loaded.change_set.new_side))
+        self._held.read_marks(marks)
+        return marks
 
-    def save(self, overrides: OverrideSet, marks: dict[str, str]) -> str | None:
-        """Persist; returns a one-line problem (shown once) instead of raising."""
+    def save(self, overrides: OverrideSet, marks: ReviewMarks | None = None) -> str | None:
+        """Persist what the person decided in this process since the last save: each unit's
+        override that changed, each mark made or taken back (``marks``: all this process holds;
+        None: leave the marks alone). Decisions other processes wrote are left as they are.
+        Returns a one-line problem (shown once) instead of raising."""
         with self._lock:
             store = self.store()
             if store is None:
@@ -174,13 +190,9 @@ class TuiSession:
             try:
                 sid = self._session(create=True)
                 assert sid is not None
-                store.set_overrides(sid, overrides)
-                current = store.review_marks(self.repo_key)
-                for key, content in marks.items():
-                    if current.get(key) != content:
-                        store.mark_reviewed(self.repo_key, key, content)
-                for key in current.keys() - marks.keys():
-                    store.unmark_reviewed(self.repo_key, key)
+                self._held.write_overrides(store, sid, overrides)
+                if marks is not None:
+                    self._held.write_marks(store, self.repo_key, marks)
             except StoreError as error:
                 return str(error)
             return self._record_evidence(overrides)
@@ -408,21 +420,26 @@ class TuiSession:
                          or f"{followed.lost} findings on changed lines (fixed?){moved}")
         return Refreshed(fresh, fresh.replan(plan, loaded.units, follow=same), notes, plan)
 
-    def carry(self, overrides: OverrideSet, fresh: LoadedChange) -> OverrideSet:
+    def carry(self, overrides: OverrideSet, fresh: LoadedChange
+              ) -> tuple[OverrideSet, dict[str, str]]:
         """``overrides`` (the person's decisions on the change worked on now) moved to the
-        units of ``fresh``, the change collected again: called on the workbench's thread when
-        it adopts ``fresh``, with the decisions as they are then -- those made while the
-        refresh ran included."""
-        from reviewtui.plan.overrides import carry_overrides
+        units of ``fresh``, the change collected again, and how (old unit id -> new, for the
+        decided units that were edited): called on the workbench's thread when it adopts
+        ``fresh``, with the decisions as they are then -- those made while the refresh ran
+        included."""
+        from reviewtui.plan.overrides import carried_ids, moved_overrides
 
-        return carry_overrides(overrides, self.loaded.units, fresh.units)
+        moves = carried_ids(overrides, self.loaded.units, fresh.units)
+        return moved_overrides(overrides, moves), moves
 
-    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None
-              ) -> LoadedChange | None:
+    def adopt(self, fresh: LoadedChange, carried: OverrideSet | None = None,
+              moves: dict[str, str] | None = None) -> LoadedChange | None:
         """Work on ``fresh`` from now on (the chat reopens its session on the new change).
 
         ``carried``: the person's overrides as a refresh moved them to the new unit ids — the
-        same decisions, not new ones, so they are not evidence for learning again.
+        same decisions, not new ones, so they are not evidence for learning again; ``moves``
+        (old id -> new) is how, written by the next ``save`` as moves of what is stored (a
+        decision another process took back meanwhile is not written again).
 
         A refresh that found another change (the same selector after a commit, a checkout or a
         reset: the branch's commits instead of the working tree) switches to that change as
@@ -437,6 +454,8 @@ class TuiSession:
             if carried is not None:
                 self._recorded = carried
             if fresh.change_set.key == self.change_key:
+                if moves:
+                    self._held.moved(moves)
                 return None
             self.change_key = fresh.change_set.key
             self._session_id = None

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from reviewtui.models import ContextLevel, ExtraRequest
 from reviewtui.plan import FusedItem, FusedPlan, OverrideSet, UnitOverride
 from reviewtui.plan.overrides import apply_override
+from reviewtui.sessions.marks import ReviewMarks, ReviewStatus
 from reviewtui.sessions.review_records import ReviewComment, StoredFinding
-from reviewtui.units.model import ReviewUnit, unit_key
+from reviewtui.units.identity import UnitContents
+from reviewtui.units.model import ReviewUnit
 
 LEVELS = list(ContextLevel)
 RISK_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
@@ -128,7 +130,7 @@ class Triage:
     """Rows of one change under the fused plan, the overrides and the review marks."""
 
     def __init__(self, units: Sequence[ReviewUnit], plan: FusedPlan,
-                 overrides: OverrideSet | None = None, marks: dict[str, str] | None = None,
+                 overrides: OverrideSet | None = None, marks: ReviewMarks | None = None,
                  findings: dict[str, int] | None = None,
                  reasons: Callable[[str], tuple[str, ...]] | None = None) -> None:
         self.units = list(units)
@@ -137,7 +139,9 @@ class Triage:
         self.plan = plan
         self.fused = {item.unit_id: item for item in plan.plan}
         self.overrides = overrides or OverrideSet()
-        self.marks = dict(marks or {})
+        self.marks = marks if marks is not None else ReviewMarks()
+        self.contents = UnitContents(self.units)  # what the marks are kept by
+        self._reviewed: dict[str, ReviewStatus] | None = None  # worked out when first shown
         self.findings = dict(findings or {})  # scanner findings per unit
         self.review: dict[str, list[StoredFinding]] = {}  # the agent's, per unit
         self.comments: dict[str, list[ReviewComment]] = {}
@@ -172,14 +176,19 @@ class Triage:
     def item(self, unit_id: str) -> FusedItem:
         return apply_override(self.fused[unit_id], self.overrides.units.get(unit_id))
 
+    def review_status(self, unit: ReviewUnit) -> ReviewStatus:
+        """``reviewed``, ``changed`` (↻) or ``new``, by the marks (``sessions.marks``)."""
+        if self._reviewed is None:
+            self._reviewed = self.marks.statuses(self.units, self.contents)
+        return self._reviewed.get(unit.unit_id, "new")
+
     def status(self, unit: ReviewUnit) -> str:
-        key = unit_key(unit)
-        mark = self.marks.get(key)
-        if mark == unit.unit_id:
+        mark = self.review_status(unit)
+        if mark == "reviewed":
             return "reviewed"
         if self.item(unit.unit_id).skip_review:
             return "skipped"
-        return "changed" if mark is not None else "new"
+        return mark
 
     def row(self, unit_id: str) -> Row:
         unit = self.by_id[unit_id]
@@ -250,12 +259,14 @@ class Triage:
             update={"add_requests": add, "remove_requests": remove}))
 
     def toggle_reviewed(self, unit_id: str) -> bool:
+        """Mark the unit's content reviewed, or take its mark back; True: it is marked now.
+        Only this unit's mark changes (another unit of its function keeps its own)."""
         unit = self.by_id[unit_id]
-        key = unit_key(unit)
-        if self.marks.get(key) == unit_id:
-            del self.marks[key]
+        self._reviewed = None
+        if self.marks.matching(unit, self.contents):
+            self.marks.unmark(unit, self.contents)
             return False
-        self.marks[key] = unit_id
+        self.marks.mark(unit, self.contents)
         return True
 
     def next_file_row(self, rows: Sequence[Row], index: int, step: int) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewtui.git.model import Hunk
@@ -110,20 +109,3 @@ def unit_key(unit: ReviewUnit) -> str:
     anchor = unit.functions[0] if unit.functions else unit.symbols[0] if unit.symbols else (
         f"L{unit.hunks[0].new_start}" if unit.hunks else "file")
     return f"{unit.file_path}::{anchor}"
-
-
-def successor_of(unit: ReviewUnit, units: Sequence[ReviewUnit]) -> str | None:
-    """The unit that ``unit`` became after a refresh: itself if unchanged, else the unit of
-    the same file whose lines are nearest to where it was (None: its file has none left).
-    The workbench's cursor follows it, and a plan made for the earlier version of the change
-    is carried to it (``pipeline.planning.carry_plan``)."""
-    if any(u.unit_id == unit.unit_id for u in units):
-        return unit.unit_id
-    span = unit.span() or unit.span("old") or (0, 0)
-    same_file = [u for u in units if u.file_path == unit.file_path]
-
-    def distance(other: ReviewUnit) -> int:
-        first, last = other.span() or other.span("old") or (0, 0)
-        return max(0, first - span[1], span[0] - last)
-
-    return min(same_file, key=distance).unit_id if same_file else None

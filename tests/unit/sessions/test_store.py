@@ -28,13 +28,13 @@ from reviewtui.models import (
     SymbolSearchRequest,
 )
 from reviewtui.plan.schema import OverrideSet, UnitOverride
+from reviewtui.sessions.marks import ReviewMark
 from reviewtui.sessions.records import MessageRecord, RoundRecord, ToolResultRecord
 from reviewtui.sessions.store import (
     SCHEMA_VERSION,
     SessionStore,
     default_store_path,
     redact_secrets,
-    review_status,
 )
 
 WRITER = Path(__file__).resolve().parents[2] / "data" / "store_kill_writer.py"
@@ -206,13 +206,13 @@ def test_delete_cascades(store: SessionStore, store_path: Path) -> None:
         store.save_tool_result(sid, ToolResultRecord(ref_id="t1", round_index=0, tool="read",
                                                      arguments="{}", content="body"))
         store.set_overrides(sid, OverrideSet(units={"u": UnitOverride(skip=True)}))
-    store.mark_reviewed("/r", "u", "h")
+    store.mark_reviewed("/r", _mark("u.py", "c_1"))
     assert store.delete_session(gone.session_id) is True
     assert store.delete_session(gone.session_id) is False
     assert store.session(gone.session_id) is None
     for table in ("rounds", "messages", "tool_results", "overrides"):
         assert _count(store_path, table) == 1, table
-    assert store.review_marks("/r") == {"u": "h"}
+    assert [m.key for m in store.review_marks("/r")] == [("u.py", "c_1")]
     assert len(store.messages(keep.session_id)) == 1
 
 
@@ -360,22 +360,30 @@ def test_overrides_round_trip_with_typed_requests(store: SessionStore) -> None:
     assert store.overrides(sid) == OverrideSet()
 
 
-def test_review_marks_and_status(store: SessionStore) -> None:
-    assert store.review_marks("/r") == {}
-    store.mark_reviewed("/r", "src/a.py::parse", "h1")
-    store.mark_reviewed("/r", "src/b.py::load", "h2")
-    store.mark_reviewed("/other", "src/a.py::parse", "zz")
+def _mark(path: str, content: str, key: str = "f", lines: tuple[int, int] = (3, 5)
+          ) -> ReviewMark:
+    return ReviewMark(path, content, f"{path}::{key}", "u_" + content[2:], *lines)
+
+
+def test_review_marks_are_kept_per_content(store: SessionStore) -> None:
+    assert store.review_marks("/r") == []
+    store.mark_reviewed("/r", _mark("src/a.py", "c_1", "parse"))
+    store.mark_reviewed("/r", _mark("src/a.py", "c_2", "parse", (40, 41)))  # its other unit
+    store.mark_reviewed("/r", _mark("src/b.py", "c_1", "load"))
+    store.mark_reviewed("/other", _mark("src/a.py", "c_1", "parse"))
     marks = store.review_marks("/r")
-    assert marks == {"src/a.py::parse": "h1", "src/b.py::load": "h2"}
-    assert review_status(marks, "src/a.py::parse", "h1") == "reviewed"
-    assert review_status(marks, "src/a.py::parse", "h9") == "changed"
-    assert review_status(marks, "src/c.py::new", "h1") == "new"
-    store.mark_reviewed("/r", "src/a.py::parse", "h9")  # reviewed again after the change
-    assert review_status(store.review_marks("/r"), "src/a.py::parse", "h9") == "reviewed"
-    store.unmark_reviewed("/r", "src/a.py::parse")
-    store.unmark_reviewed("/r", "never-marked")
-    assert store.review_marks("/r") == {"src/b.py::load": "h2"}
-    assert store.review_marks("/other") == {"src/a.py::parse": "zz"}
+    assert [m.key for m in marks] == [("src/a.py", "c_1"), ("src/a.py", "c_2"),
+                                      ("src/b.py", "c_1")]
+    second = marks[1]
+    assert (second.unit_key, second.unit_id, second.span) == ("src/a.py::parse", "u_2",
+                                                              (40, 41))
+    assert second.marked_at.endswith("+00:00")
+    store.mark_reviewed("/r", _mark("src/a.py", "c_2", "parse", (41, 42)))  # the same: one
+    store.unmark_reviewed("/r", "src/a.py", "c_1")
+    store.unmark_reviewed("/r", "src/a.py", "never-marked")
+    assert [(m.key, m.span) for m in store.review_marks("/r")] == [
+        (("src/b.py", "c_1"), (3, 5)), (("src/a.py", "c_2"), (41, 42))]
+    assert [m.key for m in store.review_marks("/other")] == [("src/a.py", "c_1")]
 
 
 # -- secrets ------------------------------------------------------------------------------------
@@ -448,8 +456,8 @@ def test_two_stores_on_one_file_interleave(store_path: Path) -> None:
             assert reader.messages(sid)[-1].content == f"m{i}"
         two.set_overrides(sid, OverrideSet(units={"u": UnitOverride(skip=True)}))
         assert one.overrides(sid).units["u"].skip is True
-        one.mark_reviewed("/r", "u", "h")
-        assert two.review_marks("/r") == {"u": "h"}
+        one.mark_reviewed("/r", _mark("u.py", "c_1"))
+        assert [m.key for m in two.review_marks("/r")] == [("u.py", "c_1")]
         assert [m.content for m in one.messages(sid)] == [f"m{i}" for i in range(10)]
 
 
@@ -467,7 +475,7 @@ def test_concurrent_writes_from_threads(store_path: Path) -> None:
                 for i in range(per_thread):
                     ids.append(target.add_message(sid, _message(0, f"{name}-{i}")))
                     if i % 5 == 0:
-                        target.mark_reviewed("/r", f"{name}-{i}", "h")
+                        target.mark_reviewed("/r", _mark(f"{name}-{i}.py", "c_1"))
                         target.list_sessions()
             except BaseException as exc:  # pragma: no cover - reported below
                 errors.append(exc)

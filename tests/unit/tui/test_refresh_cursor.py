@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
-from reviewtui.units.model import successor_of
+from reviewtui.units.identity import successor_of
 from tests.conftest import GitRepoBuilder
 
 SERVICE = ("def charge(amount):\n    total = amount * {}\n    return total\n" + "\n" * 20 +

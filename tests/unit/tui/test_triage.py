@@ -5,7 +5,9 @@ from __future__ import annotations
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.models import CallersRequest, ContextLevel, PreviousVersionRequest
 from reviewtui.pipeline import load_change
-from reviewtui.tui.triage import Filter, Triage, unit_key
+from reviewtui.sessions.marks import ReviewMark
+from reviewtui.tui.triage import Filter, Triage
+from reviewtui.units.model import unit_key
 from tests.conftest import GitRepoBuilder
 
 
@@ -60,8 +62,11 @@ def test_reviewed_marks_follow_the_content(repo: GitRepoBuilder) -> None:
     assert triage.row(uid).status == "new"
     assert triage.toggle_reviewed(uid) is True and triage.row(uid).status == "reviewed"
     unit = triage.by_id[uid]
-    # The same place with other content (the unit changed after review): "changed".
-    triage.marks[unit_key(unit)] = "u_oldcontent"
+    # Its function reviewed with other content (the unit changed after review): "changed".
+    triage.toggle_reviewed(uid)
+    old = ReviewMark(unit.file_path, "c_oldcontent", unit_key(unit), "u_oldcontent", 1, 2)
+    triage.marks.by_key[old.key] = old
+    triage = Triage(triage.units, triage.plan, marks=triage.marks)
     assert triage.row(uid).status == "changed"
 
 
