@@ -128,20 +128,23 @@ async def test_the_transcript_stays_where_the_person_scrolled(
         await pilot.pause()
         await pilot.press("c", *"first", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await pilot.pause(0.3)  # the answer's last coalesced pieces are drawn
+        await pilot.wait_for_scheduled_animations()
         log = app.query_one("#chat-log", VerticalScroll)
         log.focus()
         await pilot.press("home")  # the person goes back to the top to read
+        await pilot.wait_for_scheduled_animations()  # (a loaded machine scrolls slowly)
         await pilot.pause()
         assert log.scroll_y == 0
         fake_llm.script(Reply.text(LONG_ANSWER))
         app.query_one("#chat-input").focus()
         await pilot.press(*"second", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await pilot.pause(0.3)
         assert log.scroll_y == 0 < log.max_scroll_y  # not pulled down
         log.focus()
         await pilot.press("end")  # back at the end: it follows again
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
         fake_llm.script(Reply.text(LONG_ANSWER))
         app.query_one("#chat-input").focus()
