@@ -235,6 +235,22 @@ def _children(pid: int) -> list[int]:
     return [int(p) for p in text.split()]
 
 
+def _interruptible() -> None:
+    """In the child before it runs: Ctrl-C as a terminal gives it. A process inherits an
+    ignored or blocked SIGINT from whoever starts it (a test worker that ran other tests in
+    it), and Python then never raises KeyboardInterrupt: the run went to its end, exit 0."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _signal_masks(pid: int) -> str:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return ""
+    return " ".join(line for line in status.splitlines() if line.startswith(("SigBlk", "SigIgn")))
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
 def test_ctrl_c_while_the_workers_start_prints_one_line(repo: GitRepoBuilder) -> None:
     """Ctrl-C reaches the whole process group: the spawned ranking workers, still importing,
@@ -245,13 +261,15 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(repo: GitRepoBuilder) ->
         [str(source), *filter(None, [os.environ.get("PYTHONPATH")])])}
     proc = subprocess.Popen(
         [sys.executable, "-m", "reviewtui", "eval", "--no-cache", "--jobs", "3", str(repo.root)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True,
+        preexec_fn=_interruptible)
     deadline = time.monotonic() + 60
     while len(_children(proc.pid)) < 3 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)  # ranking starts: the workers are being spawned
     time.sleep(0.3)  # they are importing reviewtui
     assert proc.poll() is None, "eval ended before its workers started"
+    masks = _signal_masks(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, (err.decode(), masks)
     assert err.decode() == "reviewtui: interrupted\n"
