@@ -22,7 +22,6 @@ from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.plan.evidence import override_records
 from reviewtui.sessions.marks import ReviewMarks, commit_time
 from reviewtui.sessions.review_records import (
-    AppliedFix,
     FindingState,
     ReviewComment,
     ReviewVerdict,
@@ -30,27 +29,13 @@ from reviewtui.sessions.review_records import (
 )
 from reviewtui.sessions.store import SessionStore
 from reviewtui.tui.held_decisions import HeldDecisions
+from reviewtui.tui.session_fixes import SessionFixes, client_for, workspace_for
 
 if TYPE_CHECKING:  # the agent, the chat and the model client load when first used
     from reviewtui.agent.findings import ReviewResult
     from reviewtui.agent.follow import Followed
-    from reviewtui.agent.workspace import Workspace
-    from reviewtui.app.fix import FixPreview
     from reviewtui.conversation.engine import AskResult, ChatSession
-    from reviewtui.llm.client import LLMClient
     from reviewtui.units import ReviewUnit
-
-
-def _workspace(loaded: LoadedChange, plan: FusedPlan) -> Workspace:
-    from reviewtui.agent.workspace import Workspace
-
-    return Workspace(loaded, plan)
-
-
-def _client(session: TuiSession) -> LLMClient:
-    from reviewtui.llm.client import LLMClient
-
-    return LLMClient(session.config)
 
 
 @dataclass(frozen=True)
@@ -76,7 +61,7 @@ class Refreshed:
     planned_from: FusedPlan  # the plan it carried (the planner may have answered since)
 
 
-class TuiSession:
+class TuiSession(SessionFixes):
     def __init__(self, loaded: LoadedChange, store_path: Path | None = None, *,
                  description: str | None = None,
                  description_source: str = "--description") -> None:
@@ -230,8 +215,8 @@ class TuiSession:
         from reviewtui.agent.review import Reviewer
 
         loaded = self.loaded  # the change as this review reads it, to its end
-        client = _client(self)
-        workspace = _workspace(loaded, plan)
+        client = client_for(self.config)
+        workspace = workspace_for(loaded, plan)
         wanted = set(unit_ids)
         for path in sorted({u.file_path for u in loaded.units if u.unit_id in wanted}):
             # each reviewed file's text read now and kept: the findings' lines are hashed and
@@ -328,74 +313,6 @@ class TuiSession:
     def set_verdict(self, verdict: ReviewVerdict) -> str | None:
         return self._write(lambda s, sid: s.set_verdict(sid, verdict))
 
-    # --- fixes (app.fix: the same use case as 'reviewtui findings fix|apply|undo') -----------
-
-    def _fix_store(self) -> tuple[SessionStore, str]:
-        store = self.store()
-        sid = self._session(create=True) if store is not None else None
-        if store is None or sid is None:
-            raise ReviewTuiError(self._store_problem or "the session store is unavailable")
-        return store, sid
-
-    def request_fix(self, plan: FusedPlan, finding: StoredFinding, *,
-                    cancel: threading.Event | None = None) -> tuple[StoredFinding, str]:
-        """Ask the model for a fix to ``finding`` (a worker thread calls this); the finding
-        with its checked fix, and the model's explanation."""
-        from reviewtui.app.fix import request_fix
-
-        workspace = _workspace(self.loaded, plan)
-        store, sid = self._fix_store()
-        updated, answer = request_fix(workspace, _client(self),
-                                      token_counter(self.config.model), store, sid, finding,
-                                      cancel=cancel)
-        return updated, answer.explanation
-
-    def preview_fix(self, finding: StoredFinding) -> FixPreview:
-        """What applying would write; ``FixError`` says why it would not apply."""
-        from reviewtui.app.fix import preview_fix
-
-        return preview_fix(self.loaded.root, finding)
-
-    def apply_fix(self, finding: StoredFinding) -> StoredFinding:
-        from reviewtui.app.fix import apply_fix
-
-        with self._lock:
-            store, sid = self._fix_store()
-            _, after = apply_fix(store, sid, self.loaded.root, finding)
-        return after
-
-    def applied_fix(self, fingerprint: str) -> AppliedFix | None:
-        store = self.store()
-        sid = self._session(create=False)
-        if store is None or sid is None:
-            return None
-        try:
-            return store.applied_fix(sid, fingerprint)
-        except StoreError:
-            return None
-
-    def undo_fix(self, fingerprint: str | None) -> AppliedFix:
-        """Undo the fix applied to ``fingerprint``'s finding (None: the latest applied)."""
-        from reviewtui.app.fix import undo_fix
-
-        with self._lock:
-            store, sid = self._fix_store()
-            return undo_fix(store, sid, self.loaded.root, store.findings(sid), fingerprint)
-
-    def export(self, plan: FusedPlan, fmt: str, path: str, everything: bool) -> Path:
-        """Write the review (``reviewtui export``'s) to ``path``; ``ReviewTuiError`` says why
-        not."""
-        from reviewtui.agent.deliverable import export_review, write_export
-
-        store = self.store()
-        if store is None:
-            raise ReviewTuiError(self._store_problem or "the session store is unavailable")
-        with self._lock:
-            text, _ = export_review(_workspace(self.loaded, plan), store, fmt,
-                                    everything=everything)
-        target = Path(path).expanduser()
-        return write_export(text, target if target.is_absolute() else self.loaded.root / target)
-
     def refresh(self, plan: FusedPlan) -> Refreshed:
         """Collect the change again (a worker thread may call this): only the files edited
         since are diffed and scored again; ``plan``'s decisions follow their units; findings
@@ -478,9 +395,9 @@ class TuiSession:
             store = self.store()
             if store is None:
                 raise ReviewTuiError(self._store_problem or "the session store is unavailable")
-            workspace = _workspace(self.loaded, plan)
+            workspace = workspace_for(self.loaded, plan)
             sid = self._session(create=True)
-            self._chat = ChatSession.open(workspace, store, _client(self),
+            self._chat = ChatSession.open(workspace, store, client_for(self.config),
                                           token_counter(self.config.model), session_id=sid)
         return self._chat
 
