@@ -322,10 +322,10 @@ class WorkbenchBase(App[None]):
         if not versions.changed:
             return ""
         self.earlier_reviews |= versions.marked
-        fixed, problem = self.session.follow_findings(self.loaded) or (0, None)
-        if problem:
-            self.notify(problem, title="findings not followed", severity="error")
-        return versions.note(fixed)
+        followed = self.session.follow_findings(self.loaded)
+        if followed is not None and followed.problem:
+            self.notify(followed.problem, title="findings not followed", severity="error")
+        return versions.note(followed.lost if followed is not None else 0)
 
     def load_review(self) -> None:
         """Read the session's findings and comments into the table and the detail pane."""

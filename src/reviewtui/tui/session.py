@@ -240,15 +240,15 @@ class TuiSession(SessionFixes):
         return Reviewed(result, f"{merged.new} new, {merged.seen_again} seen before, "
                                 f"{merged.reopened} back, {merged.gone} gone", read)
 
-    def follow_findings(self, loaded: LoadedChange) -> tuple[int, str | None] | None:
+    def follow_findings(self, loaded: LoadedChange) -> Followed | None:
         """Every finding and comment kept followed to ``loaded``'s lines (``agent.follow``):
-        "fixed?" where its lines' text is gone. How many became "fixed?", and a store problem
-        (one line); None when there is nothing to follow."""
+        "fixed?" where its lines' text is gone (``lost``), a store problem in ``problem``;
+        None when there is nothing to follow."""
         with self._lock:
             followed = self._follow(loaded)
         if followed is None or not (followed.findings or followed.comments or followed.problem):
             return None
-        return followed.lost, followed.problem
+        return followed
 
     # --- the person's review: findings, comments, verdict ------------------------------------
 
@@ -326,12 +326,8 @@ class TuiSession(SessionFixes):
         # one's are about a change that did not move -- none of them is followed, and the
         # plan goes only to the units that are the same (a unit id pins its content).
         same = fresh.change_set.key == loaded.change_set.key
-        followed = None
-        if same:
-            with self._lock:
-                followed = self._follow(fresh)
-        if followed is not None and (followed.findings or followed.comments
-                                     or followed.problem):
+        followed = self.follow_findings(fresh) if same else None
+        if followed is not None:
             moved = f", {followed.moved} followed their lines" if followed.moved else ""
             notes.append(followed.problem
                          or f"{followed.lost} findings on changed lines (fixed?){moved}")
