@@ -19,6 +19,8 @@ limited to them, which keeps the cost proportional to the change, not to the fil
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
@@ -125,15 +127,19 @@ def _compiles(language: Language, pattern: str) -> bool:
 @cache
 def kinds_query(name: str, language: Language) -> tuple[Query, tuple[tuple[str, str], ...]] | None:
     """One query of every category ``language`` (the grammar ``name``) can express, and per
-    pattern index its (category, mode); None when it expresses none. A field a grammar has but
-    not on one of the node kinds makes the alternation impossible: then each alternative is
-    tried alone and only the ones that compile are kept (slower, and so only then)."""
+    pattern index its (category, mode); None when it expresses none. Each pattern captures its
+    node as ``@<category>.<mode>``, so one ``captures`` call reads them all (a dict per match
+    from ``matches`` cost as much as the query). A field a grammar has but not on one of the
+    node kinds makes the alternation impossible: then each alternative is tried alone and only
+    the ones that compile are kept (slower, and so only then)."""
     kept = _alternatives(language)
     kept += [("error", "all", [pattern]) for grammar_name, pattern in _CALLED_ERRORS
              if grammar_name == name]
 
     def source(items: list[tuple[str, str, list[str]]]) -> str:
-        return "\n".join("[" + " ".join(parts) + "]" for _, _, parts in items)
+        return "\n".join("[" + " ".join(_CAPTURE.sub(f"@{category}.{mode}", part)
+                                         for part in parts) + "]"
+                         for category, mode, parts in items)
 
     try:
         query = Query(language, source(kept)) if kept else None
@@ -147,46 +153,66 @@ def kinds_query(name: str, language: Language) -> tuple[Query, tuple[tuple[str, 
     return query, tuple((category, mode) for category, mode, _ in kept)
 
 
-def _rows(node: Node, mode: str) -> range:
-    start = node.start_point[0]
-    if mode == "head":
-        return range(start, start + 1)
-    end_row, end_col = node.end_point
-    if end_col == 0 and end_row > start:
-        end_row -= 1
-    return range(start, end_row + 1)
+_CAPTURE = re.compile(r"@x\b")
+
+
+def _spans(ranges: Sequence[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """1-based inclusive ``ranges`` as sorted, merged 0-based rows: (first rows, last rows)."""
+    lows: list[int] = []
+    highs: list[int] = []
+    for low, high in sorted(ranges):
+        if high < low:
+            continue
+        if highs and low - 1 <= highs[-1] + 1:
+            highs[-1] = max(highs[-1], high - 1)
+        else:
+            lows.append(low - 1)
+            highs.append(high - 1)
+    return lows, highs
 
 
 def line_kinds(name: str, language: Language, root: Node,
                ranges: Sequence[tuple[int, int]] | None) -> dict[str, frozenset[int]]:
     """1-based lines of each category found in ``ranges`` (1-based inclusive line ranges;
-    None: the whole tree)."""
+    None: the whole tree). The cursor reads one range at a time, so the cost follows the
+    change, not the file; a node's lines are cut to the ranges by arithmetic on the sorted
+    ranges, not by intersecting sets of lines."""
     found = kinds_query(name, language)
     if found is None:
         return {}
-    query, modes = found
-    wanted: set[int] | None = None
-    spans: Iterable[tuple[int, int] | None] = [None]
+    query = found[0]
+    lows: list[int] = []
+    highs: list[int] = []
+    spans: Sequence[tuple[int, int] | None] = [None]
     if ranges is not None:
-        wanted = {n for a, b in ranges for n in range(a - 1, b)}
+        lows, highs = _spans(ranges)
         spans = ranges
+    count = len(lows)
     out: dict[str, set[int]] = {}
+    cursor = QueryCursor(query)
     for span in spans:
-        cursor = QueryCursor(query)
         if span is not None:
             cursor.set_point_range((span[0] - 1, 0), (span[1], 0))
-        for index, captures in cursor.matches(root):
-            nodes = captures.get("x")
-            if not nodes:
+        for capture, nodes in cursor.captures(root).items():
+            if capture[0] == "_":
                 continue
-            category, mode = modes[index]
+            category, _, mode = capture.partition(".")
             rows = out.setdefault(category, set())
+            head = mode == "head"
             for node in nodes:
-                covered = _rows(node, mode)
-                if wanted is None:
-                    rows.update(range(covered.start + 1, covered.stop + 1))
-                else:
-                    rows.update([r + 1 for r in wanted.intersection(covered)])
+                start = node.start_point[0]
+                end = start
+                if not head:
+                    end, end_col = node.end_point
+                    if end_col == 0 and end > start:
+                        end -= 1
+                if ranges is None:
+                    rows.update(range(start + 1, end + 2))
+                    continue
+                j = bisect.bisect_left(highs, start)
+                while j < count and lows[j] <= end:
+                    rows.update(range(max(lows[j], start) + 1, min(highs[j], end) + 2))
+                    j += 1
     return {category: frozenset(rows) for category, rows in out.items() if rows}
 
 
