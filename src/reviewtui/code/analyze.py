@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor
 
@@ -69,29 +70,31 @@ def _in_namespaces(structure: FileStructure, data: bytes) -> FileStructure:
         for d in structure.definitions))
 
 
-def _mapped(definition: Definition, rows: list[int]) -> Definition:
-    def line(n: int) -> int:
-        return rows[min(n, len(rows)) - 1] + 1
-
-    return dataclasses.replace(
-        definition,
-        start_line=line(definition.start_line),
-        end_line=line(definition.end_line),
-        signature_end_line=line(definition.signature_end_line),
-        header_line=line(definition.header_line),
-    )
-
-
 def _analyze_windows(
     g: Grammar, data: bytes, ranges: Sequence[tuple[int, int]]
 ) -> FileStructure | None:
-    """Analyse skeletons around the changes; None if any does not parse cleanly."""
+    """Analyse skeletons around the changes; None if any does not parse cleanly.
+
+    Every piece is parsed before any is read: a file whose skeletons do not all parse is
+    parsed whole, and reading its clean pieces first was work thrown away.
+    """
     source = Lines(data)
     source_lines = source.rows
     spec = spec_for(g.name)
-    groups = skeletons(source, ranges, opening=spec.opening_tag if spec is not None else None)
-    if groups is None or sum(len(rows) for rows in groups) * 10 > len(source_lines) * 9:
-        return None  # not worth it: most of the file is needed anyway
+    groups = skeletons(source, ranges, opening=spec.opening_tag if spec is not None else None,
+                       max_rows=len(source_lines) * 9 // 10)
+    if groups is None:
+        return None  # not faithful, or not worth it: most of the file is needed anyway
+    the_parser = parser(g)
+    pieces: list[tuple[list[int], list[bytes], bytes, Node]] = []
+    for rows in groups:
+        lines = [source_lines[r] for r in rows]
+        lines.append(b"")  # the piece ends with a newline
+        piece = b"\n".join(lines)
+        root = the_parser.parse(piece).root_node
+        if root.has_error:
+            return None
+        pieces.append((rows, lines, piece, root))
     definitions: dict[tuple[str, str, int], Definition] = {}
     comments: set[int] = set()
     imports: set[int] = set()
@@ -100,20 +103,19 @@ def _analyze_windows(
     # with ``ranges``): nothing else asks for them, and reading a piece's every line cost a
     # third of them more on a large change.
     changed = {n - 1 for low, high in ranges for n in range(low, high + 1)}
-    for rows in groups:
-        piece = _analyze(g, b"\n".join(source_lines[r] for r in rows) + b"\n",
-                         _runs([i + 1 for i, row in enumerate(rows) if row in changed]) or None)
-        if piece.has_errors:
-            return None
-        for definition in piece.definitions:
-            mapped = _mapped(definition, rows)
-            key = (mapped.kind, mapped.qualified_name, mapped.start_line)
+    for rows, lines, piece, root in pieces:
+        count = len(rows)
+        read = _read(g, root, piece, lines,
+                     _runs([i + 1 for i, row in enumerate(rows) if row in changed]) or None,
+                     rows)
+        for definition in read.definitions:
+            key = (definition.kind, definition.qualified_name, definition.start_line)
             known = definitions.get(key)
-            if known is None or known.end_line < mapped.end_line:
-                definitions[key] = mapped
-        comments.update(rows[n - 1] + 1 for n in piece.comment_lines if n <= len(rows))
-        imports.update(rows[n - 1] + 1 for n in piece.import_lines if n <= len(rows))
-        for category, numbers in mapped_kinds(piece.line_kinds or {}, rows).items():
+            if known is None or known.end_line < definition.end_line:
+                definitions[key] = definition
+        comments.update(rows[n - 1] + 1 for n in read.comments if n <= count)
+        imports.update(rows[n - 1] + 1 for n in read.imports if n <= count)
+        for category, numbers in mapped_kinds(read.kinds or {}, rows).items():
             kinds.setdefault(category, set()).update(numbers)
     return FileStructure(
         language=g.name,
@@ -149,28 +151,45 @@ def _in_query_order(g: Grammar, found: dict[str, list[Node]]) -> dict[str, list[
             for name in names if name in found}
 
 
-def _analyze(g: Grammar, data: bytes,
-             ranges: Sequence[tuple[int, int]] | None = None) -> FileStructure:
-    """``ranges``: read the line kinds of these lines (empty: of every line; None: none)."""
-    tree = parser(g).parse(data)
-    root = tree.root_node
+class _Read(NamedTuple):
+    """What one parse says: definitions, comment and import lines, line kinds."""
+
+    definitions: tuple[Definition, ...]
+    comments: frozenset[int]
+    imports: frozenset[int]
+    kinds: dict[str, frozenset[int]] | None
+
+
+def _read(g: Grammar, root: Node, data: bytes, lines: list[bytes],
+          ranges: Sequence[tuple[int, int]] | None, rows: Sequence[int] | None = None) -> _Read:
+    """Read the parse ``root`` of ``data`` (split into ``lines``). ``ranges``: read the line
+    kinds of these lines (empty: of every line; None: none). ``rows``: the file rows of a
+    piece's lines, to number its definitions as the file's lines."""
     kinds: dict[str, frozenset[int]] | None = None
     try:
         if ranges is not None:
             kinds = line_kinds(g.name, g.language, root, ranges or None)
         captures = _in_query_order(g, QueryCursor(g.query).captures(root))
-        definitions = build_definitions(captures, data)
-        comments = comment_lines(captures.get("comment", ()), data.split(b"\n"))
+        definitions = build_definitions(captures, data, rows)
+        comments = comment_lines(captures.get("comment", ()), lines)
         imports = node_lines(captures.get("import", ()))
     except Exception:  # defensive: structure is an aid, never a reason to fail a review
         _log.exception("structure extraction failed for %s source", g.name)
         definitions, comments, imports = (), frozenset(), frozenset()
+    return _Read(definitions, comments, imports, kinds)
+
+
+def _analyze(g: Grammar, data: bytes,
+             ranges: Sequence[tuple[int, int]] | None = None) -> FileStructure:
+    """``ranges``: read the line kinds of these lines (empty: of every line; None: none)."""
+    root = parser(g).parse(data).root_node
+    read = _read(g, root, data, data.split(b"\n"), ranges)
     return FileStructure(
         language=g.name,
         line_count=_line_count(data),
-        definitions=definitions,
-        comment_lines=comments,
-        import_lines=imports,
+        definitions=read.definitions,
+        comment_lines=read.comments,
+        import_lines=read.imports,
         has_errors=root.has_error,
-        line_kinds=kinds,
+        line_kinds=read.kinds,
     )

@@ -9,6 +9,7 @@ immediate neighbours are touched, never the whole tree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -193,8 +194,15 @@ def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw 
     )
 
 
-def build_definitions(captures: dict[str, list[Node]], source: bytes) -> tuple[Definition, ...]:
-    """Definitions for every ``def.*`` capture, sorted by position, names qualified."""
+def build_definitions(captures: dict[str, list[Node]], source: bytes,
+                      rows: Sequence[int] | None = None) -> tuple[Definition, ...]:
+    """Definitions for every ``def.*`` capture, sorted by position, names qualified.
+
+    ``rows``: ``source`` is a skeleton of a file, its line ``n`` the file's 0-based row
+    ``rows[n - 1]``; the definitions are numbered as the file's lines (line ``n`` past the
+    end as the last row). The numbering is increasing, so clamping before renumbering is
+    clamping after it.
+    """
     raws: dict[tuple[int, int, int], _Raw] = {}
     access = MemberAccess()
     for capture, nodes in captures.items():
@@ -216,15 +224,24 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes) -> tuple[D
             kind = "method"
         scope = ".".join(part for part in (parent.qualified_name if parent is not None else "",
                                            raw.prefix) if part)
+        start = raw.start_line
+        end = raw.end_line
+        signature_end = max(raw.signature_end_line, start)
+        header = min(max(raw.header_line, start), signature_end)
+        if rows is not None:
+            count = len(rows)
+            start = rows[min(start, count) - 1] + 1
+            end = rows[min(end, count) - 1] + 1
+            signature_end = rows[min(signature_end, count) - 1] + 1
+            header = rows[min(header, count) - 1] + 1
         definition = Definition(
             kind=kind,
             name=raw.name,
             qualified_name=f"{scope}.{raw.name}" if scope else raw.name,
-            start_line=raw.start_line,
-            end_line=raw.end_line,
-            signature_end_line=max(raw.signature_end_line, raw.start_line),
-            header_line=min(max(raw.header_line, raw.start_line),
-                            max(raw.signature_end_line, raw.start_line)),
+            start_line=start,
+            end_line=end,
+            signature_end_line=signature_end,
+            header_line=header,
             parent=parent.qualified_name if parent is not None else None,
             decorators=raw.decorators,
             signature=raw.signature,
