@@ -171,12 +171,27 @@ def _spans(ranges: Sequence[tuple[int, int]]) -> tuple[list[int], list[int]]:
     return lows, highs
 
 
+def _cursor_spans(lows: list[int], highs: list[int], gap: int) -> list[tuple[int, int]]:
+    """The cursor's ranges (1-based inclusive) over the 0-based spans ``lows``/``highs``: spans
+    at most ``gap`` rows apart share one. A cursor set to a range still steps over every
+    sibling before it, from the root down (~0.2 ms a range in a 9,000-line test module, 1,600
+    ranges in all on Django 4.2 -> 5.2); reading the few lines between two close ranges costs
+    less, and their nodes are cut to the wanted rows all the same."""
+    out: list[tuple[int, int]] = []
+    for low, high in zip(lows, highs, strict=True):
+        if out and low - out[-1][1] <= gap:
+            out[-1] = (out[-1][0], high + 1)
+        else:
+            out.append((low + 1, high + 1))
+    return out
+
+
 def line_kinds(name: str, language: Language, root: Node,
                ranges: Sequence[tuple[int, int]] | None) -> dict[str, frozenset[int]]:
     """1-based lines of each category found in ``ranges`` (1-based inclusive line ranges;
-    None: the whole tree). The cursor reads one range at a time, so the cost follows the
-    change, not the file; a node's lines are cut to the ranges by arithmetic on the sorted
-    ranges, not by intersecting sets of lines."""
+    None: the whole tree). The cursor reads the ranges (close ones together), so the cost
+    follows the change, not the file; a node's lines are cut to the ranges by arithmetic on
+    the sorted ranges, not by intersecting sets of lines."""
     found = kinds_query(name, language)
     if found is None:
         return {}
@@ -186,7 +201,7 @@ def line_kinds(name: str, language: Language, root: Node,
     spans: Sequence[tuple[int, int] | None] = [None]
     if ranges is not None:
         lows, highs = _spans(ranges)
-        spans = ranges
+        spans = _cursor_spans(lows, highs, max(1, root.end_point[0] // 100))
     count = len(lows)
     out: dict[str, set[int]] = {}
     cursor = QueryCursor(query)

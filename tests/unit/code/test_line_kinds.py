@@ -134,3 +134,24 @@ def test_only_the_asked_lines_are_read_and_a_window_numbers_them_as_the_file() -
     assert 2 not in windowed.line_kinds["arith"]  # far from the change: not read
     # the context stage's whole-file parse asks for no line kinds and pays nothing for them
     assert analyze_source("python", source.encode()).line_kinds is None  # type: ignore[union-attr]
+
+
+def test_ranges_read_together_still_give_only_their_own_lines() -> None:
+    # 300 lines: the ranges 3 rows apart share one cursor range; the lines between them and
+    # the parts of a multi-line condition outside them are not reported
+    body = "".join(f"    if a > {i}:\n        return a - {i}\n" for i in range(150))
+    source = ("def f(a):\n" + body + "    if (a and\n            a > 1):\n        return 1\n")
+    g = grammar("python")
+    assert g is not None
+    root = parser(g).parse(source.encode()).root_node
+    last_if = source.count("\n") - 2  # 1-based line of the `if (a and`
+    ranges = [(2, 2), (6, 6), (10, 11), (last_if + 1, last_if + 1)]
+    kinds = line_kinds("python", g.language, root, ranges)
+    assert kinds["control"] == frozenset({2, 6, 10, last_if + 1})
+    assert kinds["return"] == frozenset({11})
+    assert kinds["arith"] == frozenset({11})
+    assert kinds["compare"] == frozenset({2, 6, 10, last_if + 1})
+    whole = line_kinds("python", g.language, root, None)
+    for category, lines in kinds.items():
+        wanted = {n for low, high in ranges for n in range(low, high + 1)}
+        assert lines == whole[category] & wanted
