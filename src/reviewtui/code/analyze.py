@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
+from functools import cache
 from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor
@@ -25,10 +26,12 @@ from reviewtui.code.windows import Lines, skeletons
 _log = logging.getLogger(__name__)
 
 
-def _line_count(source: bytes) -> int:
+def _line_count(source: bytes, lines: list[bytes]) -> int:
+    """Lines of ``source`` (split at newlines into ``lines``), a last one without a newline
+    counted."""
     if not source:
         return 0
-    return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
+    return len(lines) - (1 if source.endswith(b"\n") else 0)
 
 
 def analyze_source(
@@ -43,8 +46,11 @@ def analyze_source(
     if g is None:
         return None
     data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else bytes(source)
-    structure = _analyze_windows(g, data, lines) if lines else None
-    return _in_namespaces(structure or _analyze(g, data, lines), data)
+    if not lines:
+        return _in_namespaces(_analyze(g, data, lines), data)
+    text = Lines(data)  # split once, for the skeletons and for a whole parse alike
+    structure = _analyze_windows(g, data, lines, text)
+    return _in_namespaces(structure or _analyze(g, data, lines, text.rows), data)
 
 
 def _in_namespaces(structure: FileStructure, data: bytes) -> FileStructure:
@@ -71,14 +77,14 @@ def _in_namespaces(structure: FileStructure, data: bytes) -> FileStructure:
 
 
 def _analyze_windows(
-    g: Grammar, data: bytes, ranges: Sequence[tuple[int, int]]
+    g: Grammar, data: bytes, ranges: Sequence[tuple[int, int]], source: Lines | None = None
 ) -> FileStructure | None:
     """Analyse skeletons around the changes; None if any does not parse cleanly.
 
     Every piece is parsed before any is read: a file whose skeletons do not all parse is
     parsed whole, and reading its clean pieces first was work thrown away.
     """
-    source = Lines(data)
+    source = source if source is not None else Lines(data)
     source_lines = source.rows
     spec = spec_for(g.name)
     groups = skeletons(source, ranges, opening=spec.opening_tag if spec is not None else None,
@@ -119,7 +125,7 @@ def _analyze_windows(
             kinds.setdefault(category, set()).update(numbers)
     return FileStructure(
         language=g.name,
-        line_count=_line_count(data),
+        line_count=_line_count(data, source_lines),
         definitions=tuple(definitions.values()),
         comment_lines=frozenset(comments),
         import_lines=frozenset(imports),
@@ -145,10 +151,22 @@ def _in_query_order(g: Grammar, found: dict[str, list[Node]]) -> dict[str, list[
     (seen on jQuery: ``def.var`` before ``def.function`` in one run, after it in the next), and
     the first capture of a node decides its kind: without a fixed order, one unit got
     ``in_single_function`` in some runs only."""
-    query = g.query
-    names = [query.capture_name(i) for i in range(query.capture_count)]
-    return {name: sorted(found[name], key=lambda n: (n.start_byte, n.end_byte, n.kind_id))
-            for name in names if name in found}
+    return {name: sorted(found[name], key=_position) if len(found[name]) > 1 else found[name]
+            for name in _capture_names(g.name) if name in found}
+
+
+def _position(node: Node) -> tuple[int, int, int]:
+    return node.start_byte, node.end_byte, node.kind_id
+
+
+@cache
+def _capture_names(language: str) -> tuple[str, ...]:
+    """The capture names of the structure query of ``language``, in the order it declares them."""
+    g = grammar(language)
+    query = g.query if g is not None else None
+    if query is None:
+        return ()
+    return tuple(query.capture_name(i) for i in range(query.capture_count))
 
 
 class _Read(NamedTuple):
@@ -179,14 +197,16 @@ def _read(g: Grammar, root: Node, data: bytes, lines: list[bytes],
     return _Read(definitions, comments, imports, kinds)
 
 
-def _analyze(g: Grammar, data: bytes,
-             ranges: Sequence[tuple[int, int]] | None = None) -> FileStructure:
-    """``ranges``: read the line kinds of these lines (empty: of every line; None: none)."""
+def _analyze(g: Grammar, data: bytes, ranges: Sequence[tuple[int, int]] | None = None,
+             lines: list[bytes] | None = None) -> FileStructure:
+    """``ranges``: read the line kinds of these lines (empty: of every line; None: none);
+    ``lines``: ``data`` split at newlines, if the caller has it."""
     root = parser(g).parse(data).root_node
-    read = _read(g, root, data, data.split(b"\n"), ranges)
+    lines = lines if lines is not None else data.split(b"\n")
+    read = _read(g, root, data, lines, ranges)
     return FileStructure(
         language=g.name,
-        line_count=_line_count(data),
+        line_count=_line_count(data, lines),
         definitions=read.definitions,
         comment_lines=read.comments,
         import_lines=read.imports,

@@ -68,6 +68,8 @@ def _text(source: bytes, node: Node) -> str:
 
 def _spans_text(source: bytes, start: int, end: int, holes: list[tuple[int, int]]) -> str:
     """Text of ``source[start:end]`` without ``holes``, whitespace collapsed."""
+    if not holes:
+        return " ".join(source[start:end].decode("utf-8", "replace").split())
     parts: list[bytes] = []
     pos = start
     for h0, h1 in sorted(holes):
@@ -169,7 +171,8 @@ def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw 
     found = wrapped(found)
     node, outer = found.node, found.outer
     decorators = _decorator_nodes(node, outer)
-    holes = found.holes + [(d.start_byte, d.end_byte) for d in decorators]
+    holes = (found.holes + [(d.start_byte, d.end_byte) for d in decorators] if decorators
+             else found.holes)
     body = _body(node, found.value)
     header_end, sig_row = _header_end(node, body, source)
     start_byte, start_point = outer.start_byte, outer.start_point
@@ -209,9 +212,12 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes,
         if not capture.startswith("def."):
             continue
         for node in nodes:
+            key = (node.start_byte, node.end_byte, node.kind_id)
+            if key in raws:  # captured under an earlier name: the first reading stands
+                continue
             raw = _raw(capture, node, source, access)
             if raw is not None:
-                raws.setdefault((node.start_byte, node.end_byte, node.kind_id), raw)
+                raws[key] = raw
     ordered = sorted(raws.values(), key=lambda r: (r.start_byte, -r.end_byte))
     result: list[Definition] = []
     stack: list[tuple[_Raw, Definition]] = []
