@@ -39,6 +39,9 @@ _SIBLING_DECORATED = frozenset({
     "type_item", "const_item", "static_item"})
 _BODY_TYPES = frozenset({"function_body", "class_body", "enum_class_body", "block"})
 _HEADER_PUNCTUATION = frozenset({":", "="})
+# Definition nodes whose body is not their ``body`` field (or a Kotlin body child).
+_BODY_SHAPED = frozenset({"macro_definition", "preproc_function_def", "type_alias_declaration",
+                          "property_declaration", "type_spec", "type_alias"})
 _MACRO_OPENERS = frozenset({"{", "(", "["})
 
 
@@ -87,20 +90,23 @@ def _body(node: Node, value: Node | None) -> Node | None:
         if value.type == "lambda_literal":  # Kotlin ``{ x -> ... }`` is all body
             return value
         return value.child_by_field_name("body") or _body_child(value)
-    if node.type == "macro_definition":  # Rust ``macro_rules! name {``
+    kind = node.type
+    if kind not in _BODY_SHAPED:
+        return node.child_by_field_name("body") or _body_child(node)
+    if kind == "macro_definition":  # Rust ``macro_rules! name {``
         return next((c for c in node.children if c.type in _MACRO_OPENERS), None)
-    if node.type == "preproc_function_def":  # C ``#define NAME(a, b) ...``
+    if kind == "preproc_function_def":  # C ``#define NAME(a, b) ...``
         return node.child_by_field_name("value")
-    if node.type == "type_alias_declaration":
+    if kind == "type_alias_declaration":
         return node.child_by_field_name("value")
-    if node.type == "property_declaration" and node.child_by_field_name("type") is not None:
+    if kind == "property_declaration" and node.child_by_field_name("type") is not None:
         # C# ``int Count { get {...} set {...} }`` or ``string Name => name;``: the accessors
         # are the body, the header is the type and the name
         accessors = node.child_by_field_name("accessors")
         value = node.child_by_field_name("value")
         return accessors or (value if value is not None
                              and value.type == "arrow_expression_clause" else None)
-    if node.type in ("type_spec", "type_alias"):
+    if kind in ("type_spec", "type_alias"):
         inner = node.child_by_field_name("type")
         if inner is None:
             return None
@@ -146,12 +152,16 @@ def _decorator_nodes(node: Node, outer: Node) -> list[Node]:
     found: list[Node] = []
     if outer is not node:  # Python decorated_definition, JS/TS export_statement
         found += [c for c in outer.children if c.type in _DECORATOR_TYPES]
-    if node.type in _DECORATABLE:  # JS/TS: decorators are children of the class/method
-        found += [c for c in node.children if c.type in _DECORATOR_TYPES]
-    first = node.child(0)
+    kind = node.type
+    if kind in _DECORATABLE:  # JS/TS: decorators are children of the class/method
+        children = node.children
+        found += [c for c in children if c.type in _DECORATOR_TYPES]
+        first = children[0] if children else None
+    else:
+        first = node.child(0)
     if first is not None and first.type == "modifiers":  # Java annotations
         found += [c for c in first.children if c.type in _DECORATOR_TYPES]
-    if node.type in _SIBLING_DECORATED:
+    if kind in _SIBLING_DECORATED:
         # TypeScript members and Rust items: decorators and attributes are siblings before.
         sib = node.prev_named_sibling
         while sib is not None and (sib.type in _SIBLING_DECORATORS
