@@ -202,7 +202,7 @@ def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw 
         end_line=end_row(outer) + 1,
         signature_end_line=sig_row + 1,
         header_line=found.name_row + 1,
-        decorators=tuple(_text(source, d).strip() for d in decorators),
+        decorators=tuple([_text(source, d).strip() for d in decorators]) if decorators else (),
         signature=f"{section}: {signature}" if section else signature,
     )
 

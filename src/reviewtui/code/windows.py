@@ -36,7 +36,6 @@ _OPEN_NAMESPACE = re.compile(
 # Identifiers and pointer marks only: the type of a C definition whose name is on the next line.
 _TYPE_HEAD = re.compile(rb"[A-Za-z_][\w \t*&]*\r?$")
 _ACCESS_LABEL = rb"[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$"
-_ACCESS_WORDS = (b"public", b"protected", b"private")
 _CLOSERS = (b"}", b"end", b")")
 _OPENERS = (b"(", b"[", b"{", b",")
 _BRACKETS = (b")", b"]", b"}")
@@ -126,7 +125,8 @@ class Lines:
         if self._labels is None:
             data = self.data
             self._labels = (self._line_starts(_ACCESS_LABEL, re.MULTILINE)
-                            if any(word in data for word in _ACCESS_WORDS) else [])
+                            if b"public" in data or b"protected" in data or b"private" in data
+                            else [])
         return self._labels
 
     def starts(self, indent: int) -> list[int]:
