@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node, Query, QueryCursor
 
 from reviewtui.code.definitions import build_definitions
 from reviewtui.code.grammars import Grammar, grammar, parser
 from reviewtui.code.language_specs import spec_for
-from reviewtui.code.line_kinds import line_kinds, mapped_kinds
+from reviewtui.code.line_kinds import kinds_in, kinds_source, line_kinds, mapped_kinds
 from reviewtui.code.lines import comment_lines, node_lines
 from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.code.windows import Lines, skeletons
@@ -185,9 +185,15 @@ def _read(g: Grammar, root: Node, data: bytes, lines: list[bytes],
     piece's lines, to number its definitions as the file's lines."""
     kinds: dict[str, frozenset[int]] | None = None
     try:
-        if ranges is not None:
-            kinds = line_kinds(g.name, g.language, root, ranges or None)
-        captures = _in_query_order(g, QueryCursor(g.query).captures(root))
+        both = _both_query(g.name) if ranges is not None and _mostly(ranges, root) else None
+        if both is not None:
+            found = QueryCursor(both).captures(root)
+            kinds = kinds_in(found, ranges or None)
+        else:
+            if ranges is not None:
+                kinds = line_kinds(g.name, g.language, root, ranges or None)
+            found = QueryCursor(g.query).captures(root)
+        captures = _in_query_order(g, found)
         definitions = build_definitions(captures, data, rows)
         comments = comment_lines(captures.get("comment", ()), lines)
         imports = node_lines(captures.get("import", ()))
@@ -195,6 +201,31 @@ def _read(g: Grammar, root: Node, data: bytes, lines: list[bytes],
         _log.exception("structure extraction failed for %s source", g.name)
         definitions, comments, imports = (), frozenset(), frozenset()
     return _Read(definitions, comments, imports, kinds)
+
+
+# Share of a parse's lines in the asked ranges from which its line kinds are read in the walk
+# that finds its structure (one query of both): below it, the nodes outside the ranges that
+# this walk also hands over cost more than a second walk over the ranges alone.
+_ONE_WALK_SHARE = 0.7
+
+
+def _mostly(ranges: Sequence[tuple[int, int]], root: Node) -> bool:
+    """Do ``ranges`` (empty: every line) cover most of the parse ``root``?"""
+    if not ranges:
+        return True
+    return sum(high - low + 1 for low, high in ranges) >= _ONE_WALK_SHARE * (root.end_point[0] + 1)
+
+
+@cache
+def _both_query(language: str) -> Query | None:
+    """The structure query and the line kinds query of ``language`` in one (their capture
+    names do not meet: ``def.*``, ``comment``, ``import`` against ``<category>.<mode>``)."""
+    g = grammar(language)
+    spec = spec_for(language)
+    source = kinds_source(language, g.language) if g is not None else None
+    if g is None or spec is None or spec.grammar is None or source is None:
+        return None
+    return Query(g.language, spec.grammar.query + "\n" + source)
 
 
 def _analyze(g: Grammar, data: bytes, ranges: Sequence[tuple[int, int]] | None = None,

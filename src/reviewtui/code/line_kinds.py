@@ -125,13 +125,14 @@ def _compiles(language: Language, pattern: str) -> bool:
 
 
 @cache
-def kinds_query(name: str, language: Language) -> tuple[Query, tuple[tuple[str, str], ...]] | None:
-    """One query of every category ``language`` (the grammar ``name``) can express, and per
-    pattern index its (category, mode); None when it expresses none. Each pattern captures its
-    node as ``@<category>.<mode>``, so one ``captures`` call reads them all (a dict per match
-    from ``matches`` cost as much as the query). A field a grammar has but not on one of the
-    node kinds makes the alternation impossible: then each alternative is tried alone and only
-    the ones that compile are kept (slower, and so only then)."""
+def kinds_source(name: str, language: Language) -> str | None:
+    """The source of the line kinds query of ``language`` (the grammar ``name``): every
+    category it can express, one alternation per (category, mode), each pattern capturing its
+    node as ``@<category>.<mode>`` so that one ``captures`` call reads them all (a dict per
+    match from ``matches`` cost as much as the query); None when it expresses none. A field a
+    grammar has but not on one of the node kinds makes the alternation impossible: then each
+    alternative is tried alone and only the ones that compile are kept (slower, and so only
+    then)."""
     kept = _alternatives(language)
     kept += [("error", "all", [pattern]) for grammar_name, pattern in _CALLED_ERRORS
              if grammar_name == name]
@@ -141,16 +142,27 @@ def kinds_query(name: str, language: Language) -> tuple[Query, tuple[tuple[str, 
                                          for part in parts) + "]"
                          for category, mode, parts in items)
 
-    try:
-        query = Query(language, source(kept)) if kept else None
-    except (QueryError, ValueError, NameError, SyntaxError):
-        kept = [(category, mode, [p for p in parts if _compiles(language, p)])
-                for category, mode, parts in kept]
-        kept = [item for item in kept if item[2]]
-        query = Query(language, source(kept)) if kept else None
-    if query is None:
+    if not kept:
         return None
-    return query, tuple((category, mode) for category, mode, _ in kept)
+    if _compiles(language, source(kept)):
+        return source(kept)
+    kept = [(category, mode, [p for p in parts if _compiles(language, p)])
+            for category, mode, parts in kept]
+    kept = [item for item in kept if item[2]]
+    return source(kept) if kept else None
+
+
+@cache
+def kinds_query(name: str, language: Language) -> tuple[Query, tuple[tuple[str, str], ...]] | None:
+    """The line kinds query of ``language`` (``kinds_source``) and the (category, mode) its
+    captures stand for; None when it expresses none."""
+    source = kinds_source(name, language)
+    if source is None:
+        return None
+    query = Query(language, source)
+    names = (query.capture_name(i) for i in range(query.capture_count))
+    return query, tuple((category, mode) for category, _, mode in
+                        (n.partition(".") for n in names if not n.startswith("_")))
 
 
 _CAPTURE = re.compile(r"@x\b")
@@ -190,45 +202,65 @@ def line_kinds(name: str, language: Language, root: Node,
                ranges: Sequence[tuple[int, int]] | None) -> dict[str, frozenset[int]]:
     """1-based lines of each category found in ``ranges`` (1-based inclusive line ranges;
     None: the whole tree). The cursor reads the ranges (close ones together), so the cost
-    follows the change, not the file; a node's lines are cut to the ranges by arithmetic on
-    the sorted ranges, not by intersecting sets of lines."""
+    follows the change, not the file."""
     found = kinds_query(name, language)
     if found is None:
         return {}
-    query = found[0]
     lows: list[int] = []
     highs: list[int] = []
     spans: Sequence[tuple[int, int] | None] = [None]
     if ranges is not None:
         lows, highs = _spans(ranges)
         spans = _cursor_spans(lows, highs, max(1, root.end_point[0] // 100))
-    count = len(lows)
     out: dict[str, set[int]] = {}
-    cursor = QueryCursor(query)
+    cursor = QueryCursor(found[0])
     for span in spans:
         if span is not None:
             cursor.set_point_range((span[0] - 1, 0), (span[1], 0))
-        for capture, nodes in cursor.captures(root).items():
-            if capture[0] == "_":
-                continue
-            category, _, mode = capture.partition(".")
-            rows = out.setdefault(category, set())
-            head = mode == "head"
-            for node in nodes:
-                start = node.start_point[0]
-                end = start
-                if not head:
-                    end, end_col = node.end_point
-                    if end_col == 0 and end > start:
-                        end -= 1
-                if ranges is None:
-                    rows.update(range(start + 1, end + 2))
-                    continue
-                j = bisect.bisect_left(highs, start)
-                while j < count and lows[j] <= end:
-                    rows.update(range(max(lows[j], start) + 1, min(highs[j], end) + 2))
-                    j += 1
+        _add_rows(out, cursor.captures(root), lows, highs, ranges is None)
     return {category: frozenset(rows) for category, rows in out.items() if rows}
+
+
+def kinds_in(captures: Mapping[str, list[Node]],
+             ranges: Sequence[tuple[int, int]] | None) -> dict[str, frozenset[int]]:
+    """``line_kinds`` from the captures of a query holding the line kinds query's patterns,
+    run over the whole tree (``analyze`` reads a parse mostly changed in one walk)."""
+    lows: list[int] = []
+    highs: list[int] = []
+    if ranges is not None:
+        lows, highs = _spans(ranges)
+    out: dict[str, set[int]] = {}
+    _add_rows(out, captures, lows, highs, ranges is None)
+    return {category: frozenset(rows) for category, rows in out.items() if rows}
+
+
+def _add_rows(out: dict[str, set[int]], captures: Mapping[str, list[Node]],
+              lows: list[int], highs: list[int], whole: bool) -> None:
+    """Add to ``out`` the rows (1-based) of the line kinds ``captures`` within the spans
+    ``lows``/``highs`` (0-based; every row if ``whole``): a node's rows are cut to the spans
+    by arithmetic on them, not by intersecting sets of rows. Captures of other names (the
+    structure query's, predicates' helpers) are passed over."""
+    count = len(lows)
+    for capture, nodes in captures.items():
+        category, _, mode = capture.partition(".")
+        if category not in CATEGORIES:
+            continue
+        rows = out.setdefault(category, set())
+        head = mode == "head"
+        for node in nodes:
+            start = node.start_point[0]
+            end = start
+            if not head:
+                end, end_col = node.end_point
+                if end_col == 0 and end > start:
+                    end -= 1
+            if whole:
+                rows.update(range(start + 1, end + 2))
+                continue
+            j = bisect.bisect_left(highs, start)
+            while j < count and lows[j] <= end:
+                rows.update(range(max(lows[j], start) + 1, min(highs[j], end) + 2))
+                j += 1
 
 
 def mapped_kinds(kinds: Mapping[str, frozenset[int]], rows: Sequence[int]
