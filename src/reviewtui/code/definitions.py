@@ -9,6 +9,7 @@ immediate neighbours are touched, never the whole tree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -38,6 +39,9 @@ _SIBLING_DECORATED = frozenset({
     "type_item", "const_item", "static_item"})
 _BODY_TYPES = frozenset({"function_body", "class_body", "enum_class_body", "block"})
 _HEADER_PUNCTUATION = frozenset({":", "="})
+# Definition nodes whose body is not their ``body`` field (or a Kotlin body child).
+_BODY_SHAPED = frozenset({"macro_definition", "preproc_function_def", "type_alias_declaration",
+                          "property_declaration", "type_spec", "type_alias"})
 _MACRO_OPENERS = frozenset({"{", "(", "["})
 
 
@@ -67,6 +71,8 @@ def _text(source: bytes, node: Node) -> str:
 
 def _spans_text(source: bytes, start: int, end: int, holes: list[tuple[int, int]]) -> str:
     """Text of ``source[start:end]`` without ``holes``, whitespace collapsed."""
+    if not holes:
+        return " ".join(source[start:end].decode("utf-8", "replace").split())
     parts: list[bytes] = []
     pos = start
     for h0, h1 in sorted(holes):
@@ -84,20 +90,23 @@ def _body(node: Node, value: Node | None) -> Node | None:
         if value.type == "lambda_literal":  # Kotlin ``{ x -> ... }`` is all body
             return value
         return value.child_by_field_name("body") or _body_child(value)
-    if node.type == "macro_definition":  # Rust ``macro_rules! name {``
+    kind = node.type
+    if kind not in _BODY_SHAPED:
+        return node.child_by_field_name("body") or _body_child(node)
+    if kind == "macro_definition":  # Rust ``macro_rules! name {``
         return next((c for c in node.children if c.type in _MACRO_OPENERS), None)
-    if node.type == "preproc_function_def":  # C ``#define NAME(a, b) ...``
+    if kind == "preproc_function_def":  # C ``#define NAME(a, b) ...``
         return node.child_by_field_name("value")
-    if node.type == "type_alias_declaration":
+    if kind == "type_alias_declaration":
         return node.child_by_field_name("value")
-    if node.type == "property_declaration" and node.child_by_field_name("type") is not None:
+    if kind == "property_declaration" and node.child_by_field_name("type") is not None:
         # C# ``int Count { get {...} set {...} }`` or ``string Name => name;``: the accessors
         # are the body, the header is the type and the name
         accessors = node.child_by_field_name("accessors")
         value = node.child_by_field_name("value")
         return accessors or (value if value is not None
                              and value.type == "arrow_expression_clause" else None)
-    if node.type in ("type_spec", "type_alias"):
+    if kind in ("type_spec", "type_alias"):
         inner = node.child_by_field_name("type")
         if inner is None:
             return None
@@ -143,12 +152,16 @@ def _decorator_nodes(node: Node, outer: Node) -> list[Node]:
     found: list[Node] = []
     if outer is not node:  # Python decorated_definition, JS/TS export_statement
         found += [c for c in outer.children if c.type in _DECORATOR_TYPES]
-    if node.type in _DECORATABLE:  # JS/TS: decorators are children of the class/method
-        found += [c for c in node.children if c.type in _DECORATOR_TYPES]
-    first = node.child(0)
+    kind = node.type
+    if kind in _DECORATABLE:  # JS/TS: decorators are children of the class/method
+        children = node.children
+        found += [c for c in children if c.type in _DECORATOR_TYPES]
+        first = children[0] if children else None
+    else:
+        first = node.child(0)
     if first is not None and first.type == "modifiers":  # Java annotations
         found += [c for c in first.children if c.type in _DECORATOR_TYPES]
-    if node.type in _SIBLING_DECORATED:
+    if kind in _SIBLING_DECORATED:
         # TypeScript members and Rust items: decorators and attributes are siblings before.
         sib = node.prev_named_sibling
         while sib is not None and (sib.type in _SIBLING_DECORATORS
@@ -168,7 +181,8 @@ def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw 
     found = wrapped(found)
     node, outer = found.node, found.outer
     decorators = _decorator_nodes(node, outer)
-    holes = found.holes + [(d.start_byte, d.end_byte) for d in decorators]
+    holes = (found.holes + [(d.start_byte, d.end_byte) for d in decorators] if decorators
+             else found.holes)
     body = _body(node, found.value)
     header_end, sig_row = _header_end(node, body, source)
     start_byte, start_point = outer.start_byte, outer.start_point
@@ -188,22 +202,32 @@ def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw 
         end_line=end_row(outer) + 1,
         signature_end_line=sig_row + 1,
         header_line=found.name_row + 1,
-        decorators=tuple(_text(source, d).strip() for d in decorators),
+        decorators=tuple([_text(source, d).strip() for d in decorators]) if decorators else (),
         signature=f"{section}: {signature}" if section else signature,
     )
 
 
-def build_definitions(captures: dict[str, list[Node]], source: bytes) -> tuple[Definition, ...]:
-    """Definitions for every ``def.*`` capture, sorted by position, names qualified."""
+def build_definitions(captures: dict[str, list[Node]], source: bytes,
+                      rows: Sequence[int] | None = None) -> tuple[Definition, ...]:
+    """Definitions for every ``def.*`` capture, sorted by position, names qualified.
+
+    ``rows``: ``source`` is a skeleton of a file, its line ``n`` the file's 0-based row
+    ``rows[n - 1]``; the definitions are numbered as the file's lines (line ``n`` past the
+    end as the last row). The numbering is increasing, so clamping before renumbering is
+    clamping after it.
+    """
     raws: dict[tuple[int, int, int], _Raw] = {}
     access = MemberAccess()
     for capture, nodes in captures.items():
         if not capture.startswith("def."):
             continue
         for node in nodes:
+            key = (node.start_byte, node.end_byte, node.kind_id)
+            if key in raws:  # captured under an earlier name: the first reading stands
+                continue
             raw = _raw(capture, node, source, access)
             if raw is not None:
-                raws.setdefault((node.start_byte, node.end_byte, node.kind_id), raw)
+                raws[key] = raw
     ordered = sorted(raws.values(), key=lambda r: (r.start_byte, -r.end_byte))
     result: list[Definition] = []
     stack: list[tuple[_Raw, Definition]] = []
@@ -216,15 +240,24 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes) -> tuple[D
             kind = "method"
         scope = ".".join(part for part in (parent.qualified_name if parent is not None else "",
                                            raw.prefix) if part)
+        start = raw.start_line
+        end = raw.end_line
+        signature_end = max(raw.signature_end_line, start)
+        header = min(max(raw.header_line, start), signature_end)
+        if rows is not None:
+            count = len(rows)
+            start = rows[min(start, count) - 1] + 1
+            end = rows[min(end, count) - 1] + 1
+            signature_end = rows[min(signature_end, count) - 1] + 1
+            header = rows[min(header, count) - 1] + 1
         definition = Definition(
             kind=kind,
             name=raw.name,
             qualified_name=f"{scope}.{raw.name}" if scope else raw.name,
-            start_line=raw.start_line,
-            end_line=raw.end_line,
-            signature_end_line=max(raw.signature_end_line, raw.start_line),
-            header_line=min(max(raw.header_line, raw.start_line),
-                            max(raw.signature_end_line, raw.start_line)),
+            start_line=start,
+            end_line=end,
+            signature_end_line=signature_end,
+            header_line=header,
             parent=parent.qualified_name if parent is not None else None,
             decorators=raw.decorators,
             signature=raw.signature,

@@ -42,6 +42,11 @@ def comment_lines(nodes: Iterable[Node], lines: list[bytes]) -> frozenset[int]:
         if row >= len(lines):
             continue
         text = lines[row]
+        if len(spans) == 1:  # the usual: one comment on the row
+            a, b = spans[0]
+            if not (text[:a].strip() or text[b:].strip()):
+                result.add(row + 1)
+            continue
         pos = 0
         rest = bytearray()
         for a, b in sorted(spans):

@@ -36,7 +36,6 @@ _OPEN_NAMESPACE = re.compile(
 # Identifiers and pointer marks only: the type of a C definition whose name is on the next line.
 _TYPE_HEAD = re.compile(rb"[A-Za-z_][\w \t*&]*\r?$")
 _ACCESS_LABEL = rb"[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$"
-_ACCESS_WORDS = (b"public", b"protected", b"private")
 _CLOSERS = (b"}", b"end", b")")
 _OPENERS = (b"(", b"[", b"{", b",")
 _BRACKETS = (b")", b"]", b"}")
@@ -126,7 +125,8 @@ class Lines:
         if self._labels is None:
             data = self.data
             self._labels = (self._line_starts(_ACCESS_LABEL, re.MULTILINE)
-                            if any(word in data for word in _ACCESS_WORDS) else [])
+                            if b"public" in data or b"protected" in data or b"private" in data
+                            else [])
         return self._labels
 
     def starts(self, indent: int) -> list[int]:
@@ -313,13 +313,17 @@ def _opened(source: Lines, rows: list[int], opening: bytes) -> list[int] | None:
 
 def skeletons(source: Lines, ranges: Sequence[tuple[int, int]],
               max_block: int = MAX_BLOCK_LINES, *,
-              opening: bytes | None = None) -> list[list[int]] | None:
+              opening: bytes | None = None,
+              max_rows: int | None = None) -> list[list[int]] | None:
     """One skeleton per group of 1-based ``ranges``; ranges in one block share a skeleton.
 
     None when skeletons would not be faithful: a namespace opened at column 0 above a change,
-    or (``opening``, PHP's ``<?php``) rows not certainly inside the code tags.
+    or (``opening``, PHP's ``<?php``) rows not certainly inside the code tags; and as soon as
+    they hold more than ``max_rows`` rows in all (the caller then parses the whole file, and
+    the skeletons of the changes further down would be thrown away).
     """
     count = len(source)
+    total = 0
     result: list[list[int]] = []
     covered: set[int] = set()
     namespaces = source.rows_with(b"namespace", _OPEN_NAMESPACE)
@@ -336,6 +340,9 @@ def skeletons(source: Lines, ranges: Sequence[tuple[int, int]],
             if opened is None:
                 return None
             rows = opened
+        total += len(rows)
+        if max_rows is not None and total > max_rows:
+            return None
         covered.update(rows)
         result.append(rows)
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tree_sitter import QueryCursor
 
 from reviewtui.code import analyze_source
 from reviewtui.code.grammars import grammar, parser
@@ -134,3 +135,67 @@ def test_only_the_asked_lines_are_read_and_a_window_numbers_them_as_the_file() -
     assert 2 not in windowed.line_kinds["arith"]  # far from the change: not read
     # the context stage's whole-file parse asks for no line kinds and pays nothing for them
     assert analyze_source("python", source.encode()).line_kinds is None  # type: ignore[union-attr]
+
+
+def test_ranges_read_together_still_give_only_their_own_lines() -> None:
+    # 300 lines: the ranges 3 rows apart share one cursor range; the lines between them and
+    # the parts of a multi-line condition outside them are not reported
+    body = "".join(f"    if a > {i}:\n        return a - {i}\n" for i in range(150))
+    source = ("def f(a):\n" + body + "    if (a and\n            a > 1):\n        return 1\n")
+    g = grammar("python")
+    assert g is not None
+    root = parser(g).parse(source.encode()).root_node
+    last_if = source.count("\n") - 2  # 1-based line of the `if (a and`
+    ranges = [(2, 2), (6, 6), (10, 11), (last_if + 1, last_if + 1)]
+    kinds = line_kinds("python", g.language, root, ranges)
+    assert kinds["control"] == frozenset({2, 6, 10, last_if + 1})
+    assert kinds["return"] == frozenset({11})
+    assert kinds["arith"] == frozenset({11})
+    assert kinds["compare"] == frozenset({2, 6, 10, last_if + 1})
+    whole = line_kinds("python", g.language, root, None)
+    for category, lines in kinds.items():
+        wanted = {n for low, high in ranges for n in range(low, high + 1)}
+        assert lines == whole[category] & wanted
+
+
+_TS = ("// a comment\nimport { x } from './x';\nclass A {\n  m(a: number): number {\n"
+       "    if (a > 1) {\n      return a * 2;\n    }\n    return null;\n  }\n}\n"
+       "const f = (b: number) => b - 1;\n")
+_MORE = {
+    "typescript": _TS,
+    "tsx": _TS,
+    "cpp": ("#include <x.h>\nnamespace n {\nclass A {\n public:\n  int m(int a) {\n"
+            "    if (a > 1) { return a * 2; }\n    try { g(); } catch (...) { throw; }\n"
+            "    return nullptr == 0;\n  }\n};\n}  // n\n"),
+    "csharp": ("using System;\nnamespace N {\n  class A {\n    int M(int a) {\n"
+               "      if (a > 1) { return a * 2; }\n      // note\n      return a == 0 ? 1 : 2;\n"
+               "    }\n  }\n}\n"),
+    "php": ("<?php\nnamespace App;\nuse Foo\\Bar;\nclass A {\n  function m($a) {\n"
+            "    if ($a > 1) { return $a * 2; }\n    # note\n    return null;\n  }\n}\n"),
+    "kotlin": ("import a.b\nclass A {\n  fun m(a: Int): Int {\n    if (a > 1) {\n"
+               "      return a * 2\n    }\n    // note\n    return when (a) { 0 -> 1 else -> 2 }\n"
+               "  }\n}\n"),
+}
+
+
+@pytest.mark.parametrize("language", ["python", "javascript", "typescript", "tsx", "go",
+                                      "java", "ruby", "rust", "c", "cpp", "csharp", "php",
+                                      "kotlin"])
+def test_one_walk_reads_structure_and_line_kinds_as_two_walks(language: str) -> None:
+    # a parse mostly changed is read in one walk of the two queries in one: the structure
+    # captures are those of the structure query, the line kinds those of ``line_kinds``
+    from reviewtui.code.analyze import _both_query
+    from reviewtui.code.line_kinds import kinds_in
+
+    g = grammar(language)
+    both = _both_query(language)
+    assert g is not None and both is not None
+    source = SNIPPETS[language][0] if language in SNIPPETS else _MORE[language]
+    root = parser(g).parse(source.encode()).root_node
+    found = QueryCursor(both).captures(root)
+    alone = QueryCursor(g.query).captures(root)
+    assert {name: [n.id for n in nodes] for name, nodes in found.items() if name in alone} == {
+        name: [n.id for n in nodes] for name, nodes in alone.items()}
+    lines = source.count("\n")
+    for ranges in ([(1, lines)], [(2, 3), (5, lines)], None):
+        assert kinds_in(found, ranges) == line_kinds(language, g.language, root, ranges)
