@@ -19,6 +19,7 @@ from reviewtui.code import Definition, FileStructure
 from reviewtui.code.kinds import CLASS_KINDS, FUNCTION_KINDS
 from reviewtui.code.language_specs import CommentStyle, spec_for
 from reviewtui.git.model import DiffLine
+from reviewtui.units.definition_lookup import lookup_for
 from reviewtui.units.model import Scope
 from reviewtui.units.path_tags import identifier_tokens
 from reviewtui.units.vocabulary import Vocabulary
@@ -159,10 +160,8 @@ def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
 
 
 def _complete(defs: Sequence[Definition], changed: frozenset[int], kinds: frozenset[str]) -> bool:
-    return any(
-        d.kind in kinds and all(n in changed for n in range(d.start_line, d.end_line + 1))
-        for d in defs
-    )
+    return any(d.kind in kinds and changed.issuperset(range(d.start_line, d.end_line + 1))
+               for d in defs)
 
 
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
@@ -177,7 +176,8 @@ _REPLACED = "\ufffd"  # what an undecodable byte reads as: its byte is unknown
 
 def _layout_free(lines: list[tuple[int, str]]) -> str:
     """The lines with all layout removed: whitespace, and commas before a closing bracket."""
-    return _TRAILING_COMMA.sub("", "".join("".join(text.split()) for _, text in lines))
+    # Whitespace taken out of the lines one by one or of their concatenation is the same.
+    return _TRAILING_COMMA.sub("", "".join("".join([text for _, text in lines]).split()))
 
 
 def line_facts(
@@ -309,17 +309,19 @@ def _structure_tags(
             continue
         numbers = frozenset(n for n, _ in changed)
         low, high = min(numbers), max(numbers)
-        touched = side.touched(low, high)
-        if _complete(touched, numbers, FUNCTION_KINDS):
+        # Of the definitions the range touches, only those starting in it can be whole in it
+        # (one starting before ``low`` has a line that did not change).
+        lookup = lookup_for(side)
+        starting = lookup.starting_in(low, high)
+        if _complete(starting, numbers, FUNCTION_KINDS):
             tags.add("complete_function")
-        if _complete(touched, numbers, CLASS_KINDS):
+        if _complete(starting, numbers, CLASS_KINDS):
             tags.add("complete_class")
-        for definition in side.defined_in(low, high):
+        for definition in lookup.defined_in(low, high):
             header = range(definition.header_line, definition.signature_end_line + 1)
-            if not any(n in numbers for n in header):
+            if numbers.isdisjoint(header):
                 continue
-            whole = all(n in numbers for n in range(definition.start_line,
-                                                      definition.end_line + 1))
+            whole = numbers.issuperset(range(definition.start_line, definition.end_line + 1))
             symbols.append(definition.qualified_name)
             _add_scope(scopes, definition, "defines")
             if definition.kind in FUNCTION_KINDS and not whole:
@@ -355,16 +357,21 @@ def _enclosing_tags(
     for side, changed in ((new, plus_code), (old, minus_code)):
         if side is None:
             continue
+        lookup = lookup_for(side)
         seen: set[Definition] = set()
+        previous: Definition | None = None
         for number, _ in changed:
-            inner = side.enclosing(number)
+            inner = lookup.enclosing(number)
+            if inner is not None and inner is previous:
+                continue  # the line before's answer: nothing new to note
+            previous = inner
             enclosing.add(inner.qualified_name if inner and inner.kind in FUNCTION_KINDS
                           else None)
             if inner is not None:
                 functions.append(inner.qualified_name)
                 if inner not in seen:
                     seen.add(inner)
-                    chain = side.containing(inner.header_line)
+                    chain = lookup.containing(inner.header_line)
                     _add_scope(scopes, inner, "encloses")
                     for outer in chain:
                         if outer is not inner and outer.contains(inner.start_line,
