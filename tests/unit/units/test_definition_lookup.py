@@ -37,6 +37,10 @@ def test_answers_as_the_structure_does() -> None:
         for line in lines:
             assert lookup.containing(line) == structure.containing(line)
             assert lookup.enclosing(line) == structure.enclosing(line)
+            inner, until = lookup.enclosing_run(line)
+            assert until > line
+            assert all(structure.enclosing(later) is inner
+                       for later in range(line, min(until, 70)))
         for _ in range(40):
             start, end = rng.randrange(0, 62), rng.randrange(0, 62)
             assert lookup.defined_in(start, end) == structure.defined_in(start, end)
@@ -52,3 +56,16 @@ def test_a_file_versions_lookup_is_kept() -> None:
     kept = lookup_for(new)
     assert lookup_for(old).structure is old and lookup_for(new) is kept
     assert lookup_for(other).structure is other
+
+
+def test_a_definitions_scope_is_made_once_per_role() -> None:
+    structure = _structure(random.Random(3), 3)
+    lookup = DefinitionLookup(structure)
+    first = structure.definitions[0]
+    scope = lookup.scope(first, "encloses")
+    assert lookup.scope(first, "encloses") is scope
+    assert (scope.kind, scope.name, scope.qualified_name, scope.role, scope.signature,
+            scope.start_line, scope.end_line) == (first.kind, first.name, first.qualified_name,
+                                                  "encloses", first.signature,
+                                                  first.start_line, first.end_line)
+    assert lookup.scope(first, "outer").role == "outer"
