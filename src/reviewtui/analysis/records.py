@@ -22,7 +22,7 @@ from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import Rule, Stage
 from reviewtui.rules.confidence import ConfidenceFactors, RiskFactors, RiskLevel
 from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
-from reviewtui.units.model import ReviewUnit, Scope
+from reviewtui.units.model import ReviewUnit, Scope, review_unit
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(ReviewUnit))
 _HUNKS = HUNKS_FIELD = _FIELDS.index("hunks")
@@ -247,7 +247,7 @@ def _decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, Ru
                 scope = scopes[id(flat)] = Scope(*flat)
             made.append(scope)
         values[_SCOPES] = tuple(made)
-        unit = ReviewUnit(*values)  # type: ignore[arg-type]
+        unit = review_unit(*values)  # type: ignore[arg-type]
         out.append((unit, _BUILDER.suggestion(suggestion)))
     return out
 

@@ -17,7 +17,7 @@ from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
 from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts, security_in_lines
-from reviewtui.units.model import ReviewUnit
+from reviewtui.units.model import ReviewUnit, review_unit
 from reviewtui.units.path_tags import identifier_tokens, path_tags
 from reviewtui.units.structures import DEFAULT_LANGUAGES, analyze_file, structure_language
 from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
@@ -143,7 +143,7 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
                 or security_in_lines([(0, ln.text) for ln in lines if ln.kind != " "], vocab,
                                      strings=True)):
             tags.add("security_test")  # a test of security code: weakening it matters
-        units.append(ReviewUnit(
+        units.append(review_unit(
             unit_id=unit_id_for(change, hunks),
             file_path=path,
             old_path=change.old_path if change.old_path != path else None,
