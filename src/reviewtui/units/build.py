@@ -93,7 +93,13 @@ def _has_generated_marker(change: FileChange, reader: ContentReader,
     elif change.hunks and change.hunks[0].new_start <= 1:
         head_lines = [ln.text for ln in change.hunks[0].lines[:_MARKER_LINES] if ln.kind != "-"]
     markers = vocab.pack.generated_markers
-    return any(marker in line for line in head_lines for marker in markers)
+    if not head_lines:
+        return False
+    # The lines at once: a marker without a line break is in one of them only if it is in
+    # their joined text (with a line break, it is looked for line by line).
+    joined = "\n".join(head_lines)
+    return any(marker in joined if "\n" not in marker
+               else any(marker in line for line in head_lines) for marker in markers)
 
 
 def _cut_points(structure: FileStructure | None) -> frozenset[int]:

@@ -232,9 +232,8 @@ def line_facts(
              [(n, t) for n, t in plus_code if n not in prose_plus])
             + (minus_code if not prose_minus else
                [(n, t) for n, t in minus_code if n not in prose_minus]))
-    if scan_security and security_in_lines(code, vocab) and not (
-        tags & {"only_comments", "only_logging", "only_whitespace"}
-    ):
+    if scan_security and not (tags & {"only_comments", "only_logging", "only_whitespace"}
+                              ) and security_in_lines(code, vocab):
         tags.add("security_sensitive")
 
     symbols: list[str] = []
