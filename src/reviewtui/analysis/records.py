@@ -22,7 +22,7 @@ from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import Rule, Stage
 from reviewtui.rules.confidence import ConfidenceFactors, RiskFactors, RiskLevel
 from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
-from reviewtui.units.model import ReviewUnit, Scope
+from reviewtui.units.model import ReviewUnit, Scope, review_unit
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(ReviewUnit))
 _HUNKS = HUNKS_FIELD = _FIELDS.index("hunks")
@@ -58,9 +58,14 @@ def load(data: bytes) -> FileRecord:
 
 def encode(change: FileChange, units: Sequence[ReviewUnit],
            suggestions: Sequence[RuleSuggestion]) -> FileRecord:
+    """The record of a file's units and their suggestions. A rule or scope that several of
+    them hold is flattened once, into one tuple they all hold: pickled once, with a reference
+    for the others (the units of a file share their enclosing definitions' scopes, and their
+    suggestions a handful of rules)."""
     position = {id(hunk): index for index, hunk in enumerate(change.hunks)}
     lines: dict[int, tuple[int, int]] | None = None
     rows: list[tuple[object, ...]] = []
+    scopes: dict[int, tuple[Any, ...]] = {}  # by the id of a Scope that ``units`` hold
     for unit in units:
         values: list[object] = [getattr(unit, name) for name in _FIELDS]
         stored: list[object] = []
@@ -74,11 +79,18 @@ def encode(change: FileChange, units: Sequence[ReviewUnit],
             else:
                 stored.append(index)
         values[_HUNKS] = tuple(stored)
-        values[_SCOPES] = tuple((scope.kind, scope.name, scope.qualified_name, scope.role,
-                                 scope.decorators, scope.signature, scope.start_line,
-                                 scope.end_line) for scope in unit.scopes)
+        flat: list[tuple[Any, ...]] = []
+        for scope in unit.scopes:
+            found = scopes.get(id(scope))
+            if found is None:
+                found = scopes[id(scope)] = (scope.kind, scope.name, scope.qualified_name,
+                                             scope.role, scope.decorators, scope.signature,
+                                             scope.start_line, scope.end_line)
+            flat.append(found)
+        values[_SCOPES] = tuple(flat)
         rows.append(tuple(values))
-    return FileRecord(tuple(rows), tuple(_flat_suggestion(s) for s in suggestions))
+    rules: dict[int, tuple[Any, ...]] = {}  # by the id of a Rule that ``suggestions`` hold
+    return FileRecord(tuple(rows), tuple(_flat_suggestion(s, rules) for s in suggestions))
 
 
 def _piece(hunks: tuple[Hunk, ...], lines: dict[int, tuple[int, int]],
@@ -105,12 +117,25 @@ def _flat_rule(rule: Rule) -> tuple[Any, ...]:
             rule.reads, rule.skip_reason)
 
 
-def _flat_suggestion(s: RuleSuggestion) -> tuple[Any, ...]:
+def _flat_suggestion(s: RuleSuggestion,
+                     rules: dict[int, tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
+    """``s`` as a plain tuple; ``rules`` keeps each rule's flat tuple by the rule's id (the
+    caller holds the rules meanwhile), so that a rule met again is that same tuple."""
     f, r = s.factors, s.risk_factors
+    matches: list[tuple[Any, ...]] = []
+    for match in s.matches:
+        rule = match.rule
+        if rules is None:
+            flat = _flat_rule(rule)
+        else:
+            flat = rules.get(id(rule))  # type: ignore[assignment]
+            if flat is None:
+                flat = rules[id(rule)] = _flat_rule(rule)
+        matches.append((flat, match.precision, match.evidence))
     return (
         s.context_level.value, s.confidence, s.risk.value, s.notes,
         tuple((q.type, q.symbol) for q in s.extra_requests),
-        tuple((_flat_rule(m.rule), m.precision, m.evidence) for m in s.matches),
+        tuple(matches),
         (f.rule_specificity, f.pattern_precision, f.context_availability, f.language_bonus),
         (r.change_scope, r.security_sensitive, r.change_type, r.pattern_risk, r.symbol_risk),
         s.formula_risk.value, s.decided_by, s.learned, s.scanner_notes, s.role,
@@ -204,6 +229,9 @@ def decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, Rul
 def _decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, RuleSuggestion]]:
     hunks = change.hunks
     out: list[tuple[ReviewUnit, RuleSuggestion]] = []
+    # A scope tuple several units hold (``encode`` shares them) is made a Scope once: by the
+    # tuple's id, which stays that tuple's while ``record`` holds it.
+    scopes: dict[int, Scope] = {}
     for row, suggestion in zip(record.units, record.suggestions, strict=True):
         if len(row) != len(_FIELDS):
             raise ValueError("record was written for another unit layout")
@@ -212,8 +240,14 @@ def _decode(change: FileChange, record: FileRecord) -> list[tuple[ReviewUnit, Ru
         if not isinstance(stored, tuple):
             raise ValueError("record hunks are not a tuple")
         values[_HUNKS] = tuple(_hunk(hunks, item) for item in stored)
-        values[_SCOPES] = tuple(Scope(*scope) for scope in values[_SCOPES])  # type: ignore[attr-defined]
-        unit = ReviewUnit(*values)  # type: ignore[arg-type]
+        made: list[Scope] = []
+        for flat in values[_SCOPES]:  # type: ignore[attr-defined]
+            scope = scopes.get(id(flat))
+            if scope is None:
+                scope = scopes[id(flat)] = Scope(*flat)
+            made.append(scope)
+        values[_SCOPES] = tuple(made)
+        unit = review_unit(*values)  # type: ignore[arg-type]
         out.append((unit, _BUILDER.suggestion(suggestion)))
     return out
 

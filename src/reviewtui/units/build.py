@@ -17,7 +17,7 @@ from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
 from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts, security_in_lines
-from reviewtui.units.model import ReviewUnit
+from reviewtui.units.model import ReviewUnit, review_unit
 from reviewtui.units.path_tags import identifier_tokens, path_tags
 from reviewtui.units.structures import DEFAULT_LANGUAGES, analyze_file, structure_language
 from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
@@ -93,7 +93,13 @@ def _has_generated_marker(change: FileChange, reader: ContentReader,
     elif change.hunks and change.hunks[0].new_start <= 1:
         head_lines = [ln.text for ln in change.hunks[0].lines[:_MARKER_LINES] if ln.kind != "-"]
     markers = vocab.pack.generated_markers
-    return any(marker in line for line in head_lines for marker in markers)
+    if not head_lines:
+        return False
+    # The lines at once: a marker without a line break is in one of them only if it is in
+    # their joined text (with a line break, it is looked for line by line).
+    joined = "\n".join(head_lines)
+    return any(marker in joined if "\n" not in marker
+               else any(marker in line for line in head_lines) for marker in markers)
 
 
 def _cut_points(structure: FileStructure | None) -> frozenset[int]:
@@ -143,7 +149,7 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
                 or security_in_lines([(0, ln.text) for ln in lines if ln.kind != " "], vocab,
                                      strings=True)):
             tags.add("security_test")  # a test of security code: weakening it matters
-        units.append(ReviewUnit(
+        units.append(review_unit(
             unit_id=unit_id_for(change, hunks),
             file_path=path,
             old_path=change.old_path if change.old_path != path else None,

@@ -9,12 +9,16 @@ line, so each piece is still readable on its own.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 
 from reviewtui.git.model import DiffLine, Hunk
 
+_KIND = attrgetter("kind")
+
 
 def _changed(hunk: Hunk) -> int:
-    return sum(1 for line in hunk.lines if line.kind != " ")
+    """The hunk's added and removed lines (its lines but the context ones, counted in C)."""
+    return len(hunk.lines) - list(map(_KIND, hunk.lines)).count(" ")
 
 
 def _piece(lines: list[DiffLine], old_pos: int, new_pos: int, section: str) -> Hunk:

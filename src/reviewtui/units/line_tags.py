@@ -11,14 +11,18 @@ given.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from itertools import repeat
 
 from reviewtui.code import Definition, FileStructure
 from reviewtui.code.kinds import CLASS_KINDS, FUNCTION_KINDS
 from reviewtui.code.language_specs import CommentStyle, spec_for
 from reviewtui.git.model import DiffLine
+from reviewtui.units.definition_lookup import DefinitionLookup, lookup_for
 from reviewtui.units.model import Scope
 from reviewtui.units.path_tags import identifier_tokens
 from reviewtui.units.vocabulary import Vocabulary
@@ -55,61 +59,56 @@ class LineFacts:
     kinds: frozenset[tuple[str, str, int]] | None = None  # (category, "+"/"-", number)
 
 
-def _line_kinds(plus: Sequence[tuple[int, str]], minus: Sequence[tuple[int, str]],
+def _line_kinds(plus: AbstractSet[int], minus: AbstractSet[int],
                 old: FileStructure | None, new: FileStructure | None
                 ) -> frozenset[tuple[str, str, int]] | None:
-    """What each changed code line does by the parse; None unless every side with changed
-    lines was parsed with its line kinds read."""
+    """What each changed code line (by number) does by the parse; None unless every side with
+    changed lines was parsed with its line kinds read."""
     sides = ((plus, new, "+"), (minus, old, "-"))
-    if any(lines and (side is None or side.line_kinds is None) for lines, side, _ in sides):
+    if any(numbers and (side is None or side.line_kinds is None)
+           for numbers, side, _ in sides):
         return None
     out: set[tuple[str, str, int]] = set()
-    for lines, side, kind in sides:
-        if not lines or side is None or side.line_kinds is None:
+    for numbers, side, kind in sides:
+        if not numbers or side is None or side.line_kinds is None:
             continue
-        numbers = {n for n, _ in lines}
         for category, found in side.line_kinds.items():
-            out.update((category, kind, n) for n in numbers & found)
+            out.update(zip(repeat(category), repeat(kind), numbers & found))
     return frozenset(out)
 
 
-def _is_comment(line: str, language: str | None) -> bool:
-    spec = spec_for(language)
-    style = spec.comments if spec is not None else None
-    return style is not None and bool(_COMMENT_LINE[style].match(line))
-
-
-def _prose_lines(lines: Sequence[tuple[int, str]], side: FileStructure | None,
-                 language: str | None) -> set[int]:
+def _prose_lines(lines: Sequence[tuple[int, str]], numbers: AbstractSet[int],
+                 side: FileStructure | None, language: str | None) -> set[int]:
     """Lines that are only commentary: comments and docstrings (the parse knows them; without
     one, the language's comment markers). A comment that is behaviour all the same (a PHP
-    docblock annotation such as ``@IsGranted``) is not prose."""
+    docblock annotation such as ``@IsGranted``) is not prose. ``numbers``: those of
+    ``lines``."""
     spec = spec_for(language)
     behaviour = spec.behaviour_comment if spec is not None else None
-    out: set[int] = set()
-    for number, text in lines:
-        commentary = (number in side.comment_lines if side is not None
-                      else _is_comment(text, language))
-        if commentary and not (behaviour is not None and behaviour.match(text)):
-            out.add(number)
-    return out
-
-
-def _import_lines(lines: Sequence[tuple[int, str]], side: FileStructure | None) -> set[int]:
     if side is not None:
+        if side.comment_lines.isdisjoint(numbers):
+            return set()
+        # (built in the lines' order, as every set here: a set's order follows how it grew,
+        # and the unit's frozensets are iterated as they are)
+        if behaviour is None:
+            return {n for n, _ in lines if n in side.comment_lines}
+        return {n for n, text in lines
+                if n in side.comment_lines and not behaviour.match(text)}
+    style = spec.comments if spec is not None else None
+    if style is None:
+        return set()
+    comment = _COMMENT_LINE[style].match
+    return {n for n, text in lines
+            if comment(text) and not (behaviour is not None and behaviour.match(text))}
+
+
+def _import_lines(lines: Sequence[tuple[int, str]], numbers: AbstractSet[int],
+                  side: FileStructure | None) -> set[int]:
+    if side is not None:
+        if side.import_lines.isdisjoint(numbers):
+            return set()
         return {n for n, _ in lines if n in side.import_lines}
     return {n for n, text in lines if _IMPORT.match(text)}
-
-
-def _all(lines: Sequence[tuple[int, str]], lines_set: frozenset[int] | None,
-         fallback: re.Pattern[str]) -> bool:
-    for number, text in lines:
-        if lines_set is not None:
-            if number not in lines_set:
-                return False
-        elif not fallback.match(text):
-            return False
-    return True
 
 
 _QUOTED = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")
@@ -130,19 +129,37 @@ def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
     read inside strings) or a security word in its code (``password``, not in a message)?
     ``strings``: words in string literals count too (a test's data is what it tests)."""
     texts = [text for _, text in lines]
-    if any(map(vocab.security_code.search, texts)):
+    # All the lines at once: a line break separates words as any other punctuation does, so
+    # its words are those of each line, one after the other.
+    joined = "\n".join(texts)
+    lowered: str | None = None
+    literals = vocab.security_literals
+    if literals is not None:
+        exact, folded = literals
+        if any(literal in joined for literal in exact):
+            searched = True
+        elif folded and joined.isascii():
+            lowered = joined.lower()
+            searched = any(literal in lowered for literal in folded)
+        else:
+            searched = bool(folded)  # non-ASCII text: a lowercase test cannot say no
+    else:
+        searched = True
+    if searched and any(map(vocab.security_code.search, texts)):
         return True
-    # The words of all the lines at once: a line break separates words as any other
-    # punctuation does, so these are the words of each line, one after the other.
-    words = identifier_tokens("\n".join(texts if strings else map(mask_strings, texts)))
+    # Every word is a piece of the lowercased text (masking strings only takes words away):
+    # with no piece of a security word in it, there is none to find.
+    if lowered is None:
+        lowered = joined.lower()
+    if not any(needle in lowered for needle in vocab.security_token_needles):
+        return False
+    words = identifier_tokens(joined if strings else "\n".join(map(mask_strings, texts)))
     return not vocab.security_code_tokens.isdisjoint(words)
 
 
 def _complete(defs: Sequence[Definition], changed: frozenset[int], kinds: frozenset[str]) -> bool:
-    return any(
-        d.kind in kinds and all(n in changed for n in range(d.start_line, d.end_line + 1))
-        for d in defs
-    )
+    return any(d.kind in kinds and changed.issuperset(range(d.start_line, d.end_line + 1))
+               for d in defs)
 
 
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
@@ -157,7 +174,8 @@ _REPLACED = "\ufffd"  # what an undecodable byte reads as: its byte is unknown
 
 def _layout_free(lines: list[tuple[int, str]]) -> str:
     """The lines with all layout removed: whitespace, and commas before a closing bracket."""
-    return _TRAILING_COMMA.sub("", "".join("".join(text.split()) for _, text in lines))
+    # Whitespace taken out of the lines one by one or of their concatenation is the same.
+    return _TRAILING_COMMA.sub("", "".join("".join([text for _, text in lines]).split()))
 
 
 def line_facts(
@@ -183,27 +201,39 @@ def line_facts(
         return LineFacts(frozenset(), (), ())
     plus_code = [(n, t) for n, t in plus if t.strip()]
     minus_code = [(n, t) for n, t in minus if t.strip()]
-    prose_plus = _prose_lines(plus_code, new, language)
-    prose_minus = _prose_lines(minus_code, old, language)
-    plus_text, minus_text = _layout_free(plus), _layout_free(minus)
-    if plus_text == minus_text and not (lossy and _REPLACED in plus_text):
+    # The line numbers once, as sets: the questions below are set operations on them.
+    plus_numbers = {n for n, _ in plus_code}
+    minus_numbers = {n for n, _ in minus_code}
+    prose_plus = _prose_lines(plus_code, plus_numbers, new, language)
+    prose_minus = _prose_lines(minus_code, minus_numbers, old, language)
+    if not plus or not minus:
+        # One side is empty, and the other is all layout only when it is all blank (taking
+        # whitespace and commas before a bracket out leaves the bracket).
+        layout_only = not plus_code and not minus_code
+    else:
+        plus_text, minus_text = _layout_free(plus), _layout_free(minus)
+        layout_only = plus_text == minus_text and not (lossy and _REPLACED in plus_text)
+    if layout_only:
         tags.add("only_whitespace")  # layout only: spaces, line breaks, trailing commas
     elif plus_code or minus_code:
-        both = (plus_code, new), (minus_code, old)
-        if all(n in prose_plus for n, _ in plus_code) and all(
-                n in prose_minus for n, _ in minus_code):
+        # (the prose lines are some of the code lines: all are prose when as many)
+        if len(prose_plus) == len(plus_numbers) and len(prose_minus) == len(minus_numbers):
             tags.add("only_comments")
-        if all(_all(c, s.import_lines if s else None, _IMPORT) for c, s in both):
+        if all(side.import_lines.issuperset(numbers) if side is not None
+               else all(_IMPORT.match(t) for _, t in code_lines)
+               for code_lines, numbers, side in ((plus_code, plus_numbers, new),
+                                                 (minus_code, minus_numbers, old))):
             tags.add("only_imports")
         if all(_LOGGING.match(t) for _, t in plus_code + minus_code):
             tags.add("only_logging")
         if all(_NUMERIC_DATA.match(t) for _, t in plus_code + minus_code):
             tags.add("only_data")  # tables of numbers (code points, offsets): nothing to run
-    code = ([(n, t) for n, t in plus_code if n not in prose_plus]
-            + [(n, t) for n, t in minus_code if n not in prose_minus])
-    if scan_security and security_in_lines(code, vocab) and not (
-        tags & {"only_comments", "only_logging", "only_whitespace"}
-    ):
+    code = ((plus_code if not prose_plus else
+             [(n, t) for n, t in plus_code if n not in prose_plus])
+            + (minus_code if not prose_minus else
+               [(n, t) for n, t in minus_code if n not in prose_minus]))
+    if scan_security and not (tags & {"only_comments", "only_logging", "only_whitespace"}
+                              ) and security_in_lines(code, vocab):
         tags.add("security_sensitive")
 
     symbols: list[str] = []
@@ -211,18 +241,23 @@ def line_facts(
     scopes: dict[tuple[str, str], Scope] = {}
     structural = (new is not None or not plus) and (old is not None or not minus)
     if structural:
-        _structure_tags(plus, minus, old, new, tags, symbols, scopes, language)
-        _enclosing_tags(plus_code, minus_code, old, new, tags, functions, scopes)
+        new_lookup = lookup_for(new) if new is not None else None
+        old_lookup = lookup_for(old) if old is not None else None
+        _structure_tags(plus, minus, old_lookup, new_lookup, tags, symbols, scopes, language)
+        _enclosing_tags(plus_code, minus_code, old_lookup, new_lookup, tags, functions,
+                        scopes)
         quiet = tags & {"only_comments", "only_logging", "only_whitespace", "only_imports"}
         if scan_security and "security_sensitive" not in tags and not quiet and any(
                 vocab.security_code_tokens.intersection(identifier_tokens(scope.name))
                 for scope in scopes.values() if scope.role != "outer"
                 and scope.kind in FUNCTION_KINDS):
             tags.add("security_sensitive")  # the change sits in `login`, `check_password`...
-    imports = ({("+", n) for n in _import_lines(plus_code, new)}
-               | {("-", n) for n in _import_lines(minus_code, old)})
-    kinds = (_line_kinds([c for c in plus_code if c[0] not in prose_plus],
-                         [c for c in minus_code if c[0] not in prose_minus], old, new)
+    imports = ({("+", n) for n in _import_lines(plus_code, plus_numbers, new)}
+               | {("-", n) for n in _import_lines(minus_code, minus_numbers, old)})
+    kinds = (_line_kinds(plus_numbers if not prose_plus else
+                         {n for n, _ in plus_code if n not in prose_plus},
+                         minus_numbers if not prose_minus else
+                         {n for n, _ in minus_code if n not in prose_minus}, old, new)
              if structural else None)
     return LineFacts(frozenset(tags), tuple(dict.fromkeys(symbols)),
                      tuple(dict.fromkeys(functions)), tuple(scopes.values()), structural,
@@ -230,12 +265,11 @@ def line_facts(
                      frozenset(imports), kinds)
 
 
-def _add_scope(scopes: dict[tuple[str, str], Scope], definition: Definition, role: str) -> None:
+def _add_scope(scopes: dict[tuple[str, str], Scope], lookup: DefinitionLookup,
+               definition: Definition, role: str) -> None:
     key = (definition.qualified_name, definition.kind)
     if key not in scopes:
-        scopes[key] = Scope(definition.kind, definition.name, definition.qualified_name, role,
-                            definition.decorators, definition.signature, definition.start_line,
-                            definition.end_line)
+        scopes[key] = lookup.scope(definition, role)
 
 
 def strip_annotations(signature: str) -> str:
@@ -274,8 +308,8 @@ def strip_annotations(signature: str) -> str:
 def _structure_tags(
     plus: list[tuple[int, str]],
     minus: list[tuple[int, str]],
-    old: FileStructure | None,
-    new: FileStructure | None,
+    old: DefinitionLookup | None,
+    new: DefinitionLookup | None,
     tags: set[str],
     symbols: list[str],
     scopes: dict[tuple[str, str], Scope],
@@ -284,26 +318,26 @@ def _structure_tags(
     headers: dict[str, dict[str, str]] = {"new": {}, "old": {}}
     header_lines: dict[str, dict[str, range]] = {"new": {}, "old": {}}
     changed_lines = {"new": frozenset(n for n, _ in plus), "old": frozenset(n for n, _ in minus)}
-    for side, changed in ((new, plus), (old, minus)):
-        if side is None or not changed:
+    for key, lookup in (("new", new), ("old", old)):
+        numbers = changed_lines[key]
+        if lookup is None or not numbers:
             continue
-        numbers = frozenset(n for n, _ in changed)
         low, high = min(numbers), max(numbers)
-        touched = side.touched(low, high)
-        if _complete(touched, numbers, FUNCTION_KINDS):
+        # Of the definitions the range touches, only those starting in it can be whole in it
+        # (one starting before ``low`` has a line that did not change).
+        starting = lookup.starting_in(low, high)
+        if _complete(starting, numbers, FUNCTION_KINDS):
             tags.add("complete_function")
-        if _complete(touched, numbers, CLASS_KINDS):
+        if _complete(starting, numbers, CLASS_KINDS):
             tags.add("complete_class")
-        for definition in side.defined_in(low, high):
+        for definition in lookup.defined_in(low, high):
             header = range(definition.header_line, definition.signature_end_line + 1)
-            if not any(n in numbers for n in header):
+            if numbers.isdisjoint(header):
                 continue
-            whole = all(n in numbers for n in range(definition.start_line,
-                                                      definition.end_line + 1))
+            whole = numbers.issuperset(range(definition.start_line, definition.end_line + 1))
             symbols.append(definition.qualified_name)
-            _add_scope(scopes, definition, "defines")
+            _add_scope(scopes, lookup, definition, "defines")
             if definition.kind in FUNCTION_KINDS and not whole:
-                key = "new" if side is new else "old"
                 headers[key][definition.qualified_name] = definition.signature
                 header_lines[key][definition.qualified_name] = header
     typed_only: set[str] = set()
@@ -324,31 +358,41 @@ def _structure_tags(
 def _enclosing_tags(
     plus_code: list[tuple[int, str]],
     minus_code: list[tuple[int, str]],
-    old: FileStructure | None,
-    new: FileStructure | None,
+    old: DefinitionLookup | None,
+    new: DefinitionLookup | None,
     tags: set[str],
     functions: list[str],
     scopes: dict[tuple[str, str], Scope],
 ) -> None:
     """Innermost definitions around the non-blank changed lines; one function -> tag."""
     enclosing: set[str | None] = set()
-    for side, changed in ((new, plus_code), (old, minus_code)):
-        if side is None:
+    for lookup, changed in ((new, plus_code), (old, minus_code)):
+        if lookup is None:
             continue
         seen: set[Definition] = set()
-        for number, _ in changed:
-            inner = side.enclosing(number)
+        previous: Definition | None = None
+        numbers = [n for n, _ in changed]
+        # In file order (as a unit's lines are), the lines up to where the answer may change
+        # have the answer of the first of them: they are passed over at once.
+        ascending = numbers == sorted(numbers)
+        index, size = 0, len(numbers)
+        while index < size:
+            inner, until = lookup.enclosing_run(numbers[index])
+            index = bisect.bisect_left(numbers, until, index + 1) if ascending else index + 1
+            if inner is not None and inner is previous:
+                continue  # the line before's answer: nothing new to note
+            previous = inner
             enclosing.add(inner.qualified_name if inner and inner.kind in FUNCTION_KINDS
                           else None)
             if inner is not None:
                 functions.append(inner.qualified_name)
                 if inner not in seen:
                     seen.add(inner)
-                    chain = side.containing(inner.header_line)
-                    _add_scope(scopes, inner, "encloses")
+                    chain = lookup.containing(inner.header_line)
+                    _add_scope(scopes, lookup, inner, "encloses")
                     for outer in chain:
                         if outer is not inner and outer.contains(inner.start_line,
                                                                  inner.end_line):
-                            _add_scope(scopes, outer, "outer")
+                            _add_scope(scopes, lookup, outer, "outer")
     if len(enclosing) == 1 and None not in enclosing:
         tags.add("in_single_function")

@@ -101,6 +101,57 @@ class ReviewUnit:
         return "\n".join(text for text, _ in self.diff_rows(numbered=numbered))
 
 
+_new = object.__new__
+_SETTERS = {name: getattr(ReviewUnit, name).__set__ for name in ReviewUnit.__slots__}
+_set_unit_id, _set_file_path, _set_old_path = (
+    _SETTERS["unit_id"], _SETTERS["file_path"], _SETTERS["old_path"])
+_set_language, _set_change_type, _set_tags = (
+    _SETTERS["language"], _SETTERS["change_type"], _SETTERS["tags"])
+_set_hunks, _set_added_lines, _set_removed_lines = (
+    _SETTERS["hunks"], _SETTERS["added_lines"], _SETTERS["removed_lines"])
+_set_new_compact, _set_old_compact, _set_location = (
+    _SETTERS["new_compact"], _SETTERS["old_compact"], _SETTERS["location"])
+_set_symbols, _set_functions, _set_scopes = (
+    _SETTERS["symbols"], _SETTERS["functions"], _SETTERS["scopes"])
+_set_parsed, _set_prose_lines, _set_import_lines = (
+    _SETTERS["parsed"], _SETTERS["prose_lines"], _SETTERS["import_lines"])
+_set_line_kinds = _SETTERS["line_kinds"]
+
+
+def review_unit(unit_id: str, file_path: str, old_path: str | None, language: str | None,
+                change_type: str, tags: tuple[str, ...], hunks: tuple[Hunk, ...],
+                added_lines: int, removed_lines: int, new_compact: str, old_compact: str,
+                location: str, symbols: tuple[str, ...], functions: tuple[str, ...],
+                scopes: tuple[Scope, ...], parsed: bool,
+                prose_lines: frozenset[tuple[str, int]],
+                import_lines: frozenset[tuple[str, int]],
+                line_kinds: frozenset[tuple[str, str, int]] | None) -> ReviewUnit:
+    """``ReviewUnit(...)`` with every field given, built through its slots' descriptors:
+    twice as fast as the frozen dataclass' constructor (which sets its 19 fields one
+    ``object.__setattr__`` at a time), for every unit cut and every unit a record gives back."""
+    unit: ReviewUnit = _new(ReviewUnit)
+    _set_unit_id(unit, unit_id)
+    _set_file_path(unit, file_path)
+    _set_old_path(unit, old_path)
+    _set_language(unit, language)
+    _set_change_type(unit, change_type)
+    _set_tags(unit, tags)
+    _set_hunks(unit, hunks)
+    _set_added_lines(unit, added_lines)
+    _set_removed_lines(unit, removed_lines)
+    _set_new_compact(unit, new_compact)
+    _set_old_compact(unit, old_compact)
+    _set_location(unit, location)
+    _set_symbols(unit, symbols)
+    _set_functions(unit, functions)
+    _set_scopes(unit, scopes)
+    _set_parsed(unit, parsed)
+    _set_prose_lines(unit, prose_lines)
+    _set_import_lines(unit, import_lines)
+    _set_line_kinds(unit, line_kinds)
+    return unit
+
+
 def unit_key(unit: ReviewUnit) -> str:
     """A unit's identity across edits (its content hash is the unit id): file and definition.
 

@@ -46,14 +46,30 @@ def _dirs(path: PurePosixPath) -> list[str]:
     return [p.lower() for p in path.parts[:-1]]
 
 
+# A pack's folder list as (its single names lowercased, its nested paths as "/a/b/"), by the
+# list's id with the list itself (so an id is never reused for another): a pack is read once
+# and not changed, and every changed file asks about eight of its lists.
+_DIR_NAMES: dict[int, tuple[list[str], frozenset[str], tuple[str, ...]]] = {}
+
+
+def _dir_names(names: list[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    kept = _DIR_NAMES.get(id(names))
+    if kept is None or kept[0] is not names:
+        kept = _DIR_NAMES[id(names)] = (
+            names, frozenset(name.lower() for name in names if "/" not in name),
+            tuple(f"/{name}/" for name in names if "/" in name))
+    return kept[1], kept[2]
+
+
 def _has_dir(dirs: list[str], path: str, names: list[str]) -> bool:
-    lowered = path.lower()
-    for name in names:
-        if "/" in name:
-            if f"/{name}/" in f"/{lowered}":
-                return True
-        elif name.lower() in dirs:
-            return True
+    """Is one of ``names`` a folder of ``path`` (``dirs``: its folders, lowercased)? A name
+    with a slash is a run of folders, looked for in the lowercased path."""
+    single, nested = _dir_names(names)
+    if not single.isdisjoint(dirs):
+        return True
+    if nested:
+        slashed = f"/{path.lower()}"
+        return any(name in slashed for name in nested)
     return False
 
 

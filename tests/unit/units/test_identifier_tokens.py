@@ -60,3 +60,38 @@ def test_security_words_are_found_in_all_the_lines_as_in_each() -> None:
             lines = [(n, t) for n, t in enumerate(texts)]
             assert security_in_lines(lines, vocab, strings=strings) == line_by_line(
                 texts, strings), (texts, strings)
+
+
+def test_prefilters_say_no_only_when_the_lines_hold_nothing() -> None:
+    """``security_in_lines`` skips the regexes when no literal a match needs is in the lines,
+    and the words when no piece of a security word is: random lines of security pieces, case
+    changes, strings and non-ASCII letters find what searching every line for everything
+    finds, with the shipped vocabulary and with one whose patterns fold case or have no
+    literal at all."""
+    from reviewtui.units.line_tags import mask_strings, security_in_lines
+    from reviewtui.units.vocabulary import _vocabulary, default_vocabulary
+
+    shipped = default_vocabulary()
+    custom = _vocabulary({**shipped.pack.model_dump(), "security_code_patterns": [
+        r"(?i)danger\w*\(", r"\d{3}-x", r"[0-9]{4}"],
+        "security_code_tokens": ["Token", "authz", "au"]}, "test")
+    folded_only = _vocabulary({**shipped.pack.model_dump(), "security_code_patterns": [
+        r"(?i)danger"]}, "test")
+    pieces = ["eval (", "EVAL(", "pickle.load(", "api_key", "Api-Key", "secret", "pass",
+              "password", "Password", "'password'", '"x"', "danger(", "DANGERous(", "123-x",
+              "au", "TOKEN", "authz", "\u212a", "\u00e9", "\u0130", "x", " ", "_", "(", "'",
+              "subprocess.", "innerHTML", "verify = False", "csrf", "login"]
+    rng = random.Random(28)
+    for vocab in (shipped, custom, folded_only):
+        def line_by_line(texts: list[str], strings: bool, vocab: object = vocab) -> bool:
+            return any(vocab.security_code.search(t)  # type: ignore[attr-defined]
+                       or not vocab.security_code_tokens.isdisjoint(  # type: ignore[attr-defined]
+                           _word_by_word(t if strings else mask_strings(t))) for t in texts)
+
+        for _ in range(1500):
+            texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(4)))
+                     for _ in range(rng.randrange(4))]
+            lines = list(enumerate(texts))
+            for strings in (False, True):
+                assert security_in_lines(lines, vocab, strings=strings) == line_by_line(
+                    texts, strings), (texts, strings)

@@ -273,3 +273,21 @@ def test_scopes_carry_the_lines_of_their_definitions(repo: GitRepoBuilder) -> No
     spans = {(s.qualified_name, s.role): (s.start_line, s.end_line) for s in unit.scopes}
     assert spans[("Box.size", "encloses")] == (10, 11)
     assert spans[("Box", "outer")] == (9, 11)
+
+
+def test_lines_on_one_side_only_are_layout_only_when_all_blank() -> None:
+    """With lines on one side only, ``only_whitespace`` is worked out without the layout-free
+    texts: the other side's is empty, and so is this one's only when all its lines are blank
+    (a comma before a bracket leaves the bracket)."""
+    from reviewtui.git.model import DiffLine
+    from reviewtui.units.line_tags import line_facts
+    from reviewtui.units.vocabulary import default_vocabulary
+
+    vocab = default_vocabulary()
+    cases = {("", "  ", "\t"): True, ("", ",)"): False, ("x",): False, (" \u3000",): True}
+    for texts, blank in cases.items():
+        for kind in "+-":
+            lines = [DiffLine(kind, text, n if kind == "-" else None, n if kind == "+" else None)
+                     for n, text in enumerate(texts, 1)]
+            tags = line_facts(lines, "python", None, None, vocab).tags
+            assert ("only_whitespace" in tags) == blank, (texts, kind)
