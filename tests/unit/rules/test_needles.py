@@ -11,11 +11,18 @@ checks by hand.
 from __future__ import annotations
 
 import re
+import string
 
 import pytest
 
 from reviewtui.rules.compiled import WordRule
-from reviewtui.units.fast_regex import PREFILTER_AFTER, FastRegex, lowered, needles
+from reviewtui.units.fast_regex import (
+    ASCII_FOLDS,
+    PREFILTER_AFTER,
+    FastRegex,
+    lowered,
+    needles,
+)
 
 PATTERNS = [
     r"\bDoS\b",
@@ -43,6 +50,10 @@ PATTERNS = [
     r"\bYaml\s*\(|\bnew\s+Yaml\b",  # a boundary every alternative asks for
     r"\b(\.x|y)",  # a boundary before a character that is not a word's
     r"\b(a\.b|b)",  # a match inside one that does not start at a boundary
+    # alternations searched alternative by alternative: the leftmost match, the earlier
+    # alternative at one position
+    r"ab|a", r"a|ab", r"(?:bc|abc)", r"(?i)(xa|\bbc)", r"foo|bar(?=x)|(?<=z)baz",
+    r"(fo|\bo)o|oo", r"(?m)^ab|b$", r"(x|y)z",
 ]
 TEXTS = [
     "",
@@ -76,6 +87,7 @@ TEXTS = [
     "new Yaml() xYaml(",
     "a.x .x y",
     "xa.b",
+    "abc ab a", "xbcd abc", "XA BC xbc", "zbaz barx foo", "fooo oo", "ab\nb\nxb", "yz xz",
 ]
 
 
@@ -107,9 +119,20 @@ def test_each_pattern_finds_what_re_finds(text: str) -> None:
 @pytest.mark.parametrize("text", TEXTS)
 def test_overlapping_patterns_keep_their_order(text: str) -> None:
     regex = _prefiltered(PATTERNS)
-    assert sum(literals is not None for _, _, literals, _ in regex.parts) >= 14
+    assert sum(literals is not None for _, _, literals, _, _ in regex.parts) >= 14
     assert _span(regex.search(text)) == _reference(PATTERNS, text)
     assert _span(regex.search(text.upper())) == _reference(PATTERNS, text.upper())
+
+
+@pytest.mark.parametrize(("pattern", "size"), [
+    (r"ab|a", 2), (r"(?i)(\bdenial[ -]of\b|\bDoS\b|\bCVE-\d+)", 3), (r"(?:bc|abc)", 2),
+    (r"(x|y)z", None), (r"a|\w", None), (r"(a)|\1", None), (r"(?x)a | b", None),
+    (r"(?i:a|b)", None), (r"(ab|cd)|(ef)", 2),
+])
+def test_one_alternation_is_split(pattern: str, size: int | None) -> None:
+    parts = _prefiltered([pattern]).parts
+    alternatives = parts[0][4]
+    assert (None if alternatives is None else len(alternatives)) == size
 
 
 def test_the_needles_are_what_every_match_holds() -> None:
@@ -127,9 +150,15 @@ def test_no_needles_when_none_is_certain(pattern: str) -> None:
     assert needles(pattern, re.M) is None
 
 
-def test_case_insensitive_needles_need_ascii_text() -> None:
+def test_case_insensitive_needles_see_what_re_folds() -> None:
     assert lowered("ABC") == "abc"
-    assert lowered("\u212a") is None  # the regex runs: the Kelvin sign folds to k
+    assert lowered("\u212a\u017f\u0130\u0131 \u00c9") == "ksii \u00c9"
+    outside = "".join(map(chr, range(0x80, 0x110000)))
+    folds = {c: lowered(c) for c in re.findall("(?i)[a-z]", outside)}
+    assert folds == {chr(code): letter for code, letter in ASCII_FOLDS.items() if code >= 0x80}
+    for letter in string.ascii_letters:  # and nothing else takes an ASCII letter's place
+        matched = re.findall(f"(?i){letter}", outside)
+        assert all(lowered(c) == letter.lower() for c in matched), letter
     regex = _prefiltered([r"(?i)kelvin"])
     assert regex.search("\u212aELVIN") is not None
     assert regex.search("celsius") is None
