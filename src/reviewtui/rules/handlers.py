@@ -10,14 +10,17 @@ interface, a data model, and (Ruby) which methods are Rails callbacks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import (
     CompiledPack,
     LanguageSet,
     MetricThreshold,
+    PathMatcher,
+    PatternRule,
     RegexRule,
     Rule,
     Stage,
@@ -35,6 +38,8 @@ from reviewtui.units.model import ReviewUnit, Scope
 from reviewtui.units.path_tags import identifier_tokens
 
 _EVIDENCE = 48
+_Item = TypeVar("_Item", RegexRule, WordRule, PathMatcher, MetricThreshold, PatternRule,
+                RegexRule | WordRule)
 
 
 def _symbol_rule(name: str, risk: RiskLevel, requests: tuple[str, ...]) -> Rule:
@@ -131,6 +136,9 @@ class RuleHandler:
                          if s.moderate_change_lines), None)
         self.size_rules = base_metrics(base, large, moderate)
         self.base_keywords = base_keywords(base)
+        self.all_sets = (*self.rule_sets, compiled.general)
+        self._plans: dict[frozenset[str], _Plan] = {}
+        self._last_path: tuple[str | None, dict[int, tuple[str, float] | None]] = (None, {})
 
     # -- language questions -------------------------------------------------------------
     def is_public(self, scope: Scope) -> bool:
@@ -194,6 +202,23 @@ class RuleHandler:
     def symbols(self, unit: ReviewUnit) -> SymbolFacts:
         return analyse_symbols(unit, self)
 
+    def _plan(self, tags: frozenset[str]) -> _Plan:
+        """The rules that apply to units with ``tags``, worked out once per set of tags (a
+        change has a few dozen sets; each unit had asked every rule)."""
+        found = self._plans.get(tags)
+        if found is None:
+            found = self._plans[tags] = _Plan(self, tags)
+        return found
+
+    def _path_hits(self, path: str) -> dict[int, tuple[str, float] | None]:
+        """What each path rule (by its id) says of ``path``, for the last path asked about:
+        the units of one file are evaluated in turn."""
+        kept = self._last_path
+        if kept[0] != path:
+            kept = self._last_path = (path, {id(m): m.match(path) for rules in self.all_sets
+                                             for m in rules.paths})
+        return kept[1]
+
     def matches(self, unit: ReviewUnit, context: RuleContext,
                 symbols: SymbolFacts | None = None,
                 tags: frozenset[str] | None = None) -> list[RuleMatch]:
@@ -208,24 +233,17 @@ class RuleHandler:
                             (CONSTRUCTOR_RULE, facts.constructors)):
             if names:
                 found.append(RuleMatch(rule, 1.0, ",".join(names)))
-        sets = [*self.rule_sets, self.compiled.general]
-        for rules in sets:
-            found += _regex_matches(rules.decorators, text.annotations, tags)
-            found += [RuleMatch(m.rule, precision, entry) for m in rules.paths
-                      if m.rule.applies(tags)
-                      for entry, precision in [m.match(unit.file_path) or ("", -1.0)]
-                      if precision >= 0]
-            found += _symbol_matches(rules.symbols, text.names, tags)
-        noisy = bool(tags & self.compiled.noise_tags)
-        if not noisy:
-            for rules in sets:
-                found += _metric_match(rules.metrics, unit, tags)
-            found += _metric_match(self.size_rules, unit, tags)
-        for keyword_rules in [*(s.keywords for s in sets), self.base_keywords]:
-            found += _keyword_matches(keyword_rules, text, tags)
-        for pattern in self.compiled.patterns:
-            if not pattern.rule.applies(tags):
-                continue
+        plan = self._plan(tags)
+        paths = self._path_hits(unit.file_path)
+        for decorators, path_rules, symbol_rules in plan.per_set:
+            found += _regex_matches(decorators, text.annotations)
+            found += [RuleMatch(m.rule, said[1], said[0]) for m in path_rules
+                      if (said := paths[id(m)]) is not None]
+            found += _symbol_matches(symbol_rules, text.names)
+        for metrics in plan.metrics:
+            found += _metric_match(metrics, unit)
+        found += _keyword_matches(plan.keywords, text)
+        for pattern in plan.patterns:
             hit = pattern.tags & tags
             if hit:
                 found.append(RuleMatch(pattern.rule, 1.0, "tag:" + sorted(hit)[0]))
@@ -237,26 +255,44 @@ class RuleHandler:
         return sorted(found, key=lambda m: m.rule.stage)
 
 
-def _regex_matches(rules: tuple[RegexRule, ...], text: str,
-                   tags: frozenset[str]) -> list[RuleMatch]:
+class _Plan:
+    """The rules of a handler that apply to one set of tags, in the order they are asked."""
+
+    __slots__ = ("keywords", "metrics", "patterns", "per_set")
+
+    def __init__(self, handler: RuleHandler, tags: frozenset[str]) -> None:
+        def applying(items: Iterable[_Item]) -> tuple[_Item, ...]:
+            return tuple(item for item in items if item.rule.applies(tags))
+
+        sets = handler.all_sets
+        self.per_set = tuple((applying(s.decorators), applying(s.paths), applying(s.symbols))
+                             for s in sets)
+        noisy = bool(tags & handler.compiled.noise_tags)
+        # each metric list sorted largest threshold first: the first one reached is the match
+        self.metrics = () if noisy else tuple(
+            tuple(sorted(applying(metrics), key=lambda r: -r.min_lines))
+            for metrics in (*(s.metrics for s in sets), handler.size_rules))
+        self.keywords = tuple(item for keywords in (*(s.keywords for s in sets),
+                                                    handler.base_keywords)
+                              for item in applying(keywords))
+        self.patterns = applying(handler.compiled.patterns)
+
+
+def _regex_matches(rules: tuple[RegexRule, ...], text: str) -> list[RuleMatch]:
     if not text:
         return []
     out = []
     for item in rules:
-        if not item.rule.applies(tags):
-            continue
         hit = item.regex.search(text)
         if hit:
             out.append(RuleMatch(item.rule, 1.0, clip(hit.group(0))))
     return out
 
 
-def _symbol_matches(rules: tuple[RegexRule, ...], names: tuple[tuple[str, str], ...],
-                    tags: frozenset[str]) -> list[RuleMatch]:
+def _symbol_matches(rules: tuple[RegexRule, ...],
+                    names: tuple[tuple[str, str], ...]) -> list[RuleMatch]:
     out = []
     for item in rules:
-        if not item.rule.applies(tags):
-            continue
         for name, kind in names:
             if (not item.kinds or kind in item.kinds) and item.regex.search(name):
                 out.append(RuleMatch(item.rule, 1.0, name))
@@ -264,18 +300,22 @@ def _symbol_matches(rules: tuple[RegexRule, ...], names: tuple[tuple[str, str], 
     return out
 
 
-def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit,
-                  tags: frozenset[str]) -> list[RuleMatch]:
+def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit) -> list[RuleMatch]:
+    """The first of ``rules`` (largest threshold first) that the unit's size reaches."""
     size = unit.added_lines + unit.removed_lines
-    for item in sorted(rules, key=lambda r: -r.min_lines):
-        if size >= item.min_lines and item.rule.applies(tags):
+    for item in rules:
+        if size >= item.min_lines:
             return [RuleMatch(item.rule, 0.5, f"{size} lines >= {item.min_lines}")]
     return []
 
 
 def search_lines(regex: FastRegex, text: UnitText, rule: Rule) -> re.Match[str] | None:
     """The first match in the lines ``rule`` reads, looked for in the added lines first: the
-    evidence names what the change adds, not a line it removes."""
+    evidence names what the change adds, not a line it removes. Where the rule reads both,
+    the needles of ``regex`` are looked for once in all the changed lines first: the added and
+    the removed lines are some of them."""
+    if rule.on == "changed" and not regex.may_match(text.lines("changed", rule.reads)):
+        return None
     for on in ("added", "removed") if rule.on == "changed" else (rule.on,):
         lines = text.lines(on, rule.reads)
         hit = regex.search(lines) if lines else None
@@ -324,12 +364,10 @@ def _words_in(rule: WordRule, text: str, limit: int = 3) -> set[str]:
     return found
 
 
-def _keyword_matches(rules: tuple[RegexRule | WordRule, ...], text: UnitText,
-                     tags: frozenset[str]) -> list[RuleMatch]:
+def _keyword_matches(rules: tuple[RegexRule | WordRule, ...],
+                     text: UnitText) -> list[RuleMatch]:
     out = []
     for item in rules:
-        if not item.rule.applies(tags):
-            continue
         if isinstance(item, WordRule):
             prose = item.rule.reads == "all"
             if not item.anywhere(text.lines(item.rule.on, item.rule.reads)):

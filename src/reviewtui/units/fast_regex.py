@@ -184,7 +184,7 @@ class FastRegex:
     (at one position, the earlier alternative), which is what the whole alternation finds.
     """
 
-    __slots__ = ("_pending", "parts")
+    __slots__ = ("_gate", "_pending", "parts")
 
     def __init__(self, patterns: list[str], flags: int = re.MULTILINE) -> None:
         parts: list[_Searched] = []
@@ -194,6 +194,9 @@ class FastRegex:
                           None, False, None))
         self.parts = tuple(parts)
         self._pending = PREFILTER_AFTER
+        # (needles, case-insensitive) of every part, for ``may_match``; None: not worked out
+        # yet, or a part without needles or with one holding a line break
+        self._gate: tuple[tuple[tuple[str, ...], bool], ...] | None = None
 
     def _prefiltered(self) -> tuple[_Searched, ...]:
         parts: list[_Searched] = []
@@ -206,15 +209,15 @@ class FastRegex:
         return tuple(parts)
 
     def may_match(self, text: str) -> bool:
-        """False when no pattern can match ``text`` (nor any part of it: a line of joined
-        lines) because it holds none of the needles of any; True when one may (or when the
-        needles are not worked out yet)."""
-        if self._pending:
+        """False when no pattern can match ``text``, nor any line of it, nor any text made of
+        some of its lines, because it holds none of the needles of any (a needle with a line
+        break gives no answer); True when one may (or when the needles are not worked out
+        yet)."""
+        gate = self._gate
+        if gate is None:
             return True
         folded: str | None = None
-        for _, _, literals, ignore_case, _ in self.parts:
-            if literals is None:
-                return True
+        for literals, ignore_case in gate:
             if not ignore_case:
                 hay = text
             elif folded is not None:
@@ -233,6 +236,7 @@ class FastRegex:
             if self._pending <= 0:  # (two threads may both get here: the same parts twice)
                 self._pending = 0
                 self.parts = parts = self._prefiltered()
+                self._gate = _gate(parts)
         folded: str | None = None
         for regex, boundary, literals, ignore_case, alternatives in parts:
             if literals is not None:
@@ -261,6 +265,16 @@ class FastRegex:
             if found:
                 return found
         return None
+
+
+def _gate(parts: tuple[_Searched, ...]) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
+    """The needles ``FastRegex.may_match`` looks for, or None when it cannot say no."""
+    gate = []
+    for _, _, literals, ignore_case, _ in parts:
+        if literals is None or any("\n" in literal for literal in literals):
+            return None
+        gate.append((literals, ignore_case))
+    return tuple(gate)
 
 
 def _leftmost(alternatives: tuple[_Part, ...], text: str,

@@ -179,3 +179,16 @@ def test_word_rules_see_words_as_their_regex_does() -> None:
         for text in ["", "AUTH_token", "author", "csrf_TOKEN", "\u212aEY", "no match here",
                      "STRASSE", "stra\u00dfe", "T\u00f6ken auth"]:
             assert rule.anywhere(text) == (rule.prefilter.search(text) is not None), text
+
+
+def test_may_match_says_no_only_when_no_line_can_match() -> None:
+    regex = _prefiltered([r"eval\(", r"(?i)\bpickle\b"])
+    assert regex.may_match("x = eval(y)") and regex.may_match("PICKLE")
+    assert regex.may_match("\u017fickle".replace("\u017f", "p"))
+    assert not regex.may_match("x = evaluate\nimport json")
+    for text in ["x = evaluate", "import json", "a\nb"]:
+        if not regex.may_match("x = evaluate\nimport json\na\nb"):
+            assert regex.search(text) is None
+    assert FastRegex([r"eval\("]).may_match("nothing")  # needles not worked out yet
+    assert _prefiltered([r"a\nb"]).may_match("nothing")  # a needle holding a line break
+    assert _prefiltered([r"\w+"]).may_match("")  # no needles
