@@ -32,12 +32,15 @@ from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
-from reviewtui.units.fast_regex import FastRegex
+from reviewtui.units.fast_regex import FastRegex, Found, NeedleScan, needle_scan
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit, Scope
 from reviewtui.units.path_tags import identifier_tokens
 
 _EVIDENCE = 48
+# Units a handler evaluates before it looks for its rules' needles in one pass per text: the
+# scan needs every needle worked out first, which only a large change repays.
+SCAN_AFTER = 32
 _Item = TypeVar("_Item", RegexRule, WordRule, PathMatcher, MetricThreshold, PatternRule,
                 RegexRule | WordRule)
 
@@ -73,14 +76,26 @@ class UnitText:
     message).
     """
 
-    __slots__ = ("_rows", "_views", "annotations", "names")
+    __slots__ = ("_found", "_rows", "_scan", "_views", "annotations", "names")
 
     def __init__(self, rows: Sequence[tuple[str, str, bool, bool]], annotations: str,
-                 names: tuple[tuple[str, str], ...]) -> None:
+                 names: tuple[tuple[str, str], ...], scan: NeedleScan | None = None) -> None:
         self._rows = rows  # (kind "+"/"-", text, prose, import) in diff order
         self.annotations = annotations
         self.names = names  # (name, kind) of defined/enclosing definitions
         self._views: dict[tuple[str, str], str] = {}
+        self._scan = scan
+        self._found: dict[tuple[str, str], Found | None] = {}
+
+    def found(self, on: str, reads: str = "code") -> Found | None:
+        """The needles of the handler's rules in a view (``lines``), found in one pass, or
+        None when the handler has no scan (yet)."""
+        if self._scan is None:
+            return None
+        key = (on, reads)
+        if key not in self._found:
+            self._found[key] = self._scan.found(self.lines(on, reads))
+        return self._found[key]
 
     def lines(self, on: str, reads: str = "code") -> str:
         """The changed lines a rule reads (``Rule.on``), as it reads them (``Rule.reads``)."""
@@ -139,6 +154,8 @@ class RuleHandler:
         self.all_sets = (*self.rule_sets, compiled.general)
         self._plans: dict[frozenset[str], _Plan] = {}
         self._last_path: tuple[str | None, dict[int, tuple[str, float] | None]] = (None, {})
+        self._scan: NeedleScan | None = None
+        self._until_scan = SCAN_AFTER
 
     # -- language questions -------------------------------------------------------------
     def is_public(self, scope: Scope) -> bool:
@@ -197,7 +214,22 @@ class RuleHandler:
                 key = (ln.kind, (ln.new_no if ln.kind == "+" else ln.old_no) or 0)
                 rows.append((ln.kind, ln.text, key in prose, key in imports))
         names = tuple((s.name, s.kind) for s in unit.scopes if s.role != "outer")
-        return UnitText(rows, "\n".join(self.annotation_lines(unit)), names)
+        return UnitText(rows, "\n".join(self.annotation_lines(unit)), names,
+                        self._needle_scan())
+
+    def _needle_scan(self) -> NeedleScan | None:
+        """The one-pass scan of the needles of the regexes ``search_lines`` runs, once the
+        handler has evaluated ``SCAN_AFTER`` units."""
+        if self._until_scan:
+            self._until_scan -= 1
+            if not self._until_scan:
+                regexes = [item.regex for rules in (*(s.keywords for s in self.all_sets),
+                                                    self.base_keywords)
+                           for item in rules if isinstance(item, RegexRule)]
+                regexes += [p.indicators for p in self.compiled.patterns
+                            if p.indicators is not None]
+                self._scan = needle_scan(regexes)
+        return self._scan
 
     def symbols(self, unit: ReviewUnit) -> SymbolFacts:
         return analyse_symbols(unit, self)
@@ -314,11 +346,12 @@ def search_lines(regex: FastRegex, text: UnitText, rule: Rule) -> re.Match[str] 
     evidence names what the change adds, not a line it removes. Where the rule reads both,
     the needles of ``regex`` are looked for once in all the changed lines first: the added and
     the removed lines are some of them."""
-    if rule.on == "changed" and not regex.may_match(text.lines("changed", rule.reads)):
+    if rule.on == "changed" and not regex.may_match(text.lines("changed", rule.reads),
+                                                    text.found("changed", rule.reads)):
         return None
     for on in ("added", "removed") if rule.on == "changed" else (rule.on,):
         lines = text.lines(on, rule.reads)
-        hit = regex.search(lines) if lines else None
+        hit = regex.search(lines, text.found(on, rule.reads)) if lines else None
         if hit is not None:
             return hit
     return None

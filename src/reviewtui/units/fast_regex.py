@@ -16,6 +16,10 @@ outside ASCII that ``re`` takes for an ASCII letter (the Kelvin sign for ``k``, 
 ``s``, the dotted and the dotless I for ``i``) turned into that letter; no other character
 matches an ASCII needle's. A regex whose structure is not understood here (scoped flags,
 conditionals, ...) gets no needles and always runs.
+
+A text that many regexes search (a unit's changed lines, searched by every rule) is read once
+for all of their needles (``NeedleScan``, Aho-Corasick in ``ahocorasick_rs``) rather than once
+per needle: the search then asks the set of needles found.
 """
 
 from __future__ import annotations
@@ -24,6 +28,11 @@ import re
 import string
 from itertools import pairwise
 from typing import Any
+
+try:  # one pass over a text for the needles of many regexes (``NeedleScan``)
+    from ahocorasick_rs import AhoCorasick
+except ImportError:  # pragma: no cover - then every regex looks for its own needles
+    AhoCorasick = None  # type: ignore[misc,assignment]
 
 try:  # the parser behind ``re.compile``; private, so its absence only turns prefilters off
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -208,14 +217,34 @@ class FastRegex:
             parts.append((regex, boundary, literals, ignore_case, alternatives))
         return tuple(parts)
 
-    def may_match(self, text: str) -> bool:
+    def prefilter_now(self) -> None:
+        """Work the needles out now (a ``NeedleScan`` needs them all at once)."""
+        if self._pending:
+            self._pending = 0
+            self.parts = parts = self._prefiltered()
+            self._gate = _gate(parts)
+
+    def needles(self) -> list[tuple[str, bool]]:
+        """Every needle of every part and alternative, with whether it is case-insensitive."""
+        out: list[tuple[str, bool]] = []
+        for _, _, literals, ignore_case, alternatives in self.parts:
+            out += [(literal, ignore_case) for literal in literals or ()]
+            for _, _, more, more_case in alternatives or ():
+                out += [(literal, more_case) for literal in more or ()]
+        return out
+
+    def may_match(self, text: str, seen: Found | None = None) -> bool:
         """False when no pattern can match ``text``, nor any line of it, nor any text made of
         some of its lines, because it holds none of the needles of any (a needle with a line
         break gives no answer); True when one may (or when the needles are not worked out
-        yet)."""
+        yet). ``seen``: the needles a ``NeedleScan`` found in ``text``, as for ``search``."""
         gate = self._gate
         if gate is None:
             return True
+        if seen is not None and id(self) in seen.members:
+            plain, folded_found = seen.plain, seen.folded
+            return not all((folded_found if ignore_case else plain).isdisjoint(literals)
+                           for literals, ignore_case in gate)
         folded: str | None = None
         for literals, ignore_case in gate:
             if not ignore_case:
@@ -229,7 +258,9 @@ class FastRegex:
                     return True
         return False
 
-    def search(self, text: str) -> re.Match[str] | None:
+    def search(self, text: str, seen: Found | None = None) -> re.Match[str] | None:
+        """The first pattern's first match in ``text``. ``seen``: the needles a
+        ``NeedleScan`` found in ``text`` (used when the scan holds this regex's)."""
         parts = self.parts
         if self._pending:
             self._pending -= 1
@@ -237,6 +268,8 @@ class FastRegex:
                 self._pending = 0
                 self.parts = parts = self._prefiltered()
                 self._gate = _gate(parts)
+        if seen is not None and id(self) in seen.members:
+            return _search_found(parts, text, seen)
         folded: str | None = None
         for regex, boundary, literals, ignore_case, alternatives in parts:
             if literals is not None:
@@ -265,6 +298,86 @@ class FastRegex:
             if found:
                 return found
         return None
+
+
+class Found:
+    """The needles a ``NeedleScan`` found in one text: case-sensitive ones in the text,
+    case-insensitive ones in the folded text; ``members``: the ids of the regexes whose
+    needles the scan looked for (any other regex looks for its own)."""
+
+    __slots__ = ("folded", "members", "plain")
+
+    def __init__(self, plain: frozenset[str], folded: frozenset[str],
+                 members: frozenset[int]) -> None:
+        self.plain = plain
+        self.folded = folded
+        self.members = members
+
+
+class NeedleScan:
+    """The needles of many ``FastRegex`` looked for in a text in one pass (Aho-Corasick), for
+    texts that many of them search: a substring test per needle reads the whole text each
+    time, and rules search a unit's lines with a few hundred needles. The same needles are
+    found (every occurrence, overlapping ones too), so the same regexes run."""
+
+    __slots__ = ("_folded", "_plain", "_regexes", "members")
+
+    def __init__(self, regexes: list[FastRegex]) -> None:
+        plain: set[str] = set()
+        folded: set[str] = set()
+        for regex in regexes:
+            regex.prefilter_now()
+            for needle, ignore_case in regex.needles():
+                (folded if ignore_case else plain).add(needle)
+        self._regexes = tuple(regexes)  # kept: their ids name them in ``members``
+        self.members = frozenset(map(id, self._regexes))
+        self._plain = _automaton(plain)
+        self._folded = _automaton(folded)
+
+    def found(self, text: str) -> Found:
+        plain = folded = frozenset[str]()
+        if self._plain is not None:
+            plain = frozenset(self._plain.find_matches_as_strings(text, overlapping=True))
+        if self._folded is not None:
+            folded = frozenset(self._folded.find_matches_as_strings(lowered(text),
+                                                                    overlapping=True))
+        return Found(plain, folded, self.members)
+
+
+def needle_scan(regexes: list[FastRegex]) -> NeedleScan | None:
+    """A ``NeedleScan`` of ``regexes``, or None when the library behind it is not there."""
+    return NeedleScan(regexes) if AhoCorasick is not None else None
+
+
+def _automaton(needles: set[str]) -> Any:
+    return AhoCorasick(sorted(needles), store_patterns=True) if needles else None
+
+
+def _search_found(parts: tuple[_Searched, ...], text: str, found: Found) -> re.Match[str] | None:
+    """``FastRegex.search`` with the needles already found in ``text``."""
+    plain, folded = found.plain, found.folded
+    for regex, boundary, literals, ignore_case, alternatives in parts:
+        if literals is not None:
+            if (folded if ignore_case else plain).isdisjoint(literals):
+                continue
+            if alternatives is not None:
+                best: re.Match[str] | None = None
+                for each, each_boundary, each_literals, each_case in alternatives:
+                    if each_literals is not None and (
+                            folded if each_case else plain).isdisjoint(each_literals):
+                        continue
+                    hit = _at_boundary(each, text) if each_boundary else each.search(text)
+                    if hit is not None and (best is None or hit.start() < best.start()):
+                        best = hit
+                        if not hit.start():
+                            break
+                if best is not None:
+                    return best
+                continue
+        hit = _at_boundary(regex, text) if boundary else regex.search(text)
+        if hit:
+            return hit
+    return None
 
 
 def _gate(parts: tuple[_Searched, ...]) -> tuple[tuple[tuple[str, ...], bool], ...] | None:

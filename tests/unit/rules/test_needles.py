@@ -21,6 +21,7 @@ from reviewtui.units.fast_regex import (
     PREFILTER_AFTER,
     FastRegex,
     lowered,
+    needle_scan,
     needles,
 )
 
@@ -192,3 +193,25 @@ def test_may_match_says_no_only_when_no_line_can_match() -> None:
     assert FastRegex([r"eval\("]).may_match("nothing")  # needles not worked out yet
     assert _prefiltered([r"a\nb"]).may_match("nothing")  # a needle holding a line break
     assert _prefiltered([r"\w+"]).may_match("")  # no needles
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_needle_scan_finds_what_each_regex_finds(text: str) -> None:
+    regexes = [_prefiltered([pattern]) for pattern in PATTERNS] + [_prefiltered(PATTERNS)]
+    scan = needle_scan(regexes)
+    assert scan is not None
+    found = scan.found(text)
+    for regex in regexes:
+        assert _span(regex.search(text, found)) == _span(regex.search(text)), text
+        assert regex.may_match(text, found) == regex.may_match(text), text
+    outsider = _prefiltered([r"DoS"])  # not in the scan: looks for its own needles
+    assert _span(outsider.search(text, found)) == _span(outsider.search(text))
+
+
+def test_a_needle_scan_finds_overlapping_needles() -> None:
+    regexes = [_prefiltered([r"\bexecute\("]), _prefiltered([r"cute"]), _prefiltered([r"exec"])]
+    scan = needle_scan(regexes)
+    assert scan is not None
+    found = scan.found("x.execute(q)")
+    assert {"execute(", "cute", "exec"} <= found.plain
+    assert all(regex.search("x.execute(q)", found) is not None for regex in regexes)
