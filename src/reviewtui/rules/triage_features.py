@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
@@ -130,13 +132,15 @@ def _hits(pattern: re.Pattern[str] | FastRegex, lines: Sequence[str]) -> int:
 
 
 # ``_CALL`` searched in the lines joined by line breaks: ``\s`` there but a line break, so that
-# no match spans two lines and the joined text finds what the lines one by one find.
-_CALL_JOINED = re.compile(r"\b([A-Za-z_][\w.]*)[^\S\n]*\(")
+# no match spans two lines and the joined text finds what the lines one by one find; the name
+# taken whole (``*+``: a shorter one is never followed by a space or a parenthesis either).
+_CALL_JOINED = re.compile(r"\b([A-Za-z_][\w.]*+)[^\S\n]*\(")
 
 
 def _calls(lines: Sequence[str]) -> set[str]:
-    return {name.rsplit(".", 1)[-1] for name in _CALL_JOINED.findall("\n".join(lines))
-            if name not in _KEYWORDS}
+    names = set(_CALL_JOINED.findall("\n".join(lines)))
+    names.difference_update(_KEYWORDS)
+    return {name.rpartition(".")[2] for name in names}
 
 
 def line_features(unit: ReviewUnit) -> dict[str, float]:
@@ -324,15 +328,16 @@ def unit_tokens(unit: ReviewUnit) -> list[str]:
     if not is_code(unit.language):
         return []
     seen: dict[str, None] = {}
-    for kind, text in _changed_lines(unit).code:
-        masked = mask_strings(text)
+    # the lines of one kind in a row at once: no token spans a line break
+    for kind, run in groupby(_changed_lines(unit).code, key=itemgetter(0)):
+        masked = "\n".join([mask_strings(text) for _, text in run])
         if masked.isascii():  # lowercased first: the same tokens, lowercased, in one call
             tokens = _TOKEN.findall(masked.lower())
-            if len(seen) + len(tokens) < MAX_TOKENS:
-                seen.update(dict.fromkeys(map(kind.__add__, tokens)))
-                continue
         else:
             tokens = [token.lower() for token in _TOKEN.findall(masked)]
+        if len(seen) + len(tokens) < MAX_TOKENS:
+            seen.update(dict.fromkeys(map(kind.__add__, tokens)))
+            continue
         for token in tokens:
             seen[kind + token] = None
             if len(seen) >= MAX_TOKENS:

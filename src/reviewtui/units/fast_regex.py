@@ -129,13 +129,16 @@ ASCII_FOLDS = {**{ord(c): c.lower() for c in string.ascii_uppercase},
 
 def lowered(text: str) -> str:
     """``text`` folded for case-insensitive needles: each character that ``re.IGNORECASE``
-    takes for an ASCII letter is that letter in lowercase; every other one is left as it is
-    (ASCII text: ``text.lower()``)."""
+    takes for an ASCII letter is that letter in lowercase, and no other character becomes an
+    ASCII one (ASCII text: ``text.lower()``). Outside ASCII, ``str.lower`` already turns the
+    capitals and the Kelvin sign into ASCII letters and leaves every other character but
+    the dotted capital I (``i`` and a combining dot) outside ASCII; that one, the dotless i
+    and the long s are replaced first."""
     global _lowered
     kept = _lowered  # one read: another thread may put its own text in the slot meanwhile
     if kept[0] is not text:
-        kept = _lowered = (text, text.lower() if text.isascii()
-                           else text.translate(ASCII_FOLDS))
+        kept = _lowered = (text, text.lower() if text.isascii() else text.replace(
+            "\u0130", "i").replace("\u0131", "i").replace("\u017f", "s").lower())
     return kept[1]
 
 
