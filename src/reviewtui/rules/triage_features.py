@@ -332,9 +332,10 @@ def unit_tokens(unit: ReviewUnit) -> list[str]:
     for kind, run in groupby(_changed_lines(unit).code, key=itemgetter(0)):
         masked = "\n".join([mask_strings(text) for _, text in run])
         if masked.isascii():  # lowercased first: the same tokens, lowercased, in one call
-            tokens = _TOKEN.findall(masked.lower())
+            found = _TOKEN.findall(masked.lower())
         else:
-            tokens = [token.lower() for token in _TOKEN.findall(masked)]
+            found = [token.lower() for token in _TOKEN.findall(masked)]
+        tokens = list(dict.fromkeys(found))  # each once, in the order first found
         if len(seen) + len(tokens) < MAX_TOKENS:
             seen.update(dict.fromkeys(map(kind.__add__, tokens)))
             continue

@@ -196,7 +196,7 @@ class FastRegex:
     (at one position, the earlier alternative), which is what the whole alternation finds.
     """
 
-    __slots__ = ("_gate", "_pending", "parts")
+    __slots__ = ("_gate", "_pending", "_union", "parts")
 
     def __init__(self, patterns: list[str], flags: int = re.MULTILINE) -> None:
         parts: list[_Searched] = []
@@ -209,6 +209,9 @@ class FastRegex:
         # (needles, case-insensitive) of every part, for ``may_match``; None: not worked out
         # yet, or a part without needles or with one holding a line break
         self._gate: tuple[tuple[tuple[str, ...], bool], ...] | None = None
+        # every needle of the parts, case-sensitive and case-insensitive, for a search given
+        # the needles found (``NeedleScan``); None: a part without needles
+        self._union: tuple[frozenset[str], frozenset[str]] | None = None
 
     def _prefiltered(self) -> tuple[_Searched, ...]:
         parts: list[_Searched] = []
@@ -223,9 +226,13 @@ class FastRegex:
     def prefilter_now(self) -> None:
         """Work the needles out now (a ``NeedleScan`` needs them all at once)."""
         if self._pending:
-            self._pending = 0
-            self.parts = parts = self._prefiltered()
-            self._gate = _gate(parts)
+            self._turn_prefilter_on()
+
+    def _turn_prefilter_on(self) -> None:
+        self._pending = 0
+        self.parts = parts = self._prefiltered()
+        self._gate = _gate(parts)
+        self._union = _union(parts)
 
     def needles(self) -> list[tuple[str, bool]]:
         """Every needle of every part and alternative, with whether it is case-insensitive."""
@@ -244,10 +251,9 @@ class FastRegex:
         gate = self._gate
         if gate is None:
             return True
-        if seen is not None and id(self) in seen.members:
-            plain, folded_found = seen.plain, seen.folded
-            return not all((folded_found if ignore_case else plain).isdisjoint(literals)
-                           for literals, ignore_case in gate)
+        union = self._union
+        if seen is not None and union is not None and id(self) in seen.members:
+            return not (seen.plain.isdisjoint(union[0]) and seen.folded.isdisjoint(union[1]))
         folded: str | None = None
         for literals, ignore_case in gate:
             if not ignore_case:
@@ -268,10 +274,13 @@ class FastRegex:
         if self._pending:
             self._pending -= 1
             if self._pending <= 0:  # (two threads may both get here: the same parts twice)
-                self._pending = 0
-                self.parts = parts = self._prefiltered()
-                self._gate = _gate(parts)
+                self._turn_prefilter_on()
+                parts = self.parts
         if seen is not None and id(self) in seen.members:
+            union = self._union
+            if union is not None and seen.plain.isdisjoint(union[0]) and seen.folded.isdisjoint(
+                    union[1]):
+                return None  # none of the needles of any pattern: nothing can match
             return _search_found(parts, text, seen)
         folded: str | None = None
         for regex, boundary, literals, ignore_case, alternatives in parts:
@@ -381,6 +390,18 @@ def _search_found(parts: tuple[_Searched, ...], text: str, found: Found) -> re.M
         if hit:
             return hit
     return None
+
+
+def _union(parts: tuple[_Searched, ...]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """Every needle of ``parts`` (case-sensitive, case-insensitive), or None when a part has
+    none."""
+    plain: set[str] = set()
+    folded: set[str] = set()
+    for _, _, literals, ignore_case, _ in parts:
+        if literals is None:
+            return None
+        (folded if ignore_case else plain).update(literals)
+    return frozenset(plain), frozenset(folded)
 
 
 def _gate(parts: tuple[_Searched, ...]) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
