@@ -107,10 +107,10 @@ class WordRule:
 
     def anywhere(self, text: str) -> bool:
         """Is one of the words in ``text`` as a substring, in any case? (A substring test on
-        the lowercased text when both are ASCII, which says what ``prefilter`` says faster.)"""
-        folded = lowered(text) if self.ascii_words else None
-        if folded is None:
+        the folded text when the words are ASCII, which says what ``prefilter`` says faster.)"""
+        if not self.ascii_words:
             return self.prefilter.search(text) is not None
+        folded = lowered(text)
         return any(word in folded for word in self.words)
 
 

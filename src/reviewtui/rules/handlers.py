@@ -10,14 +10,17 @@ interface, a data model, and (Ruby) which methods are Rails callbacks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import (
     CompiledPack,
     LanguageSet,
     MetricThreshold,
+    PathMatcher,
+    PatternRule,
     RegexRule,
     Rule,
     Stage,
@@ -29,12 +32,17 @@ from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
-from reviewtui.units.fast_regex import FastRegex
+from reviewtui.units.fast_regex import FastRegex, Found, NeedleScan, needle_scan
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit, Scope
 from reviewtui.units.path_tags import identifier_tokens
 
 _EVIDENCE = 48
+# Units a handler evaluates before it looks for its rules' needles in one pass per text: the
+# scan needs every needle worked out first, which only a large change repays.
+SCAN_AFTER = 32
+_Item = TypeVar("_Item", RegexRule, WordRule, PathMatcher, MetricThreshold, PatternRule,
+                RegexRule | WordRule)
 
 
 def _symbol_rule(name: str, risk: RiskLevel, requests: tuple[str, ...]) -> Rule:
@@ -68,14 +76,26 @@ class UnitText:
     message).
     """
 
-    __slots__ = ("_rows", "_views", "annotations", "names")
+    __slots__ = ("_found", "_rows", "_scan", "_views", "annotations", "names")
 
     def __init__(self, rows: Sequence[tuple[str, str, bool, bool]], annotations: str,
-                 names: tuple[tuple[str, str], ...]) -> None:
+                 names: tuple[tuple[str, str], ...], scan: NeedleScan | None = None) -> None:
         self._rows = rows  # (kind "+"/"-", text, prose, import) in diff order
         self.annotations = annotations
         self.names = names  # (name, kind) of defined/enclosing definitions
         self._views: dict[tuple[str, str], str] = {}
+        self._scan = scan
+        self._found: dict[tuple[str, str], Found | None] = {}
+
+    def found(self, on: str, reads: str = "code") -> Found | None:
+        """The needles of the handler's rules in a view (``lines``), found in one pass, or
+        None when the handler has no scan (yet)."""
+        if self._scan is None:
+            return None
+        key = (on, reads)
+        if key not in self._found:
+            self._found[key] = self._scan.found(self.lines(on, reads))
+        return self._found[key]
 
     def lines(self, on: str, reads: str = "code") -> str:
         """The changed lines a rule reads (``Rule.on``), as it reads them (``Rule.reads``)."""
@@ -131,6 +151,11 @@ class RuleHandler:
                          if s.moderate_change_lines), None)
         self.size_rules = base_metrics(base, large, moderate)
         self.base_keywords = base_keywords(base)
+        self.all_sets = (*self.rule_sets, compiled.general)
+        self._plans: dict[frozenset[str], _Plan] = {}
+        self._last_path: tuple[str | None, dict[int, tuple[str, float] | None]] = (None, {})
+        self._scan: NeedleScan | None = None
+        self._until_scan = SCAN_AFTER
 
     # -- language questions -------------------------------------------------------------
     def is_public(self, scope: Scope) -> bool:
@@ -189,10 +214,42 @@ class RuleHandler:
                 key = (ln.kind, (ln.new_no if ln.kind == "+" else ln.old_no) or 0)
                 rows.append((ln.kind, ln.text, key in prose, key in imports))
         names = tuple((s.name, s.kind) for s in unit.scopes if s.role != "outer")
-        return UnitText(rows, "\n".join(self.annotation_lines(unit)), names)
+        return UnitText(rows, "\n".join(self.annotation_lines(unit)), names,
+                        self._needle_scan())
+
+    def _needle_scan(self) -> NeedleScan | None:
+        """The one-pass scan of the needles of the regexes ``search_lines`` runs, once the
+        handler has evaluated ``SCAN_AFTER`` units."""
+        if self._until_scan:
+            self._until_scan -= 1
+            if not self._until_scan:
+                regexes = [item.regex for rules in (*(s.keywords for s in self.all_sets),
+                                                    self.base_keywords)
+                           for item in rules if isinstance(item, RegexRule)]
+                regexes += [p.indicators for p in self.compiled.patterns
+                            if p.indicators is not None]
+                self._scan = needle_scan(regexes)
+        return self._scan
 
     def symbols(self, unit: ReviewUnit) -> SymbolFacts:
         return analyse_symbols(unit, self)
+
+    def _plan(self, tags: frozenset[str]) -> _Plan:
+        """The rules that apply to units with ``tags``, worked out once per set of tags (a
+        change has a few dozen sets; each unit had asked every rule)."""
+        found = self._plans.get(tags)
+        if found is None:
+            found = self._plans[tags] = _Plan(self, tags)
+        return found
+
+    def _path_hits(self, path: str) -> dict[int, tuple[str, float] | None]:
+        """What each path rule (by its id) says of ``path``, for the last path asked about:
+        the units of one file are evaluated in turn."""
+        kept = self._last_path
+        if kept[0] != path:
+            kept = self._last_path = (path, {id(m): m.match(path) for rules in self.all_sets
+                                             for m in rules.paths})
+        return kept[1]
 
     def matches(self, unit: ReviewUnit, context: RuleContext,
                 symbols: SymbolFacts | None = None,
@@ -208,24 +265,17 @@ class RuleHandler:
                             (CONSTRUCTOR_RULE, facts.constructors)):
             if names:
                 found.append(RuleMatch(rule, 1.0, ",".join(names)))
-        sets = [*self.rule_sets, self.compiled.general]
-        for rules in sets:
-            found += _regex_matches(rules.decorators, text.annotations, tags)
-            found += [RuleMatch(m.rule, precision, entry) for m in rules.paths
-                      if m.rule.applies(tags)
-                      for entry, precision in [m.match(unit.file_path) or ("", -1.0)]
-                      if precision >= 0]
-            found += _symbol_matches(rules.symbols, text.names, tags)
-        noisy = bool(tags & self.compiled.noise_tags)
-        if not noisy:
-            for rules in sets:
-                found += _metric_match(rules.metrics, unit, tags)
-            found += _metric_match(self.size_rules, unit, tags)
-        for keyword_rules in [*(s.keywords for s in sets), self.base_keywords]:
-            found += _keyword_matches(keyword_rules, text, tags)
-        for pattern in self.compiled.patterns:
-            if not pattern.rule.applies(tags):
-                continue
+        plan = self._plan(tags)
+        paths = self._path_hits(unit.file_path)
+        for decorators, path_rules, symbol_rules in plan.per_set:
+            found += _regex_matches(decorators, text.annotations)
+            found += [RuleMatch(m.rule, said[1], said[0]) for m in path_rules
+                      if (said := paths[id(m)]) is not None]
+            found += _symbol_matches(symbol_rules, text.names)
+        for metrics in plan.metrics:
+            found += _metric_match(metrics, unit)
+        found += _keyword_matches(plan.keywords, text)
+        for pattern in plan.patterns:
             hit = pattern.tags & tags
             if hit:
                 found.append(RuleMatch(pattern.rule, 1.0, "tag:" + sorted(hit)[0]))
@@ -237,26 +287,44 @@ class RuleHandler:
         return sorted(found, key=lambda m: m.rule.stage)
 
 
-def _regex_matches(rules: tuple[RegexRule, ...], text: str,
-                   tags: frozenset[str]) -> list[RuleMatch]:
+class _Plan:
+    """The rules of a handler that apply to one set of tags, in the order they are asked."""
+
+    __slots__ = ("keywords", "metrics", "patterns", "per_set")
+
+    def __init__(self, handler: RuleHandler, tags: frozenset[str]) -> None:
+        def applying(items: Iterable[_Item]) -> tuple[_Item, ...]:
+            return tuple(item for item in items if item.rule.applies(tags))
+
+        sets = handler.all_sets
+        self.per_set = tuple((applying(s.decorators), applying(s.paths), applying(s.symbols))
+                             for s in sets)
+        noisy = bool(tags & handler.compiled.noise_tags)
+        # each metric list sorted largest threshold first: the first one reached is the match
+        self.metrics = () if noisy else tuple(
+            tuple(sorted(applying(metrics), key=lambda r: -r.min_lines))
+            for metrics in (*(s.metrics for s in sets), handler.size_rules))
+        self.keywords = tuple(item for keywords in (*(s.keywords for s in sets),
+                                                    handler.base_keywords)
+                              for item in applying(keywords))
+        self.patterns = applying(handler.compiled.patterns)
+
+
+def _regex_matches(rules: tuple[RegexRule, ...], text: str) -> list[RuleMatch]:
     if not text:
         return []
     out = []
     for item in rules:
-        if not item.rule.applies(tags):
-            continue
         hit = item.regex.search(text)
         if hit:
             out.append(RuleMatch(item.rule, 1.0, clip(hit.group(0))))
     return out
 
 
-def _symbol_matches(rules: tuple[RegexRule, ...], names: tuple[tuple[str, str], ...],
-                    tags: frozenset[str]) -> list[RuleMatch]:
+def _symbol_matches(rules: tuple[RegexRule, ...],
+                    names: tuple[tuple[str, str], ...]) -> list[RuleMatch]:
     out = []
     for item in rules:
-        if not item.rule.applies(tags):
-            continue
         for name, kind in names:
             if (not item.kinds or kind in item.kinds) and item.regex.search(name):
                 out.append(RuleMatch(item.rule, 1.0, name))
@@ -264,21 +332,26 @@ def _symbol_matches(rules: tuple[RegexRule, ...], names: tuple[tuple[str, str], 
     return out
 
 
-def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit,
-                  tags: frozenset[str]) -> list[RuleMatch]:
+def _metric_match(rules: tuple[MetricThreshold, ...], unit: ReviewUnit) -> list[RuleMatch]:
+    """The first of ``rules`` (largest threshold first) that the unit's size reaches."""
     size = unit.added_lines + unit.removed_lines
-    for item in sorted(rules, key=lambda r: -r.min_lines):
-        if size >= item.min_lines and item.rule.applies(tags):
+    for item in rules:
+        if size >= item.min_lines:
             return [RuleMatch(item.rule, 0.5, f"{size} lines >= {item.min_lines}")]
     return []
 
 
 def search_lines(regex: FastRegex, text: UnitText, rule: Rule) -> re.Match[str] | None:
     """The first match in the lines ``rule`` reads, looked for in the added lines first: the
-    evidence names what the change adds, not a line it removes."""
+    evidence names what the change adds, not a line it removes. Where the rule reads both,
+    the needles of ``regex`` are looked for once in all the changed lines first: the added and
+    the removed lines are some of them."""
+    if rule.on == "changed" and not regex.may_match(text.lines("changed", rule.reads),
+                                                    text.found("changed", rule.reads)):
+        return None
     for on in ("added", "removed") if rule.on == "changed" else (rule.on,):
         lines = text.lines(on, rule.reads)
-        hit = regex.search(lines) if lines else None
+        hit = regex.search(lines, text.found(on, rule.reads)) if lines else None
         if hit is not None:
             return hit
     return None
@@ -324,12 +397,10 @@ def _words_in(rule: WordRule, text: str, limit: int = 3) -> set[str]:
     return found
 
 
-def _keyword_matches(rules: tuple[RegexRule | WordRule, ...], text: UnitText,
-                     tags: frozenset[str]) -> list[RuleMatch]:
+def _keyword_matches(rules: tuple[RegexRule | WordRule, ...],
+                     text: UnitText) -> list[RuleMatch]:
     out = []
     for item in rules:
-        if not item.rule.applies(tags):
-            continue
         if isinstance(item, WordRule):
             prose = item.rule.reads == "all"
             if not item.anywhere(text.lines(item.rule.on, item.rule.reads)):

@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
@@ -78,9 +80,47 @@ def _is_code(unit: ReviewUnit, line: DiffLine) -> bool:
         line.kind, line.new_no if line.kind == "+" else line.old_no) not in unit.prose_lines
 
 
-def _code_side(unit: ReviewUnit, kind: str) -> list[str]:
-    return [ln.text for h in unit.hunks for ln in h.lines if ln.kind == kind
-            and _is_code(unit, ln)]
+class _ChangedLines:
+    """A unit's changed lines sorted once for both ``line_features`` and ``unit_tokens``: the
+    code lines in diff order with their kind, how many lines changed and how many are blank.
+    """
+
+    __slots__ = ("blank", "changed", "code")
+
+    def __init__(self, unit: ReviewUnit) -> None:
+        code: list[tuple[str, str]] = []
+        changed = blank = 0
+        parsed, prose = unit.parsed, unit.prose_lines
+        comment = _COMMENT.match
+        for hunk in unit.hunks:
+            for line in hunk.lines:
+                kind = line.kind
+                if kind == " ":
+                    continue
+                changed += 1
+                text = line.text
+                if not text.strip():
+                    blank += 1
+                elif not comment(text) and not (parsed and (
+                        kind, line.new_no if kind == "+" else line.old_no) in prose):
+                    code.append((kind, text))
+        self.code = code
+        self.changed = changed
+        self.blank = blank
+
+
+_last: tuple[ReviewUnit | None, _ChangedLines | None] = (None, None)
+
+
+def _changed_lines(unit: ReviewUnit) -> _ChangedLines:
+    """The unit's ``_ChangedLines``, kept for the last unit asked about: the rules ask for its
+    line features and then its tokens."""
+    global _last
+    kept = _last  # one read: another thread may put its own unit in the slot meanwhile
+    if kept[0] is not unit or kept[1] is None:
+        kept = _last = (unit, _ChangedLines(unit))
+    assert kept[1] is not None
+    return kept[1]
 
 
 def _share(count: int, total: int) -> float:
@@ -91,9 +131,16 @@ def _hits(pattern: re.Pattern[str] | FastRegex, lines: Sequence[str]) -> int:
     return len(list(filter(pattern.search, lines)))  # the lines it is found in
 
 
+# ``_CALL`` searched in the lines joined by line breaks: ``\s`` there but a line break, so that
+# no match spans two lines and the joined text finds what the lines one by one find; the name
+# taken whole (``*+``: a shorter one is never followed by a space or a parenthesis either).
+_CALL_JOINED = re.compile(r"\b([A-Za-z_][\w.]*+)[^\S\n]*\(")
+
+
 def _calls(lines: Sequence[str]) -> set[str]:
-    return {m.group(1).rsplit(".", 1)[-1] for line in lines for m in _CALL.finditer(line)
-            if m.group(1) not in _KEYWORDS}
+    names = set(_CALL_JOINED.findall("\n".join(lines)))
+    names.difference_update(_KEYWORDS)
+    return {name.rpartition(".")[2] for name in names}
 
 
 def line_features(unit: ReviewUnit) -> dict[str, float]:
@@ -102,17 +149,22 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
     run."""
     if not is_code(unit.language):
         return dict.fromkeys(LINE_FEATURES, 0.0)
-    added = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "+"]
-    removed = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "-"]
-    code_added, code_removed = _code_side(unit, "+"), _code_side(unit, "-")
+    rows = _changed_lines(unit)
+    code_added = [text for kind, text in rows.code if kind == "+"]
+    code_removed = [text for kind, text in rows.code if kind == "-"]
     code = code_added + code_removed
-    changed = len(added) + len(removed)
+    changed = rows.changed
     n = len(code)
 
     def squash(count: int) -> float:  # 1 line: 0.5, 3 lines: 0.75, many: -> 1
         return 1.0 - 1.0 / (1.0 + count) if count else 0.0
 
-    messages = sum(1 for line in code if _STRING_ONLY.match(line) or _LOG.search(line))
+    string_only = _STRING_ONLY.match
+    if _LOG.may_match("\n".join(code)):
+        log = _LOG.search
+        messages = sum(1 for line in code if string_only(line) or log(line))
+    else:  # no line holds what a log call needs
+        messages = sum(1 for line in code if string_only(line))
     both_calls = _calls(code_added) & _calls(code_removed)
     does = _parsed_counts(unit) if unit.line_kinds is not None else _pattern_counts(
         code_added, code_removed)
@@ -129,8 +181,7 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
         "return_changed": squash(does["return"]),
         "new_code": _share(len(code_added), n) if not code_removed else 0.0,
         "only_messages": 1.0 if n and messages == n else _share(messages, n) * 0.5,
-        "comment_share": _share(changed - n - sum(1 for x in added + removed if not x.strip()),
-                                changed),
+        "comment_share": _share(changed - n - rows.blank, changed),
         "imports_only": 1.0 if n and all(_IMPORT.match(line) for line in code) else 0.0,
         "pure_removal": 1.0 if code_removed and not code_added else 0.0,
         "added_code_log": min(1.0, math.log2(1 + len(code_added)) / 8),
@@ -277,12 +328,19 @@ def unit_tokens(unit: ReviewUnit) -> list[str]:
     if not is_code(unit.language):
         return []
     seen: dict[str, None] = {}
-    for hunk in unit.hunks:
-        for line in hunk.lines:
-            if not _is_code(unit, line):
-                continue
-            for token in _TOKEN.findall(mask_strings(line.text)):
-                seen[line.kind + token.lower()] = None
-                if len(seen) >= MAX_TOKENS:
-                    return list(seen)
+    # the lines of one kind in a row at once: no token spans a line break
+    for kind, run in groupby(_changed_lines(unit).code, key=itemgetter(0)):
+        masked = "\n".join([mask_strings(text) for _, text in run])
+        if masked.isascii():  # lowercased first: the same tokens, lowercased, in one call
+            found = _TOKEN.findall(masked.lower())
+        else:
+            found = [token.lower() for token in _TOKEN.findall(masked)]
+        tokens = list(dict.fromkeys(found))  # each once, in the order first found
+        if len(seen) + len(tokens) < MAX_TOKENS:
+            seen.update(dict.fromkeys(map(kind.__add__, tokens)))
+            continue
+        for token in tokens:
+            seen[kind + token] = None
+            if len(seen) >= MAX_TOKENS:
+                return list(seen)
     return list(seen)

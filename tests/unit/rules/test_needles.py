@@ -11,11 +11,19 @@ checks by hand.
 from __future__ import annotations
 
 import re
+import string
 
 import pytest
 
 from reviewtui.rules.compiled import WordRule
-from reviewtui.units.fast_regex import PREFILTER_AFTER, FastRegex, lowered, needles
+from reviewtui.units.fast_regex import (
+    ASCII_FOLDS,
+    PREFILTER_AFTER,
+    FastRegex,
+    lowered,
+    needle_scan,
+    needles,
+)
 
 PATTERNS = [
     r"\bDoS\b",
@@ -43,6 +51,10 @@ PATTERNS = [
     r"\bYaml\s*\(|\bnew\s+Yaml\b",  # a boundary every alternative asks for
     r"\b(\.x|y)",  # a boundary before a character that is not a word's
     r"\b(a\.b|b)",  # a match inside one that does not start at a boundary
+    # alternations searched alternative by alternative: the leftmost match, the earlier
+    # alternative at one position
+    r"ab|a", r"a|ab", r"(?:bc|abc)", r"(?i)(xa|\bbc)", r"foo|bar(?=x)|(?<=z)baz",
+    r"(fo|\bo)o|oo", r"(?m)^ab|b$", r"(x|y)z",
 ]
 TEXTS = [
     "",
@@ -76,6 +88,7 @@ TEXTS = [
     "new Yaml() xYaml(",
     "a.x .x y",
     "xa.b",
+    "abc ab a", "xbcd abc", "XA BC xbc", "zbaz barx foo", "fooo oo", "ab\nb\nxb", "yz xz",
 ]
 
 
@@ -107,9 +120,20 @@ def test_each_pattern_finds_what_re_finds(text: str) -> None:
 @pytest.mark.parametrize("text", TEXTS)
 def test_overlapping_patterns_keep_their_order(text: str) -> None:
     regex = _prefiltered(PATTERNS)
-    assert sum(literals is not None for _, _, literals, _ in regex.parts) >= 14
+    assert sum(literals is not None for _, _, literals, _, _ in regex.parts) >= 14
     assert _span(regex.search(text)) == _reference(PATTERNS, text)
     assert _span(regex.search(text.upper())) == _reference(PATTERNS, text.upper())
+
+
+@pytest.mark.parametrize(("pattern", "size"), [
+    (r"ab|a", 2), (r"(?i)(\bdenial[ -]of\b|\bDoS\b|\bCVE-\d+)", 3), (r"(?:bc|abc)", 2),
+    (r"(x|y)z", None), (r"a|\w", None), (r"(a)|\1", None), (r"(?x)a | b", None),
+    (r"(?i:a|b)", None), (r"(ab|cd)|(ef)", 2),
+])
+def test_one_alternation_is_split(pattern: str, size: int | None) -> None:
+    parts = _prefiltered([pattern]).parts
+    alternatives = parts[0][4]
+    assert (None if alternatives is None else len(alternatives)) == size
 
 
 def test_the_needles_are_what_every_match_holds() -> None:
@@ -127,9 +151,17 @@ def test_no_needles_when_none_is_certain(pattern: str) -> None:
     assert needles(pattern, re.M) is None
 
 
-def test_case_insensitive_needles_need_ascii_text() -> None:
+def test_case_insensitive_needles_see_what_re_folds() -> None:
     assert lowered("ABC") == "abc"
-    assert lowered("\u212a") is None  # the regex runs: the Kelvin sign folds to k
+    assert lowered("\u212a\u017f\u0130\u0131 \u00c9") == "ksii \u00e9"
+    outside = "".join(map(chr, range(0x80, 0x110000)))
+    folds = {c: lowered(c) for c in re.findall("(?i)[a-z]", outside)}
+    assert folds == {chr(code): letter for code, letter in ASCII_FOLDS.items() if code >= 0x80}
+    for letter in string.ascii_letters:  # and nothing else takes an ASCII letter's place
+        matched = re.findall(f"(?i){letter}", outside)
+        assert all(lowered(c) == letter.lower() for c in matched), letter
+    others = re.sub("[" + "".join(folds) + "]", "", outside)
+    assert not re.search("[\x00-\x7f]", lowered(others))  # no other becomes ASCII
     regex = _prefiltered([r"(?i)kelvin"])
     assert regex.search("\u212aELVIN") is not None
     assert regex.search("celsius") is None
@@ -150,3 +182,38 @@ def test_word_rules_see_words_as_their_regex_does() -> None:
         for text in ["", "AUTH_token", "author", "csrf_TOKEN", "\u212aEY", "no match here",
                      "STRASSE", "stra\u00dfe", "T\u00f6ken auth"]:
             assert rule.anywhere(text) == (rule.prefilter.search(text) is not None), text
+
+
+def test_may_match_says_no_only_when_no_line_can_match() -> None:
+    regex = _prefiltered([r"eval\(", r"(?i)\bpickle\b"])
+    assert regex.may_match("x = eval(y)") and regex.may_match("PICKLE")
+    assert regex.may_match("\u017fickle".replace("\u017f", "p"))
+    assert not regex.may_match("x = evaluate\nimport json")
+    for text in ["x = evaluate", "import json", "a\nb"]:
+        if not regex.may_match("x = evaluate\nimport json\na\nb"):
+            assert regex.search(text) is None
+    assert FastRegex([r"eval\("]).may_match("nothing")  # needles not worked out yet
+    assert _prefiltered([r"a\nb"]).may_match("nothing")  # a needle holding a line break
+    assert _prefiltered([r"\w+"]).may_match("")  # no needles
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_needle_scan_finds_what_each_regex_finds(text: str) -> None:
+    regexes = [_prefiltered([pattern]) for pattern in PATTERNS] + [_prefiltered(PATTERNS)]
+    scan = needle_scan(regexes)
+    assert scan is not None
+    found = scan.found(text)
+    for regex in regexes:
+        assert _span(regex.search(text, found)) == _span(regex.search(text)), text
+        assert regex.may_match(text, found) == regex.may_match(text), text
+    outsider = _prefiltered([r"DoS"])  # not in the scan: looks for its own needles
+    assert _span(outsider.search(text, found)) == _span(outsider.search(text))
+
+
+def test_a_needle_scan_finds_overlapping_needles() -> None:
+    regexes = [_prefiltered([r"\bexecute\("]), _prefiltered([r"cute"]), _prefiltered([r"exec"])]
+    scan = needle_scan(regexes)
+    assert scan is not None
+    found = scan.found("x.execute(q)")
+    assert {"execute(", "cute", "exec"} <= found.plain
+    assert all(regex.search("x.execute(q)", found) is not None for regex in regexes)
