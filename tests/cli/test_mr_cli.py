@@ -376,3 +376,21 @@ def test_drafts_an_interrupted_publish_left_are_deleted_not_published_twice(
     bodies = [n["body"] for d in world.fake.discussions[7] for n in d["notes"]]
     assert sum("fingerprint=f-rate" in b for b in bodies) == 1
     assert "a draft of the person's own, written on GitLab" in bodies  # GitLab publishes it
+
+
+def test_notes_drafted_again_on_a_new_head_are_not_drafted_a_third_time(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    """The notes of the old head stay there, outdated, and the new head got its own; publishing
+    that head again compares with the new head's notes, drafting nothing again."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _force_push(world)
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    drafted = len(_line_drafts(world))
+    assert drafted == 4
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    assert len(_line_drafts(world)) == drafted, third.out  # no duplicates

@@ -412,3 +412,26 @@ def test_publish_places_comments_and_findings_where_their_text_is(
     by_body = {c["body"].split("\n")[0]: (c["line"], c["side"]) for c in post.body["comments"]}
     assert by_body == {"Is this covered by a test?": (2, "RIGHT"),
                        "**P1 · Charge rate tripled**": (2, "RIGHT")}
+
+
+def test_comments_posted_again_on_a_new_head_are_not_posted_a_third_time(
+        world: PullWorld, cli: CliRunner) -> None:
+    """After a force-push GitHub leaves the first comments outdated (no line) and reviewtui
+    posts them again on the new head; publishing that head again edits nothing and posts
+    nothing: the comments on their lines now are the ones to compare with."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _force_push(world)
+    for comment in world.fake.comments[7]:
+        comment.pop("line")  # outdated: the force-push took its hunk away
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)  # the same findings, reviewed on the new head
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    posted = len(world.fake.comments[7])
+    assert posted == 4  # two outdated, two on the new head's lines
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    assert len(world.fake.comments[7]) == posted, third.out  # no duplicates
+    assert "already published as they are: 2 comments" in third.out

@@ -73,14 +73,24 @@ def by_viewer(user: GitHubUser | None, viewer: str | None) -> bool:
 def ours(comments: list[GitHubReviewComment],
          viewer: str | None) -> dict[str, GitHubReviewComment]:
     """reviewtui's published comments by fingerprint -- the ones the token's user wrote: a
-    colleague who publishes with reviewtui too marks hers the same way."""
+    colleague who publishes with reviewtui too marks hers the same way. A key published more
+    than once (posted again after a push left the first one outdated) is its newest comment
+    still on a line: the one a publish of the same head compares with."""
     found: dict[str, GitHubReviewComment] = {}
     for comment in comments:
         key = marker_key(comment.body)
-        if key is not None and comment.in_reply_to_id is None and by_viewer(comment.user,
-                                                                                viewer):
-            found.setdefault(key, comment)
+        if key is None or comment.in_reply_to_id is not None or not by_viewer(comment.user,
+                                                                                 viewer):
+            continue
+        held = found.get(key)
+        if held is None or _currency(comment) > _currency(held):
+            found[key] = comment
     return found
+
+
+def _currency(comment: GitHubReviewComment) -> tuple[bool, int]:
+    """Which of two comments of one key is the current one: on a line, then the newest."""
+    return comment.line is not None, comment.id
 
 
 def _last_summary(reviews: list[GitHubReview], viewer: str | None) -> GitHubReview | None:
