@@ -109,7 +109,7 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
     new = []
     for comment in draft.comments:
         old = published.get(comment.key)
-        if old is None or (old.path, old.line) != (comment.path, comment.line):
+        if old is None or (old.path, old.line) != (comment.github_path, comment.line):
             # not there, or no longer on its line: outdated (``line`` None: a force-push took
             # its line away) or elsewhere than where it now is -- put on its line again
             new.append(comment)
