@@ -92,6 +92,26 @@ def test_pull_request_from_a_fork(world: PullWorld, cli: CliRunner, tmp_path: Pa
     assert git(world.local, "rev-parse", f"{PULL_REFS}/8/head") == fork_head
 
 
+def test_a_pull_request_merged_with_a_merge_commit_still_shows_its_change(
+        world: PullWorld, cli: CliRunner) -> None:
+    """Once merged, the head is in the base branch's history: merge-base(base, head) is the head
+    itself, and the change would look empty. The base is the branch as the merge found it."""
+    upstream = world.upstream
+    upstream.write("README.md", "later on main\n")
+    upstream.commit("main moved on")
+    upstream.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", world.head_sha)
+    upstream.write("README.md", "after the merge\n")
+    upstream.commit("main after the merge")
+    git(upstream.root, "push", "-q", str(world.remote), "main:main")
+    world.fake.pulls[7].update(state="closed", merged=True)
+    result = cli("index", "--json", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    units = result.json()["units"]
+    assert {u["file_path"] for u in units} == {"app/service.py"}
+    assert sum(u["metrics"]["added_lines"] for u in units) == 2
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
+
+
 def test_publish_dry_run_then_publish_then_again_without_duplicates(
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0
