@@ -455,3 +455,33 @@ def test_comments_posted_again_on_a_new_head_are_not_posted_a_third_time(
     assert third.code == 0, third.err
     assert len(world.fake.comments[7]) == posted, third.out  # no duplicates
     assert "already published as they are: 2 comments" in third.out
+
+
+def test_the_review_of_a_new_head_leaves_the_earlier_heads_summary_as_it_was(
+        world: PullWorld, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """The summary published for an earlier head holds the person's verdict and the comments
+    that were never on a line: the review of a new head (a session of its own) is posted
+    beside it, never written over it."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [first] = world.fake.reviews[7]
+    sent = first["body"]
+    assert "The rate change needs a decision." in sent and "Helper returns a constant" in sent
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    world.upstream.commit("Quadruple")
+    moved = world.upstream.head()
+    world.push_pull(7, moved)
+    world.fake.pulls[7]["head"]["sha"] = moved
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "s", "findings": [
+        {"title": "Quadruple now", "body": "b", "severity": "P2", "confidence": 0.9,
+         "file_path": "app/service.py", "start_line": 2, "end_line": 2}]}))
+    assert cli("review", "--rules-plan", "--pr", "7", world.local).code == 0
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    _first, second = world.fake.reviews[7]
+    assert second["commit_id"] == moved and "Quadruple now" not in second["body"]
+    assert first["body"] == sent  # the earlier head's review is as it was sent
+    assert cli("publish", "--pr", "7", world.local).code == 0  # the new one is edited in place
+    assert len(world.fake.reviews[7]) == 2 and first["body"] == sent

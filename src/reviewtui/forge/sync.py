@@ -93,9 +93,13 @@ def _currency(comment: GitHubReviewComment) -> tuple[bool, int]:
     return comment.line is not None, comment.id
 
 
-def _last_summary(reviews: list[GitHubReview], viewer: str | None) -> GitHubReview | None:
+def _last_summary(reviews: list[GitHubReview], viewer: str | None,
+                  commit_id: str) -> GitHubReview | None:
+    """reviewtui's latest summary of ``commit_id``: the one to edit or retire. A summary of
+    another head is that head's review (the verdict, the comments never on a line, written
+    in its own session): left as it was sent."""
     mine = [r for r in reviews if REVIEW_MARKER in (r.body or "") and r.state != "PENDING"
-            and by_viewer(r.user, viewer)]
+            and by_viewer(r.user, viewer) and r.commit_id in (None, commit_id)]
     return mine[-1] if mine else None
 
 
@@ -126,7 +130,7 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
                 "PATCH", f"{client.prefix}/pulls/comments/{old.id}",
                 {"body": folded.comment.body},
                 f"edit comment {old.id} on {folded.comment.path}: {folded.comment.title}"))
-    last = _last_summary(reviews, viewer)
+    last = _last_summary(reviews, viewer, commit_id)
     draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
                                      tuple(new), draft.folded, draft.notes, draft.existing)
     if last is not None and last.commit_id == commit_id:
