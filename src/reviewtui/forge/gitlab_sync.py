@@ -79,12 +79,13 @@ def by_viewer(user: GitLabUser | None, viewer: str | None) -> bool:
     return user.username.lower() == viewer.lower()
 
 
-def ours(discussions: list[GitLabDiscussion], viewer: str | None,
-         head: str | None = None) -> tuple[dict[str, Published], Published | None]:
-    """reviewtui's published notes by fingerprint, and its latest summary note -- the ones the
-    token's user wrote: a colleague who publishes with reviewtui too marks hers the same way.
-    A key published more than once (drafted again on a new head, the old note left outdated)
-    is its note on ``head`` (the merge request's head), else its newest."""
+def ours(discussions: list[GitLabDiscussion], viewer: str | None, head: str | None = None,
+         summary_of: str | None = None) -> tuple[dict[str, Published], Published | None]:
+    """reviewtui's published notes by fingerprint, and its latest summary note (of the
+    reviewed head ``summary_of``, when given) -- the ones the token's user wrote: a colleague
+    who publishes with reviewtui too marks hers the same way. A key published more than once
+    (drafted again on a new head, the old note left outdated) is its note on ``head`` (the
+    merge request's head), else its newest."""
     found: dict[str, Published] = {}
     summary: Published | None = None
     for discussion in discussions:
@@ -100,9 +101,18 @@ def ours(discussions: list[GitLabDiscussion], viewer: str | None,
             held = found.get(key)
             if held is None or _currency(candidate, head) > _currency(held, head):
                 found[key] = candidate
-        elif REVIEW_MARKER in note.body:
+        elif REVIEW_MARKER in note.body and _summary_of(note.body, summary_of):
             summary = Published(discussion.id, note.id, note.body)
     return found, summary
+
+
+def _summary_of(body: str, head: str | None) -> bool:
+    """Is this summary the one of the reviewed ``head`` (any, when None)? A summary of another
+    head is that head's review (its verdict, the comments never on a line, written in its own
+    session): left as it was sent. One written before summaries named their head counts as
+    any head's."""
+    written = summary_head(body)
+    return head is None or written is None or written == head
 
 
 def _currency(note: Published, head: str | None) -> tuple[bool, int]:
@@ -195,7 +205,8 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
             if mr.diff_refs is not None else None)
     if refs is None and draft.comments:
         draft = draft.fold([c.key for c in draft.comments], "GitLab has no diff for it yet")
-    published, summary = ours(discussions, viewer, refs.head_sha if refs is not None else None)
+    published, summary = ours(discussions, viewer, refs.head_sha if refs is not None else None,
+                              summary_of=commit_id)
     plan = GitLabPlan(draft, commit_id, refs, lines, client, viewer, summary_note=summary)
     new: list[DraftComment] = []
     for comment in draft.comments:
@@ -267,7 +278,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     if sent or plan.summary_note is None:
         client.http.request("POST", client.mr_path("/draft_notes/bulk_publish"))
     head = plan.refs.head_sha if plan.refs is not None else None
-    published, summary = ours(client.discussions(), plan.viewer, head)
+    published, summary = ours(client.discussions(), plan.viewer, head, summary_of=plan.commit_id)
     dropped = [key for key in sent if key not in published or published[key].head_sha != head]
     if dropped:
         draft = draft.fold(dropped, GITLAB_DROPPED)
