@@ -485,3 +485,39 @@ def test_the_review_of_a_new_head_leaves_the_earlier_heads_summary_as_it_was(
     assert first["body"] == sent  # the earlier head's review is as it was sent
     assert cli("publish", "--pr", "7", world.local).code == 0  # the new one is edited in place
     assert len(world.fake.reviews[7]) == 2 and first["body"] == sent
+
+
+def test_an_approval_is_not_sent_for_a_head_that_moved_since_the_review(
+        world: PullWorld, cli: CliRunner) -> None:
+    """Approving the reviewed commit of a pull request whose head moved would approve the pull
+    request with commits the person never saw: the review is a comment, and says why."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    _force_push(world)
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    [post] = world.fake.ops("POST")
+    assert post.body["event"] == "COMMENT"
+    assert "not approved on GitHub: the head moved since the review" in post.body["body"]
+    assert post.body["body"].count("Fine.") == 1
+    assert [r["state"] for r in world.fake.reviews[7]] == ["COMMENTED"]
+    assert "not approved on GitHub: the head moved" in result.out
+    again = cli("publish", "--pr", "7", world.local)  # the same: its summary edited in place
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == 1 and len(world.fake.reviews[7]) == 1
+
+
+def test_an_approval_sent_before_the_head_moved_is_left_as_it_is(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _force_push(world)
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == 1  # no new review, no second approval
+    assert [r["state"] for r in world.fake.reviews[7]] == ["APPROVED"]

@@ -157,6 +157,7 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
     else:
         viewer = client.viewer()
         comments, reviews = client.review_comments(), client.reviews()
-        plan = plan_sync(client, draft, head, comments, reviews, viewer)
+        plan = plan_sync(client, draft, head, comments, reviews, viewer,
+                         head_moved=pull.head_sha != head)
         threads = thread_lines(comments, viewer)
     return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)

@@ -15,7 +15,7 @@ changed line, then all of them, so nothing is lost.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reviewtui.errors import ForgeValidationError
@@ -23,6 +23,8 @@ from reviewtui.forge.draft import REFUSED, REVIEW_MARKER, ReviewDraft, marker_ke
 from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComment, GitHubUser
 
 STATES = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+NOT_APPROVED = ("not approved on GitHub: the head moved since the review, and an approval "
+                "would count for commits that were not reviewed")
 SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
               "<!-- reviewtui:review-superseded -->")
 
@@ -105,8 +107,10 @@ def _last_summary(reviews: list[GitHubReview], viewer: str | None,
 
 def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
               comments: list[GitHubReviewComment], reviews: list[GitHubReview],
-              viewer: str | None) -> SyncPlan:
-    """``viewer``: the token's login (``GitHubClient.viewer``); only what it wrote is edited."""
+              viewer: str | None, *, head_moved: bool = False) -> SyncPlan:
+    """``viewer``: the token's login (``GitHubClient.viewer``); only what it wrote is edited.
+    ``head_moved``: the pull request's head is no longer ``commit_id``; an approval not sent
+    before is then a comment (GitHub would count it for the commits the person never saw)."""
     pulls = client.pulls_path
     plan = SyncPlan(draft, commit_id)
     published = ours(comments, viewer)
@@ -131,6 +135,8 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
                 {"body": folded.comment.body},
                 f"edit comment {old.id} on {folded.comment.path}: {folded.comment.title}"))
     last = _last_summary(reviews, viewer, commit_id)
+    if head_moved and draft.event == "APPROVE" and (last is None or last.state != "APPROVED"):
+        draft = replace(draft, event="COMMENT").with_note(NOT_APPROVED)
     draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
                                      tuple(new), draft.folded, draft.notes, draft.existing)
     if last is not None and last.commit_id == commit_id:
@@ -164,6 +170,8 @@ def _changed_only(draft: ReviewDraft, added: dict[str, set[int]]) -> list[str]:
 def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -> SyncReport:
     """Send ``plan``; ``added`` (path → added line numbers) guides the 422 fallback."""
     report = SyncReport(unchanged=len(plan.unchanged))
+    if NOT_APPROVED in plan.draft.notes:
+        report.notes.append(NOT_APPROVED)
     for op in plan.edits:
         client.http.request(op.method, op.path, body=op.body)
         report.edited += 1
