@@ -521,3 +521,21 @@ def test_an_approval_sent_before_the_head_moved_is_left_as_it_is(
     assert again.code == 0, again.err
     assert len(world.fake.ops("POST")) == 1  # no new review, no second approval
     assert [r["state"] for r in world.fake.reviews[7]] == ["APPROVED"]
+
+
+def test_the_configured_model_key_is_never_published(
+        world: PullWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in an export: the configured key, whatever its shape, is blanked in what is sent."""
+    key = "corp-llm-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(
+            verdict="comment", summary=f"The model answered with {key} in its text."))
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert key not in dry.out and "[REDACTED]" in dry.out
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [post] = world.fake.ops("POST")
+    assert key not in json.dumps(post.body) and "[REDACTED]" in post.body["body"]
