@@ -156,6 +156,17 @@ class ForgeHttp:
                     method, path.lstrip("/"), params=params,
                     content=json.dumps(body).encode() if body is not None else None,
                     headers={"Content-Type": "application/json"} if body is not None else None)
+            except httpx2.TimeoutException as exc:
+                if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):  # never sent
+                    raise ForgeError(f"{self.what} cannot be reached: "
+                                     f"{type(exc).__name__}: {exc}") from None
+                # sent, maybe acted on: "cannot be reached" would say nothing was
+                raise ForgeError(
+                    f"{self.what} did not answer {method} {path} within "
+                    f"{self._client.timeout.read or 0:g} s",
+                    hint=None if method == "GET" else (
+                        "it may have received it: publishing again finds what was sent "
+                        "and does not send it twice")) from None
             except httpx2.HTTPError as exc:
                 raise ForgeError(f"{self.what} cannot be reached: "
                                  f"{type(exc).__name__}: {exc}") from None
