@@ -61,7 +61,10 @@ def _wait_seconds(response: httpx2.Response) -> float | None:
             return max(0.0, float(reset) - time.time()) if reset else None
         except ValueError:
             return None
-    return 60.0 if response.status_code == 429 else None
+    # GitHub's secondary rate limits may come as a 403 that only says so: "wait for at least
+    # one minute before retrying", as a 429 without headers
+    return 60.0 if response.status_code == 429 or "rate limit" in _message(
+        response).lower() else None
 
 
 def _message(response: httpx2.Response) -> str:

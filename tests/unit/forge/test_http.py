@@ -129,3 +129,24 @@ def test_an_answer_that_does_not_come_in_time_is_not_called_unreachable(
     assert "cannot be reached" not in str(caught.value)
     assert "did not answer POST" in str(caught.value) and "0.3 s" in str(caught.value)
     assert "may have" in (caught.value.hint or "")
+
+
+def test_a_secondary_rate_limit_without_headers_is_waited_not_called_a_missing_scope(
+        server: GitHubServer) -> None:
+    """GitHub: a 403 that says a secondary rate limit was exceeded, with neither Retry-After
+    nor x-ratelimit-remaining 0, asks for at least a minute's wait."""
+    handle = server.fake.handle
+    refused = [1]
+
+    def limited(method: str, path: str, *rest: object) -> object:
+        if refused:
+            refused.pop()
+            return 403, {"message": "You have exceeded a secondary rate limit. Please wait a "
+                                    "few minutes before you try again.",
+                         "documentation_url": "https://docs.github.com/rest"}, {}
+        return handle(method, path, *rest)  # type: ignore[arg-type]
+
+    server.fake.handle = limited  # type: ignore[method-assign]
+    sleeps: list[float] = []
+    assert _client(server, sleeps).pull().number == 3
+    assert sleeps == [60.0]
