@@ -333,3 +333,29 @@ def test_a_commit_review_applies_only_where_the_tree_still_has_its_lines(
     applied = cli("findings", "apply", finding["id"], "--commit", reviewed, repo.root)
     assert applied.code == 0, applied.err
     assert target.read_bytes() == FIXED
+
+
+def test_a_commit_checked_out_with_crlf_line_endings_still_holds_its_lines(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """``text eol=crlf`` (or core.autocrlf) checks the commit's LF lines out as CRLF: they are
+    the reviewed lines, not a working tree that moved on; the fix keeps the file's CRLF."""
+    repo.write(".gitattributes", "*.py text eol=crlf\n")
+    repo.write("app/service.py", SERVICE.replace("* 3", "* 2"))
+    repo.commit("base")
+    repo.write("app/service.py", SERVICE)
+    reviewed = repo.commit("triple the rate")
+    target = repo.root / "app/service.py"
+    target.unlink()
+    repo.git("checkout", "--", "app/service.py")
+    checked_out = target.read_bytes()
+    assert checked_out == SERVICE.replace("\n", "\r\n").encode()
+    assert repo.git("status", "--porcelain") == ""
+    fake_llm.script(Reply.json(_answer()))
+    assert cli("review", "--rules-plan", "--commit", reviewed, repo.root).code == 0
+    [finding] = cli("findings", "--json", "--commit", reviewed, repo.root).json()["findings"]
+    applied = cli("findings", "apply", finding["id"], "--commit", reviewed, repo.root)
+    assert applied.code == 0, applied.err
+    assert target.read_bytes() == FIXED.replace(b"\n", b"\r\n")
+    undone = cli("findings", "undo", finding["id"], "--commit", reviewed, repo.root)
+    assert undone.code == 0, undone.err
+    assert target.read_bytes() == checked_out

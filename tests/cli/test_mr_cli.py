@@ -20,6 +20,7 @@ from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import HEAD, contributor_fork, git, seed_review
 from tests.support.gitlab_server import GitLabServer
 from tests.support.gitlab_world import HOST, MR_URL, MergeRequestWorld, build_gitlab_world
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
 
 PULL_REFS = f"refs/reviewtui/pr/{HOST}/group/sub/proj"  # where --pr N is fetched
 
@@ -376,3 +377,53 @@ def test_drafts_an_interrupted_publish_left_are_deleted_not_published_twice(
     bodies = [n["body"] for d in world.fake.discussions[7] for n in d["notes"]]
     assert sum("fingerprint=f-rate" in b for b in bodies) == 1
     assert "a draft of the person's own, written on GitLab" in bodies  # GitLab publishes it
+
+
+def test_notes_drafted_again_on_a_new_head_are_not_drafted_a_third_time(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    """The notes of the old head stay there, outdated, and the new head got its own; publishing
+    that head again compares with the new head's notes, drafting nothing again."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _force_push(world)
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    drafted = len(_line_drafts(world))
+    assert drafted == 4
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    assert len(_line_drafts(world)) == drafted, third.out  # no duplicates
+
+
+def test_the_review_of_a_new_head_leaves_the_earlier_heads_summary_as_it_was(
+        world: MergeRequestWorld, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """The summary published for an earlier head holds the person's verdict and the comments
+    that were never on a line: the review of a new head (a session of its own) gets a summary
+    of its own, never written over it."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [first] = [n for n in world.fake.ours(7) if "reviewtui:review" in n["body"]]
+    sent = first["body"]
+    assert "The rate change needs a decision." in sent and "Helper returns a constant" in sent
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    world.upstream.commit("Quadruple")
+    moved = world.upstream.head()
+    world.push_mr(7, moved)
+    mr = world.fake.mrs[7]
+    mr["sha"] = mr["diff_refs"]["head_sha"] = moved
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "s", "findings": [
+        {"title": "Quadruple now", "body": "b", "severity": "P2", "confidence": 0.9,
+         "file_path": "app/service.py", "start_line": 2, "end_line": 2}]}))
+    assert cli("review", "--rules-plan", "--pr", "7", world.local).code == 0
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    summaries = [n for n in world.fake.ours(7) if "reviewtui:review" in n["body"]]
+    assert len(summaries) == 2 and f"reviewtui:head={moved}" in summaries[1]["body"]
+    assert first["body"] == sent  # the earlier head's summary is as it was sent
+    assert cli("publish", "--pr", "7", world.local).code == 0  # the new one is edited in place
+    assert len([n for n in world.fake.ours(7) if "reviewtui:review" in n["body"]]) == 2
+    assert first["body"] == sent

@@ -92,6 +92,26 @@ def test_pull_request_from_a_fork(world: PullWorld, cli: CliRunner, tmp_path: Pa
     assert git(world.local, "rev-parse", f"{PULL_REFS}/8/head") == fork_head
 
 
+def test_a_pull_request_merged_with_a_merge_commit_still_shows_its_change(
+        world: PullWorld, cli: CliRunner) -> None:
+    """Once merged, the head is in the base branch's history: merge-base(base, head) is the head
+    itself, and the change would look empty. The base is the branch as the merge found it."""
+    upstream = world.upstream
+    upstream.write("README.md", "later on main\n")
+    upstream.commit("main moved on")
+    upstream.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", world.head_sha)
+    upstream.write("README.md", "after the merge\n")
+    upstream.commit("main after the merge")
+    git(upstream.root, "push", "-q", str(world.remote), "main:main")
+    world.fake.pulls[7].update(state="closed", merged=True)
+    result = cli("index", "--json", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    units = result.json()["units"]
+    assert {u["file_path"] for u in units} == {"app/service.py"}
+    assert sum(u["metrics"]["added_lines"] for u in units) == 2
+    assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
+
+
 def test_publish_dry_run_then_publish_then_again_without_duplicates(
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0
@@ -412,3 +432,110 @@ def test_publish_places_comments_and_findings_where_their_text_is(
     by_body = {c["body"].split("\n")[0]: (c["line"], c["side"]) for c in post.body["comments"]}
     assert by_body == {"Is this covered by a test?": (2, "RIGHT"),
                        "**P1 · Charge rate tripled**": (2, "RIGHT")}
+
+
+def test_comments_posted_again_on_a_new_head_are_not_posted_a_third_time(
+        world: PullWorld, cli: CliRunner) -> None:
+    """After a force-push GitHub leaves the first comments outdated (no line) and reviewtui
+    posts them again on the new head; publishing that head again edits nothing and posts
+    nothing: the comments on their lines now are the ones to compare with."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _force_push(world)
+    for comment in world.fake.comments[7]:
+        comment.pop("line")  # outdated: the force-push took its hunk away
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)  # the same findings, reviewed on the new head
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    posted = len(world.fake.comments[7])
+    assert posted == 4  # two outdated, two on the new head's lines
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    assert len(world.fake.comments[7]) == posted, third.out  # no duplicates
+    assert "already published as they are: 2 comments" in third.out
+
+
+def test_the_review_of_a_new_head_leaves_the_earlier_heads_summary_as_it_was(
+        world: PullWorld, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """The summary published for an earlier head holds the person's verdict and the comments
+    that were never on a line: the review of a new head (a session of its own) is posted
+    beside it, never written over it."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [first] = world.fake.reviews[7]
+    sent = first["body"]
+    assert "The rate change needs a decision." in sent and "Helper returns a constant" in sent
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    world.upstream.commit("Quadruple")
+    moved = world.upstream.head()
+    world.push_pull(7, moved)
+    world.fake.pulls[7]["head"]["sha"] = moved
+    fake_llm.script(Reply.json({"verdict": "comment", "summary": "s", "findings": [
+        {"title": "Quadruple now", "body": "b", "severity": "P2", "confidence": 0.9,
+         "file_path": "app/service.py", "start_line": 2, "end_line": 2}]}))
+    assert cli("review", "--rules-plan", "--pr", "7", world.local).code == 0
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    _first, second = world.fake.reviews[7]
+    assert second["commit_id"] == moved and "Quadruple now" not in second["body"]
+    assert first["body"] == sent  # the earlier head's review is as it was sent
+    assert cli("publish", "--pr", "7", world.local).code == 0  # the new one is edited in place
+    assert len(world.fake.reviews[7]) == 2 and first["body"] == sent
+
+
+def test_an_approval_is_not_sent_for_a_head_that_moved_since_the_review(
+        world: PullWorld, cli: CliRunner) -> None:
+    """Approving the reviewed commit of a pull request whose head moved would approve the pull
+    request with commits the person never saw: the review is a comment, and says why."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    _force_push(world)
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    [post] = world.fake.ops("POST")
+    assert post.body["event"] == "COMMENT"
+    assert "not approved on GitHub: the head moved since the review" in post.body["body"]
+    assert post.body["body"].count("Fine.") == 1
+    assert [r["state"] for r in world.fake.reviews[7]] == ["COMMENTED"]
+    assert "not approved on GitHub: the head moved" in result.out
+    again = cli("publish", "--pr", "7", world.local)  # the same: its summary edited in place
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == 1 and len(world.fake.reviews[7]) == 1
+
+
+def test_an_approval_sent_before_the_head_moved_is_left_as_it_is(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _force_push(world)
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == 1  # no new review, no second approval
+    assert [r["state"] for r in world.fake.reviews[7]] == ["APPROVED"]
+
+
+def test_the_configured_model_key_is_never_published(
+        world: PullWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in an export: the configured key, whatever its shape, is blanked in what is sent."""
+    key = "corp-llm-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(
+            verdict="comment", summary=f"The model answered with {key} in its text."))
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert key not in dry.out and "[REDACTED]" in dry.out
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [post] = world.fake.ops("POST")
+    assert key not in json.dumps(post.body) and "[REDACTED]" in post.body["body"]

@@ -74,17 +74,22 @@ def gather(ws: Workspace, store: SessionStore, session_id: str | None, *,
         intent=ExportedIntent.of(ws.loaded.intent) if ws.loaded.intent is not None else None)
 
 
+def redacted(ws: Workspace, review: ExportedReview) -> ExportedReview:
+    """``review`` as it may leave the machine (an export, a publish): everything in it, the
+    quoted lines too, redacted as the store keeps text -- no secret, nor the configured key,
+    whatever its shape."""
+    key = resolve_llm(ws.loaded.settings.llm).api_key
+    return ExportedReview.model_validate(redact_value(review.model_dump(mode="json"), key))
+
+
 def export_review(ws: Workspace, store: SessionStore, fmt: str, *,
                   everything: bool = False) -> tuple[str, ExportedReview]:
     """The rendered review of the workspace's change (its latest session), and its data."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown export format {fmt!r}", hint="markdown, json, sarif or rdjson")
     session = store.latest_session(ws.repo_key, ws.change_key)
-    review = gather(ws, store, session.session_id if session else None, everything=everything)
-    # Everything in it, the quoted lines too, as the store keeps text: no secret, nor the
-    # configured key, whatever its shape.
-    key = resolve_llm(ws.loaded.settings.llm).api_key
-    review = ExportedReview.model_validate(redact_value(review.model_dump(mode="json"), key))
+    review = redacted(ws, gather(ws, store, session.session_id if session else None,
+                                 everything=everything))
     text = render_rdjson(review) if fmt == "rdjson" else render_export(review, fmt)
     return text, review
 

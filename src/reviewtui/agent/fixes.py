@@ -42,13 +42,21 @@ def range_sha(lines: Sequence[bytes], start: int, end: int) -> str:
 
 
 def holds(fix: StoredFix, data: bytes | None) -> bool:
-    """Do ``data``'s lines of the fix's range still hold, byte for byte, the reviewed ones?
-    (What applying checks, and what an export checks before offering the fix.)"""
+    """Do ``data``'s lines of the fix's range still hold, byte for byte, the reviewed ones --
+    or the reviewed LF lines as git's line-ending conversion (``text eol=crlf``,
+    ``core.autocrlf``) checks them out, with CRLF? (What applying checks, and what an export
+    checks before offering the fix.)"""
     if data is None:
         return False
     lines = split_lines(data)
-    return (fix.end_line <= len(lines)
-            and range_sha(lines, fix.start_line, fix.end_line) == fix.original_sha)
+    if fix.end_line > len(lines):
+        return False
+    if range_sha(lines, fix.start_line, fix.end_line) == fix.original_sha:
+        return True
+    window = lines[fix.start_line - 1:fix.end_line]
+    return any(line.endswith(b"\r\n") for line in window) and range_sha(
+        [line[:-2] + b"\n" if line.endswith(b"\r\n") else line for line in window],
+        1, len(window)) == fix.original_sha
 
 
 def moved_fix(fix: StoredFix, delta: int, data: bytes | None) -> StoredFix | None:

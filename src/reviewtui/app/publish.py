@@ -90,7 +90,7 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
                    token: Token | None = None, sleep: Sleep | None = None,
                    store_path: Path | None = None) -> PublishOutcome:
     """Publish (or with ``dry_run`` only plan) the review of pull request ``spec``."""
-    from reviewtui.agent.deliverable import gather
+    from reviewtui.agent.deliverable import gather, redacted
     from reviewtui.agent.workspace import Workspace, change_key
     from reviewtui.app.open_pr import locate_pull, pull_selector, reviewed_refs
     from reviewtui.app.pull_review import earlier_review
@@ -111,7 +111,7 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
             loaded = load_change(repo.root, earlier.selector)
         ws = Workspace(loaded, loaded.plan(use_llm=False,
                                            overrides=store.overrides(session.session_id)))
-        review = gather(ws, store, session.session_id, everything=True)
+        review = redacted(ws, gather(ws, store, session.session_id, everything=True))
     review = review.model_copy(update={"findings": [
         f for f in review.findings if f.state in PUBLISHED_STATES]})
     if review.verdict is None and not review.comments and not review.findings:
@@ -157,6 +157,7 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
     else:
         viewer = client.viewer()
         comments, reviews = client.review_comments(), client.reviews()
-        plan = plan_sync(client, draft, head, comments, reviews, viewer)
+        plan = plan_sync(client, draft, head, comments, reviews, viewer,
+                         head_moved=pull.head_sha != head)
         threads = thread_lines(comments, viewer)
     return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)

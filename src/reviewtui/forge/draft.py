@@ -62,6 +62,13 @@ class DraftComment:
     side: Side
     body: str  # with the marker
     title: str  # one line, for listings and the summary
+    # the name GitHub knows the file by in the diff, when not ``path``: a renamed file's new
+    # name for a comment on its removed lines (GitHub has one path per file of the diff)
+    diff_path: str | None = None
+
+    @property
+    def github_path(self) -> str:
+        return self.diff_path or self.path
 
     @property
     def lines(self) -> str:
@@ -71,8 +78,8 @@ class DraftComment:
 
     def payload(self) -> dict[str, object]:
         """The comment as GitHub's create-review ``comments[]`` item."""
-        item: dict[str, object] = {"path": self.path, "line": self.line, "side": self.side,
-                                   "body": self.body}
+        item: dict[str, object] = {"path": self.github_path, "line": self.line,
+                                   "side": self.side, "body": self.body}
         if self.start_line != self.line:
             item["start_line"] = self.start_line
             item["start_side"] = self.side
@@ -176,25 +183,40 @@ def _finding_comment(finding: ExportedFinding,
                         "\n".join(body), title)
 
 
+def _renamed(change_set: ChangeSet) -> dict[str, str]:
+    """Old path → new path of the files the change renames."""
+    return {c.old_path: c.new_path for c in change_set.files
+            if c.old_path and c.new_path and c.old_path != c.new_path}
+
+
+def _on_the_diff(draft: DraftComment, renamed: dict[str, str]) -> DraftComment:
+    """``draft`` with the name GitHub gives its file: a comment on the removed lines of a
+    renamed file is on the left side of the file's new name."""
+    if draft.side == "LEFT" and draft.path in renamed:
+        return replace(draft, diff_path=renamed[draft.path])
+    return draft
+
+
 def build_draft(review: ExportedReview, change_set: ChangeSet) -> ReviewDraft:
     """The review to send for ``review`` of ``change_set``; comments off the diff folded."""
     hunks = commentable_lines(change_set)
+    renamed = _renamed(change_set)
     placed: list[DraftComment] = []
     folded: list[Folded] = []
     for comment in review.comments:
         side: Side = "LEFT" if comment.side == "old" else "RIGHT"
         key = f"comment-{comment.comment_id}" if comment.comment_id is not None else (
             f"comment-{comment.file_path}-{comment.start_line}")
-        draft = DraftComment(key, comment.file_path, comment.start_line, comment.end_line,
-                             side, f"{comment.body}\n\n{marker(key)}",
-                             comment.body.splitlines()[0][:80])
+        draft = _on_the_diff(DraftComment(
+            key, comment.file_path, comment.start_line, comment.end_line, side,
+            f"{comment.body}\n\n{marker(key)}", comment.body.splitlines()[0][:80]), renamed)
         (placed.append(draft) if _in_one_hunk(hunks.get((comment.file_path, side), []),
                                               draft.start_line, draft.line)
          else folded.append(Folded(draft, "outside the diff")))
     for finding in review.findings:
         if finding.state not in PUBLISHED_STATES:
             continue
-        draft = _finding_comment(finding, hunks)
+        draft = _on_the_diff(_finding_comment(finding, hunks), renamed)
         (placed.append(draft) if _in_one_hunk(hunks.get((draft.path, draft.side), []),
                                               draft.start_line, draft.line)
          else folded.append(Folded(draft, "outside the diff")))

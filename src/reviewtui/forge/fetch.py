@@ -44,7 +44,30 @@ def fetch_pull(repo: GitRepo, target: PullTarget, base_branch: str) -> FetchedRe
     head, base = repo.try_resolve(target.head_ref), repo.try_resolve(target.base_ref)
     if head is None or base is None:
         raise ForgeError(f"fetching {target.label} from {source} left no head or base")
+    before = base_before_merge(repo, head, base)
+    if before is not None:
+        repo.run("update-ref", target.base_ref, before)
+        base = before
     return FetchedRefs(head, base)
+
+
+def base_before_merge(repo: GitRepo, head: str, base: str) -> str | None:
+    """The base branch as the merge of a merged pull request found it, when ``head`` is in
+    ``base``'s history (merged with a merge commit): else ``merge-base(base, head)`` is the head
+    itself and the change would look empty. That is the first parent of the oldest commit on
+    the base branch's first-parent line that holds the head; None when the head is not in the
+    base (open, squashed, rebased) or came in without a merge commit (a fast-forward)."""
+    if head == base or repo.run_status("merge-base", "--is-ancestor", head, base).returncode != 0:
+        return None
+    line = (repo.try_run("rev-list", "--first-parent", "--ancestry-path", f"{head}..{base}")
+            or b"").split()
+    if not line:
+        return None
+    parent = repo.try_resolve(f"{line[-1].decode('ascii')}^1")
+    if parent is None or parent == head or repo.run_status(
+            "merge-base", "--is-ancestor", head, parent).returncode == 0:
+        return None
+    return parent
 
 
 def local_refs(repo: GitRepo, target: PullTarget) -> FetchedRefs | None:

@@ -79,10 +79,13 @@ def by_viewer(user: GitLabUser | None, viewer: str | None) -> bool:
     return user.username.lower() == viewer.lower()
 
 
-def ours(discussions: list[GitLabDiscussion],
-         viewer: str | None) -> tuple[dict[str, Published], Published | None]:
-    """reviewtui's published notes by fingerprint, and its latest summary note -- the ones the
-    token's user wrote: a colleague who publishes with reviewtui too marks hers the same way."""
+def ours(discussions: list[GitLabDiscussion], viewer: str | None, head: str | None = None,
+         summary_of: str | None = None) -> tuple[dict[str, Published], Published | None]:
+    """reviewtui's published notes by fingerprint, and its latest summary note (of the
+    reviewed head ``summary_of``, when given) -- the ones the token's user wrote: a colleague
+    who publishes with reviewtui too marks hers the same way. A key published more than once
+    (drafted again on a new head, the old note left outdated) is its note on ``head`` (the
+    merge request's head), else its newest."""
     found: dict[str, Published] = {}
     summary: Published | None = None
     for discussion in discussions:
@@ -93,11 +96,28 @@ def ours(discussions: list[GitLabDiscussion],
             continue
         key = marker_key(note.body)
         if key is not None:
-            head = note.position.head_sha if note.position is not None else None
-            found.setdefault(key, Published(discussion.id, note.id, note.body, head))
-        elif REVIEW_MARKER in note.body:
+            on = note.position.head_sha if note.position is not None else None
+            candidate = Published(discussion.id, note.id, note.body, on)
+            held = found.get(key)
+            if held is None or _currency(candidate, head) > _currency(held, head):
+                found[key] = candidate
+        elif REVIEW_MARKER in note.body and _summary_of(note.body, summary_of):
             summary = Published(discussion.id, note.id, note.body)
     return found, summary
+
+
+def _summary_of(body: str, head: str | None) -> bool:
+    """Is this summary the one of the reviewed ``head`` (any, when None)? A summary of another
+    head is that head's review (its verdict, the comments never on a line, written in its own
+    session): left as it was sent. One written before summaries named their head counts as
+    any head's."""
+    written = summary_head(body)
+    return head is None or written is None or written == head
+
+
+def _currency(note: Published, head: str | None) -> tuple[bool, int]:
+    """Which of two notes of one key is the current one: on ``head``, then the newest."""
+    return head is not None and note.head_sha == head, note.note_id
 
 
 def threads_of(discussions: list[GitLabDiscussion],
@@ -185,7 +205,8 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
             if mr.diff_refs is not None else None)
     if refs is None and draft.comments:
         draft = draft.fold([c.key for c in draft.comments], "GitLab has no diff for it yet")
-    published, summary = ours(discussions, viewer)
+    published, summary = ours(discussions, viewer, refs.head_sha if refs is not None else None,
+                              summary_of=commit_id)
     plan = GitLabPlan(draft, commit_id, refs, lines, client, viewer, summary_note=summary)
     new: list[DraftComment] = []
     for comment in draft.comments:
@@ -256,8 +277,9 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
         client.http.request(summary_op.method, summary_op.path, body=summary_op.body)
     if sent or plan.summary_note is None:
         client.http.request("POST", client.mr_path("/draft_notes/bulk_publish"))
-    published, summary = ours(client.discussions(), plan.viewer)
-    dropped = [key for key in sent if key not in published]
+    head = plan.refs.head_sha if plan.refs is not None else None
+    published, summary = ours(client.discussions(), plan.viewer, head, summary_of=plan.commit_id)
+    dropped = [key for key in sent if key not in published or published[key].head_sha != head]
     if dropped:
         draft = draft.fold(dropped, GITLAB_DROPPED)
         report.notes.append(f"{len(dropped)} line comments moved into the summary: GitLab "

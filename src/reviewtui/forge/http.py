@@ -61,7 +61,10 @@ def _wait_seconds(response: httpx2.Response) -> float | None:
             return max(0.0, float(reset) - time.time()) if reset else None
         except ValueError:
             return None
-    return 60.0 if response.status_code == 429 else None
+    # GitHub's secondary rate limits may come as a 403 that only says so: "wait for at least
+    # one minute before retrying", as a 429 without headers
+    return 60.0 if response.status_code == 429 or "rate limit" in _message(
+        response).lower() else None
 
 
 def _message(response: httpx2.Response) -> str:
@@ -156,6 +159,17 @@ class ForgeHttp:
                     method, path.lstrip("/"), params=params,
                     content=json.dumps(body).encode() if body is not None else None,
                     headers={"Content-Type": "application/json"} if body is not None else None)
+            except httpx2.TimeoutException as exc:
+                if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):  # never sent
+                    raise ForgeError(f"{self.what} cannot be reached: "
+                                     f"{type(exc).__name__}: {exc}") from None
+                # sent, maybe acted on: "cannot be reached" would say nothing was
+                raise ForgeError(
+                    f"{self.what} did not answer {method} {path} within "
+                    f"{self._client.timeout.read or 0:g} s",
+                    hint=None if method == "GET" else (
+                        "it may have received it: publishing again finds what was sent "
+                        "and does not send it twice")) from None
             except httpx2.HTTPError as exc:
                 raise ForgeError(f"{self.what} cannot be reached: "
                                  f"{type(exc).__name__}: {exc}") from None

@@ -15,7 +15,7 @@ changed line, then all of them, so nothing is lost.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reviewtui.errors import ForgeValidationError
@@ -23,6 +23,8 @@ from reviewtui.forge.draft import REFUSED, REVIEW_MARKER, ReviewDraft, marker_ke
 from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComment, GitHubUser
 
 STATES = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+NOT_APPROVED = ("not approved on GitHub: the head moved since the review, and an approval "
+                "would count for commits that were not reviewed")
 SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
               "<!-- reviewtui:review-superseded -->")
 
@@ -73,33 +75,49 @@ def by_viewer(user: GitHubUser | None, viewer: str | None) -> bool:
 def ours(comments: list[GitHubReviewComment],
          viewer: str | None) -> dict[str, GitHubReviewComment]:
     """reviewtui's published comments by fingerprint -- the ones the token's user wrote: a
-    colleague who publishes with reviewtui too marks hers the same way."""
+    colleague who publishes with reviewtui too marks hers the same way. A key published more
+    than once (posted again after a push left the first one outdated) is its newest comment
+    still on a line: the one a publish of the same head compares with."""
     found: dict[str, GitHubReviewComment] = {}
     for comment in comments:
         key = marker_key(comment.body)
-        if key is not None and comment.in_reply_to_id is None and by_viewer(comment.user,
-                                                                                viewer):
-            found.setdefault(key, comment)
+        if key is None or comment.in_reply_to_id is not None or not by_viewer(comment.user,
+                                                                                 viewer):
+            continue
+        held = found.get(key)
+        if held is None or _currency(comment) > _currency(held):
+            found[key] = comment
     return found
 
 
-def _last_summary(reviews: list[GitHubReview], viewer: str | None) -> GitHubReview | None:
+def _currency(comment: GitHubReviewComment) -> tuple[bool, int]:
+    """Which of two comments of one key is the current one: on a line, then the newest."""
+    return comment.line is not None, comment.id
+
+
+def _last_summary(reviews: list[GitHubReview], viewer: str | None,
+                  commit_id: str) -> GitHubReview | None:
+    """reviewtui's latest summary of ``commit_id``: the one to edit or retire. A summary of
+    another head is that head's review (the verdict, the comments never on a line, written
+    in its own session): left as it was sent."""
     mine = [r for r in reviews if REVIEW_MARKER in (r.body or "") and r.state != "PENDING"
-            and by_viewer(r.user, viewer)]
+            and by_viewer(r.user, viewer) and r.commit_id in (None, commit_id)]
     return mine[-1] if mine else None
 
 
 def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
               comments: list[GitHubReviewComment], reviews: list[GitHubReview],
-              viewer: str | None) -> SyncPlan:
-    """``viewer``: the token's login (``GitHubClient.viewer``); only what it wrote is edited."""
+              viewer: str | None, *, head_moved: bool = False) -> SyncPlan:
+    """``viewer``: the token's login (``GitHubClient.viewer``); only what it wrote is edited.
+    ``head_moved``: the pull request's head is no longer ``commit_id``; an approval not sent
+    before is then a comment (GitHub would count it for the commits the person never saw)."""
     pulls = client.pulls_path
     plan = SyncPlan(draft, commit_id)
     published = ours(comments, viewer)
     new = []
     for comment in draft.comments:
         old = published.get(comment.key)
-        if old is None or (old.path, old.line) != (comment.path, comment.line):
+        if old is None or (old.path, old.line) != (comment.github_path, comment.line):
             # not there, or no longer on its line: outdated (``line`` None: a force-push took
             # its line away) or elsewhere than where it now is -- put on its line again
             new.append(comment)
@@ -116,7 +134,9 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
                 "PATCH", f"{client.prefix}/pulls/comments/{old.id}",
                 {"body": folded.comment.body},
                 f"edit comment {old.id} on {folded.comment.path}: {folded.comment.title}"))
-    last = _last_summary(reviews, viewer)
+    last = _last_summary(reviews, viewer, commit_id)
+    if head_moved and draft.event == "APPROVE" and (last is None or last.state != "APPROVED"):
+        draft = replace(draft, event="COMMENT").with_note(NOT_APPROVED)
     draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
                                      tuple(new), draft.folded, draft.notes, draft.existing)
     if last is not None and last.commit_id == commit_id:
@@ -150,6 +170,8 @@ def _changed_only(draft: ReviewDraft, added: dict[str, set[int]]) -> list[str]:
 def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -> SyncReport:
     """Send ``plan``; ``added`` (path → added line numbers) guides the 422 fallback."""
     report = SyncReport(unchanged=len(plan.unchanged))
+    if NOT_APPROVED in plan.draft.notes:
+        report.notes.append(NOT_APPROVED)
     for op in plan.edits:
         client.http.request(op.method, op.path, body=op.body)
         report.edited += 1

@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from reviewtui.errors import ForgeError, UsageError
 
@@ -37,6 +37,11 @@ class RepoAddress:
     host: str
     path: str
     scheme: str = "https"
+    port: int | None = None  # the web's (and API's) port, when not the scheme's own
+
+    @property
+    def authority(self) -> str:
+        return f"{self.host}:{self.port}" if self.port is not None else self.host
 
     @property
     def owner_repo(self) -> tuple[str, str]:
@@ -45,7 +50,7 @@ class RepoAddress:
 
     @property
     def web_url(self) -> str:
-        return f"{self.scheme}://{self.host}/{self.path}"
+        return f"{self.scheme}://{self.authority}/{self.path}"
 
     @property
     def api_url(self) -> str:
@@ -55,8 +60,8 @@ class RepoAddress:
             return override.rstrip("/")
         if self.forge == "github":
             return ("https://api.github.com" if self.host == "github.com"
-                    else f"{self.scheme}://{self.host}/api/v3")
-        return f"{self.scheme}://{self.host}/api/v4"
+                    else f"{self.scheme}://{self.authority}/api/v3")
+        return f"{self.scheme}://{self.authority}/api/v4"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,14 +131,14 @@ def parse_remote_url(url: str) -> RepoAddress | None:
     """The forge repository a remote URL names (https, ssh://, scp-like ``git@host:o/r``);
     None for a local path or an unknown host."""
     url = url.strip()
-    scheme = "https"
+    scheme, port = "https", None
     if "://" in url:
         parts = urlsplit(url)
         host, path = (parts.hostname or ""), parts.path
-        if parts.scheme == "http":
-            scheme = "http"
-        elif parts.scheme not in ("https", "ssh", "git"):
+        if parts.scheme not in ("http", "https", "ssh", "git"):
             return None
+        if parts.scheme in ("http", "https"):  # an ssh or git port is not the web's
+            scheme, port = parts.scheme, _web_port(parts)
     else:
         match = _SCP.match(url)
         if match is None:
@@ -143,7 +148,16 @@ def parse_remote_url(url: str) -> RepoAddress | None:
     forge = forge_of_host(host)
     if not host or forge is None or path.count("/") < 1:
         return None
-    return RepoAddress(forge, host.lower(), path, scheme)
+    return RepoAddress(forge, host.lower(), path, scheme, port)
+
+
+def _web_port(parts: SplitResult) -> int | None:
+    """An http(s) URL's port, None when it is the scheme's own (or not a number)."""
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return None if port == {"http": 80, "https": 443}.get(parts.scheme) else port
 
 
 def parse_pull_url(url: str) -> tuple[RepoAddress, int]:
@@ -152,15 +166,15 @@ def parse_pull_url(url: str) -> tuple[RepoAddress, int]:
     host = (parts.hostname or "").lower()
     if parts.scheme not in ("http", "https") or not host:
         raise UsageError(f"--pr {url!r} is neither a number nor a pull/merge request URL")
-    scheme = parts.scheme
+    scheme, port = parts.scheme, _web_port(parts)
     mr = _GITLAB_MR.match(parts.path)
     if mr is not None:
-        return RepoAddress("gitlab", host, mr.group("project").strip("/"), scheme), int(
+        return RepoAddress("gitlab", host, mr.group("project").strip("/"), scheme, port), int(
             mr.group("n"))
     pull = _GITHUB_PULL.match(parts.path)
     if pull is not None and forge_of_host(host, path_hint="github") == "github":
         path = f"{pull.group('owner')}/{pull.group('repo')}"
-        return RepoAddress("github", host, path, scheme), int(pull.group("n"))
+        return RepoAddress("github", host, path, scheme, port), int(pull.group("n"))
     raise UsageError(f"--pr {url!r}: not a GitHub pull request or GitLab merge request URL",
                      hint="e.g. https://github.com/OWNER/REPO/pull/123")
 

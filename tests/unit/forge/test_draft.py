@@ -106,3 +106,27 @@ def test_a_finding_on_removed_lines_is_on_the_left_side() -> None:
     [folded] = draft.folded
     assert folded.comment.key == "far" and folded.comment.lines == "removed L20"
     assert "- `m.py` removed L20 (outside the diff): **P2 · Far**" in draft.summary()
+
+
+def test_a_comment_on_removed_lines_of_a_renamed_file_names_the_new_file() -> None:
+    """GitHub knows a renamed file by its new name only, on both sides of its diff; GitLab's
+    position gets both names from the diff."""
+    hunks = (Hunk(old_start=1, old_count=3, new_start=1, new_count=2, section="", lines=()),)
+    change = ChangeSet(Path("/r"), "range", Side(SideKind.COMMIT, "a" * 40),
+                       Side(SideKind.COMMIT, "b" * 40), files=(FileChange(
+                           ChangeStatus.RENAME, "old.py", "new.py", hunks=hunks),))
+    review = _review(
+        [ExportedComment(comment_id=1, file_path="old.py", side="old", start_line=2,
+                         end_line=2, body="why removed?"),
+         ExportedComment(comment_id=2, file_path="new.py", start_line=1, end_line=1,
+                         body="fine")],
+        [ExportedFinding(fingerprint="gone", title="Removed", file_path="old.py", side="old",
+                         start_line=2, end_line=3)])
+    draft = build_draft(review, change)
+    assert draft.folded == ()
+    placed = {c.key: c.payload() for c in draft.comments}
+    assert (placed["comment-1"]["path"], placed["comment-1"]["side"]) == ("new.py", "LEFT")
+    assert (placed["gone"]["path"], placed["gone"]["side"], placed["gone"]["line"]) == (
+        "new.py", "LEFT", 3)
+    assert placed["comment-2"]["path"] == "new.py"
+    assert {c.key: c.path for c in draft.comments}["gone"] == "old.py"  # GitLab's lookup

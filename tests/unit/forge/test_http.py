@@ -106,3 +106,47 @@ def test_an_answer_unlike_the_description_is_one_line_naming_the_forge(
     with pytest.raises(ForgeError, match=r"^GitHub's answer for a review is not what its API "
                                          r"describes"):
         client.http.parsed(type(client.pull()), {"number": "not a number"}, "a review")
+
+
+def test_an_answer_that_does_not_come_in_time_is_not_called_unreachable(
+        server: GitHubServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review sent that times out may have been made: saying the forge "cannot be reached"
+    would tell the person nothing was sent."""
+    import time
+
+    import reviewtui.forge.http as forge_http
+
+    monkeypatch.setattr(forge_http, "TIMEOUT_SECONDS", 0.3)
+    handle = server.fake.handle
+
+    def slow(*args: object) -> object:
+        time.sleep(1.0)
+        return handle(*args)  # type: ignore[arg-type]
+
+    server.fake.handle = slow  # type: ignore[method-assign]
+    with pytest.raises(ForgeError) as caught:
+        _client(server, []).create_review({"event": "COMMENT", "body": "b", "comments": []})
+    assert "cannot be reached" not in str(caught.value)
+    assert "did not answer POST" in str(caught.value) and "0.3 s" in str(caught.value)
+    assert "may have" in (caught.value.hint or "")
+
+
+def test_a_secondary_rate_limit_without_headers_is_waited_not_called_a_missing_scope(
+        server: GitHubServer) -> None:
+    """GitHub: a 403 that says a secondary rate limit was exceeded, with neither Retry-After
+    nor x-ratelimit-remaining 0, asks for at least a minute's wait."""
+    handle = server.fake.handle
+    refused = [1]
+
+    def limited(method: str, path: str, *rest: object) -> object:
+        if refused:
+            refused.pop()
+            return 403, {"message": "You have exceeded a secondary rate limit. Please wait a "
+                                    "few minutes before you try again.",
+                         "documentation_url": "https://docs.github.com/rest"}, {}
+        return handle(method, path, *rest)  # type: ignore[arg-type]
+
+    server.fake.handle = limited  # type: ignore[method-assign]
+    sleeps: list[float] = []
+    assert _client(server, sleeps).pull().number == 3
+    assert sleeps == [60.0]

@@ -100,3 +100,19 @@ def test_pull_refs_are_valid_ref_names_and_name_their_repository(spec: str) -> N
     assert target.head_ref.startswith(f"refs/reviewtui/pr/{target.repo.host}/")
     other = resolve_target("https://github.com/someone/else/pull/7", {})
     assert other.head_ref != target.head_ref  # the same number in another repository
+
+
+def test_a_self_hosted_forge_on_its_own_port_keeps_it() -> None:
+    """The web port of an https remote or pull request URL is the API's port too; an ssh
+    remote's port is ssh's, not the API's."""
+    repo, number = parse_pull_url("https://gitlab.corp.example:8443/g/p/-/merge_requests/3")
+    assert (repo.host, number) == ("gitlab.corp.example", 3)
+    assert repo.api_url == "https://gitlab.corp.example:8443/api/v4"
+    assert repo.web_url == "https://gitlab.corp.example:8443/g/p"
+    remote = parse_remote_url("http://gitlab.corp.example:8080/g/p.git")
+    assert remote is not None and remote.api_url == "http://gitlab.corp.example:8080/api/v4"
+    ssh = parse_remote_url("ssh://git@gitlab.corp.example:2222/g/p.git")
+    assert ssh is not None and ssh.api_url == "https://gitlab.corp.example/api/v4"
+    target = resolve_target("https://gitlab.corp.example:8443/g/p/-/merge_requests/3",
+                            {"origin": "ssh://git@gitlab.corp.example:2222/g/p.git"})
+    assert target.remote == "origin"  # the same repository, reached over ssh
