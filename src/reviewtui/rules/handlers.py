@@ -32,9 +32,10 @@ from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
-from reviewtui.units.fast_regex import FastRegex, Found, NeedleScan, needle_scan
+from reviewtui.units.fast_regex import FastRegex
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit, Scope
+from reviewtui.units.needle_scan import Found, NeedleScan, needle_scan
 from reviewtui.units.path_tags import identifier_tokens
 
 _EVIDENCE = 48

@@ -1,181 +1,35 @@
-"""Many regexes searched in many short texts, fast: ``FastRegex``, and its prefilter.
+"""Many regexes searched in many short texts, fast: ``FastRegex``.
 
 Rule packs hold a few hundred regexes, and every unit's changed lines are searched with each of
 them (and with the tagging vocabulary's security constructs); nearly all of those searches find
 nothing, and the ones without a literal prefix (a leading character class, case-insensitive
 alternations, a leading word boundary, a ``(?:a|b)`` join of many patterns) scan the whole
-text to say so. A substring test (``"CVE-" in text``) answers that far faster. So each regex
-is taken apart once (Python's own regex parser) for a set of *needles*: literal strings at
-least one of which every match contains. When no needle is in the text, the regex cannot
-match and is not run; when one is, the regex runs as before, so a prefilter never changes what
-is found, only what is skipped.
-
-Case-insensitive needles are ASCII, lowercased, and looked for in the text folded as ``re``
-folds it for an ASCII letter (``lowered``): ASCII capitals lowercased, and the four characters
-outside ASCII that ``re`` takes for an ASCII letter (the Kelvin sign for ``k``, the long s for
-``s``, the dotted and the dotless I for ``i``) turned into that letter; no other character
-matches an ASCII needle's. A regex whose structure is not understood here (scoped flags,
-conditionals, ...) gets no needles and always runs.
-
-A text that many regexes search (a unit's changed lines, searched by every rule) is read once
-for all of their needles (``NeedleScan``, Aho-Corasick in ``ahocorasick_rs``) rather than once
-per needle: the search then asks the set of needles found.
+text to say so. So a regex runs only on a text that holds one of its *needles* (literals every
+match contains: ``units.regex_needles``), found per needle or for many regexes at once
+(``units.needle_scan``); a leading word boundary is checked by hand and an alternation is
+searched alternative by alternative (``units.regex_shape``). A prefilter never changes what is
+found, only what is skipped.
 """
 
 from __future__ import annotations
 
 import re
-import string
-from itertools import pairwise
-from typing import Any
 
-try:  # one pass over a text for the needles of many regexes (``NeedleScan``)
-    from ahocorasick_rs import AhoCorasick
-except ImportError:  # pragma: no cover - then every regex looks for its own needles
-    AhoCorasick = None  # type: ignore[misc,assignment]
+from reviewtui.units.needle_scan import Found, NeedleScan, needle_scan
+from reviewtui.units.regex_needles import ASCII_FOLDS, Needles, lowered, needles
+from reviewtui.units.regex_shape import Part, leading_boundary, split_alternatives
 
-try:  # the parser behind ``re.compile``; private, so its absence only turns prefilters off
-    from re import _constants as _c  # type: ignore[attr-defined]
-    from re import _parser as _p  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - another Python's layout
-    _p = _c = None
-
-Needles = tuple[tuple[str, ...], bool]  # (needles, case-insensitive)
-
-
-class _Unknown(Exception):
-    """A construct the needle analysis does not reason about: no prefilter."""
-
-
-def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    """The more selective needle set: the longer shortest needle, then the fewer needles."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    key_a = (min(map(len, a)), -len(a))
-    key_b = (min(map(len, b)), -len(b))
-    return b if key_b > key_a else a
-
-
-def _minimal(found: set[str]) -> tuple[str, ...]:
-    """``found`` without the needles that hold another one (``skip`` does for ``skipif``)."""
-    return tuple(sorted(n for n in found if not any(o != n and o in n for o in found)))
-
-
-def _required(items: Any) -> tuple[str, ...] | None:
-    """Needles that any match of the parsed sequence ``items`` contains, or None."""
-    best: tuple[str, ...] | None = None
-    run: list[str] = []
-    for op, arg in items:
-        if op == _c.LITERAL:
-            run.append(chr(arg))
-            continue
-        if run:
-            best = _better(best, ("".join(run),))
-            run = []
-        if op == _c.SUBPATTERN:
-            _group, add_flags, del_flags, body = arg
-            if add_flags or del_flags:
-                raise _Unknown("scoped flags")
-            best = _better(best, _required(body))
-        elif op == _c.BRANCH:
-            alternatives = [_required(branch) for branch in arg[1]]
-            if all(alt is not None for alt in alternatives):
-                best = _better(best, _minimal({n for alt in alternatives for n in alt or ()}))
-        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
-            low, _high, body = arg
-            if low >= 1:
-                best = _better(best, _required(body))
-        elif op == _c.ATOMIC_GROUP:
-            best = _better(best, _required(arg))
-        elif op == _c.GROUPREF_EXISTS:
-            raise _Unknown("a conditional group")
-        # Anything else (classes, anchors, lookarounds, back references, any) requires no
-        # literal we can name; it only ends the current run of literals.
-    if run:
-        best = _better(best, ("".join(run),))
-    return best
-
-
-def needles(pattern: str, flags: int = 0) -> Needles | None:
-    """The needles of ``pattern`` compiled with ``flags``, or None when none are known.
-
-    Every match of ``re.compile(pattern, flags)`` contains at least one of the needles (in
-    lowercase, compared with the lowercased ASCII text, when the second item is True)."""
-    if _p is None or not isinstance(pattern, str):
-        return None
-    try:
-        parsed = _p.parse(pattern, flags)
-        found = _required(parsed)
-    except (_Unknown, re.error, TypeError, ValueError, AttributeError):
-        return None
-    if not found or not all(found):
-        return None
-    ignore_case = bool(parsed.state.flags & re.IGNORECASE)
-    if ignore_case:
-        if not all(needle.isascii() for needle in found):
-            return None  # non-ASCII literals fold in ways a lowercase test cannot follow
-        found = _minimal({needle.lower() for needle in found})
-    return found, ignore_case
-
-
-_lowered: tuple[str, str] = ("", "")  # the last text lowercased: rules search one text in turn
-# What ``re.IGNORECASE`` matches with an ASCII letter, as that letter: the capitals, and the
-# only four other characters (every code point checked: ``test_needles``).
-ASCII_FOLDS = {**{ord(c): c.lower() for c in string.ascii_uppercase},
-               0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
-
-
-def lowered(text: str) -> str:
-    """``text`` folded for case-insensitive needles: each character that ``re.IGNORECASE``
-    takes for an ASCII letter is that letter in lowercase, and no other character becomes an
-    ASCII one (ASCII text: ``text.lower()``). Outside ASCII, ``str.lower`` already turns the
-    capitals and the Kelvin sign into ASCII letters and leaves every other character but
-    the dotted capital I (``i`` and a combining dot) outside ASCII; that one, the dotless i
-    and the long s are replaced first."""
-    global _lowered
-    kept = _lowered  # one read: another thread may put its own text in the slot meanwhile
-    if kept[0] is not text:
-        kept = _lowered = (text, text.lower() if text.isascii() else text.replace(
-            "\u0130", "i").replace("\u0131", "i").replace("\u017f", "s").lower())
-    return kept[1]
-
+__all__ = ["ASCII_FOLDS", "PREFILTER_AFTER", "FastRegex", "Found", "NeedleScan", "Needles",
+           "lowered", "needle_scan", "needles"]
 
 PREFILTER_AFTER = 32  # searches of a FastRegex before its prefilter is worked out
 
 
-def _leading_boundary(pattern: str, flags: int) -> bool:
-    """Does every match of ``pattern`` start at a word boundary it asks for first
-    (``\\bfoo``, ``\\b(a|b)``, ``\\bfoo|\\bbar``)? Not ``\\bfoo|\\.bar\\(``: there the boundary
-    belongs to the first alternative only, and a ``.bar(`` right after a word is a match."""
-    if not (pattern.startswith("\\b") and (pattern[2:3].isalnum() or pattern[2:3] == "(")):
-        return False
-    if flags & re.ASCII or "(?a" in pattern:
-        return False  # ``\\w`` is ASCII there; the check by hand reads Unicode words
-    if not _alternation_outside_groups(pattern):
-        return True
-    if _p is None:
-        return False
-    try:  # the parser takes a prefix shared by every alternative out in front of them
-        first = _p.parse(pattern, flags).data[0]
-    except (re.error, TypeError, ValueError, AttributeError, IndexError):
-        return False
-    return bool(first[0] == _c.AT and first[1] == _c.AT_BOUNDARY)
-
-
-def _alternation_outside_groups(pattern: str) -> bool:
-    """Does ``pattern`` hold a ``|`` outside every group and class? (Wrong only towards True:
-    a verbose pattern's comment may hold one.)"""
-    return any(char == "|" and top for _, char, top in _scan(pattern))
-
-
-_Part = tuple[re.Pattern[str], bool, "tuple[str, ...] | None", bool]
 # a searched part: its regex, whether it asks for a leading word boundary (checked by hand),
 # its needles (None: not known), whether they are case-insensitive, and the alternatives it
 # is split into (None: searched whole)
 _Searched = tuple[re.Pattern[str], bool, "tuple[str, ...] | None", bool,
-                  "tuple[_Part, ...] | None"]
+                  "tuple[Part, ...] | None"]
 
 
 class FastRegex:
@@ -201,7 +55,7 @@ class FastRegex:
     def __init__(self, patterns: list[str], flags: int = re.MULTILINE) -> None:
         parts: list[_Searched] = []
         for pattern in patterns:
-            boundary = _leading_boundary(pattern, flags)
+            boundary = leading_boundary(pattern, flags)
             parts.append((re.compile(pattern[2:] if boundary else pattern, flags), boundary,
                           None, False, None))
         self.parts = tuple(parts)
@@ -218,7 +72,7 @@ class FastRegex:
         for regex, boundary, _, _, _ in self.parts:
             found = needles(regex.pattern, regex.flags)
             literals, ignore_case = found or (None, False)
-            alternatives = _split("\\b" + regex.pattern if boundary else regex.pattern,
+            alternatives = split_alternatives("\\b" + regex.pattern if boundary else regex.pattern,
                                   regex.flags) if literals is not None else None
             parts.append((regex, boundary, literals, ignore_case, alternatives))
         return tuple(parts)
@@ -312,59 +166,6 @@ class FastRegex:
         return None
 
 
-class Found:
-    """The needles a ``NeedleScan`` found in one text: case-sensitive ones in the text,
-    case-insensitive ones in the folded text; ``members``: the ids of the regexes whose
-    needles the scan looked for (any other regex looks for its own)."""
-
-    __slots__ = ("folded", "members", "plain")
-
-    def __init__(self, plain: frozenset[str], folded: frozenset[str],
-                 members: frozenset[int]) -> None:
-        self.plain = plain
-        self.folded = folded
-        self.members = members
-
-
-class NeedleScan:
-    """The needles of many ``FastRegex`` looked for in a text in one pass (Aho-Corasick), for
-    texts that many of them search: a substring test per needle reads the whole text each
-    time, and rules search a unit's lines with a few hundred needles. The same needles are
-    found (every occurrence, overlapping ones too), so the same regexes run."""
-
-    __slots__ = ("_folded", "_plain", "_regexes", "members")
-
-    def __init__(self, regexes: list[FastRegex]) -> None:
-        plain: set[str] = set()
-        folded: set[str] = set()
-        for regex in regexes:
-            regex.prefilter_now()
-            for needle, ignore_case in regex.needles():
-                (folded if ignore_case else plain).add(needle)
-        self._regexes = tuple(regexes)  # kept: their ids name them in ``members``
-        self.members = frozenset(map(id, self._regexes))
-        self._plain = _automaton(plain)
-        self._folded = _automaton(folded)
-
-    def found(self, text: str) -> Found:
-        plain = folded = frozenset[str]()
-        if self._plain is not None:
-            plain = frozenset(self._plain.find_matches_as_strings(text, overlapping=True))
-        if self._folded is not None:
-            folded = frozenset(self._folded.find_matches_as_strings(lowered(text),
-                                                                    overlapping=True))
-        return Found(plain, folded, self.members)
-
-
-def needle_scan(regexes: list[FastRegex]) -> NeedleScan | None:
-    """A ``NeedleScan`` of ``regexes``, or None when the library behind it is not there."""
-    return NeedleScan(regexes) if AhoCorasick is not None else None
-
-
-def _automaton(needles: set[str]) -> Any:
-    return AhoCorasick(sorted(needles), store_patterns=True) if needles else None
-
-
 def _search_found(parts: tuple[_Searched, ...], text: str, found: Found) -> re.Match[str] | None:
     """``FastRegex.search`` with the needles already found in ``text``."""
     plain, folded = found.plain, found.folded
@@ -414,7 +215,7 @@ def _gate(parts: tuple[_Searched, ...]) -> tuple[tuple[tuple[str, ...], bool], .
     return tuple(gate)
 
 
-def _leftmost(alternatives: tuple[_Part, ...], text: str,
+def _leftmost(alternatives: tuple[Part, ...], text: str,
               folded: str | None) -> re.Match[str] | None:
     """What the alternation of ``alternatives`` finds in ``text``: the match that starts
     first, of the earliest alternative at that position. (Each alternative's own leftmost
@@ -440,110 +241,6 @@ def _leftmost(alternatives: tuple[_Part, ...], text: str,
             if not found.start():
                 break  # a later alternative starting there too comes second
     return best
-
-
-_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-_UNSPLITTABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?#")  # back references, conditionals
-
-
-def _split(pattern: str, flags: int) -> tuple[_Part, ...] | None:
-    """``pattern``'s alternatives, when it is one alternation (``a|b``, ``(a|b)``,
-    ``(?:a|b)``, after global inline flags) whose every alternative has needles, each
-    compiled with the pattern's flags and its own leading boundary; else None."""
-    if _p is None or flags & re.VERBOSE or _UNSPLITTABLE.search(pattern):
-        return None
-    try:
-        state_flags = _p.parse(pattern, flags).state.flags
-    except (re.error, TypeError, ValueError, AttributeError):
-        return None
-    if state_flags & re.VERBOSE:
-        return None
-    body = pattern
-    while (head := _GLOBAL_FLAGS.match(body)) is not None:
-        body = body[head.end():]
-    alternatives = _top_level_alternatives(body)
-    if alternatives is None:
-        inner = _enclosed(body)
-        alternatives = _top_level_alternatives(inner) if inner is not None else None
-    if alternatives is None:
-        return None
-    out: list[_Part] = []
-    for alternative in alternatives:
-        found = needles(alternative, state_flags)
-        if found is None:
-            return None  # it would run on every text: the whole alternation is cheaper
-        boundary = _leading_boundary(alternative, state_flags)
-        try:
-            regex = re.compile(alternative[2:] if boundary else alternative, state_flags)
-        except re.error:
-            return None
-        out.append((regex, boundary, *found))
-    return tuple(out)
-
-
-def _enclosed(pattern: str) -> str | None:
-    """The inside of ``(...)`` or ``(?:...)`` when that group is the whole of ``pattern``."""
-    if pattern.startswith("(?:"):
-        start = 3
-    elif pattern.startswith("(") and not pattern.startswith("(?"):
-        start = 1
-    else:
-        return None
-    ends = _group_ends(pattern)
-    return pattern[start:-1] if ends.get(0) == len(pattern) - 1 else None
-
-
-def _group_ends(pattern: str) -> dict[int, int]:
-    """Where each group opening at a position closes (escapes and classes skipped)."""
-    ends: dict[int, int] = {}
-    opened: list[int] = []
-    for index, char, _ in _scan(pattern):
-        if char == "(":
-            opened.append(index)
-        elif char == ")" and opened:
-            ends[opened.pop()] = index
-    return ends
-
-
-def _top_level_alternatives(pattern: str) -> list[str] | None:
-    """``pattern`` cut at each ``|`` outside every group and class (None: no such ``|``)."""
-    cuts = [index for index, char, top in _scan(pattern) if char == "|" and top]
-    if not cuts:
-        return None
-    bounds = [-1, *cuts, len(pattern)]
-    return [pattern[a + 1:b] for a, b in pairwise(bounds)]
-
-
-def _scan(pattern: str) -> list[tuple[int, str, bool]]:
-    """The group and alternation characters of ``pattern`` (position, character, at depth
-    0), outside escapes and character classes."""
-    out: list[tuple[int, str, bool]] = []
-    depth, index, size, in_class = 0, 0, len(pattern), False
-    while index < size:
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            index += 1  # a "]" (after a "^") just inside the bracket is a member
-            if pattern[index:index + 1] == "^":
-                index += 1
-            if pattern[index:index + 1] == "]":
-                index += 1
-            continue
-        elif char == "(":
-            out.append((index, char, depth == 0))
-            depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
-            out.append((index, char, depth == 0))
-        elif char == "|":
-            out.append((index, char, depth == 0))
-        index += 1
-    return out
 
 
 def _is_word(char: str) -> bool:

@@ -1,0 +1,127 @@
+"""The needles of a regex: literal strings at least one of which every match contains.
+
+Rule packs hold a few hundred regexes and nearly all of their searches find nothing; a
+substring test (``"CVE-" in text``) says so far faster than the regex. ``needles`` takes a
+pattern apart once (Python's own regex parser) for such literals; ``FastRegex``
+(``units.fast_regex``) runs a regex only on a text that holds one of its needles.
+
+Case-insensitive needles are ASCII, lowercased, and looked for in the text folded as ``re``
+folds it for an ASCII letter (``lowered``): ASCII capitals lowercased, and the four characters
+outside ASCII that ``re`` takes for an ASCII letter (the Kelvin sign for ``k``, the long s for
+``s``, the dotted and the dotless I for ``i``) turned into that letter; no other character
+matches an ASCII needle's. A regex whose structure is not understood here (scoped flags,
+conditionals, ...) gets no needles and always runs.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any
+
+try:  # the parser behind ``re.compile``; private, so its absence only turns prefilters off
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser as _p  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - another Python's layout
+    _p = _c = None
+
+Needles = tuple[tuple[str, ...], bool]  # (needles, case-insensitive)
+
+
+class _Unknown(Exception):
+    """A construct the needle analysis does not reason about: no prefilter."""
+
+
+def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The more selective needle set: the longer shortest needle, then the fewer needles."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    key_a = (min(map(len, a)), -len(a))
+    key_b = (min(map(len, b)), -len(b))
+    return b if key_b > key_a else a
+
+
+def _minimal(found: set[str]) -> tuple[str, ...]:
+    """``found`` without the needles that hold another one (``skip`` does for ``skipif``)."""
+    return tuple(sorted(n for n in found if not any(o != n and o in n for o in found)))
+
+
+def _required(items: Any) -> tuple[str, ...] | None:
+    """Needles that any match of the parsed sequence ``items`` contains, or None."""
+    best: tuple[str, ...] | None = None
+    run: list[str] = []
+    for op, arg in items:
+        if op == _c.LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            best = _better(best, ("".join(run),))
+            run = []
+        if op == _c.SUBPATTERN:
+            _group, add_flags, del_flags, body = arg
+            if add_flags or del_flags:
+                raise _Unknown("scoped flags")
+            best = _better(best, _required(body))
+        elif op == _c.BRANCH:
+            alternatives = [_required(branch) for branch in arg[1]]
+            if all(alt is not None for alt in alternatives):
+                best = _better(best, _minimal({n for alt in alternatives for n in alt or ()}))
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+            low, _high, body = arg
+            if low >= 1:
+                best = _better(best, _required(body))
+        elif op == _c.ATOMIC_GROUP:
+            best = _better(best, _required(arg))
+        elif op == _c.GROUPREF_EXISTS:
+            raise _Unknown("a conditional group")
+        # Anything else (classes, anchors, lookarounds, back references, any) requires no
+        # literal we can name; it only ends the current run of literals.
+    if run:
+        best = _better(best, ("".join(run),))
+    return best
+
+
+def needles(pattern: str, flags: int = 0) -> Needles | None:
+    """The needles of ``pattern`` compiled with ``flags``, or None when none are known.
+
+    Every match of ``re.compile(pattern, flags)`` contains at least one of the needles (in
+    lowercase, compared with the lowercased ASCII text, when the second item is True)."""
+    if _p is None or not isinstance(pattern, str):
+        return None
+    try:
+        parsed = _p.parse(pattern, flags)
+        found = _required(parsed)
+    except (_Unknown, re.error, TypeError, ValueError, AttributeError):
+        return None
+    if not found or not all(found):
+        return None
+    ignore_case = bool(parsed.state.flags & re.IGNORECASE)
+    if ignore_case:
+        if not all(needle.isascii() for needle in found):
+            return None  # non-ASCII literals fold in ways a lowercase test cannot follow
+        found = _minimal({needle.lower() for needle in found})
+    return found, ignore_case
+
+
+_lowered: tuple[str, str] = ("", "")  # the last text lowercased: rules search one text in turn
+# What ``re.IGNORECASE`` matches with an ASCII letter, as that letter: the capitals, and the
+# only four other characters (every code point checked: ``test_needles``).
+ASCII_FOLDS = {**{ord(c): c.lower() for c in string.ascii_uppercase},
+               0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+
+
+def lowered(text: str) -> str:
+    """``text`` folded for case-insensitive needles: each character that ``re.IGNORECASE``
+    takes for an ASCII letter is that letter in lowercase, and no other character becomes an
+    ASCII one (ASCII text: ``text.lower()``). Outside ASCII, ``str.lower`` already turns the
+    capitals and the Kelvin sign into ASCII letters and leaves every other character but
+    the dotted capital I (``i`` and a combining dot) outside ASCII; that one, the dotless i
+    and the long s are replaced first."""
+    global _lowered
+    kept = _lowered  # one read: another thread may put its own text in the slot meanwhile
+    if kept[0] is not text:
+        kept = _lowered = (text, text.lower() if text.isascii() else text.replace(
+            "\u0130", "i").replace("\u0131", "i").replace("\u017f", "s").lower())
+    return kept[1]
