@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+from textual.pilot import Pilot
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.models import ContextLevel
@@ -28,6 +31,16 @@ def _repo(repo: GitRepoBuilder) -> GitRepoBuilder:
     repo.write("app/util.py", "def add(a, b):\n    return a + b + 0\n" + "\n" * 30
                + "def sub(a, b):\n    return a - b - 0\n")
     return repo
+
+
+async def _shown_keys(pilot: Pilot[None], app: ReviewApp) -> KeyFooter:
+    """The footer once it shows keys: it composes them at a refresh of its own, which on a
+    busy machine comes after the first pause."""
+    footer = app.query_one(KeyFooter)
+    end = time.monotonic() + 20
+    while not footer.keys_shown() and time.monotonic() < end:
+        await pilot.pause(0.02)
+    return footer
 
 
 def _app(repo: GitRepoBuilder, store: Path) -> ReviewApp:
@@ -139,6 +152,7 @@ async def test_the_footer_says_how_to_leave_the_chat_input(repo: GitRepoBuilder,
     app = _app(_repo(repo), tmp_path / "s.sqlite3")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
+        await _shown_keys(pilot, app)
         await pilot.press("c")
         await pilot.pause()
         footer = [(key.key, key.description) for key in app.query_one(KeyFooter).keys_shown()]
@@ -235,7 +249,7 @@ async def test_the_fix_keys_are_in_the_footer_and_the_help(repo: GitRepoBuilder,
         shown = {(b.binding.key, b.binding.description) for b in app.active_bindings.values()
                  if b.binding.show}
         assert {("a", "accept"), ("ctrl+f", "fix"), ("u", "undo fix")} <= shown
-        footer = [key.key for key in app.query_one(KeyFooter).keys_shown()]  # in its order
+        footer = [key.key for key in (await _shown_keys(pilot, app)).keys_shown()]  # in order
         assert footer.index("x") < footer.index("ctrl+f") < footer.index("u")
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
@@ -254,7 +268,7 @@ async def test_the_footer_keeps_its_keys_until_they_change(repo: GitRepoBuilder,
     app = _app(_repo(repo), tmp_path / "s.sqlite3")
     async with app.run_test(size=(200, 40)) as pilot:
         await pilot.pause()
-        footer = app.query_one(KeyFooter)
+        footer = await _shown_keys(pilot, app)
         keys = footer.keys_shown()
         assert [k.key for k in keys][:3] == ["question_mark", "q", "c"]
         app.refresh_bindings()  # the bindings "changed" to the same keys
