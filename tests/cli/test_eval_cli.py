@@ -107,6 +107,18 @@ def test_a_history_without_fixes_is_a_clear_error(repo: GitRepoBuilder,
     assert len(result.err.strip().splitlines()) == 1
 
 
+def test_a_history_without_fix_messages_says_how_many_commits_it_read(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    # No commit says it fixes anything: the error used to say "in 0 commits", as if the
+    # history had not been read at all.
+    for number in range(3):
+        repo.write("a.py", f"x = {number}\n")
+        repo.commit(f"change {number}")
+    result = cli("eval", "--no-cache", repo.root)
+    assert result.code == 2
+    assert "in 3 commits (0 fixes examined)" in result.err, result.err
+
+
 def test_bad_input_is_one_line(repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
     outside = tmp_path / "plain"
     outside.mkdir()

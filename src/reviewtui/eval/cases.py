@@ -214,6 +214,8 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
         for _, pending in window:
             if isinstance(pending, Future):
                 pending.cancel()
+    if on_progress is not None:  # the last word: commits read after the last candidate too
+        on_progress(MiningProgress(counter[0], fixes, len(cases), bool(counter[1]), failed))
     return list(cases.values())[:max_cases]
 
 
