@@ -241,7 +241,13 @@ class RoundManager:
         if self._current is None:
             raise RuntimeError("no round in flight: call start_round first")
         record = self._rounds[self._current]
-        files = _merge(record.files, files_used, self.files_in(answer))
+        answered = _merge(files_used, self.files_in(answer))
+        # a file the question named but nobody knew then ("views.py"), that the tools or the
+        # answer gave as a path (app/views.py), is that path: the bare name names no file
+        found = FileIndex(answered)
+        asked = [path if path in self._files else found.resolve(path) or path
+                 for path in record.files]
+        files = _merge(asked, answered)
         prompt, completion, cached = usage
         done = record.model_copy(update={
             "answer": answer, "files": files, "units": _merge(record.units, units),

@@ -234,3 +234,21 @@ def test_follow_up_inherits_cited_files_first() -> None:
     _, context = rounds.start_round("Does the charge change break pay?")
     assert [f.path for f in context.inherited] == ["app/views.py", "app/service.py"]
     assert context.inherited[0].similarity == pytest.approx(1 / 3, abs=1e-3)
+
+
+def test_a_basename_the_answer_resolves_is_kept_as_the_path_only() -> None:
+    """A question naming a file outside the change by its basename ("views.py") kept that
+    bare name beside the path the answer gave (app/views.py): later rounds were told to look
+    at a "views.py" that does not exist."""
+    rounds = RoundManager(known_files=["app/service.py"], now=Clock())
+    rounds.start_round("Does views.py still call charge?")
+    done = rounds.end_round("Yes: app/views.py:5 calls charge(10).")
+    assert done.files == ["app/views.py"]
+    _, context = rounds.start_round("And what does views.py pay now?")
+    assert [f.path for f in context.inherited] == ["app/views.py"]
+
+
+def test_a_reference_nothing_resolves_is_kept_as_given() -> None:
+    rounds = RoundManager(known_files=["app/service.py"], now=Clock())
+    rounds.start_round("What is in lib/util.py?")
+    assert rounds.end_round("I did not look.").files == ["lib/util.py"]
