@@ -252,3 +252,23 @@ def test_a_reference_nothing_resolves_is_kept_as_given() -> None:
     rounds = RoundManager(known_files=["app/service.py"], now=Clock())
     rounds.start_round("What is in lib/util.py?")
     assert rounds.end_round("I did not look.").files == ["lib/util.py"]
+
+
+def test_a_continuation_inherits_for_the_question_it_goes_on_answering() -> None:
+    """A continuation's relevance was taken from the fixed "go on" prompt: it inherited
+    nothing of the answer it continued, and the next continuation matched the first one word
+    for word -- the rest of an answer about payments was sent with src/auth.py as context."""
+    rounds = RoundManager(known_files=KNOWN, now=Clock())
+    go_on = "Your previous answer stopped before it was finished. Continue it."
+    rounds.start_round("Is the login check in src/auth.py safe?")
+    rounds.end_round("No: src/auth.py:42 compares with ==, and", cut_off=True)
+    _, first = rounds.start_round(go_on, continues=0)
+    assert [f.path for f in first.inherited] == ["src/auth.py"]
+    rounds.end_round(" it should use hmac.compare_digest.")
+    rounds.start_round("Does payments.py round currency amounts correctly?")
+    rounds.end_round("It rounds floats in src/payments.py:88; it", truncated=True)
+    _, second = rounds.start_round(go_on, continues=2)
+    assert [f.path for f in second.inherited] == ["src/payments.py"]
+    rounds.end_round(" must use Decimal.")
+    _, third = rounds.start_round(go_on, continues=3)  # a continuation of a continuation
+    assert [f.path for f in third.inherited] == ["src/payments.py"]
