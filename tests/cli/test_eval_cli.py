@@ -107,6 +107,31 @@ def test_a_history_without_fixes_is_a_clear_error(repo: GitRepoBuilder,
     assert len(result.err.strip().splitlines()) == 1
 
 
+def test_a_history_without_fix_messages_says_how_many_commits_it_read(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    # No commit says it fixes anything: the error used to say "in 0 commits", as if the
+    # history had not been read at all.
+    for number in range(3):
+        repo.write("a.py", f"x = {number}\n")
+        repo.commit(f"change {number}")
+    result = cli("eval", "--no-cache", repo.root)
+    assert result.code == 2
+    assert "in 3 commits (0 fixes examined)" in result.err, result.err
+
+
+@pytest.mark.parametrize("jobs", ["1", "3"])
+def test_the_commits_read_do_not_depend_on_jobs(repo: GitRepoBuilder, cli: CliRunner,
+                                                jobs: str) -> None:
+    """The workers look ahead for more fixes than the cases asked for; those commits were
+    counted too, so the same run said "in 4 commits" with --jobs 1 and "in 12" with 3."""
+    many_bugs(repo, 8)  # newest first: fix f7 .. fix f0, then the bugs
+    result = cli("eval", "--json", "--no-cache", "--max-cases", "2", "--jobs", jobs,
+                 repo.root)
+    assert result.code == 0, result.err
+    report = result.json()
+    assert (report["commits_read"], report["fixes_examined"], len(report["cases"])) == (2, 2, 2)
+
+
 def test_bad_input_is_one_line(repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
     outside = tmp_path / "plain"
     outside.mkdir()

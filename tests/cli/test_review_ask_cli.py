@@ -304,6 +304,25 @@ def test_a_failed_continuation_lets_the_answer_be_continued_again(
     assert "continuing round 1" in again.err
 
 
+@pytest.mark.parametrize("replies", [
+    [Reply.text("")],  # the model streamed nothing
+    # past --max-tool-rounds it is offered no tools, and asks for one anyway: no text
+    [Reply.tool_calls([{"name": "search_in_project", "arguments": {"query": "pay"}}])] * 2,
+], ids=["nothing", "tool-calls-after-the-cap"])
+def test_an_answer_with_no_text_is_an_error_not_a_silent_success(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer,
+        replies: list[Reply]) -> None:
+    """The user saw a blank line and exit status 0, as if the model had answered."""
+    _repo(repo)
+    fake_llm.script(*replies)
+    result = cli("ask", "--rules-plan", "--max-tool-rounds", "1", "Who pays?", repo.root)
+    assert result.code == 2, result.err
+    session = result.err.split("session ", 1)[1].split()[0]
+    last = result.err.splitlines()[-1]
+    assert last.startswith("reviewtui: error: the model sent no answer") and session in last
+    assert fake_llm.pending == 0
+
+
 def test_review_keeps_only_findings_on_changed_lines_and_cuts_long_titles(
         repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
     repo.write("calc.py", "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(30)))

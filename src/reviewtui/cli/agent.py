@@ -193,7 +193,7 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             result = chat.continue_answer(on_delta=delta, on_tool=tool, on_open=opened)
         else:
             result = chat.ask(question, on_delta=delta, on_tool=tool)
-        if not result.answer.endswith("\n"):
+        if result.answer and not result.answer.endswith("\n"):
             out.write("\n")
         if result.turn.filtered:
             out.write(FILTERED_MARK + "\n")
@@ -230,6 +230,10 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             hint=f"it is kept in session {chat.session.session_id}, marked incomplete; "
                  "'reviewtui ask --continue' asks for the rest (or raise [llm] "
                  "max_output_tokens)")
+    if not result.answer.strip():  # nothing streamed, or only tool calls past the cap
+        raise LLMResponseError(
+            "the model sent no answer: its reply had no text",
+            hint=f"the empty round is kept in session {chat.session.session_id}; ask again")
     return 0
 
 

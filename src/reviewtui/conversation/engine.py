@@ -27,6 +27,7 @@ from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.summary import Summarizer
 from reviewtui.errors import ReviewTuiError, UsageError
 from reviewtui.llm import LLMClient, TokenCounter
+from reviewtui.llm.redact import redact_text
 from reviewtui.sessions.records import (
     MessageRecord,
     RoundRecord,
@@ -153,6 +154,9 @@ class ChatSession:
         The round is written twice, each time whole: the question when it starts (the store
         gives it the session's next index, so another process asking at the same moment gets
         another one), the answer with its messages and tool results when it ends."""
+        # a key pasted into the question (the configured one too, which the store's patterns
+        # do not know) is blanked before its keywords are taken and anything is stored
+        question = redact_text(question, also=self.client.config.api_key)
         with self._lock:
             sid = self.session.session_id
             self.rounds.sync(self.store.rounds(sid))  # other processes' rounds, if any

@@ -207,7 +207,10 @@ class RoundManager:
         focused unit's); ``continues``: the round whose unfinished answer this one goes on
         with. Returns the in-flight record and what it inherits."""
         index = self._rounds[-1].index + 1 if self._rounds else 0
-        context = self._context(message, files, index)
+        # a continuation's words are a fixed "go on": what it is about, and so what it
+        # inherits, is the question whose answer it goes on with
+        topic = self._question_continued(continues) if continues is not None else None
+        context = self._context(topic if topic is not None else message, files, index)
         record = RoundRecord(index=index, user_message=message, keywords=list(context.keywords),
                              files=list(context.mentioned_files), units=_merge(units),
                              inherited_files=[f.path for f in context.inherited],
@@ -215,6 +218,15 @@ class RoundManager:
         self._rounds.append(record)
         self._current = len(self._rounds) - 1
         return record, context
+
+    def _question_continued(self, index: int) -> str | None:
+        """The question a chain of continuations ending at round ``index`` goes on answering."""
+        by_index = {record.index: record for record in self._rounds}
+        record, seen = by_index.get(index), set()
+        while record is not None and record.continues is not None and record.index not in seen:
+            seen.add(record.index)
+            record = by_index.get(record.continues)
+        return record.user_message if record is not None else None
 
     def _context(self, message: str, files: Collection[str], index: int) -> RoundContext:
         words = keywords(message)
@@ -241,7 +253,13 @@ class RoundManager:
         if self._current is None:
             raise RuntimeError("no round in flight: call start_round first")
         record = self._rounds[self._current]
-        files = _merge(record.files, files_used, self.files_in(answer))
+        answered = _merge(files_used, self.files_in(answer))
+        # a file the question named but nobody knew then ("views.py"), that the tools or the
+        # answer gave as a path (app/views.py), is that path: the bare name names no file
+        found = FileIndex(answered)
+        asked = [path if path in self._files else found.resolve(path) or path
+                 for path in record.files]
+        files = _merge(asked, answered)
         prompt, completion, cached = usage
         done = record.model_copy(update={
             "answer": answer, "files": files, "units": _merge(record.units, units),

@@ -153,7 +153,8 @@ def mined_journal(folder: Path | None, key: str) -> Journal[MinedRecord]:
 
 
 def _candidates(repo: GitRepo, settings: MiningSettings, since: str | None,
-                counter: list[int]) -> Iterator[CommitRecord]:
+                counter: list[int]) -> Iterator[tuple[CommitRecord, int]]:
+    """The fix-like commits, each with how many commits had been read when it was."""
     matcher = FixMatcher.build(settings.include, settings.exclude)
     commits = stream_commits(repo, since=since, numstat=False)
     while True:
@@ -170,7 +171,7 @@ def _candidates(repo: GitRepo, settings: MiningSettings, since: str | None,
             return
         counter[0] += 1
         if is_fix_message(commit, matcher):
-            yield commit
+            yield commit, counter[0]
 
 
 def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = None,
@@ -184,21 +185,22 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
     fixes = failed = 0
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        window: list[tuple[CommitRecord, Future[MinedRecord] | MinedRecord]] = []
+        window: list[tuple[CommitRecord, int, Future[MinedRecord] | MinedRecord]] = []
         stream = _candidates(repo, settings, since, counter)
         done = False
+        read = 0  # commits read up to the last fix taken: not the workers' look-ahead
         while not done:
             while len(window) < workers * 4:
                 item = next(stream, None)
                 if item is None:
                     break
-                commit = item
+                commit, position = item
                 known = store.items.get(commit.sha)
-                window.append((commit, known if known is not None else pool.submit(
+                window.append((commit, position, known if known is not None else pool.submit(
                     examine, repo, commit, settings)))
             if not window:
                 break
-            commit, pending = window.pop(0)
+            commit, read, pending = window.pop(0)
             record = pending if isinstance(pending, MinedRecord) else pending.result()
             if isinstance(pending, Future) and not record.failed:
                 store.add(record)
@@ -208,12 +210,14 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
             if record.bug is not None and record.reason is None:
                 _merge(cases, record)
             if on_progress is not None:
-                on_progress(MiningProgress(counter[0], fixes, len(cases), bool(counter[1]),
-                                           failed))
+                on_progress(MiningProgress(read, fixes, len(cases), bool(counter[1]), failed))
             done = max_cases is not None and len(cases) >= max_cases
-        for _, pending in window:
+        for _, _, pending in window:
             if isinstance(pending, Future):
                 pending.cancel()
+    if on_progress is not None:  # the last word: to the end of the history when it was read
+        on_progress(MiningProgress(read if done else counter[0], fixes, len(cases),
+                                   bool(counter[1]), failed))
     return list(cases.values())[:max_cases]
 
 

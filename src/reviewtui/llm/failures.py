@@ -42,6 +42,8 @@ def one_line(text: str, limit: int = 200) -> str:
 def scrub(text: str, config: LLMConfig) -> str:
     if config.api_key:
         text = text.replace(config.api_key, "***")
+    if config.shown_endpoint != config.endpoint:  # a password or a key in the base URL
+        text = text.replace(config.endpoint, config.shown_endpoint)
     return text
 
 
@@ -111,7 +113,7 @@ def _attempts(count: int, spent: float | None = None) -> str:
 def status_error(exc: openai.APIStatusError, config: LLMConfig, attempts: int,
                  spent: float | None = None) -> LLMError:
     status = exc.status_code
-    url = config.endpoint
+    url = config.shown_endpoint
     said = one_line(scrub(server_message(exc), config))
     if status in (401, 403):
         if config.has_api_key:
@@ -143,7 +145,7 @@ def status_error(exc: openai.APIStatusError, config: LLMConfig, attempts: int,
 def timeout_error(config: LLMConfig, attempts: int,
                   spent: float | None = None) -> LLMTimeoutError:
     return LLMTimeoutError(
-        f"the LLM endpoint {config.endpoint} did not answer within {config.timeout:g} s "
+        f"the LLM endpoint {config.shown_endpoint} did not answer within {config.timeout:g} s "
         f"({_attempts(attempts, spent)}); raise [llm] timeout if the model is slow")
 
 
@@ -165,11 +167,11 @@ def connection_error(exc: BaseException, config: LLMConfig, attempts: int = 1,
     reason = re.sub(r"^\[Errno -?\d+\]\s*", "", reason)
     suffix = f": {reason}" if reason and reason != "Connection error." else ""
     tried = f" ({_attempts(attempts, spent)})" if spent is not None else ""
-    return LLMConnectionError(f"cannot connect to {config.endpoint}{tried}{suffix}")
+    return LLMConnectionError(f"cannot connect to {config.shown_endpoint}{tried}{suffix}")
 
 
 def response_error(detail: str, config: LLMConfig) -> LLMResponseError:
-    return LLMResponseError(f"the LLM endpoint {config.endpoint} sent an unusable answer: "
+    return LLMResponseError(f"the LLM endpoint {config.shown_endpoint} sent an unusable answer: "
                             f"{one_line(scrub(detail, config), 160)}")
 
 

@@ -3,7 +3,9 @@
 The environment wins over the files so that a one-off ``REVIEWTUI_MODEL=... reviewtui`` (or an
 already exported ``OPENAI_API_KEY``) works without editing any configuration. Local servers
 (Ollama, vLLM, llama.cpp) need no key, so a missing key is not an error: the SDK insists on a
-non-empty one, so it gets a placeholder. The key never appears in a ``repr``.
+non-empty one, so it gets a placeholder. The key never appears in a ``repr``, nor does a secret
+in the base URL (a proxy's ``user:password@``, a key in the query string): messages show
+``shown_endpoint``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from reviewtui.config import LLMSettings
 
@@ -55,6 +58,11 @@ class LLMConfig:
         return (self.base_url or DEFAULT_BASE_URL).rstrip("/")
 
     @property
+    def shown_endpoint(self) -> str:
+        """``endpoint`` as messages may print it: a password and query values masked."""
+        return shown_url(self.endpoint)
+
+    @property
     def has_api_key(self) -> bool:
         return bool(self.api_key)
 
@@ -66,7 +74,8 @@ class LLMConfig:
     def __repr__(self) -> str:
         key = "'***'" if self.api_key else "None"
         return (
-            f"LLMConfig(model={self.model!r}, base_url={self.base_url!r}, api_key={key}, "
+            f"LLMConfig(model={self.model!r}, "
+            f"base_url={shown_url(self.base_url) if self.base_url else None!r}, api_key={key}, "
             f"timeout={self.timeout!r}, max_retries={self.max_retries!r}, "
             f"context_window={self.context_window!r}, "
             f"max_output_tokens={self.max_output_tokens!r}, json_mode={self.json_mode!r}, "
@@ -74,6 +83,23 @@ class LLMConfig:
         )
 
     __str__ = __repr__
+
+
+def shown_url(url: str) -> str:
+    """``url`` with the password of its user part and the values of its query masked: what an
+    error message or a log line may show of it."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not a URL we can take apart: show none of it that could be secret
+        return url.split("?", 1)[0].rsplit("@", 1)[-1]
+    netloc = parts.netloc
+    if password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.split(':', 1)[0]}:***@{host}"
+    query = "&".join(f"{item.split('=', 1)[0]}=***" if "=" in item else item
+                     for item in parts.query.split("&")) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _first(env: Mapping[str, str], names: tuple[str, ...]) -> str | None:

@@ -387,6 +387,12 @@ class TuiSession(SessionFixes):
     def _chat_session(self, plan: FusedPlan) -> ChatSession:
         from reviewtui.conversation.engine import ChatSession
 
+        if self._chat is not None and self._chat.workspace.plan != plan:
+            # the person changed a level or a skip since: the static context (the kept units'
+            # diffs) and the tools' plan are the new plan's; the session and its rounds stay
+            self._chat = ChatSession.open(workspace_for(self.loaded, plan), self._chat.store,
+                                          self._chat.client, self._chat.counter,
+                                          session_id=self._chat.session.session_id)
         if self._chat is None:
             store = self.store()
             if store is None:

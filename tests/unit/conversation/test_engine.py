@@ -185,3 +185,29 @@ def test_two_sessions_objects_on_one_store_never_share_a_round(
         (0, "one"), (1, "two"), (2, "three")]
     first_store.close()
     second_store.close()
+
+
+def test_a_key_in_the_question_reaches_the_store_nowhere(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The question's keywords were taken before redaction, so an AWS key id was stored
+    (lowercased) in the round's keywords and an ``sk-`` key in pieces; the configured key,
+    which the store's patterns do not know, was stored whole in the question and keywords."""
+    import sqlite3
+
+    monkeypatch.setenv("OPENAI_API_KEY", "cfg-Secret-Key-42")
+    _repo(repo)
+    store = SessionStore(tmp_path / "s.sqlite3")
+    chat = _session(repo, store)
+    fake_llm.script(Reply.text("Noted."))
+    chat.ask("Did AKIAIOSFODNN7EXAMPLE, sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12 or "
+             "cfg-Secret-Key-42 leak in app/auth.py?")
+    store.close()
+    dump = "\n".join(sqlite3.connect(tmp_path / "s.sqlite3").iterdump()).lower()
+    for secret in ("akiaiosfodnn7example", "abcdefghijklmnopqrstuvwx", "cfg-secret-key-42",
+                   "wx12"):
+        assert secret not in dump, secret
+    with SessionStore(tmp_path / "s.sqlite3") as reopened:
+        [stored] = reopened.rounds(chat.session.session_id)
+    assert stored.user_message.count("[REDACTED]") == 3, stored.user_message
+    assert "app/auth.py" in stored.files

@@ -234,3 +234,41 @@ def test_follow_up_inherits_cited_files_first() -> None:
     _, context = rounds.start_round("Does the charge change break pay?")
     assert [f.path for f in context.inherited] == ["app/views.py", "app/service.py"]
     assert context.inherited[0].similarity == pytest.approx(1 / 3, abs=1e-3)
+
+
+def test_a_basename_the_answer_resolves_is_kept_as_the_path_only() -> None:
+    """A question naming a file outside the change by its basename ("views.py") kept that
+    bare name beside the path the answer gave (app/views.py): later rounds were told to look
+    at a "views.py" that does not exist."""
+    rounds = RoundManager(known_files=["app/service.py"], now=Clock())
+    rounds.start_round("Does views.py still call charge?")
+    done = rounds.end_round("Yes: app/views.py:5 calls charge(10).")
+    assert done.files == ["app/views.py"]
+    _, context = rounds.start_round("And what does views.py pay now?")
+    assert [f.path for f in context.inherited] == ["app/views.py"]
+
+
+def test_a_reference_nothing_resolves_is_kept_as_given() -> None:
+    rounds = RoundManager(known_files=["app/service.py"], now=Clock())
+    rounds.start_round("What is in lib/util.py?")
+    assert rounds.end_round("I did not look.").files == ["lib/util.py"]
+
+
+def test_a_continuation_inherits_for_the_question_it_goes_on_answering() -> None:
+    """A continuation's relevance was taken from the fixed "go on" prompt: it inherited
+    nothing of the answer it continued, and the next continuation matched the first one word
+    for word -- the rest of an answer about payments was sent with src/auth.py as context."""
+    rounds = RoundManager(known_files=KNOWN, now=Clock())
+    go_on = "Your previous answer stopped before it was finished. Continue it."
+    rounds.start_round("Is the login check in src/auth.py safe?")
+    rounds.end_round("No: src/auth.py:42 compares with ==, and", cut_off=True)
+    _, first = rounds.start_round(go_on, continues=0)
+    assert [f.path for f in first.inherited] == ["src/auth.py"]
+    rounds.end_round(" it should use hmac.compare_digest.")
+    rounds.start_round("Does payments.py round currency amounts correctly?")
+    rounds.end_round("It rounds floats in src/payments.py:88; it", truncated=True)
+    _, second = rounds.start_round(go_on, continues=2)
+    assert [f.path for f in second.inherited] == ["src/payments.py"]
+    rounds.end_round(" must use Decimal.")
+    _, third = rounds.start_round(go_on, continues=3)  # a continuation of a continuation
+    assert [f.path for f in third.inherited] == ["src/payments.py"]

@@ -281,3 +281,25 @@ def test_a_cancel_event_stops_a_stream_between_words(fake_llm: ScriptedOpenAISer
     with pytest.raises(LLMCancelledError):
         make_client().chat(USER, cancel=cancel, on_delta=take)
     assert deltas == ["one "]
+
+
+def test_a_password_in_the_base_url_is_never_shown(fake_llm: ScriptedOpenAIServer,
+                                                   make_client: MakeClient,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   closed_port: int) -> None:
+    """A proxy behind basic auth (``http://user:pass@host/v1``) or a key in the query string:
+    the errors printed the base URL whole, the secret with it, to the terminal and CI logs."""
+    with_password = fake_llm.base_url.replace("http://", "http://alice:s3cret-pass@")
+    monkeypatch.setenv("OPENAI_BASE_URL", with_password)
+    fake_llm.script(*[Reply.error(500, "boom")] * 3)
+    with pytest.raises(LLMServerError) as caught:
+        make_client().chat(USER)
+    message = _one_line(caught.value)
+    assert "s3cret-pass" not in message and "alice:***@127.0.0.1" in message
+    monkeypatch.setenv("OPENAI_BASE_URL",
+                       f"http://bob:hunter2@127.0.0.1:{closed_port}/v1?api-key=s3cret-q&x=1")
+    with pytest.raises(LLMConnectionError) as refused:
+        make_client(max_retries=0).chat(USER)
+    message = _one_line(refused.value)
+    assert "hunter2" not in message and "s3cret-q" not in message, message
+    assert f"bob:***@127.0.0.1:{closed_port}/v1?api-key=***&x=***" in message
