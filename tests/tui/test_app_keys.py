@@ -193,6 +193,24 @@ async def test_planner_and_chat_with_a_model(repo: GitRepoBuilder, tmp_path: Pat
         assert "round 1" in rounds and "inheritance cache" in rounds
 
 
+async def test_a_chat_answer_with_no_text_says_so(repo: GitRepoBuilder, tmp_path: Path,
+                                                 fake_llm: ScriptedOpenAIServer) -> None:
+    """A model that streams no text: the chat says it sent no answer (as ``ask`` does), rather
+    than showing an empty answer as if it had answered."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        fake_llm.script(Reply.text(""))
+        await pilot.press("c")
+        await pilot.press(*"why", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "the model sent no answer" in str(app.query_one("#status").render())
+        notices = " ".join(str(n.render()) for n in app.query(".chat-notice"))
+        assert "the model sent no answer" in notices
+
+
 async def test_scanners_review_and_the_command_palette(repo: GitRepoBuilder, tmp_path: Path,
                                                        fake_llm: ScriptedOpenAIServer) -> None:
     import json

@@ -256,6 +256,10 @@ class ModelActions(WorkbenchBase):
                                 "in the session, marked incomplete)")
             self.set_status(f"round {record.index + 1} incomplete: the model's token limit — "
                             "c continues")
+        elif not text.strip():  # nothing streamed, or only tool calls past the cap
+            pane.show_notice("the model sent no answer: its reply had no text (the empty "
+                             "round is kept; ask again)")
+            self.set_status(f"round {record.index + 1}: the model sent no answer")
         elif record.continues is not None:
             self.set_status(f"round {record.continues + 1} continued in round "
                             f"{record.index + 1}")
