@@ -86,6 +86,9 @@ def test_rules_check_default_and_file(repo: GitRepoBuilder, cli: CliRunner,
     bad.write_text('language = "python"\n[keywords.money]\npatterns = ["Decimal("]\n')
     _assert_clean_error(cli("rules", "check", bad), "bad.toml", "keywords.money.patterns[0]")
     _assert_clean_error(cli("rules", "check", tmp_path / "none.toml"), "no such rule pack")
+    # a folder is named as one, and the option that checks a repository's packs offered
+    _assert_clean_error(cli("rules", "check", tmp_path), "a folder, not a rule pack file",
+                        "--repo")
 
 
 def test_broken_repo_pack_fails_index_cleanly(repo: GitRepoBuilder, cli: CliRunner) -> None:

@@ -42,6 +42,9 @@ def run_rules(args: argparse.Namespace) -> int:
 def run_check(file: str | None, repo: str | None, out: TextIO) -> int:
     if file is not None:
         path = Path(file)
+        if path.is_dir():
+            raise UsageError(f"{file}: a folder, not a rule pack file (give a .toml, .json or "
+                             f".yaml pack, or --repo {file} to check that repository's packs)")
         if not path.is_file():
             raise UsageError(f"{file}: no such rule pack file")
         pack = check_pack_file(path)
