@@ -355,6 +355,23 @@ def test_the_review_of_an_earlier_head_is_kept_after_the_pull_request_is_fetched
     assert "the pull request's head moved since this review" in post.body["body"]
 
 
+def test_export_after_the_pull_request_moved_exports_the_review_that_publish_sends(
+        world: PullWorld, cli: CliRunner) -> None:
+    """``findings`` and ``publish`` use the review of an earlier head once the pull request
+    moved on; ``export`` said "no review kept" and wrote an empty review."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    moved = _force_push(world)
+    exported = cli("export", "--format", "json", "--pr", "7", world.local)
+    assert exported.code == 0, exported.err
+    assert "no review kept" not in exported.err
+    assert f"at {world.head_sha[:10]}; its head is {moved[:10]} now" in exported.err
+    review = exported.json()
+    assert review["verdict"] == "request_changes"
+    assert "Is this covered by a test?" in [c["body"] for c in review["comments"]]
+    assert "f-rate" in {f["fingerprint"] for f in review["findings"]}
+
+
 def test_publish_before_opening_says_how(world: PullWorld, cli: CliRunner) -> None:
     result = cli("publish", "--pr", "7", world.local)
     assert result.code == 2

@@ -11,13 +11,19 @@ the one to use, with the change it was made on, and the caller says that the hea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reviewtui.forge.target import PullTarget
 from reviewtui.git.runner import GitRepo
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 from reviewtui.sessions import SessionStore
 from reviewtui.sessions.records import SessionInfo
+
+if TYPE_CHECKING:
+    from reviewtui.app.open_pr import OpenedPull
+    from reviewtui.pipeline import LoadedChange
 
 _RANGE = "range:"
 
@@ -52,3 +58,29 @@ def earlier_review(store: SessionStore, repo_key: str, repo: GitRepo,
             return EarlierReview(session, head,
                                  ChangeSelector(SelectorMode.RANGE, ref=f"{old}..{head}"))
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class KeptReview:
+    session: SessionInfo | None  # None: no review kept for the change (nor an earlier head)
+    loaded: LoadedChange  # the change the review was made on
+    moved: str | None = None  # said when it is an earlier head's: which, and the head now
+
+
+def kept_review(store: SessionStore, loaded: LoadedChange, opened: OpenedPull | None,
+                reload: Callable[[ChangeSelector], LoadedChange]) -> KeptReview:
+    """The review of ``loaded`` (its latest session); for a pull request (``opened``) whose
+    head moved since it was reviewed, the latest review of an earlier head, with its change
+    loaded by ``reload``: what ``findings`` and ``export`` work on, as ``publish`` does."""
+    from reviewtui.git.runner import open_repository
+
+    session = store.latest_session(str(loaded.root), loaded.change_set.key)
+    if session is not None or opened is None:
+        return KeptReview(session, loaded)
+    earlier = earlier_review(store, str(loaded.root), open_repository(loaded.root),
+                             opened.target)
+    if earlier is None:
+        return KeptReview(None, loaded)
+    return KeptReview(earlier.session, reload(earlier.selector),
+                      f"the review of {opened.target.label} at {earlier.head[:10]}; its head "
+                      f"is {opened.refs.head[:10]} now")

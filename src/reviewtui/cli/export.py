@@ -9,21 +9,34 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from reviewtui.cli.selectors import selector_from_args
+
+if TYPE_CHECKING:
+    from reviewtui.git.selector import ChangeSelector
+    from reviewtui.pipeline import LoadedChange
 
 
 def run_export(args: argparse.Namespace) -> int:
     from reviewtui.agent.deliverable import export_review, write_export
-    from reviewtui.agent.workspace import Workspace, change_key
+    from reviewtui.agent.workspace import Workspace
+    from reviewtui.app.pull_review import kept_review
     from reviewtui.cli.intent import loaded_with_intent
     from reviewtui.cli.progress import load_change
     from reviewtui.sessions import SessionStore
 
-    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
-    loaded = loaded_with_intent(loaded, args)
+    def load(selector: ChangeSelector) -> LoadedChange:
+        changed = load_change(args.path, selector, use_cache=not args.no_cache)
+        return loaded_with_intent(changed, args)
+
     with SessionStore() as store:
-        session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
+        # a pull request whose head moved since its review: that review, as publish sends it
+        kept = kept_review(store, load(selector_from_args(args)),
+                           getattr(args, "opened_pull", None), load)
+        session, loaded = kept.session, kept.loaded
+        if kept.moved:
+            print(f"export: {kept.moved}", file=sys.stderr)
         overrides = store.overrides(session.session_id) if session else None
         ws = Workspace(loaded, loaded.plan(use_llm=False, overrides=overrides))
         text, review = export_review(ws, store, args.format, everything=args.all_findings)

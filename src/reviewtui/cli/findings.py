@@ -77,7 +77,6 @@ def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any) -> FixErr
 
 def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from reviewtui.agent.follow import follow_change
-    from reviewtui.agent.workspace import change_key
     from reviewtui.app.fix import (
         apply_fix,
         find_finding,
@@ -86,24 +85,18 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         preview_fix,
         undo_fix,
     )
+    from reviewtui.app.pull_review import kept_review
     from reviewtui.cli.progress import load_change
     from reviewtui.sessions import SessionStore
 
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     with SessionStore() as store:
-        session = store.latest_session(str(loaded.root), change_key(loaded.change_set))
-        opened = getattr(args, "opened_pull", None)
-        if session is None and opened is not None:  # the pull request moved since its review
-            from reviewtui.app.pull_review import earlier_review
-            from reviewtui.git.runner import open_repository
-
-            earlier = earlier_review(store, str(loaded.root), open_repository(loaded.root),
-                                     opened.target)
-            if earlier is not None:
-                session = earlier.session
-                loaded = load_change(args.path, earlier.selector, use_cache=not args.no_cache)
-                err.write(f"findings: the review of {opened.target.label} at "
-                          f"{earlier.head[:10]}; its head is {opened.refs.head[:10]} now\n")
+        kept = kept_review(store, loaded, getattr(args, "opened_pull", None),
+                           lambda selector: load_change(args.path, selector,
+                                                        use_cache=not args.no_cache))
+        session, loaded = kept.session, kept.loaded
+        if kept.moved:  # the pull request moved since its review
+            err.write(f"findings: {kept.moved}\n")
         if session is None:
             if args.action == "list":
                 if args.json:
