@@ -240,7 +240,8 @@ def build_sessions_parser() -> argparse.ArgumentParser:
                                      description="List the stored chat sessions, newest first.")
     parser.add_argument("--all", action="store_true", help="of every repository")
     parser.add_argument("--json", action="store_true", help="as JSON")
-    parser.add_argument("--limit", type=int, default=50, metavar="N")
+    parser.add_argument("--limit", type=int, default=50, metavar="N",
+                        help="at most N sessions (default 50; 0 or less: all of them)")
     parser.add_argument("path", nargs="?", default=None, metavar="PATH",
                         help="repository (default: the current directory)")
     return parser
