@@ -14,6 +14,7 @@ found, only what is skipped.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from reviewtui.units.needle_scan import Found, NeedleScan, needle_scan
 from reviewtui.units.regex_needles import ASCII_FOLDS, Needles, lowered, needles
@@ -45,9 +46,10 @@ class FastRegex:
     searched often (a large change), after its first ``PREFILTER_AFTER`` searches.
 
     A pattern that is one alternation (``a|b|c``, ``(?i)(\\ba|\\bb)``) whose every alternative
-    has needles is then searched alternative by alternative (``_split``): only those whose
-    needles the text holds run, each with its own literal prefix, and the leftmost match wins
-    (at one position, the earlier alternative), which is what the whole alternation finds.
+    has needles is then searched alternative by alternative (``split_alternatives``): only
+    those whose needles the text holds run, each with its own literal prefix, and the leftmost
+    match wins (at one position, the earlier alternative), which is what the whole
+    alternation finds.
     """
 
     __slots__ = ("_gate", "_pending", "_union", "parts")
@@ -72,8 +74,9 @@ class FastRegex:
         for regex, boundary, _, _, _ in self.parts:
             found = needles(regex.pattern, regex.flags)
             literals, ignore_case = found or (None, False)
-            alternatives = split_alternatives("\\b" + regex.pattern if boundary else regex.pattern,
-                                  regex.flags) if literals is not None else None
+            pattern = "\\b" + regex.pattern if boundary else regex.pattern
+            alternatives = (split_alternatives(pattern, regex.flags) if literals is not None
+                            else None)
             parts.append((regex, boundary, literals, ignore_case, alternatives))
         return tuple(parts)
 
@@ -151,7 +154,7 @@ class FastRegex:
                 else:
                     continue  # no literal a match needs: the regex cannot match
                 if alternatives is not None:
-                    found = _leftmost(alternatives, text, folded)
+                    found = _leftmost(alternatives, text, _in_text(text))
                     if found:
                         return found
                     continue
@@ -174,16 +177,7 @@ def _search_found(parts: tuple[_Searched, ...], text: str, found: Found) -> re.M
             if (folded if ignore_case else plain).isdisjoint(literals):
                 continue
             if alternatives is not None:
-                best: re.Match[str] | None = None
-                for each, each_boundary, each_literals, each_case in alternatives:
-                    if each_literals is not None and (
-                            folded if each_case else plain).isdisjoint(each_literals):
-                        continue
-                    hit = _at_boundary(each, text) if each_boundary else each.search(text)
-                    if hit is not None and (best is None or hit.start() < best.start()):
-                        best = hit
-                        if not hit.start():
-                            break
+                best = _leftmost(alternatives, text, _in_found(found))
                 if best is not None:
                     return best
                 continue
@@ -215,26 +209,34 @@ def _gate(parts: tuple[_Searched, ...]) -> tuple[tuple[tuple[str, ...], bool], .
     return tuple(gate)
 
 
-def _leftmost(alternatives: tuple[Part, ...], text: str,
-              folded: str | None) -> re.Match[str] | None:
+# Does the searched text hold one of these needles (case-insensitive ones: in its folded form)?
+_Holds = Callable[[tuple[str, ...], bool], bool]
+
+
+def _in_text(text: str) -> _Holds:
+    """The needles looked for in ``text`` itself (``lowered`` keeps its folded form)."""
+    def holds(literals: tuple[str, ...], ignore_case: bool) -> bool:
+        hay = lowered(text) if ignore_case else text
+        return any(literal in hay for literal in literals)
+    return holds
+
+
+def _in_found(found: Found) -> _Holds:
+    """The needles looked up in what a ``NeedleScan`` found in the text."""
+    def holds(literals: tuple[str, ...], ignore_case: bool) -> bool:
+        return not (found.folded if ignore_case else found.plain).isdisjoint(literals)
+    return holds
+
+
+def _leftmost(alternatives: tuple[Part, ...], text: str, holds: _Holds) -> re.Match[str] | None:
     """What the alternation of ``alternatives`` finds in ``text``: the match that starts
     first, of the earliest alternative at that position. (Each alternative's own leftmost
     match is the alternation's there: nothing follows it in the pattern.) Alternatives
     whose needles ``text`` does not hold are not run."""
     best: re.Match[str] | None = None
     for regex, boundary, literals, ignore_case in alternatives:
-        if literals is not None:
-            if not ignore_case:
-                hay = text
-            elif folded is not None:
-                hay = folded
-            else:
-                hay = folded = lowered(text)
-            for literal in literals:
-                if literal in hay:
-                    break
-            else:
-                continue
+        if literals is not None and not holds(literals, ignore_case):
+            continue
         found = _at_boundary(regex, text) if boundary else regex.search(text)
         if found is not None and (best is None or found.start() < best.start()):
             best = found
