@@ -45,7 +45,6 @@ _ERROR = _searched(r"\b(try|except|catch|raise|throw|throws|panic|recover|rescue
                    r"finally|Err|Error|Exception)\b|\berr\s*!=\s*nil\b")
 _CHECK = _searched(r"^\s*(if|elif|unless|assert|guard|require|ensure|check)\b|"
                    r"\braise\b|\bthrow\b|\breturn\s+(err|None|null|nil|false|False)\b")
-_CALL = re.compile(r"\b([A-Za-z_][\w.]*)\s*\(")
 _NULL = _searched(r"\b(None|null|nil|undefined|NULL|nullptr)\b")
 _RETURN = _searched(r"\breturn\b")
 _LOG = _searched(r"\b(log|logger|logging|console|print|println|printf|fmt\.Print|warn|"
@@ -90,20 +89,15 @@ class _ChangedLines:
     def __init__(self, unit: ReviewUnit) -> None:
         code: list[tuple[str, str]] = []
         changed = blank = 0
-        parsed, prose = unit.parsed, unit.prose_lines
-        comment = _COMMENT.match
         for hunk in unit.hunks:
             for line in hunk.lines:
-                kind = line.kind
-                if kind == " ":
+                if line.kind == " ":
                     continue
                 changed += 1
-                text = line.text
-                if not text.strip():
+                if not line.text.strip():
                     blank += 1
-                elif not comment(text) and not (parsed and (
-                        kind, line.new_no if kind == "+" else line.old_no) in prose):
-                    code.append((kind, text))
+                elif _is_code(unit, line):
+                    code.append((line.kind, line.text))
         self.code = code
         self.changed = changed
         self.blank = blank
@@ -131,14 +125,14 @@ def _hits(pattern: re.Pattern[str] | FastRegex, lines: Sequence[str]) -> int:
     return len(list(filter(pattern.search, lines)))  # the lines it is found in
 
 
-# ``_CALL`` searched in the lines joined by line breaks: ``\s`` there but a line break, so that
+# A call's name, searched in the lines joined by line breaks: blanks but a line break, so that
 # no match spans two lines and the joined text finds what the lines one by one find; the name
 # taken whole (``*+``: a shorter one is never followed by a space or a parenthesis either).
-_CALL_JOINED = re.compile(r"\b([A-Za-z_][\w.]*+)[^\S\n]*\(")
+_CALL = re.compile(r"\b([A-Za-z_][\w.]*+)[^\S\n]*\(")
 
 
 def _calls(lines: Sequence[str]) -> set[str]:
-    names = set(_CALL_JOINED.findall("\n".join(lines)))
+    names = set(_CALL.findall("\n".join(lines)))
     names.difference_update(_KEYWORDS)
     return {name.rpartition(".")[2] for name in names}
 
