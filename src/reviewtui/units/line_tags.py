@@ -132,25 +132,12 @@ def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
     # All the lines at once: a line break separates words as any other punctuation does, so
     # its words are those of each line, one after the other.
     joined = "\n".join(texts)
-    lowered: str | None = None
-    literals = vocab.security_literals
-    if literals is not None:
-        exact, folded = literals
-        if any(literal in joined for literal in exact):
-            searched = True
-        elif folded and joined.isascii():
-            lowered = joined.lower()
-            searched = any(literal in lowered for literal in folded)
-        else:
-            searched = bool(folded)  # non-ASCII text: a lowercase test cannot say no
-    else:
-        searched = True
-    if searched and any(map(vocab.security_code.search, texts)):
+    # no line is searched when the lines hold none of the literals every construct needs
+    if vocab.security_code.may_match(joined) and any(map(vocab.security_code.search, texts)):
         return True
     # Every word is a piece of the lowercased text (masking strings only takes words away):
     # with no piece of a security word in it, there is none to find.
-    if lowered is None:
-        lowered = joined.lower()
+    lowered = joined.lower()
     if not any(needle in lowered for needle in vocab.security_token_needles):
         return False
     words = identifier_tokens(joined if strings else "\n".join(map(mask_strings, texts)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 try:  # the parser behind ``re.compile``; private, so its absence only turns prefilters off
@@ -43,7 +44,7 @@ def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, 
     return b if key_b > key_a else a
 
 
-def _minimal(found: set[str]) -> tuple[str, ...]:
+def minimal_needles(found: AbstractSet[str]) -> tuple[str, ...]:
     """``found`` without the needles that hold another one (``skip`` does for ``skipif``)."""
     return tuple(sorted(n for n in found if not any(o != n and o in n for o in found)))
 
@@ -67,7 +68,8 @@ def _required(items: Any) -> tuple[str, ...] | None:
         elif op == _c.BRANCH:
             alternatives = [_required(branch) for branch in arg[1]]
             if all(alt is not None for alt in alternatives):
-                best = _better(best, _minimal({n for alt in alternatives for n in alt or ()}))
+                either = {n for alt in alternatives for n in alt or ()}
+                best = _better(best, minimal_needles(either))
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
             low, _high, body = arg
             if low >= 1:
@@ -101,7 +103,7 @@ def needles(pattern: str, flags: int = 0) -> Needles | None:
     if ignore_case:
         if not all(needle.isascii() for needle in found):
             return None  # non-ASCII literals fold in ways a lowercase test cannot follow
-        found = _minimal({needle.lower() for needle in found})
+        found = minimal_needles({needle.lower() for needle in found})
     return found, ignore_case
 
 

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui.config import data_dir
 from reviewtui.errors import ConfigError
-from reviewtui.units.fast_regex import FastRegex, needles
+from reviewtui.units.fast_regex import FastRegex
+from reviewtui.units.regex_needles import minimal_needles
 
 
 class TaggingPack(BaseModel):
@@ -64,32 +65,9 @@ class Vocabulary:
     test_names: re.Pattern[str]
     migration_names: re.Pattern[str]
     generated_names: re.Pattern[str]
-    # Literals every match of a security construct holds: (exact, lowercase) needles; None
-    # when some pattern has none to name. A unit's lines holding none of them match none.
-    security_literals: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     # Substrings one of which every security word holds (``auth`` for ``authorize``): lines
     # whose lowercased text holds none of them have no security word.
     security_token_needles: tuple[str, ...] = ()
-
-
-def _security_literals(patterns: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """The needles (``fast_regex.needles``) of the security constructs, split into those
-    looked for as they are and those looked for in lowercased ASCII text; None when a pattern
-    has none (then every line is searched)."""
-    exact: set[str] = set()
-    folded: set[str] = set()
-    for pattern in patterns:
-        found = needles(pattern, 0)  # compiled with no flags: see ``_fast``
-        if found is None:
-            return None
-        (folded if found[1] else exact).update(found[0])
-    return _shortest_needles(frozenset(exact)), _shortest_needles(frozenset(folded))
-
-
-def _shortest_needles(words: frozenset[str]) -> tuple[str, ...]:
-    """``words`` without those holding another one: a text holds one of ``words`` only if
-    it holds one of these."""
-    return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
 
 
 def _checked(patterns: list[str], source: Path | str, key: str) -> list[str]:
@@ -141,8 +119,7 @@ def _vocabulary(data: Mapping[str, object], path: Path | str) -> Vocabulary:
         test_names=_compile(pack.test_name_patterns, path, "test_name_patterns"),
         migration_names=_compile(pack.migration_name_patterns, path, "migration_name_patterns"),
         generated_names=_compile(pack.generated_name_patterns, path, "generated_name_patterns"),
-        security_literals=_security_literals(pack.security_code_patterns),
-        security_token_needles=_shortest_needles(code_tokens),
+        security_token_needles=minimal_needles(code_tokens),
     )
 
 
