@@ -163,10 +163,27 @@ def _rank_all(root: Path, cases: list[EvalCase], jobs: int | None,
         # Ctrl-C (or a failure): the parent says so once; no case is started any more, and the
         # workers, which ignore the interrupt, are not waited for
         workers_now = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)  # shutdown forgets it
         pool.shutdown(wait=False, cancel_futures=True)
         _stop(workers_now)
+        _let_close(manager)
         raise
     pool.shutdown()
+
+
+# How long an interrupted ``eval`` waits for the pool's manager thread to close its pipes once
+# the workers are stopped (it joins them: milliseconds, as they are terminated).
+_MANAGER_CLOSE_SECONDS = 5.0
+
+
+def _let_close(manager: object) -> None:
+    """Wait for the stopped pool's manager thread to end. Python 3.11's exit handler of
+    ``concurrent.futures`` wakes every such thread through a pipe that the thread closes as it
+    ends, unlocked: racing it, the interpreter's exit printed ``OSError: Bad file descriptor``
+    (in ``_send_bytes``) under "reviewtui: interrupted" about one Ctrl-C in ten. Once the
+    thread has ended, its pipe is marked closed and the handler leaves it alone."""
+    if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
+        manager.join(_MANAGER_CLOSE_SECONDS)
 
 
 def _ignore_interrupts() -> None:
