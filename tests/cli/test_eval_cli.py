@@ -298,3 +298,24 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(repo: GitRepoBuilder) ->
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (err.decode(), masks)
     assert err.decode() == "reviewtui: interrupted\n"
+
+
+@pytest.mark.parametrize(("since", "says"), [
+    ("2999-01-01", "that date is still to come"),  # git read it as a date of this year
+    ("2024-13-45", "there is no such date"),  # git read it as some other day
+])
+def test_a_since_date_git_would_misread_is_refused(repo: GitRepoBuilder, cli: CliRunner,
+                                                    since: str, says: str) -> None:
+    many_bugs(repo, 2)
+    result = cli("eval", "--no-cache", "--since", since, repo.root)
+    assert result.code == 2
+    assert result.err.startswith(f"reviewtui: error: --since {since}: {says}")
+    assert "Traceback" not in result.err and result.out == ""
+    assert not (Path(repo.root) / ".git" / "reviewtui" / "eval").exists()
+
+
+def test_a_past_or_relative_since_is_read_by_git(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    many_bugs(repo, 2)
+    for since in ("2001-02-03", "20 years ago"):
+        result = cli("eval", "--no-cache", "--json", "--since", since, repo.root)
+        assert result.code == 0, result.err

@@ -26,6 +26,7 @@ from reviewtui.eval.metrics import EvalMetrics, eval_metrics
 from reviewtui.eval.mining import FixLimits
 from reviewtui.eval.rank import CaseResult, rank_case
 from reviewtui.eval.results import result_journal, results_key
+from reviewtui.eval.since import check_since
 from reviewtui.git import open_repository
 from reviewtui.history.fixes import DEFAULT_EXCLUDE_PATTERNS, DEFAULT_FIX_PATTERNS
 
@@ -91,6 +92,7 @@ def _fingerprint(root: Path) -> str:
 def run_eval(request: EvalRequest,
              on_progress: Callable[[EvalProgress], None] | None = None) -> EvalReport:
     """Mine, rank and measure; ``EvalError`` when there is nothing to evaluate."""
+    check_since(request.since)
     repo = open_repository(request.path)
     repo.head()  # EmptyRepositoryError for a repository with no commits
     if repo.is_shallow():
