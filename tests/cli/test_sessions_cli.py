@@ -19,3 +19,23 @@ def test_limit_bounds_the_listing_and_zero_lists_every_session(repo: GitRepoBuil
     assert len(cli("sessions", "--json", "--limit", "2", repo.root).json()) == 2
     assert len(cli("sessions", "--json", "--limit", "0", repo.root).json()) == 3
     assert "0 or less: all of them" in " ".join(build_sessions_parser().format_help().split())
+
+
+def test_rounds_without_an_answer_are_counted_apart(repo: GitRepoBuilder,
+                                                    cli: CliRunner) -> None:
+    # An interrupted question, or one the model left empty, used to count as a round.
+    from reviewtui.sessions.records import RoundRecord
+
+    repo.write("a.py", "x = 1\n")
+    repo.commit("base")
+    with SessionStore() as store:
+        session = store.session_for_change(str(repo.root), "range:a..b", "chat")
+        store.end_round(session.session_id, RoundRecord(index=0, user_message="why?",
+                                                        answer="because"))
+        store.end_round(session.session_id, RoundRecord(index=1, user_message="and?"))
+        store.start_round(session.session_id, RoundRecord(index=2, user_message="so?"))
+    listed = cli("sessions", repo.root)
+    assert listed.code == 0
+    assert "  1 round (+2 unanswered)  chat" in listed.out
+    [info] = cli("sessions", "--json", repo.root).json()
+    assert (info["rounds"], info["answered"]) == (3, 1)

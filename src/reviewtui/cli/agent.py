@@ -261,5 +261,11 @@ def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
     for s in sessions:
         where = "" if repo_key else f"  {s.repo_key}"
         when = s.updated_at[:16].replace("T", " ")
-        out.write(f"{s.session_id}  {when}  {s.rounds:>3} rounds  {s.title}{where}\n")
+        # Rounds that got no answer (interrupted, left empty by the model, in flight now) are
+        # no conversation to go on with: counted apart, not as rounds.
+        open_rounds = s.rounds - s.answered
+        unanswered = f" (+{open_rounds} unanswered)" if open_rounds else ""
+        rounds = "round" if s.answered == 1 else "rounds"
+        out.write(f"{s.session_id}  {when}  {s.answered:>3} {rounds}{unanswered}  "
+                  f"{s.title}{where}\n")
     return 0

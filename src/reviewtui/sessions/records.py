@@ -25,6 +25,8 @@ class SessionInfo(_Record):
     created_at: str  # ISO 8601, UTC
     updated_at: str
     rounds: int = 0
+    # of them, those with an answer (not in flight, interrupted, nor left empty by the model)
+    answered: int = 0
     model: str | None = None
 
 
