@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -340,3 +342,28 @@ def test_review_keeps_only_findings_on_changed_lines_and_cuts_long_titles(
         ("T" * 199 + "…", 62)]
     [dropped] = review["dropped"]
     assert "calc.py:59-59 'on unchanged line 59': not on a changed line" in dropped
+
+
+def test_a_file_edited_between_questions_is_named_to_the_model(
+        repo: GitRepoBuilder, installed: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    # The chat about the working tree keeps its session while the person edits: the first
+    # round's answer quoted the old line, and the second question went out with nothing to say
+    # that it no longer holds.
+    _repo(repo)
+    fake_llm.script(Reply.text("app/service.py:2 returns amount * 3."))
+    first = installed("ask", "--rules-plan", "What does charge return?", cwd=repo.root)
+    assert first.code == 0, first.err
+    later = time.time() + 5  # past the round's end whatever the clock's grain
+    repo.write("app/service.py", SERVICE.replace("amount * 2", "amount * 4"))
+    os.utime(repo.root / "app/service.py", (later, later))
+    seen: list[str] = []
+
+    def second_answer(request: dict[str, Any]) -> Reply:
+        seen.extend(str(m.get("content")) for m in request["messages"])
+        return Reply.text("Now it returns amount * 4.")
+
+    fake_llm.script(second_answer)
+    second = installed("ask", "--rules-plan", "And now?", cwd=repo.root)
+    assert second.code == 0, second.err
+    assert any("- app/service.py (edited after round 1)" in c for c in seen)
+    assert not any("app/views.py (edited" in c for c in seen)  # not edited since

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from reviewtui.agent.loop import AgentLoop, AgentTurn, ToolRun
 from reviewtui.agent.memory import ToolMemory
 from reviewtui.agent.workspace import Workspace
+from reviewtui.conversation.edits import edited_note, edited_since
 from reviewtui.conversation.packing import PackedPrompt, pack
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.summary import Summarizer
 from reviewtui.errors import ReviewTuiError, UsageError
+from reviewtui.git.model import SideKind
 from reviewtui.llm import LLMClient, TokenCounter
 from reviewtui.llm.redact import redact_text
 from reviewtui.sessions.records import (
@@ -143,6 +145,16 @@ class ChatSession:
                   for f in context.inherited]
         return "\n".join(lines)
 
+    def _edited(self, ended: list[RoundRecord]) -> str:
+        """The note naming the files edited on disk since earlier rounds (a chat about the
+        working tree only: a commit or a range does not change under it)."""
+        change_set = self.workspace.loaded.change_set
+        if change_set.new_side.kind is not SideKind.WORKTREE:
+            return ""
+        paths = {p for change in change_set.files for p in (change.old_path, change.new_path)
+                 if p}
+        return edited_note(edited_since(self.workspace.loaded.root, ended, paths))
+
     def ask(self, question: str, *, on_delta: Callable[[str], None] | None = None,
             on_tool: Callable[[ToolRun], None] | None = None,
             cancel: threading.Event | None = None,
@@ -176,7 +188,9 @@ class ChatSession:
             try:
                 packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
                               rounds=ended, messages_by_round=self._messages_by_round(),
-                              current=question, inherited_context=self._inherited(context),
+                              current=question,
+                              inherited_context="\n\n".join(filter(None, [
+                                  self._inherited(context), self._edited(ended)])),
                               # what the window leaves for the messages: less the reply and
                               # the tool schemas sent with them
                               budget=self.loop.budget - self.counter.count_tools(
