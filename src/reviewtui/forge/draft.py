@@ -4,7 +4,8 @@ Pure: from the kept review (``sessions.export.ExportedReview``: the verdict, the
 comments, the accepted and untriaged findings) and the lines the diff shows, build what would be
 sent. A finding with an applicable fix is anchored on the fix's lines with a ``suggestion``
 block (``sessions.export.fix_block``); a comment or finding whose lines are not all in one hunk
-of the diff is folded into the summary, as is everything when the head moved since the review.
+of the diff is placed on the longest part of them that is (its body names all its lines), and
+folded into the summary when none is, as is everything when the head moved since the review.
 Each comment ends with a hidden ``<!-- reviewtui:fingerprint=KEY -->`` marker (the finding's
 fingerprint, ``comment-ID`` for the person's own comments) and the summary with
 ``<!-- reviewtui:review -->``, so publishing again can find and edit them.
@@ -23,6 +24,7 @@ from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block
 Side = Literal["RIGHT", "LEFT"]
 REVIEW_MARKER = "<!-- reviewtui:review -->"
 _MARKER = re.compile(r"<!-- reviewtui:fingerprint=([^\s>]+) -->")
+_SUGGESTION = re.compile(r"^`{3,}suggestion\s*$", re.MULTILINE)  # replaces the lines it is on
 # A finding whose fix was applied here ("fixed") is still in the head that was reviewed: the
 # pull request gets it (with its suggestion) until that head changes.
 PUBLISHED_STATES = frozenset({"accepted", "open", "fixed"})
@@ -154,6 +156,32 @@ def _in_one_hunk(hunks: Sequence[range], start: int, end: int) -> bool:
     return any(start in hunk and end in hunk for hunk in hunks)
 
 
+def _overlap(hunks: Sequence[range], start: int, end: int) -> range | None:
+    """The longest part of ``start``..``end`` that lies in one hunk (the first of equals)."""
+    best: range | None = None
+    for hunk in hunks:
+        low, high = max(start, hunk.start), min(end, hunk.stop - 1)
+        if low <= high and (best is None or high - low + 1 > len(best)):
+            best = range(low, high + 1)
+    return best
+
+
+def _placed(draft: DraftComment, hunks: Sequence[range]) -> DraftComment | None:
+    """``draft`` on the diff: as it is when its lines are in one hunk; else on the longest part
+    of them that is (a forge takes a line comment on one hunk's lines only), its body saying
+    which lines it is about; None when none of them is on the diff. A suggestion is never
+    moved: it replaces exactly the lines it is on (``_finding_comment`` placed it)."""
+    if _in_one_hunk(hunks, draft.start_line, draft.line):
+        return draft
+    part = _overlap(hunks, draft.start_line, draft.line)
+    if part is None or _SUGGESTION.search(draft.body):
+        return None
+    note = f"(About {draft.path} {draft.lines}; placed on the lines of it that are in the diff.)"
+    body, sep, mark = draft.body.rpartition("\n\n<!-- reviewtui:fingerprint=")
+    text = f"{body}\n\n{note}{sep}{mark}" if sep else f"{draft.body}\n\n{note}"
+    return replace(draft, start_line=part.start, line=part.stop - 1, body=text)
+
+
 def _finding_comment(finding: ExportedFinding,
                      hunks: dict[tuple[str, Side], list[range]]) -> DraftComment:
     """A finding's line comment: on its lines (removed lines on the left side), or on the
@@ -210,15 +238,15 @@ def build_draft(review: ExportedReview, change_set: ChangeSet) -> ReviewDraft:
         draft = _on_the_diff(DraftComment(
             key, comment.file_path, comment.start_line, comment.end_line, side,
             f"{comment.body}\n\n{marker(key)}", comment.body.splitlines()[0][:80]), renamed)
-        (placed.append(draft) if _in_one_hunk(hunks.get((comment.file_path, side), []),
-                                              draft.start_line, draft.line)
+        on_diff = _placed(draft, hunks.get((comment.file_path, side), []))
+        (placed.append(on_diff) if on_diff is not None
          else folded.append(Folded(draft, "outside the diff")))
     for finding in review.findings:
         if finding.state not in PUBLISHED_STATES:
             continue
         draft = _on_the_diff(_finding_comment(finding, hunks), renamed)
-        (placed.append(draft) if _in_one_hunk(hunks.get((draft.path, draft.side), []),
-                                              draft.start_line, draft.line)
+        on_diff = _placed(draft, hunks.get((draft.path, draft.side), []))
+        (placed.append(on_diff) if on_diff is not None
          else folded.append(Folded(draft, "outside the diff")))
     s = review.summary
     headline = (f"reviewtui: {s.reviewed} of {s.units} units reviewed · {s.skipped} skipped · "

@@ -48,7 +48,13 @@ def test_comments_on_one_hunk_are_placed_others_fold() -> None:
                                    "body": "a\n\n" + marker("comment-1"), "start_line": 2,
                                    "start_side": "RIGHT"}
     assert placed["comment-3"]["side"] == "LEFT" and placed["comment-3"]["line"] == 40
-    assert [f.comment.key for f in draft.folded] == ["comment-2", "f1", "f2"]
+    # Lines 6-42 cross two hunks: the comment sits on the longest part in one (6-7, the first
+    # of two equal ones) and names all its lines; it used to fold into the summary.
+    assert (placed["comment-2"]["start_line"], placed["comment-2"]["line"]) == (6, 7)
+    assert placed["comment-2"]["body"] == (
+        "b\n\n(About m.py L6-42; placed on the lines of it that are in the diff.)\n\n"
+        + marker("comment-2"))
+    assert [f.comment.key for f in draft.folded] == ["f1", "f2"]
     summary = draft.summary()
     assert summary.startswith("Fine.\n\nreviewtui: 2 of 2 units reviewed")
     assert "- `m.py` L20 (outside the diff): **P2 · Far**" in summary
@@ -130,3 +136,21 @@ def test_a_comment_on_removed_lines_of_a_renamed_file_names_the_new_file() -> No
         "new.py", "LEFT", 3)
     assert placed["comment-2"]["path"] == "new.py"
     assert {c.key: c.path for c in draft.comments}["gone"] == "old.py"  # GitLab's lookup
+
+
+def test_a_finding_reaching_past_its_hunk_sits_on_the_part_in_the_diff() -> None:
+    review = _review([], [
+        ExportedFinding(fingerprint="f1", title="Spills over", file_path="m.py", start_line=5,
+                        end_line=12, state="accepted"),
+        ExportedFinding(fingerprint="f2", title="Removed tail", file_path="m.py", side="old",
+                        start_line=30, end_line=41, state="accepted"),
+        ExportedFinding(fingerprint="f3", title="Between hunks", file_path="m.py",
+                        start_line=10, end_line=30, state="accepted")])
+    draft = build_draft(review, _change())
+    placed = {c.key: c for c in draft.comments}
+    assert (placed["f1"].start_line, placed["f1"].line, placed["f1"].side) == (5, 7, "RIGHT")
+    assert "(About m.py L5-12; placed on" in placed["f1"].body
+    assert marker_key(placed["f1"].body) == "f1" and placed["f1"].body.endswith(marker("f1"))
+    assert (placed["f2"].start_line, placed["f2"].line, placed["f2"].side) == (40, 41, "LEFT")
+    assert "(About m.py removed L30-41; placed on" in placed["f2"].body
+    assert [f.comment.key for f in draft.folded] == ["f3"]  # none of its lines is on the diff
