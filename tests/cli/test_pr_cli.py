@@ -526,6 +526,35 @@ def test_an_approval_is_not_sent_for_a_head_that_moved_since_the_review(
     assert len(world.fake.ops("POST")) == 1 and len(world.fake.reviews[7]) == 1
 
 
+def test_a_dismissed_request_for_changes_is_not_sent_again_on_the_same_commit(
+        world: PullWorld, cli: CliRunner) -> None:
+    """A maintainer dismissed reviewtui's "request changes": publishing the same head again
+    blocked the pull request once more, over the maintainer's decision."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="request_changes", summary="Not yet."))
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [review] = world.fake.reviews[7]
+    assert review["state"] == "CHANGES_REQUESTED"
+    review["state"] = "DISMISSED"
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == 1  # no second request for changes
+    assert [r["state"] for r in world.fake.reviews[7]] == ["DISMISSED"]
+    assert "a maintainer dismissed reviewtui's request for changes" in review["body"]
+    assert "Not yet." in review["body"]
+    assert "changes not requested again on GitHub" in again.out
+    _force_push(world)  # a new commit: the dismissal was of the old one
+    assert cli("index", "--pr", "7", world.local).code == 0
+    moved = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(moved, ReviewVerdict(verdict="request_changes", summary="Still not."))
+    third = cli("publish", "--pr", "7", world.local)
+    assert third.code == 0, third.err
+    assert [r["state"] for r in world.fake.reviews[7]] == ["DISMISSED", "CHANGES_REQUESTED"]
+
+
 def test_an_approval_sent_before_the_head_moved_is_left_as_it_is(
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0

@@ -4,7 +4,9 @@
 markers ``draft`` writes): a comment already published is edited when its text changed (PATCH)
 and left alone when not; the rest go into one new review with the verdict. When nothing new is
 to be posted and the verdict is unchanged, the last summary is edited in place (PUT); when a new
-review is posted, an older summary is replaced by a pointer to it. ``--dry-run`` prints these
+review is posted, an older summary is replaced by a pointer to it. A request for changes that a
+maintainer dismissed is not sent again for the same commit (a comment says why). ``--dry-run``
+prints these
 operations, exactly as they would be sent.
 
 ``run_sync`` sends them. A 422 on the new review (a line GitHub does not count as part of the
@@ -25,6 +27,8 @@ from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComme
 STATES = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 NOT_APPROVED = ("not approved on GitHub: the head moved since the review, and an approval "
                 "would count for commits that were not reviewed")
+NOT_REQUESTED = ("changes not requested again on GitHub: a maintainer dismissed reviewtui's "
+                 "request for changes on this commit")
 SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
               "<!-- reviewtui:review-superseded -->")
 
@@ -137,6 +141,12 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
     last = _last_summary(reviews, viewer, commit_id)
     if head_moved and draft.event == "APPROVE" and (last is None or last.state != "APPROVED"):
         draft = replace(draft, event="COMMENT").with_note(NOT_APPROVED)
+    # A maintainer dismissed the request for changes reviewtui sent on this very commit: it
+    # is not sent again over that decision (a new push is a new commit, and a new review).
+    dismissed = (last is not None and last.commit_id == commit_id and last.state == "DISMISSED"
+                 and draft.event == "REQUEST_CHANGES")
+    if dismissed:
+        draft = replace(draft, event="COMMENT").with_note(NOT_REQUESTED)
     draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
                                      tuple(new), draft.folded, draft.notes, draft.existing)
     if last is not None and last.commit_id == commit_id:
@@ -146,7 +156,7 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
         if refused:
             draft = plan.draft = draft.fold(refused, REFUSED)
             new = [c for c in new if c.key not in refused]
-    if last is not None and not new and last.state == STATES[draft.event]:
+    if last is not None and not new and (last.state == STATES[draft.event] or dismissed):
         plan.review = Operation("PUT", pulls(f"/reviews/{last.id}"), {"body": draft.summary()},
                                 f"edit the summary of review {last.id}")
         return plan
@@ -170,8 +180,7 @@ def _changed_only(draft: ReviewDraft, added: dict[str, set[int]]) -> list[str]:
 def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -> SyncReport:
     """Send ``plan``; ``added`` (path → added line numbers) guides the 422 fallback."""
     report = SyncReport(unchanged=len(plan.unchanged))
-    if NOT_APPROVED in plan.draft.notes:
-        report.notes.append(NOT_APPROVED)
+    report.notes += [note for note in (NOT_APPROVED, NOT_REQUESTED) if note in plan.draft.notes]
     for op in plan.edits:
         client.http.request(op.method, op.path, body=op.body)
         report.edited += 1
