@@ -5,9 +5,8 @@ markers ``draft`` writes): a comment already published is edited when its text c
 and left alone when not; the rest go into one new review with the verdict. When nothing new is
 to be posted and the verdict is unchanged, the last summary is edited in place (PUT); when a new
 review is posted, an older summary is replaced by a pointer to it. A request for changes that a
-maintainer dismissed is not sent again for the same commit (a comment says why). ``--dry-run``
-prints these
-operations, exactly as they would be sent.
+maintainer dismissed is not sent again for the same commit (a comment says why).
+``--dry-run`` prints these operations, exactly as they would be sent.
 
 ``run_sync`` sends them. A 422 on the new review (a line GitHub does not count as part of the
 diff) moves its line comments into the summary and tries again: first the comments not on a
