@@ -343,6 +343,23 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
 
 
+def test_notes_published_before_the_head_moved_are_not_copied_into_the_summary(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    before = len(world.fake.ops("POST"))
+    _force_push(world)
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(world.fake.ops("POST")) == before  # no line note drafted again
+    [edit] = [op for op in world.fake.ops("PUT") if op.body and "body" in op.body]
+    summary = edit.body["body"]  # the summary, edited in place
+    assert "Is this covered by a test?" not in summary
+    assert "2 published on their lines before are left there" in summary
+    assert "already published as they are: 2 comments" in again.out
+
+
 def test_a_new_head_reviewed_again_gets_its_line_notes_again(
         world: MergeRequestWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0

@@ -337,6 +337,26 @@ def test_a_head_force_pushed_since_the_review_gets_no_line_comments(
     assert git(world.local, "rev-parse", f"{PULL_REFS}/7/head") == world.head_sha
 
 
+def test_comments_published_before_the_head_moved_are_not_copied_into_the_summary(
+        world: PullWorld, cli: CliRunner) -> None:
+    """Published on their lines, then the head moved and the review was published again: its
+    comments were copied into the new summary too, said twice."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    on_lines = len(world.fake.comments[7])
+    assert on_lines == 2
+    _force_push(world)
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert len(world.fake.comments[7]) == on_lines  # none posted again
+    latest = world.fake.reviews[7][-1]["body"]
+    assert "Is this covered by a test?" not in latest and "Charge rate tripled" not in latest
+    assert "2 published on their lines before are left there" in latest
+    assert "Helper returns a constant" in latest  # never on a line: still in the summary
+    assert "already published as they are: 2 comments" in again.out
+
+
 def test_the_review_of_an_earlier_head_is_kept_after_the_pull_request_is_fetched_again(
         world: PullWorld, cli: CliRunner) -> None:
     assert cli("index", "--pr", "7", world.local).code == 0

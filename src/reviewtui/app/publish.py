@@ -21,10 +21,12 @@ from reviewtui.forge.github import GitHubClient, GitHubReviewComment
 from reviewtui.forge.gitlab import GitLabClient
 from reviewtui.forge.gitlab_position import LineMap
 from reviewtui.forge.gitlab_sync import GitLabPlan, plan_gitlab, run_gitlab
+from reviewtui.forge.gitlab_sync import ours as gitlab_ours
 from reviewtui.forge.gitlab_sync import threads_of as gitlab_threads
 from reviewtui.forge.http import Sleep
 from reviewtui.forge.pull import ForgeClient, PullInfo, from_gitlab, open_client, read_pull
 from reviewtui.forge.sync import SyncPlan, SyncReport, by_viewer, plan_sync, run_sync
+from reviewtui.forge.sync import ours as github_ours
 from reviewtui.forge.target import PullTarget
 from reviewtui.forge.threads import PullThread
 from reviewtui.git.model import ChangeSet
@@ -141,23 +143,38 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
     """What publishing ``draft`` of the reviewed ``head`` would send, and the others' threads."""
     mr = client.merge_request() if isinstance(client, GitLabClient) else None
     pull = from_gitlab(mr, client.target) if mr is not None else read_pull(client)
-    if pull.head_sha != head:
-        draft = draft.fold([c.key for c in draft.comments],
-                           "the head moved since the review").with_note(
-            f"the {pull.kind.lower()}'s head moved since this review (reviewed "
-            f"{head[:10]}, now {pull.head_sha[:10]}): its line comments are here "
-            "instead of on lines that may have changed")
     if isinstance(client, GitLabClient):
         assert mr is not None
         viewer = client.viewer()
         discussions = client.discussions()
+        if pull.head_sha != head:
+            draft = _moved(draft, pull.kind, head, pull.head_sha,
+                           set(gitlab_ours(discussions, viewer)[0]))
         plan: SyncPlan | GitLabPlan = plan_gitlab(client, draft, head, mr, discussions,
                                                   LineMap.of(change_set), viewer)
         threads = [t.describe() for t in gitlab_threads(discussions, viewer)]
     else:
         viewer = client.viewer()
         comments, reviews = client.review_comments(), client.reviews()
+        if pull.head_sha != head:
+            draft = _moved(draft, pull.kind, head, pull.head_sha, set(github_ours(comments,
+                                                                                 viewer)))
         plan = plan_sync(client, draft, head, comments, reviews, viewer,
                          head_moved=pull.head_sha != head)
         threads = thread_lines(comments, viewer)
     return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)
+
+
+def _moved(draft: ReviewDraft, kind: str, head: str, now: str,
+           published: set[str]) -> ReviewDraft:
+    """The draft of a review whose head moved since: its line comments go into the summary
+    (their lines may have changed), except those an earlier publish already put on their
+    lines, which stay there (copied into the summary too, they were said twice)."""
+    moving = [c.key for c in draft.comments if c.key not in published]
+    draft = draft.leave(published).fold(moving, "the head moved since the review")
+    left = (f"; {len(draft.left)} published on their lines before are left there"
+            if draft.left else "")
+    return draft.with_note(
+        f"the {kind.lower()}'s head moved since this review (reviewed {head[:10]}, now "
+        f"{now[:10]}): its line comments are here instead of on lines that may have "
+        f"changed{left}")

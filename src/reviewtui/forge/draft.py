@@ -103,6 +103,9 @@ class ReviewDraft:
     folded: tuple[Folded, ...] = ()
     notes: tuple[str, ...] = ()  # warnings shown at the top of the summary
     existing: tuple[str, ...] = field(default=())  # read-only listing of others' threads
+    # comments published on their lines before the head moved: left there (edited if their
+    # text changed), neither posted again nor copied into the summary
+    left: tuple[DraftComment, ...] = ()
 
     def fold(self, keys: Iterable[str], reason: str) -> ReviewDraft:
         """This draft with the comments of ``keys`` moved into the summary."""
@@ -110,6 +113,12 @@ class ReviewDraft:
         return replace(self, comments=tuple(c for c in self.comments if c.key not in moving),
                        folded=self.folded + tuple(Folded(c, reason) for c in self.comments
                                                   if c.key in moving))
+
+    def leave(self, keys: Iterable[str]) -> ReviewDraft:
+        """This draft with the comments of ``keys`` left where an earlier publish put them."""
+        staying = set(keys)
+        return replace(self, comments=tuple(c for c in self.comments if c.key not in staying),
+                       left=self.left + tuple(c for c in self.comments if c.key in staying))
 
     def with_note(self, note: str) -> ReviewDraft:
         return replace(self, notes=(*self.notes, note))

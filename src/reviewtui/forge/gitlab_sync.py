@@ -26,7 +26,7 @@ keeps them in the summary instead of drafting them again, as GitHub's refused li
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from reviewtui.errors import ForgeError
 from reviewtui.forge.draft import (
@@ -221,19 +221,21 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
         else:
             plan.edits.append(_edit(client, old, body,
                                     f"on {comment.path} {comment.lines}: {comment.title}"))
-    for folded in draft.folded:  # published on a line before, now in the summary: say so
-        old = published.get(folded.comment.key)
-        body = gitlab_body(folded.comment)
+    # published on a line before, now in the summary, or left on it as the head moved: its
+    # text as it is now
+    for kept in (*(f.comment for f in draft.folded), *draft.left):
+        old = published.get(kept.key)
+        body = gitlab_body(kept)
         if old is not None and old.body.strip() != body.strip():
-            plan.edits.append(_edit(client, old, body,
-                                    f"on {folded.comment.path}: {folded.comment.title}"))
+            plan.edits.append(_edit(client, old, body, f"on {kept.path}: {kept.title}"))
+        elif old is not None and kept in draft.left:
+            plan.unchanged.append(kept.key)
     for pending in client.draft_notes():
         if marker_key(pending.note) is not None or REVIEW_MARKER in pending.note:
             plan.stale.append(Operation(
                 "DELETE", client.mr_path(f"/draft_notes/{pending.id}"), None,
                 f"delete draft note {pending.id}, left pending by an interrupted publish"))
-    plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline, tuple(new),
-                             draft.folded, draft.notes, draft.existing)
+    plan.draft = replace(draft, comments=tuple(new))
     if summary is not None and summary_head(summary.body) == commit_id:
         # GitLab refused or dropped these lines of this very head before: they stay in the
         # summary, not drafted again for GitLab to refuse or drop again.

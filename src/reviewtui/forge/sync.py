@@ -130,13 +130,16 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
             plan.edits.append(Operation(
                 "PATCH", f"{client.prefix}/pulls/comments/{old.id}", {"body": comment.body},
                 f"edit comment {old.id} on {comment.path} {comment.lines}: {comment.title}"))
-    for folded in draft.folded:  # published on a line before, now in the summary: say so
-        old = published.get(folded.comment.key)
-        if old is not None and old.body.strip() != folded.comment.body.strip():
+    # published on a line before, now in the summary, or left on it as the head moved: its
+    # text as it is now
+    for kept in (*(f.comment for f in draft.folded), *draft.left):
+        old = published.get(kept.key)
+        if old is not None and old.body.strip() != kept.body.strip():
             plan.edits.append(Operation(
-                "PATCH", f"{client.prefix}/pulls/comments/{old.id}",
-                {"body": folded.comment.body},
-                f"edit comment {old.id} on {folded.comment.path}: {folded.comment.title}"))
+                "PATCH", f"{client.prefix}/pulls/comments/{old.id}", {"body": kept.body},
+                f"edit comment {old.id} on {kept.path}: {kept.title}"))
+        elif old is not None and kept in draft.left:
+            plan.unchanged.append(kept.key)
     last = _last_summary(reviews, viewer, commit_id)
     if head_moved and draft.event == "APPROVE" and (last is None or last.state != "APPROVED"):
         draft = replace(draft, event="COMMENT").with_note(NOT_APPROVED)
@@ -146,8 +149,7 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
                  and draft.event == "REQUEST_CHANGES")
     if dismissed:
         draft = replace(draft, event="COMMENT").with_note(NOT_REQUESTED)
-    draft = plan.draft = ReviewDraft(draft.event, draft.verdict_summary, draft.headline,
-                                     tuple(new), draft.folded, draft.notes, draft.existing)
+    draft = plan.draft = replace(draft, comments=tuple(new))
     if last is not None and last.commit_id == commit_id:
         # GitHub refused these lines of this very commit before (HTTP 422): they stay in the
         # summary, not sent again in a new review that it would refuse again.
