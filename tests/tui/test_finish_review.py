@@ -497,6 +497,34 @@ async def test_watch_follows_git_add_commit_and_the_branch(repo: GitRepoBuilder,
     assert 3 <= settled <= 6
 
 
+async def test_watch_follows_the_base_of_the_change_it_switched_to(
+        repo: GitRepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The working tree's change, committed, became the branch's change against the configured
+    base branch: the watch kept the refs of the first change and never saw that base move."""
+    from watchfiles import Change
+
+    config = tmp_path / "cfg" / "reviewtui"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text('[git]\ndefault_branch = "develop"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    repo.write("app/a.py", "A = 1\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "develop")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("app/a.py", "A = 2\n")
+    app = _app(repo, tmp_path / "s.sqlite3", watch=True)
+    develop = repo.root / ".git" / "refs" / "heads" / "develop"
+    async with app.run_test(size=(140, 40)) as pilot:
+        assert await _until(pilot, lambda: app.repository_watch is not None)
+        watch = app.repository_watch
+        assert watch is not None and app.loaded.change_set.mode == "all"
+        assert not watch(Change.modified, str(develop))
+        repo.commit("feature work")
+        assert await _until(pilot, lambda: app.loaded.change_set.mode == "pr")
+        assert app.loaded.change_set.base_branch == "develop"
+        assert watch(Change.modified, str(develop))  # the new base's ref is watched now
+
+
 async def test_watch_follows_a_new_top_level_folder(repo: GitRepoBuilder,
                                                     tmp_path: Path) -> None:
     """A folder created at the top of the tree is watched from then on (the recursive watch

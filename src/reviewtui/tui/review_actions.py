@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the session's models load with the change (see opening_acti
     from pathlib import Path
 
     from reviewtui.forge.threads import PullThread
+    from reviewtui.git.watched import RepositoryWatch
     from reviewtui.plan import FusedPlan
     from reviewtui.sessions.review_records import (
         FindingState,
@@ -50,6 +51,7 @@ WATCH_DEBOUNCE_MS = 400
 class ReviewActions(WorkbenchBase):
     publishing: threading.Event | None = None  # the last publish's; set once it has ended
     publish_result: str = ""  # how it ended, for the terminal when the workbench closed first
+    repository_watch: RepositoryWatch | None = None  # what --watch filters by, once it runs
     # --- findings --------------------------------------------------------------------------
 
     def _open_findings(self) -> list[tuple[int, StoredFinding]]:
@@ -372,6 +374,9 @@ class ReviewActions(WorkbenchBase):
             self.bundles.clear()
             self.allocation = None
         self.loaded = fresh = self.session.loaded  # (its intent gathered again if another)
+        if self.repository_watch is not None:  # another change may have another base: the
+            # working tree's change became the branch's against the configured base branch
+            self.repository_watch.refs = self._base_refs()
         sort_key = self.triage.sort_key
         scanner = {u: n for u, n in self.triage.findings.items() if u in before}
         self.triage = Triage(fresh.units, plan, overrides,
@@ -403,6 +408,16 @@ class ReviewActions(WorkbenchBase):
 
     # --- watching --------------------------------------------------------------------------
 
+    def _base_refs(self) -> frozenset[str]:
+        """The ref files the base of the change worked on may move in (``git.watched``)."""
+        from reviewtui.git import SelectorMode
+        from reviewtui.git.watched import base_refs
+
+        selector = self.loaded.selector
+        if selector is None or selector.mode not in (SelectorMode.AUTO, SelectorMode.BASE):
+            return frozenset()
+        return frozenset(base_refs(selector.ref, self.loaded.change_set.base_branch))
+
     def start_watching(self, stop: threading.Event) -> None:
         if self.loaded.refreshable:
             self._watch_worker(stop)
@@ -413,15 +428,13 @@ class ReviewActions(WorkbenchBase):
         ``commit``, ``checkout`` or ``stash`` (the index, ``HEAD`` and the refs the change is
         taken against; see ``git.watched``). watchfiles batches the events of a save or of one
         git command into one refresh."""
-        from reviewtui.git import SelectorMode
-        from reviewtui.git.watched import RepositoryWatch, base_refs, watch_repository
+        from reviewtui.git.watched import RepositoryWatch, watch_repository
 
         repo, selector = self.loaded.repo, self.loaded.selector
         if repo is None or selector is None:
             return
-        refs = base_refs(selector.ref, self.loaded.change_set.base_branch) if (
-            selector.mode in (SelectorMode.AUTO, SelectorMode.BASE)) else ()
-        watcher = RepositoryWatch(repo.root, repo.git_dir, repo.common_dir, refs)
+        watcher = RepositoryWatch(repo.root, repo.git_dir, repo.common_dir, self._base_refs())
+        self.repository_watch = watcher
         for _changes in watch_repository(watcher, stop, debounce_ms=WATCH_DEBOUNCE_MS):
             if stop.is_set():
                 return
