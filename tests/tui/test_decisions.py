@@ -100,6 +100,34 @@ async def test_two_workbenches_on_one_change_keep_each_others_decisions(
         assert _shown(three, "final") == {"a.py:L2": "full_file", "b.py:L2": "diff_only"}
 
 
+async def test_r_shows_what_another_workbench_decided_meanwhile(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """B pressed r after A gave a.py full_file and marked it: B showed A's mark but still its
+    own old level for a.py, and B's decisions taken before stay B's."""
+    _two_files(repo)
+    store = tmp_path / "s.sqlite3"
+    one, two = _app(repo, store), _app(repo, store)
+    async with one.run_test(size=(160, 40)) as a, two.run_test(size=(160, 40)) as b:
+        await a.pause()
+        await b.pause()
+        for app in (one, two):
+            app.triage.sort_key = "file"
+            app.refresh_rows()
+        await b.press("j", "1")  # B: b.py diff_only
+        await a.press("space", "4")  # A: a.py reviewed, full_file
+        assert _shown(two, "final")["a.py:L2"] != "full_file"
+        await b.press("r")
+        await two.workers.wait_for_complete()
+        await b.pause()
+        assert _shown(two, "final") == {"a.py:L2": "full_file", "b.py:L2": "diff_only"}
+        assert _shown(two, "st")["a.py:L2"] == "✓"
+        await b.press("k", "2")  # B's next decision on a.py is written over A's, as taken
+    three = _app(repo, store)
+    async with three.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        assert _shown(three, "final") == {"a.py:L2": "function", "b.py:L2": "diff_only"}
+
+
 GLYPH = {"new": "●", "reviewed": "✓", "skipped": "–", "changed": "↻"}
 
 

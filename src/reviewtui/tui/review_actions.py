@@ -384,6 +384,9 @@ class ReviewActions(WorkbenchBase):
         self.triage.sort_key = sort_key
         self.bundles = {u: b for u, b in self.bundles.items() if u in before}
         self.persist()
+        if previous is None:  # the same change: what another workbench open on it decided
+            # meanwhile shows here too, as its reviewed marks do
+            self.triage.overrides = self.session.overrides_now(self.triage.overrides)
         if previous is not None:
             self.show_intent()  # the header names the change worked on now
         # The location column fits the units there are now, as on open (files that left the

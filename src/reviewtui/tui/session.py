@@ -149,6 +149,25 @@ class TuiSession(SessionFixes):
         self._held.read_overrides(found)
         return found
 
+    def overrides_now(self, mine: OverrideSet) -> OverrideSet:
+        """The change's decisions as stored now -- other workbenches' on this change among
+        them -- once ``mine`` (this one's) are all written; else ``mine``, so that nothing this
+        one decided is dropped for a store that did not take it."""
+        with self._lock:
+            store = self.store()
+            sid = self._session(create=False)
+            if store is None or not sid or self._held.moves or self._held.overrides != mine:
+                return mine
+            try:
+                found = store.saved_overrides(sid)
+            except StoreError:
+                return mine
+            if found is None:
+                return mine
+            self._recorded = found  # the others' decisions are in the log already (theirs)
+            self._held.read_overrides(found)
+            return found
+
     def marks(self) -> ReviewMarks:
         """The repository's reviewed marks as stored now, as this change sees them."""
         store = self.store()
