@@ -285,6 +285,14 @@ def test_asking_the_model_for_a_fix(repo: GitRepoBuilder, cli: CliRunner,
 
     stored = cli("findings", "--json", repo.root).json()["findings"][0]
     assert stored["state"] == "open" and stored["fix"]["applicable"]
+    # The model's word on the fix is kept with it (it was printed once, then lost): a later
+    # dry run and an export say it again.
+    assert stored["fix"]["explanation"] == "Back to the agreed rate."
+    dry = cli("findings", "apply", "--dry-run", finding["id"], repo.root)
+    assert dry.code == 0 and "(Back to the agreed rate.)" in dry.err
+    exported = cli("export", "--format", "markdown", "-o", "-", repo.root)
+    assert exported.code == 0, exported.err
+    assert "Why: Back to the agreed rate." in exported.out
     assert cli("findings", "apply", finding["id"], repo.root).code == 0
     assert target.read_bytes() == FIXED
     assert cli("findings", "undo", finding["id"], repo.root).code == 0  # to ask again

@@ -92,6 +92,31 @@ async def test_ask_preview_apply_undo(repo: GitRepoBuilder, tmp_path: Path,
         assert target.read_bytes() == BILLING.encode()
 
 
+async def test_a_fix_opened_again_still_shows_why_the_model_proposed_it(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The model's explanation was shown with the fix it had just proposed, and never again:
+    the preview opened later (or in the next session) had the diff alone."""
+    store = tmp_path / "s.sqlite3"
+    app = _app(repo, store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _review_and_select(app, pilot, fake_llm)
+        fake_llm.script(Reply.json(FIX))
+        await pilot.press("ctrl+f")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FixModal)
+        await pilot.press("escape")
+        await pilot.pause()
+        fake_llm.clear_requests()
+        await pilot.press("ctrl+f")  # the fix is kept: the preview opens, nothing is asked
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FixModal) and fake_llm.chat_requests == []
+        shown = str(app.screen.query_one("#fix-explanation", Label).render())
+        assert "the model: Back to the agreed rate." in shown
+
+
 async def test_slash_fix_and_a_moved_working_tree(repo: GitRepoBuilder, tmp_path: Path,
                                                   fake_llm: ScriptedOpenAIServer) -> None:
     store = tmp_path / "s.sqlite3"

@@ -236,6 +236,7 @@ def request_fix(ws: Workspace, client: LLMClient, counter: TokenCounter, store: 
         raise FixError("the model proposed no fix" + (f": {answer.explanation}"
                                                       if answer.explanation else ""))
     checked = check_fix(answer.fix, finding.file_path, ws.file_bytes(finding.file_path))
+    checked = checked.model_copy(update={"explanation": " ".join(answer.explanation.split())})
     updated = finding.model_copy(update={"fix": checked})
     store.update_findings(session_id, [updated])
     return updated, answer

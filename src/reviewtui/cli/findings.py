@@ -141,8 +141,10 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(patch_text(finding))
                 out.flush()
                 preview_fix(loaded.root, finding)  # FixError: one line, exit 2
+                fix = finding.fix
+                why = f" ({fix.explanation})" if fix is not None and fix.explanation else ""
                 err.write(f"findings: the fix of {finding_id(finding)} applies to "
-                          f"{finding.file_path} (dry run: nothing written)\n")
+                          f"{finding.file_path}{why} (dry run: nothing written)\n")
                 return 0
             preview, after = apply_fix(store, sid, loaded.root, finding)
         except FixError as exc:

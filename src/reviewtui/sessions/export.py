@@ -193,9 +193,11 @@ def fix_block(fix: StoredFix) -> list[str]:
     the lines are deleted); a text-only fix as plain text with why it is not a suggestion."""
     lines = fix.replacement_lines
     fence = _fence_for(lines)
+    why = [f"Why: {fix.explanation}"] if fix.explanation else []
     if fix.applicable:
-        return ["", f"Suggested fix ({fix.lines}):", "", f"{fence}suggestion", *lines, fence]
-    return ["", f"Fix as text only ({fix.lines}; {fix.reason or 'not checked'}):", "",
+        return ["", f"Suggested fix ({fix.lines}):", *why, "", f"{fence}suggestion", *lines,
+                fence]
+    return ["", f"Fix as text only ({fix.lines}; {fix.reason or 'not checked'}):", *why, "",
             fence, *lines, fence]
 
 

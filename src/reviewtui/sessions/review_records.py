@@ -47,6 +47,9 @@ class StoredFix(_Record):
     final_newline: bool = True  # the file as reviewed ends with a newline
     applicable: bool = True
     reason: str | None = None
+    # the model's word on why this fixes the finding, as it proposed it (shown again with the
+    # fix in the workbench's preview, in --dry-run and beside the suggestion when exported)
+    explanation: str = ""
 
     @property
     def lines(self) -> str:

@@ -100,7 +100,8 @@ class FixActions(ReviewActions):
             elif choice == "again":
                 self._ask_for_fix(finding)
 
-        self.push_screen(FixModal(finding.title, patch, problem, applied, explanation), done)
+        self.push_screen(FixModal(finding.title, patch, problem, applied,
+                                  explanation or fix.explanation), done)
 
     def _apply(self, finding: StoredFinding) -> None:
         try:
