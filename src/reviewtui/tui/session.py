@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from reviewtui.errors import ReviewTuiError, StoreError
+from reviewtui.errors import StoreError
 from reviewtui.llm import NOT_CONFIGURED_HINT, resolve_llm, token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
@@ -29,12 +29,13 @@ from reviewtui.sessions.review_records import (
 )
 from reviewtui.sessions.store import SessionStore
 from reviewtui.tui.held_decisions import HeldDecisions
+from reviewtui.tui.session_chat import SessionChat
 from reviewtui.tui.session_fixes import SessionFixes, client_for, workspace_for
 
 if TYPE_CHECKING:  # the agent, the chat and the model client load when first used
     from reviewtui.agent.findings import ReviewResult
     from reviewtui.agent.follow import Followed
-    from reviewtui.conversation.engine import AskResult, ChatSession
+    from reviewtui.conversation.engine import ChatSession
     from reviewtui.units import ReviewUnit
 
 
@@ -61,7 +62,7 @@ class Refreshed:
     planned_from: FusedPlan  # the plan it carried (the planner may have answered since)
 
 
-class TuiSession(SessionFixes):
+class TuiSession(SessionFixes, SessionChat):
     def __init__(self, loaded: LoadedChange, store_path: Path | None = None, *,
                  description: str | None = None,
                  description_source: str = "--description") -> None:
@@ -394,45 +395,3 @@ class TuiSession(SessionFixes):
         description, source = self._given
         self.loaded = fresh.with_intent(description, stored=self.description(), source=source)
         return before
-
-    def ask(self, plan: FusedPlan, question: str | None, *, on_delta: Callable[[str], None],
-            on_tool: Callable[[Any], None], cancel: threading.Event) -> AskResult:
-        """One round of the chat; ``question`` None: go on with the last, unfinished answer."""
-        chat = self._chat_session(plan)
-        if question is None:
-            return chat.continue_answer(on_delta=on_delta, on_tool=on_tool, cancel=cancel)
-        return chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel)
-
-    def _chat_session(self, plan: FusedPlan) -> ChatSession:
-        from reviewtui.conversation.engine import ChatSession
-
-        if self._chat is not None and self._chat.workspace.plan != plan:
-            # the person changed a level or a skip since: the static context (the kept units'
-            # diffs) and the tools' plan are the new plan's; the session and its rounds stay
-            self._chat = ChatSession.open(workspace_for(self.loaded, plan), self._chat.store,
-                                          self._chat.client, self._chat.counter,
-                                          session_id=self._chat.session.session_id)
-        if self._chat is None:
-            store = self.store()
-            if store is None:
-                raise ReviewTuiError(self._store_problem or "the session store is unavailable")
-            workspace = workspace_for(self.loaded, plan)
-            sid = self._session(create=True)
-            self._chat = ChatSession.open(workspace, store, client_for(self.config),
-                                          token_counter(self.config.model), session_id=sid)
-        return self._chat
-
-    def rounds_text(self) -> str:
-        chat = self._chat
-        if chat is None:
-            return "chat — no messages yet"
-        lines = []
-        for record in chat.rounds.rounds[-3:]:
-            inherited = ", ".join(record.inherited_files[:4]) or "-"
-            lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
-                         f"{record.completion_tokens} tokens · inherited {inherited}")
-        stats = chat.rounds.cache_stats().get("inheritance")
-        if stats is not None:
-            lines.append(f"inheritance cache: {stats.hits} hits / {stats.misses} misses "
-                         f"({stats.hit_rate:.0%})")
-        return "\n".join(lines)
