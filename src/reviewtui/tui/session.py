@@ -2,9 +2,8 @@
 
 No Textual here. The store is opened lazily and a broken or busy store never stops triage: the
 problem is reported once and decisions stay in memory. Every persisted decision that changed
-is also appended to the evidence log, the input of ``reviewtui rules learn``. The chat session
-of this change is the one ``reviewtui ask`` continues, so the terminal and the workbench share
-one conversation.
+is also appended to the evidence log, the input of ``reviewtui rules learn``. The chat is the
+``SessionChat`` mixin's (``tui.session_chat``), the fixes ``SessionFixes``' (``tui.session_fixes``).
 """
 
 from __future__ import annotations
