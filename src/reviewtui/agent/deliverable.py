@@ -37,8 +37,8 @@ FORMATS = ("markdown", "json", "sarif", "rdjson")
 def gather(ws: Workspace, store: SessionStore, session_id: str | None, *,
            everything: bool = False) -> ExportedReview:
     loaded = ws.loaded
-    marks = ReviewMarks(store.review_marks(ws.repo_key), version_time=lambda: commit_time(
-        loaded.repo, loaded.change_set.new_side))
+    marks = ReviewMarks(store.review_marks(ws.repo_key, {u.file_path for u in loaded.units}),
+                        version_time=lambda: commit_time(loaded.repo, loaded.change_set.new_side))
     reviewed = marks.statuses(loaded.units, UnitContents(loaded.units))
     items = {item.unit_id: item for item in ws.plan.plan}
     units: list[ExportedUnit] = []

@@ -171,11 +171,12 @@ class TuiSession(SessionFixes, SessionChat):
     def marks(self) -> ReviewMarks:
         """The repository's reviewed marks as stored now, as this change sees them."""
         store = self.store()
-        try:
-            found = store.review_marks(self.repo_key) if store is not None else []
+        loaded = self.loaded
+        try:  # the marks of the change's files: no other is ever matched
+            found = store.review_marks(self.repo_key, {u.file_path for u in loaded.units}
+                                       ) if store is not None else []
         except StoreError:
             found = []
-        loaded = self.loaded
         marks = ReviewMarks(found, version_time=lambda: commit_time(
             loaded.repo, loaded.change_set.new_side))
         self._held.read_marks(marks)

@@ -73,6 +73,27 @@ def test_marks_of_two_connections_are_each_their_own(store_path: Path) -> None:
         assert [m.key for m in one.review_marks("/r")] == [("a.py", "c_1"), ("a.py", "c_2")]
 
 
+def test_the_marks_of_the_files_asked_for_come_oldest_first(store_path: Path) -> None:
+    """A change reads the marks of its own files: a year of marks on other files is not read
+    on every opening and refresh. More files than one query binds are read and picked here; in
+    both ways the order is the order of marking."""
+    paths = [f"pkg/m{n:04}.py" for n in range(1200)]
+    with SessionStore(store_path) as store:
+        for path in reversed(paths):  # marked last file first: the oldest is m1199
+            store.mark_reviewed("/r", _mark(path, "c_1"))
+        store.mark_reviewed("/r", _mark("pkg/m0005.py", "c_2"))
+        store.mark_reviewed("/other", _mark("pkg/m0005.py", "c_3"))
+        everything = store.review_marks("/r")
+        asked = store.review_marks("/r", [*paths[::2], "gone.py"])
+        few = store.review_marks("/r", ["pkg/m0005.py", "pkg/m0004.py"])
+        none = store.review_marks("/r", [])
+    assert len(everything) == 1201
+    assert [m.key for m in asked] == [m.key for m in everything if m.file_path in paths[::2]]
+    assert [m.key for m in few] == [("pkg/m0005.py", "c_1"), ("pkg/m0004.py", "c_1"),
+                                    ("pkg/m0005.py", "c_2")]
+    assert none == []
+
+
 WRITER = """
 import sys
 from reviewtui.models import ContextLevel
