@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from reviewtui.sessions import SessionStore
-from reviewtui.sessions.review_records import ReviewVerdict
+from reviewtui.sessions.review_records import ReviewComment, ReviewVerdict
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import (
@@ -291,6 +291,25 @@ def test_a_line_github_does_not_count_as_diff_goes_into_the_summary(
     assert len(world.fake.ops("POST")) == 2 and len(world.fake.reviews[7]) == 1
     [put] = world.fake.ops("PUT")
     assert "Is this covered by a test?" in put.body["body"]
+
+
+def test_a_refused_context_line_does_not_take_the_removed_lines_comments_with_it(
+        world: PullWorld, cli: CliRunner) -> None:
+    """GitHub's 422 names no comment: the comments on context lines go first, and those on
+    removed lines stay on their lines when GitHub takes the review without the former."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.save_comment(sid, ReviewComment(file_path="app/service.py", side="old",
+                                              start_line=2, end_line=2, body="Why was it 2?"))
+    world.fake.diff_lines[7] = {"app/service.py": {2, TAIL_LINE}}  # line 3 refused
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    refused, accepted = world.fake.ops("POST")
+    assert refused.status == 422 and accepted.status == 200
+    placed = {c["body"].split("\n")[0]: c["side"] for c in accepted.body["comments"]}
+    assert placed == {"**P1 · Charge rate tripled**": "RIGHT", "Why was it 2?": "LEFT"}
+    assert "Is this covered by a test?" in accepted.body["body"]  # the context line's
 
 
 @pytest.mark.parametrize("status", [429, 403])

@@ -9,8 +9,8 @@ maintainer dismissed is not sent again for the same commit (a comment says why).
 ``--dry-run`` prints these operations, exactly as they would be sent.
 
 ``run_sync`` sends them. A 422 on the new review (a line GitHub does not count as part of the
-diff) moves its line comments into the summary and tries again: first the comments not on a
-changed line, then all of them, so nothing is lost.
+diff) moves its line comments into the summary and tries again: first the right-side comments
+not on a changed line, then those on removed lines, then all of them, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -172,10 +172,16 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
     return plan
 
 
-def _changed_only(draft: ReviewDraft, added: dict[str, set[int]]) -> list[str]:
-    """The keys of comments not wholly on added lines (GitHub's diff may be narrower)."""
-    return [c.key for c in draft.comments if c.side != "RIGHT" or not all(
+def _on_context(draft: ReviewDraft, added: dict[str, set[int]]) -> list[str]:
+    """The keys of right-side comments not wholly on added lines (GitHub's diff may be
+    narrower around them)."""
+    return [c.key for c in draft.comments if c.side == "RIGHT" and not all(
         n in added.get(c.path, set()) for n in range(c.start_line, c.line + 1))]
+
+
+def _on_removed(draft: ReviewDraft) -> list[str]:
+    """The keys of left-side comments (on removed lines)."""
+    return [c.key for c in draft.comments if c.side != "RIGHT"]
 
 
 def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -> SyncReport:
@@ -191,14 +197,17 @@ def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -
         report.review_action = "updated"
         report.review_id = int(review.path.rsplit("/", 1)[1])
     elif review is not None:
-        def off_changed(d: ReviewDraft) -> list[str]:
-            return _changed_only(d, added)
+        def on_context(d: ReviewDraft) -> list[str]:
+            return _on_context(d, added)
 
         def every(d: ReviewDraft) -> list[str]:
             return [c.key for c in d.comments]
 
+        # GitHub's 422 names no comment: the likeliest culprits go first, each group on its
+        # own, so a refused context line does not take the removed lines' comments with it
         fallbacks: list[tuple[str, Callable[[ReviewDraft], list[str]]]] = [
-            (f"not on a changed line, {REFUSED}", off_changed),
+            (f"not on a changed line, {REFUSED}", on_context),
+            (f"on removed lines, {REFUSED}", _on_removed),
             (REFUSED, every)]
         while True:
             body = {**(review.body or {}), "body": draft.summary(),
