@@ -15,13 +15,14 @@ from typing import NamedTuple
 
 from tree_sitter import Node, Query, QueryCursor
 
+from reviewtui.code.block_starts import Lines
 from reviewtui.code.definitions import build_definitions
 from reviewtui.code.grammars import Grammar, grammar, parser
 from reviewtui.code.language_specs import spec_for
 from reviewtui.code.line_kinds import kinds_in, kinds_source, line_kinds, mapped_kinds
 from reviewtui.code.lines import comment_lines, node_lines
 from reviewtui.code.structure import Definition, FileStructure
-from reviewtui.code.windows import Lines, skeletons
+from reviewtui.code.windows import skeletons
 
 _log = logging.getLogger(__name__)
 
