@@ -196,7 +196,7 @@ def _read(g: Grammar, root: Node, data: bytes, lines: list[bytes],
                 kinds = line_kinds(g.name, g.language, root, ranges or None)
             found = QueryCursor(g.query).captures(root)
         captures = _in_query_order(g, found)
-        definitions = build_definitions(captures, data, rows)
+        definitions = build_definitions(captures, data, rows, language=g.name)
         comments = comment_lines(captures.get("comment", ()), lines)
         imports = node_lines(captures.get("import", ()))
     except Exception:  # defensive: structure is an aid, never a reason to fail a review
