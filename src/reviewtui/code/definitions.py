@@ -18,7 +18,7 @@ from reviewtui.code.access import MemberAccess
 from reviewtui.code.kinds import CLASS_KINDS
 from reviewtui.code.lines import end_row
 from reviewtui.code.shapes import shape, wrapped
-from reviewtui.code.structure import Definition
+from reviewtui.code.structure import Definition, new_definition
 
 _DECORATOR_TYPES = frozenset({"decorator", "marker_annotation", "annotation",
                               "attribute_list", "attribute_declaration"})
@@ -148,10 +148,16 @@ def _header_end(node: Node, body: Node | None, source: bytes) -> tuple[int, int]
     return (prev.end_byte if prev is not None else body.start_byte), row
 
 
-def _decorator_nodes(node: Node, outer: Node) -> list[Node]:
+def _decorator_nodes(node: Node, outer: Node, python: bool) -> list[Node]:
+    """The decorators, annotations and attributes of a definition. ``python``: the parse is
+    Python's, whose grammar gives decorators to ``decorated_definition`` only: its functions
+    (a ``function_definition`` like C's and PHP's) need no look at their own children, which
+    built a node for each of them (~2.5 us a function, 18,000 of them in Django 4.2 -> 5.2)."""
     found: list[Node] = []
     if outer is not node:  # Python decorated_definition, JS/TS export_statement
         found += [c for c in outer.children if c.type in _DECORATOR_TYPES]
+    if python:
+        return found
     kind = node.type
     if kind in _DECORATABLE:  # JS/TS: decorators are children of the class/method
         children = node.children
@@ -174,13 +180,15 @@ def _decorator_nodes(node: Node, outer: Node) -> list[Node]:
     return found
 
 
-def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw | None:
+def _raw(capture: str, node: Node, source: bytes, access: MemberAccess | None,
+         python: bool) -> _Raw | None:
+    """``access``: the C++ member sections of the parse (None: its grammar has none)."""
     found = shape(capture[4:], node)
     if found is None:
         return None
     found = wrapped(found)
     node, outer = found.node, found.outer
-    decorators = _decorator_nodes(node, outer)
+    decorators = _decorator_nodes(node, outer, python)
     holes = (found.holes + [(d.start_byte, d.end_byte) for d in decorators] if decorators
              else found.holes)
     body = _body(node, found.value)
@@ -189,7 +197,7 @@ def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw 
     if decorators and decorators[0].start_byte < start_byte:
         start_byte, start_point = decorators[0].start_byte, decorators[0].start_point
     signature = _spans_text(source, found.sig_start, header_end, holes)
-    section = access.of(outer)
+    section = access.of(outer) if access is not None else None
     return _Raw(
         kind=found.kind,
         name=found.name,
@@ -208,16 +216,20 @@ def _raw(capture: str, node: Node, source: bytes, access: MemberAccess) -> _Raw 
 
 
 def build_definitions(captures: dict[str, list[Node]], source: bytes,
-                      rows: Sequence[int] | None = None) -> tuple[Definition, ...]:
+                      rows: Sequence[int] | None = None, *,
+                      language: str | None = None) -> tuple[Definition, ...]:
     """Definitions for every ``def.*`` capture, sorted by position, names qualified.
 
     ``rows``: ``source`` is a skeleton of a file, its line ``n`` the file's 0-based row
     ``rows[n - 1]``; the definitions are numbered as the file's lines (line ``n`` past the
     end as the last row). The numbering is increasing, so clamping before renumbering is
-    clamping after it.
+    clamping after it. ``language``: the grammar of the parse, if known.
     """
     raws: dict[tuple[int, int, int], _Raw] = {}
-    access = MemberAccess()
+    python = language == "python"
+    # Python has no C++ member sections (no ``field_declaration_list``): asking each
+    # definition's parent cost ~3% of these definitions
+    access = MemberAccess() if not python else None
     for capture, nodes in captures.items():
         if not capture.startswith("def."):
             continue
@@ -225,7 +237,7 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes,
             key = (node.start_byte, node.end_byte, node.kind_id)
             if key in raws:  # captured under an earlier name: the first reading stands
                 continue
-            raw = _raw(capture, node, source, access)
+            raw = _raw(capture, node, source, access, python)
             if raw is not None:
                 raws[key] = raw
     ordered = sorted(raws.values(), key=lambda r: (r.start_byte, -r.end_byte))
@@ -238,8 +250,9 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes,
         kind = raw.kind
         if kind == "function" and parent is not None and parent.kind in CLASS_KINDS:
             kind = "method"
-        scope = ".".join(part for part in (parent.qualified_name if parent is not None else "",
-                                           raw.prefix) if part)
+        outer = parent.qualified_name if parent is not None else ""
+        prefix = raw.prefix
+        scope = f"{outer}.{prefix}" if outer and prefix else outer or prefix
         start = raw.start_line
         end = raw.end_line
         signature_end = max(raw.signature_end_line, start)
@@ -250,18 +263,10 @@ def build_definitions(captures: dict[str, list[Node]], source: bytes,
             end = rows[min(end, count) - 1] + 1
             signature_end = rows[min(signature_end, count) - 1] + 1
             header = rows[min(header, count) - 1] + 1
-        definition = Definition(
-            kind=kind,
-            name=raw.name,
-            qualified_name=f"{scope}.{raw.name}" if scope else raw.name,
-            start_line=start,
-            end_line=end,
-            signature_end_line=signature_end,
-            header_line=header,
-            parent=parent.qualified_name if parent is not None else None,
-            decorators=raw.decorators,
-            signature=raw.signature,
-        )
+        definition = new_definition(
+            kind, raw.name, f"{scope}.{raw.name}" if scope else raw.name, start, end,
+            signature_end, header, parent.qualified_name if parent is not None else None,
+            raw.decorators, raw.signature)
         result.append(definition)
         stack.append((raw, definition))
     return tuple(result)

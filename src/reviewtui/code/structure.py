@@ -34,6 +34,33 @@ class Definition:
         return self.start_line <= start and end <= self.end_line
 
 
+# A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``; the slots'
+# own setters do it in a third of the time (23,000 definitions of Django 4.2 -> 5.2).
+(_SET_KIND, _SET_NAME, _SET_QUALIFIED_NAME, _SET_START_LINE, _SET_END_LINE,
+ _SET_SIGNATURE_END_LINE, _SET_HEADER_LINE, _SET_PARENT, _SET_DECORATORS, _SET_SIGNATURE) = (
+    getattr(Definition, name).__set__ for name in (
+        "kind", "name", "qualified_name", "start_line", "end_line", "signature_end_line",
+        "header_line", "parent", "decorators", "signature"))
+
+
+def new_definition(kind: str, name: str, qualified_name: str, start_line: int, end_line: int,
+                   signature_end_line: int, header_line: int, parent: str | None,
+                   decorators: tuple[str, ...], signature: str) -> Definition:
+    """``Definition(...)`` with these fields, built through its slots (the same value)."""
+    definition: Definition = object.__new__(Definition)
+    _SET_KIND(definition, kind)
+    _SET_NAME(definition, name)
+    _SET_QUALIFIED_NAME(definition, qualified_name)
+    _SET_START_LINE(definition, start_line)
+    _SET_END_LINE(definition, end_line)
+    _SET_SIGNATURE_END_LINE(definition, signature_end_line)
+    _SET_HEADER_LINE(definition, header_line)
+    _SET_PARENT(definition, parent)
+    _SET_DECORATORS(definition, decorators)
+    _SET_SIGNATURE(definition, signature)
+    return definition
+
+
 @dataclass(frozen=True, slots=True)
 class _Index:
     starts: list[int]

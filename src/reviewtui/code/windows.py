@@ -18,24 +18,13 @@ import bisect
 import re
 from collections.abc import Sequence
 
-# A line that opens with one of these continues or closes something; it never starts a block
-# (a brace on its own line opens the body of the header above it: C#, C, C++ layout).
-_NOT_START = (
-    rb"[ \t\r\n]|\)|\]|\}|\{|\[|(?:else|elif|except|finally|end|rescue|ensure|when|catch)\b"
-    rb"|template[ \t]*<"
-    rb"|\"\"\"|'''|\*|,|\.|\?|:|\+|-|&&|\|\||@|\#|//|/\*"
-)
+from reviewtui.code.block_starts import Lines
+
 # Lines glued to the block below them: decorators, annotations and attributes (``@x``,
 # ``#[x]``, C# ``[X]``), C++ ``template <...>`` heads, comments.
 _ATTACHED = re.compile(rb"@|#|//|/\*|\*|--|\[|template[ \t]*<")
-# A C++ access label governs the members below it: a member's skeleton keeps the last one.
-# A namespace opened at column 0 above a change usually has an unindented body: a skeleton would
-# lose it (and the names it qualifies), so such files are parsed whole.
-_OPEN_NAMESPACE = re.compile(
-    rb"(?m)^(?:inline[ \t]+)?namespace(?:[ \t]+[\w:.\\]+)?[ \t]*\{?[ \t]*(?://.*)?\r?$")
 # Identifiers and pointer marks only: the type of a C definition whose name is on the next line.
 _TYPE_HEAD = re.compile(rb"[A-Za-z_][\w \t*&]*\r?$")
-_ACCESS_LABEL = rb"[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$"
 _CLOSERS = (b"}", b"end", b")")
 _OPENERS = (b"(", b"[", b"{", b",")
 _BRACKETS = (b")", b"]", b"}")
@@ -46,113 +35,6 @@ _MAX_HEADER_LINES = 12
 
 def _indent(line: bytes) -> int:
     return len(line) - len(line.lstrip(b" \t"))
-
-
-class Lines:
-    """A file's lines, and the rows where a block starts per indentation (found by regex)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.rows = data.split(b"\n")
-        self._starts: dict[int, list[int]] = {}
-        self._in_strings: frozenset[int] | None = None
-        self._marks: dict[bytes, list[int]] = {}
-        self._labels: list[int] | None = None
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def _string_rows(self) -> frozenset[int]:
-        """Rows inside triple-quoted strings (a docstring's prose is no block start)."""
-        if self._in_strings is None:
-            data = self.data
-            inside: set[int] = set()
-            opened: bytes | None = None
-            open_row = row = position = 0
-            for start, quote in _triple_quotes(data):
-                row += data.count(b"\n", position, start)
-                position = start
-                if opened is None:
-                    opened, open_row = quote, row
-                elif quote == opened:
-                    inside.update(range(open_row + 1, row + 1))
-                    opened = None
-            self._in_strings = frozenset(inside)
-        return self._in_strings
-
-    def rows_with(self, key: bytes, pattern: re.Pattern[bytes]) -> list[int]:
-        """Sorted 0-based rows where ``pattern`` (a multi-line regex) matches (cached by key,
-        a literal that every match contains)."""
-        found = self._marks.get(key)
-        if found is None:
-            data = self.data
-            found = []
-            if key not in data:  # the key is a literal every match contains: skip the scan
-                self._marks[key] = found
-                return found
-            found = self._matched_rows(pattern)
-            self._marks[key] = found
-        return found
-
-    def _matched_rows(self, pattern: re.Pattern[bytes]) -> list[int]:
-        data = self.data
-        found: list[int] = []
-        row = position = 0
-        for match in pattern.finditer(data):
-            row += data.count(b"\n", position, match.start())
-            position = match.start()
-            if not found or found[-1] != row:
-                found.append(row)
-        return found
-
-    def _line_starts(self, head: bytes, flags: int = 0) -> list[int]:
-        """Sorted 0-based rows whose text starts with a match of ``head``. A line start is
-        searched as the newline before it: ``re`` scans for a leading literal quickly, where
-        a multi-line ``^`` is tried at every byte (3x slower)."""
-        data = self.data
-        count = data.count
-        found = [0] if re.match(head, data, flags) else []
-        row = position = 0
-        for match in re.finditer(rb"\n" + head, data, flags):
-            start = match.start()
-            row += count(b"\n", position, start)
-            position = start
-            found.append(row + 1)
-        return found
-
-    def access_labels(self) -> list[int]:
-        """Sorted 0-based rows holding a C++ access label (``public:``), found in one scan."""
-        if self._labels is None:
-            data = self.data
-            self._labels = (self._line_starts(_ACCESS_LABEL, re.MULTILINE)
-                            if b"public" in data or b"protected" in data or b"private" in data
-                            else [])
-        return self._labels
-
-    def starts(self, indent: int) -> list[int]:
-        """Sorted 0-based rows that start a block at exactly ``indent`` columns."""
-        found = self._starts.get(indent)
-        if found is None:
-            found = self._line_starts(rb"[ \t]{%d}(?!%s)" % (indent, _NOT_START))
-            if found and (strings := self._string_rows()):
-                found = [row for row in found if row not in strings]
-            self._starts[indent] = found
-        return found
-
-
-def _triple_quotes(data: bytes) -> list[tuple[int, bytes]]:
-    """Where triple quotes (three double or three single quotes) are in ``data``, in order:
-    the matches of a regex of the two scanned left to right, found by ``bytes.find`` (the
-    two never overlap, each being three of one character). ``re`` tries an alternation at
-    every byte (~10 ns a byte: 4 ms for a 370 kB test module); ``find`` skips ahead."""
-    found: list[tuple[int, bytes]] = []
-    for quote in (b'"""', b"'''"):
-        start = data.find(quote)
-        while start != -1:
-            found.append((start, quote))
-            start = data.find(quote, start + 3)
-    found.sort()
-    return found
 
 
 def _attached(line: bytes, indent: int) -> bool:
@@ -211,7 +93,7 @@ def _block(source: Lines, first: int, last: int, low: int, high: int,
            indent: int) -> tuple[int, int]:
     """The block at ``indent`` holding rows ``first..last``, within ``low..high``."""
     rows = source.rows
-    starts = source.starts(indent)
+    starts = source.starts(indent, low, high)
     i = bisect.bisect_right(starts, first) - 1
     start = max(starts[i], low) if i >= 0 else low
     start = _with_decorators(rows, start, low, indent)
@@ -326,7 +208,7 @@ def skeletons(source: Lines, ranges: Sequence[tuple[int, int]],
     total = 0
     result: list[list[int]] = []
     covered: set[int] = set()
-    namespaces = source.rows_with(b"namespace", _OPEN_NAMESPACE)
+    namespaces = source.open_namespaces()
     for low, high in sorted(ranges):
         first = min(max(low - 1, 0), count - 1)
         last = min(max(high - 1, first), count - 1)

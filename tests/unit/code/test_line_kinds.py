@@ -199,3 +199,31 @@ def test_one_walk_reads_structure_and_line_kinds_as_two_walks(language: str) -> 
     lines = source.count("\n")
     for ranges in ([(1, lines)], [(2, 3), (5, lines)], None):
         assert kinds_in(found, ranges) == line_kinds(language, g.language, root, ranges)
+
+
+def test_python_reads_a_few_asked_lines_in_one_walk_as_two_walks_read_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python's parses are read in one walk of both queries however few lines are asked: the
+    # same structure and line kinds as a walk of each (a docstring, comments, nested and
+    # decorated definitions, conditions on lines outside the asked ones)
+    from reviewtui.code import analyze
+
+    source = ('"""Doc."""\nimport os\n\n\nclass A:\n    # note\n    @property\n'
+              "    def m(self, a):\n        if a > 1:  # trailing\n            return a * 2\n"
+              "        try:\n            x = a - 1\n        except ValueError:\n"
+              "            raise\n        return None if a == 0 else x\n\n\n"
+              "def f(b):\n    '''Doc.'''\n    return b or 1\n")
+    data = source.encode()
+    g = grammar("python")
+    assert g is not None
+    root = parser(g).parse(data).root_node
+    lines = data.split(b"\n")
+    for ranges in ([(9, 9)], [(2, 2), (12, 13)], [(20, 20)], []):
+        assert analyze._mostly(ranges, root, "python")
+        one = analyze._read(g, root, data, lines, ranges)
+        monkeypatch.setattr(analyze, "_ONE_WALK_ALWAYS", frozenset())
+        assert ranges == [] or not analyze._mostly(ranges, root, "python")
+        two = analyze._read(g, root, data, lines, ranges)
+        monkeypatch.undo()
+        assert one == two, ranges
+        assert one.kinds

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reviewtui.code import Definition, FileStructure, analyze_source
-from reviewtui.code.windows import Lines, skeletons
+from reviewtui.code.block_starts import Lines
+from reviewtui.code.windows import skeletons
 
 
 def _key(d: Definition | None) -> tuple[str, str, int, int, int] | None:
@@ -153,27 +154,64 @@ def test_a_comment_at_the_def_column_inside_a_body_does_not_cut_it() -> None:
     assert odd_def is not None and odd_def.name == "odd" and odd_def.end_line == 4
 
 
+def _string_rows(data: bytes) -> set[int]:
+    """Rows inside triple-quoted strings, as the module once found them: a regex of the two
+    quotes, each closed string's rows after its opening quote's, up to its closing quote's."""
+    import re
+
+    inside: set[int] = set()
+    opened: bytes | None = None
+    open_row = 0
+    for match in re.finditer(rb'"""|\'\'\'', data):
+        row = data.count(b"\n", 0, match.start())
+        if opened is None:
+            opened, open_row = match.group(), row
+        elif match.group() == opened:
+            inside.update(range(open_row + 1, row + 1))
+            opened = None
+    return inside
+
+
 def _starts_line_by_line(data: bytes, indent: int) -> list[int]:
     """Block starts as the multi-line ``^`` regex this module used to scan with found them."""
     import re
 
-    from reviewtui.code.windows import _NOT_START
+    from reviewtui.code.block_starts import NOT_START
 
-    pattern = re.compile(rb"^[ \t]{%d}(?!%s)" % (indent, _NOT_START))
-    strings = Lines(data)._string_rows()
+    pattern = re.compile(rb"^[ \t]{%d}(?!%s)" % (indent, NOT_START))
+    strings = _string_rows(data)
     return [row for row, line in enumerate(data.split(b"\n"))
             if pattern.match(line + (b"\n" if row < data.count(b"\n") else b""))
             and row not in strings]
 
 
-@pytest.mark.parametrize("data", [
+_STARTS_CASES = [
     b"", b"\n", b"x = 1\n", b"def f():\n    return 1\n\n\nclass A:\n    x = 1\n    def g(self):\n"
     b"        pass\n", b"  \n\tx\r\n  y\r\n    z", b'def f():\n    """\n    prose\n    """\n'
     b"    return 2\n", b"\n\n    a\n    b\n",
-])
+    b'x = """\nprose\n  more\n"""\ny = 1\n\'\'\'\n"""\n\'\'\'\nz = """open\nw\n',
+    b"class A:\n    else\n    elsewhere = 1\n    template <\n    x\n    ",
+]
+
+
+@pytest.mark.parametrize("data", _STARTS_CASES)
 def test_block_starts_are_found_on_every_row(data: bytes) -> None:
     for indent in (0, 1, 2, 4, 8):
         assert Lines(data).starts(indent) == _starts_line_by_line(data, indent), indent
+
+
+@pytest.mark.parametrize("data", _STARTS_CASES)
+def test_block_starts_of_a_stretch_of_rows_are_those_of_the_file(data: bytes) -> None:
+    """A nested block's starts are scanned in its parent's rows only: the same rows as a
+    scan of the whole file cut to them, whichever rows the stretch begins or ends with."""
+    count = len(data.split(b"\n"))
+    for indent in (0, 2, 4):
+        every = _starts_line_by_line(data, indent)
+        for low in range(count):
+            for high in range(low, count + 1):
+                source = Lines(data)
+                assert source.starts(indent, low, high) == [
+                    row for row in every if low <= row <= high], (indent, low, high)
 
 
 def test_access_labels_are_the_rows_of_whole_label_lines() -> None:
@@ -196,11 +234,26 @@ def test_triple_quotes_are_found_where_a_regex_of_the_two_finds_them() -> None:
     import random
     import re
 
-    from reviewtui.code.windows import _triple_quotes
+    from reviewtui.code.block_starts import _merged, _quote_positions
 
     regex = re.compile(rb'"""|\'\'\'')
     pieces = [b'"', b"'", b'"""', b"'''", b"\\", b"\n", b"x", b" ", b'""""', b"'''''"]
     chosen = random.Random(7)
     for _ in range(3000):
         data = b"".join(chosen.choice(pieces) for _ in range(chosen.randrange(0, 25)))
-        assert _triple_quotes(data) == [(m.start(), m.group()) for m in regex.finditer(data)], data
+        found = _merged(_quote_positions(data, b'"""'), _quote_positions(data, b"'''"))
+        assert found == [(m.start(), m.group()) for m in regex.finditer(data)], data
+
+
+def test_block_starts_skip_rows_in_strings_of_either_quote_or_both() -> None:
+    """Strings of one kind of quote pair up in order (the quick way), of both kinds as the scan
+    left to right pairs them: either way the rows inside them are no block starts."""
+    import random
+
+    pieces = [b'"""', b"'''", b"\n", b"x", b"    ", b"x\n", b'"', b"'"]
+    chosen = random.Random(11)
+    for _ in range(2000):
+        kinds = chosen.choice([pieces, pieces[1:], pieces[:1] + pieces[2:]])
+        data = b"".join(chosen.choice(kinds) for _ in range(chosen.randrange(0, 30)))
+        for indent in (0, 4):
+            assert Lines(data).starts(indent) == _starts_line_by_line(data, indent), data
