@@ -133,12 +133,12 @@ def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
     # its words are those of each line, one after the other.
     joined = "\n".join(texts)
     # no line is searched when the lines hold none of the literals every construct needs
-    if vocab.security_code.may_match(joined) and any(map(vocab.security_code.search, texts)):
+    gate = vocab.security_gate
+    if gate.may_hold_construct(joined) and any(map(vocab.security_code.search, texts)):
         return True
     # Every word is a piece of the lowercased text (masking strings only takes words away):
     # with no piece of a security word in it, there is none to find.
-    lowered = joined.lower()
-    if not any(needle in lowered for needle in vocab.security_token_needles):
+    if not gate.may_hold_word(joined.lower()):
         return False
     words = identifier_tokens(joined if strings else "\n".join(map(mask_strings, texts)))
     return not vocab.security_code_tokens.isdisjoint(words)
