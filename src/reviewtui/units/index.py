@@ -73,11 +73,10 @@ def build_review_index(change_set: ChangeSet, units: list[ReviewUnit],
                                removed=sum(u.removed_lines for u in units)),
         files_changed=list(files),
     )
-    # The units as data validated in the index's one call: pydantic-core loops over them
-    # (three model constructors per unit from Python were ~10% more on 7,987 units).
-    return ReviewIndex.model_validate({
-        "review_metadata": metadata, "summary": summary,
-        "units": [_unit_fields(u, extra(u) if extra else None) for u in units]})
+    # Each unit validated from its data in one call (its metrics and line numbers within):
+    # three model constructors per unit from Python were ~10% more on 7,987 units.
+    return ReviewIndex(review_metadata=metadata, summary=summary, units=[
+        IndexUnit.model_validate(_unit_fields(u, extra(u) if extra else None)) for u in units])
 
 
 def planner_index(index: ReviewIndex) -> PlannerIndex:
