@@ -215,7 +215,7 @@ def _iter_changes(records: list[_RawRecord], sections: list[bytes]) -> Iterator[
 
 def _change(record: _RawRecord, section: bytes) -> FileChange:
     text, non_utf8 = _decode(section)
-    counted = counted_hunks(text, HUNK_HEADER)  # the usual patch, read by counting
+    counted = counted_hunks(text, HUNK_HEADER)  # the usual patch, read hunk by hunk
     if counted is not None:
         hunks, binary = counted
     else:
