@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from reviewtui.errors import GitCommandError, PatchError
+from reviewtui.git.counted_hunks import counted_hunks
 from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk, diff_line
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
@@ -214,10 +215,14 @@ def _iter_changes(records: list[_RawRecord], sections: list[bytes]) -> Iterator[
 
 def _change(record: _RawRecord, section: bytes) -> FileChange:
     text, non_utf8 = _decode(section)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    hunks, binary = parse_hunks(lines, 1, where=record.new_path or record.old_path or "?")
+    counted = counted_hunks(text, HUNK_HEADER)  # the usual patch, read hunk by hunk
+    if counted is not None:
+        hunks, binary = counted
+    else:
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        hunks, binary = parse_hunks(lines, 1, where=record.new_path or record.old_path or "?")
     return FileChange(
         status=record.status,
         old_path=record.old_path,

@@ -40,6 +40,11 @@ def split_hunk(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[H
     """
     if _changed(hunk) <= max_lines:
         return [hunk]
+    return _split(hunk, max_lines, cut_before)
+
+
+def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[Hunk]:
+    """``split_hunk`` of a hunk with more than ``max_lines`` changed lines."""
     pieces: list[Hunk] = []
     current: list[DiffLine] = []
     changed = 0
@@ -88,8 +93,12 @@ def group_hunks(
     group_lines = 0
     previous_end = -(10**9)
     for original in hunks:
-        for hunk in split_hunk(original, max_lines, cut_before):
-            size = _changed(hunk)
+        # a hunk that is not split is counted once (its pieces are counted each)
+        changed = _changed(original)
+        pieces = ([original] if changed <= max_lines
+                  else _split(original, max_lines, cut_before))
+        for hunk in pieces:
+            size = changed if hunk is original else _changed(hunk)
             gap = hunk.new_start - previous_end - 1
             fits = (
                 groups

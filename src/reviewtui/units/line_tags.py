@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import repeat
+from operator import itemgetter
 
 from reviewtui.code import Definition, FileStructure
 from reviewtui.code.kinds import CLASS_KINDS, FUNCTION_KINDS
@@ -111,6 +112,7 @@ def _import_lines(lines: Sequence[tuple[int, str]], numbers: AbstractSet[int],
     return {n for n, text in lines if _IMPORT.match(text)}
 
 
+_NUMBER = itemgetter(0)  # of a (number, text) pair: mapped in C, not unpacked in Python
 _QUOTED = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")
 
 
@@ -133,12 +135,12 @@ def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
     # its words are those of each line, one after the other.
     joined = "\n".join(texts)
     # no line is searched when the lines hold none of the literals every construct needs
-    if vocab.security_code.may_match(joined) and any(map(vocab.security_code.search, texts)):
+    gate = vocab.security_gate
+    if gate.may_hold_construct(joined) and any(map(vocab.security_code.search, texts)):
         return True
     # Every word is a piece of the lowercased text (masking strings only takes words away):
     # with no piece of a security word in it, there is none to find.
-    lowered = joined.lower()
-    if not any(needle in lowered for needle in vocab.security_token_needles):
+    if not gate.may_hold_word(joined.lower()):
         return False
     words = identifier_tokens(joined if strings else "\n".join(map(mask_strings, texts)))
     return not vocab.security_code_tokens.isdisjoint(words)
@@ -189,8 +191,8 @@ def line_facts(
     plus_code = [(n, t) for n, t in plus if t.strip()]
     minus_code = [(n, t) for n, t in minus if t.strip()]
     # The line numbers once, as sets: the questions below are set operations on them.
-    plus_numbers = {n for n, _ in plus_code}
-    minus_numbers = {n for n, _ in minus_code}
+    plus_numbers = set(map(_NUMBER, plus_code))
+    minus_numbers = set(map(_NUMBER, minus_code))
     prose_plus = _prose_lines(plus_code, plus_numbers, new, language)
     prose_minus = _prose_lines(minus_code, minus_numbers, old, language)
     if not plus or not minus:
@@ -304,7 +306,8 @@ def _structure_tags(
 ) -> None:
     headers: dict[str, dict[str, str]] = {"new": {}, "old": {}}
     header_lines: dict[str, dict[str, range]] = {"new": {}, "old": {}}
-    changed_lines = {"new": frozenset(n for n, _ in plus), "old": frozenset(n for n, _ in minus)}
+    changed_lines = {"new": frozenset(map(_NUMBER, plus)),
+                     "old": frozenset(map(_NUMBER, minus))}
     for key, lookup in (("new", new), ("old", old)):
         numbers = changed_lines[key]
         if lookup is None or not numbers:
@@ -358,7 +361,7 @@ def _enclosing_tags(
             continue
         seen: set[Definition] = set()
         previous: Definition | None = None
-        numbers = [n for n, _ in changed]
+        numbers = list(map(_NUMBER, changed))
         # In file order (as a unit's lines are), the lines up to where the answer may change
         # have the answer of the first of them: they are passed over at once.
         ascending = numbers == sorted(numbers)

@@ -10,8 +10,9 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -19,6 +20,9 @@ from reviewtui.config import data_dir
 from reviewtui.errors import ConfigError
 from reviewtui.units.fast_regex import FastRegex
 from reviewtui.units.regex_needles import minimal_needles
+
+if TYPE_CHECKING:
+    from reviewtui.units.security_gate import SecurityGate
 
 
 class TaggingPack(BaseModel):
@@ -68,6 +72,14 @@ class Vocabulary:
     # Substrings one of which every security word holds (``auth`` for ``authorize``): lines
     # whose lowercased text holds none of them have no security word.
     security_token_needles: tuple[str, ...] = ()
+
+    @cached_property
+    def security_gate(self) -> SecurityGate:
+        """Whether lines may hold a security construct or word (built where first asked: in
+        the workers, which tag the units)."""
+        from reviewtui.units.security_gate import SecurityGate
+
+        return SecurityGate(self.security_code, self.security_token_needles)
 
 
 def _checked(patterns: list[str], source: Path | str, key: str) -> list[str]:
