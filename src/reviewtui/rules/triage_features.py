@@ -137,6 +137,16 @@ def _calls(lines: Sequence[str]) -> set[str]:
     return {name.rpartition(".")[2] for name in names}
 
 
+def _calls_in_both(added: Sequence[str], removed: Sequence[str]) -> set[str]:
+    """The names called in both the added and the removed lines. The second side is not
+    searched when the first has none (a unit that only adds code, half of them on Django
+    4.2 -> 5.2: the call search took 0.16 s there, 0.08 s so)."""
+    if not added or not removed:
+        return set()
+    called = _calls(added)
+    return called & _calls(removed) if called else called
+
+
 def line_features(unit: ReviewUnit) -> dict[str, float]:
     """What the added and removed lines do (language-agnostic patterns on code lines); for a
     data, documentation or settings file (YAML, Markdown, JSON...) nothing: its lines do not
@@ -159,7 +169,7 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
         messages = sum(1 for line in code if string_only(line) or log(line))
     else:  # no line holds what a log call needs
         messages = sum(1 for line in code if string_only(line))
-    both_calls = _calls(code_added) & _calls(code_removed)
+    both_calls = _calls_in_both(code_added, code_removed)
     does = _parsed_counts(unit) if unit.line_kinds is not None else _pattern_counts(
         code_added, code_removed)
     return {
