@@ -20,6 +20,7 @@ from operator import itemgetter
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
+from reviewtui.rules.line_counts import BOUNDARY_LINES, lines_with_match
 from reviewtui.units.fast_regex import FastRegex
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit
@@ -175,7 +176,7 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
     return {
         "control_flow": squash(does["control"]),
         "condition_changed": squash(min(does["compare+"], does["compare-"])),
-        "boundary": squash(_hits(_BOUNDARY, code)),
+        "boundary": squash(lines_with_match(BOUNDARY_LINES, code)),
         "arithmetic": squash(does["arith"]),
         "error_added": squash(does["error+"]),
         "error_removed": squash(does["error-"]),
