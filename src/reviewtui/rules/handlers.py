@@ -30,6 +30,7 @@ from reviewtui.rules.compiled import (
 )
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
+from reviewtui.rules.needle_gates import NeedleGates
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts, analyse_symbols
 from reviewtui.rules.unit_text import UnitText
@@ -214,12 +215,14 @@ class RuleHandler:
             found += _symbol_matches(symbol_rules, text.names)
         for metrics in plan.metrics:
             found += _metric_match(metrics, unit)
-        found += _keyword_matches(plan.keywords, text)
-        for pattern in plan.patterns:
-            hit = pattern.tags & tags
-            if hit:
-                found.append(RuleMatch(pattern.rule, 1.0, "tag:" + sorted(hit)[0]))
-            elif pattern.indicators is not None:
+        gates = plan.gates(self._scan)
+        found += _keyword_matches(plan.keywords, text,
+                                  gates[0].open(text) if gates is not None else -1)
+        opened = gates[1].open(text) if gates is not None else -1
+        for index, (pattern, tag) in enumerate(plan.patterns):
+            if tag is not None:
+                found.append(RuleMatch(pattern.rule, 1.0, tag))
+            elif pattern.indicators is not None and opened >> index & 1:
                 indicator = search_lines(pattern.indicators, text, pattern.rule)
                 if indicator:
                     found.append(RuleMatch(pattern.rule, 0.5, clip(indicator.group(0))))
@@ -230,7 +233,7 @@ class RuleHandler:
 class _Plan:
     """The rules of a handler that apply to one set of tags, in the order they are asked."""
 
-    __slots__ = ("keywords", "metrics", "patterns", "per_set")
+    __slots__ = ("_gates", "keywords", "metrics", "patterns", "per_set")
 
     def __init__(self, handler: RuleHandler, tags: frozenset[str]) -> None:
         def applying(items: Iterable[_Item]) -> tuple[_Item, ...]:
@@ -247,7 +250,19 @@ class _Plan:
         self.keywords = tuple(item for keywords in (*(s.keywords for s in sets),
                                                     handler.base_keywords)
                               for item in applying(keywords))
-        self.patterns = applying(handler.compiled.patterns)
+        # each pattern with the tag that decides it for these tags ("tag:..."), if one does
+        self.patterns = tuple((p, "tag:" + min(p.tags & tags) if p.tags & tags else None)
+                              for p in applying(handler.compiled.patterns))
+        self._gates: tuple[NeedleGates, NeedleGates] | None = None
+
+    def gates(self, scan: NeedleScan | None) -> tuple[NeedleGates, NeedleGates] | None:
+        """The keyword and the pattern rules (``NeedleGates``) once the handler scans."""
+        if self._gates is None and scan is not None:
+            self._gates = (
+                NeedleGates([(item.regex if isinstance(item, RegexRule) else None, item.rule)
+                             for item in self.keywords], scan),
+                NeedleGates([(p.indicators, p.rule) for p, _ in self.patterns], scan))
+        return self._gates
 
 
 def _regex_matches(rules: tuple[RegexRule, ...], text: str) -> list[RuleMatch]:
@@ -337,10 +352,13 @@ def _words_in(rule: WordRule, text: str, limit: int = 3) -> set[str]:
     return found
 
 
-def _keyword_matches(rules: tuple[RegexRule | WordRule, ...],
-                     text: UnitText) -> list[RuleMatch]:
+def _keyword_matches(rules: tuple[RegexRule | WordRule, ...], text: UnitText,
+                     opened: int = -1) -> list[RuleMatch]:
+    """The keyword rules that match; ``opened``: those that may (bits, ``NeedleGates``)."""
     out = []
-    for item in rules:
+    for index, item in enumerate(rules):
+        if not opened >> index & 1:
+            continue
         if isinstance(item, WordRule):
             prose = item.rule.reads == "all"
             if not item.anywhere(text.lines(item.rule.on, item.rule.reads)):

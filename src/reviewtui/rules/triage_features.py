@@ -20,6 +20,7 @@ from operator import itemgetter
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
+from reviewtui.rules.line_counts import BOUNDARY_LINES, lines_with_match
 from reviewtui.units.fast_regex import FastRegex
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit
@@ -137,6 +138,16 @@ def _calls(lines: Sequence[str]) -> set[str]:
     return {name.rpartition(".")[2] for name in names}
 
 
+def _calls_in_both(added: Sequence[str], removed: Sequence[str]) -> set[str]:
+    """The names called in both the added and the removed lines. The second side is not
+    searched when the first has none (a unit that only adds code, half of them on Django
+    4.2 -> 5.2: the call search took 0.16 s there, 0.08 s so)."""
+    if not added or not removed:
+        return set()
+    called = _calls(added)
+    return called & _calls(removed) if called else called
+
+
 def line_features(unit: ReviewUnit) -> dict[str, float]:
     """What the added and removed lines do (language-agnostic patterns on code lines); for a
     data, documentation or settings file (YAML, Markdown, JSON...) nothing: its lines do not
@@ -159,13 +170,13 @@ def line_features(unit: ReviewUnit) -> dict[str, float]:
         messages = sum(1 for line in code if string_only(line) or log(line))
     else:  # no line holds what a log call needs
         messages = sum(1 for line in code if string_only(line))
-    both_calls = _calls(code_added) & _calls(code_removed)
+    both_calls = _calls_in_both(code_added, code_removed)
     does = _parsed_counts(unit) if unit.line_kinds is not None else _pattern_counts(
         code_added, code_removed)
     return {
         "control_flow": squash(does["control"]),
         "condition_changed": squash(min(does["compare+"], does["compare-"])),
-        "boundary": squash(_hits(_BOUNDARY, code)),
+        "boundary": squash(lines_with_match(BOUNDARY_LINES, code)),
         "arithmetic": squash(does["arith"]),
         "error_added": squash(does["error+"]),
         "error_removed": squash(does["error-"]),

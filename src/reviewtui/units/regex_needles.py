@@ -49,17 +49,79 @@ def minimal_needles(found: AbstractSet[str]) -> tuple[str, ...]:
     return tuple(sorted(n for n in found if not any(o != n and o in n for o in found)))
 
 
+# A character class is spelled out as needles up to this many characters, and a run of
+# literals, small classes and groups of them up to this many spellings: ``[+*]\)[+*{]`` is
+# six needles of three characters, not ``)`` alone. (The rule packs' costliest regexes had
+# only a quote or a bracket for a needle: 3x less time in their searches on Django 4.2 -> 5.2.)
+_CLASS_MAX = 10
+_SPELLINGS_MAX = 16
+
+
+def _class_chars(members: Any) -> list[str] | None:
+    """The characters a class (``[...]``, not negated) matches, when it names few of them."""
+    chars: dict[str, None] = {}
+    for op, arg in members:
+        if op == _c.LITERAL:
+            chars[chr(arg)] = None
+        elif op == _c.RANGE and arg[1] - arg[0] < _CLASS_MAX:
+            chars.update(dict.fromkeys(map(chr, range(arg[0], arg[1] + 1))))
+        else:  # a negation, a category (\\d, \\w) or a wide range
+            return None
+    return list(chars) if 0 < len(chars) <= _CLASS_MAX else None
+
+
+def _spelled(op: Any, arg: Any) -> list[str] | None:
+    """Every text the item matches, when there are few (a literal, a small class, a group or
+    an alternation of such), else None."""
+    if op == _c.LITERAL:
+        return [chr(arg)]
+    if op == _c.IN:
+        return _class_chars(arg)
+    if op == _c.SUBPATTERN:
+        _group, add_flags, del_flags, body = arg
+        return None if add_flags or del_flags else _spelled_sequence(body)
+    if op == _c.BRANCH:
+        either: dict[str, None] = {}
+        for branch in arg[1]:
+            spelled = _spelled_sequence(branch)
+            if spelled is None:
+                return None
+            either.update(dict.fromkeys(spelled))
+        return list(either) if len(either) <= _SPELLINGS_MAX else None
+    return None
+
+
+def _spelled_sequence(items: Any) -> list[str] | None:
+    """Every text the parsed sequence matches, when each item is spelled and there are few."""
+    run = [""]
+    for op, arg in items:
+        spelled = _spelled(op, arg)
+        if spelled is None or len(run) * len(spelled) > _SPELLINGS_MAX:
+            return None
+        run = [head + tail for head in run for tail in spelled]
+    return run
+
+
+def _run_needles(run: list[str]) -> tuple[str, ...] | None:
+    """The needles of a run of spelled items: each match holds one of its spellings."""
+    return minimal_needles(set(run)) if run != [""] else None
+
+
 def _required(items: Any) -> tuple[str, ...] | None:
     """Needles that any match of the parsed sequence ``items`` contains, or None."""
     best: tuple[str, ...] | None = None
-    run: list[str] = []
+    run = [""]  # the spellings of the items spelled in a row so far (one of them is matched)
     for op, arg in items:
-        if op == _c.LITERAL:
-            run.append(chr(arg))
+        spelled = _spelled(op, arg)
+        if spelled is not None:
+            if len(run) * len(spelled) <= _SPELLINGS_MAX:
+                run = [head + tail for head in run for tail in spelled]
+            else:  # too many spellings together: the run so far is one candidate
+                best = _better(best, _run_needles(run))
+                run = spelled
             continue
-        if run:
-            best = _better(best, ("".join(run),))
-            run = []
+        best = _better(best, _run_needles(run))
+        run = [""]
         if op == _c.SUBPATTERN:
             _group, add_flags, del_flags, body = arg
             if add_flags or del_flags:
@@ -78,11 +140,9 @@ def _required(items: Any) -> tuple[str, ...] | None:
             best = _better(best, _required(arg))
         elif op == _c.GROUPREF_EXISTS:
             raise _Unknown("a conditional group")
-        # Anything else (classes, anchors, lookarounds, back references, any) requires no
-        # literal we can name; it only ends the current run of literals.
-    if run:
-        best = _better(best, ("".join(run),))
-    return best
+        # Anything else (wide or negated classes, anchors, lookarounds, back references, any)
+        # requires no literal we can name; it only ends the current run.
+    return _better(best, _run_needles(run))
 
 
 def needles(pattern: str, flags: int = 0) -> Needles | None:

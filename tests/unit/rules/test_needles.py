@@ -138,14 +138,53 @@ def test_one_alternation_is_split(pattern: str, size: int | None) -> None:
 
 def test_the_needles_are_what_every_match_holds() -> None:
     assert needles(r"\b(cursor|conn)\.(execute|executemany)\s*\(", re.M) == (
-        ("execute",), False)  # "executemany" holds "execute": one needle says it
+        ("conn.execute", "cursor.execute"), False)  # "executemany" holds "execute"
     assert needles(r"(?i)CVE-\d+|GHSA-", re.M) == (("cve-", "ghsa-"), True)
     assert needles(r"colou?r", 0) == (("colo",), False)
     assert needles(r"(a|)bc", 0) == (("bc",), False)
 
 
+# Runs of literals, small classes and groups of them, spelled out as needles; each with texts
+# where it matches in every spelling, or misses by one character.
+SPELLED = [
+    (r"[+*]\)[+*{]", ("*)*", "*)+", "*){", "+)*", "+)+", "+){")),
+    (r"[\u202a-\u202e\u2066-\u2069]", tuple(chr(c) for c in [*range(0x202a, 0x202f),
+                                                             *range(0x2066, 0x206a)])),
+    (r"(cursor|db)\.(get|set)_", ("cursor.get_", "cursor.set_", "db.get_", "db.set_")),
+    (r"(?i)[A-C]x", ("ax", "bx", "cx")),
+    (r"(a|)b[cd]", ("bc", "bd")),
+    (r"x(ab|cd)?y", ("x",)),  # an optional group ends the run: x, then y, both required
+    (r"(ab|cd)+e", ("ab", "cd")),  # a repeat is not spelled: its body's needles
+    # 27 spellings, more than a run may hold: the first two classes make one
+    (r"[abc][abc][abc]", tuple(a + b for a in "abc" for b in "abc")),
+    (r"q[a-j]z", ("qaz", "qbz", "qcz", "qdz", "qez", "qfz", "qgz", "qhz", "qiz", "qjz")),
+    (r"q[a-k]z", ("q",)),  # a class of 11 characters is not spelled out
+]
+SPELLED_TEXTS = ["", "a+)+b a*){", "x\u202ey", "cursor.get_ db.set_ db.got_", "AX bX Cx dx",
+                 "bc bd ac be", "xy xaby xcdy xady", "abcde cdabe abe", "abc cab xyz",
+                 "qaz qjz qkz", "QAZ q-z"]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), SPELLED)
+def test_spelled_runs_are_needles_every_match_holds(pattern: str,
+                                                    expected: tuple[str, ...]) -> None:
+    found = needles(pattern, re.M)
+    assert found is not None and found[0] == tuple(sorted(expected)), pattern
+    literals, ignore_case = found
+    for text in SPELLED_TEXTS:
+        hay = lowered(text) if ignore_case else text
+        for match in re.finditer(pattern, text, re.M):
+            folded = lowered(match.group(0)) if ignore_case else match.group(0)
+            assert any(literal in folded for literal in literals), (pattern, match)
+        if not any(literal in hay for literal in literals):
+            assert re.search(pattern, text, re.M) is None, (pattern, text)
+        prefiltered = _prefiltered([pattern])
+        assert _span(prefiltered.search(text)) == _span(re.search(pattern, text, re.M))
+
+
 @pytest.mark.parametrize("pattern", [
-    r"a?", r"\w+", r"(a|\d)", r"(?i:abc)", r"(?P<q>a)?(?(q)b|c)", r"[abc]+", r"(?i)\u212a",
+    r"a?", r"\w+", r"(a|\d)", r"(?i:abc)", r"(?P<q>a)?(?(q)b|c)", r"[a-z]+", r"[^abc]+",
+    r"(?i)\u212a", r"(?i)[k\u212a]",
 ])
 def test_no_needles_when_none_is_certain(pattern: str) -> None:
     assert needles(pattern, re.M) is None
