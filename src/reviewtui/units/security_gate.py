@@ -1,10 +1,11 @@
 """Whether a unit's changed lines may hold a security construct or word, in one pass each.
 
 ``line_tags.security_in_lines`` asks two questions of every unit's lines before searching them
-for real: may a security construct pattern match (does the text hold one of its needles: 22
-literals), and may a security word be in it (does the lowercased text hold one of the 26
-pieces every such word holds). Asked one substring at a time, that is 48 scans of the text:
-on Django 4.2 -> 5.2 (3,800 units asked) 86-92 ms of CPU. Asked of two Aho-Corasick automata
+for real: may a security construct pattern match (does the text hold one of its needles, as
+``regex_needles`` finds them: 22 literals when this was measured), and may a security word be
+in it (does the lowercased text hold one of the 26 pieces every such word holds). Asked one
+substring at a time, that was 48 scans of the text: on Django 4.2 -> 5.2 (3,800 units asked)
+86-92 ms of CPU. Asked of two Aho-Corasick automata
 (``NeedleScan`` for the patterns' needles, one automaton for the words' pieces), 22-32 ms.
 The answers are the same (every occurrence of every needle is found either way); without
 ``ahocorasick_rs``, the substring tests are used.
