@@ -17,8 +17,9 @@ from pathlib import PurePosixPath
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import CompiledPack, Rule, Stage
 from reviewtui.rules.confidence import RiskLevel
-from reviewtui.rules.handlers import RuleContext, RuleHandler, clip
+from reviewtui.rules.handlers import RuleContext, RuleHandler
 from reviewtui.rules.inline_tests import in_test_code
+from reviewtui.rules.rule_matches import clip
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.symbols import SymbolFacts
 from reviewtui.rules.unit_text import UnitText

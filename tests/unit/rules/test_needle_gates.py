@@ -7,8 +7,8 @@ import itertools
 from reviewtui.models import ContextLevel
 from reviewtui.rules.compiled import Rule, Stage
 from reviewtui.rules.confidence import RiskLevel
-from reviewtui.rules.handlers import search_lines
 from reviewtui.rules.needle_gates import NeedleGates
+from reviewtui.rules.rule_matches import search_lines
 from reviewtui.rules.unit_text import UnitText
 from reviewtui.units.fast_regex import FastRegex, needle_scan
 
