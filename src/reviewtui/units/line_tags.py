@@ -1,31 +1,32 @@
 """Tags that follow from a unit's changed lines and the code structure around them.
 
 only_comments, only_imports, only_logging, only_whitespace (layout only), only_data (numeric
-tables), security_sensitive (by content),
-in_single_function, complete_function, complete_class, signature_change -- plus the symbols the
-unit defines or sits in. Changed "+" lines are judged against the new file's structure, "-"
-lines against the old file's; without a parser (unsupported language, unreadable content) the
-comment and import tags fall back to per-language line patterns and the structural tags are not
-given.
+tables), security_sensitive (by content) here; the structural tags (in_single_function,
+complete_function, complete_class, signature_change, annotations_only) and the symbols the unit
+defines or sits in come from ``units.structure_tags``. Changed "+" lines are judged against the
+new file's structure, "-" lines against the old file's; without a parser (unsupported language,
+unreadable content) the comment and import tags fall back to per-language line patterns and the
+structural tags are not given.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import repeat
-from operator import itemgetter
 
-from reviewtui.code import Definition, FileStructure
-from reviewtui.code.kinds import CLASS_KINDS, FUNCTION_KINDS
+from reviewtui.code import FileStructure
+from reviewtui.code.kinds import FUNCTION_KINDS
 from reviewtui.code.language_specs import CommentStyle, spec_for
 from reviewtui.git.model import DiffLine
-from reviewtui.units.definition_lookup import DefinitionLookup, lookup_for
+from reviewtui.units.definition_lookup import lookup_for
 from reviewtui.units.model import Scope
 from reviewtui.units.path_tags import identifier_tokens
+from reviewtui.units.structure_tags import NUMBER as _NUMBER
+from reviewtui.units.structure_tags import TRAILING_COMMA as _TRAILING_COMMA
+from reviewtui.units.structure_tags import enclosing_tags, structure_tags
 from reviewtui.units.vocabulary import Vocabulary
 
 _COMMENT_LINE: dict[CommentStyle, re.Pattern[str]] = {
@@ -112,7 +113,6 @@ def _import_lines(lines: Sequence[tuple[int, str]], numbers: AbstractSet[int],
     return {n for n, text in lines if _IMPORT.match(text)}
 
 
-_NUMBER = itemgetter(0)  # of a (number, text) pair: mapped in C, not unpacked in Python
 _QUOTED = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")
 
 
@@ -146,12 +146,6 @@ def security_in_lines(lines: Sequence[tuple[int, str]], vocab: Vocabulary, *,
     return not vocab.security_code_tokens.isdisjoint(words)
 
 
-def _complete(defs: Sequence[Definition], changed: frozenset[int], kinds: frozenset[str]) -> bool:
-    return any(d.kind in kinds and changed.issuperset(range(d.start_line, d.end_line + 1))
-               for d in defs)
-
-
-_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
 # A line of numeric literals and punctuation: ``(0x1F600, 0x1F64F),`` or ``12, 34, 56,``.
 _NUMERIC_DATA = re.compile(
     r"^[\s,:;()\[\]{}]*((0[xXoObB][0-9a-fA-F_]+|\d[\d_]*(\.\d+)?([eE][+-]?\d+)?[lLuU]*)"
@@ -232,9 +226,9 @@ def line_facts(
     if structural:
         new_lookup = lookup_for(new) if new is not None else None
         old_lookup = lookup_for(old) if old is not None else None
-        _structure_tags(plus, minus, old_lookup, new_lookup, tags, symbols, scopes, language)
-        _enclosing_tags(plus_code, minus_code, old_lookup, new_lookup, tags, functions,
-                        scopes)
+        structure_tags(plus, minus, old_lookup, new_lookup, tags, symbols, scopes, language)
+        enclosing_tags(plus_code, minus_code, old_lookup, new_lookup, tags, functions,
+                       scopes)
         quiet = tags & {"only_comments", "only_logging", "only_whitespace", "only_imports"}
         if scan_security and "security_sensitive" not in tags and not quiet and any(
                 vocab.security_code_tokens.intersection(identifier_tokens(scope.name))
@@ -252,137 +246,3 @@ def line_facts(
                      tuple(dict.fromkeys(functions)), tuple(scopes.values()), structural,
                      frozenset({("+", n) for n in prose_plus} | {("-", n) for n in prose_minus}),
                      frozenset(imports), kinds)
-
-
-def _add_scope(scopes: dict[tuple[str, str], Scope], lookup: DefinitionLookup,
-               definition: Definition, role: str) -> None:
-    key = (definition.qualified_name, definition.kind)
-    if key not in scopes:
-        scopes[key] = lookup.scope(definition, role)
-
-
-def strip_annotations(signature: str) -> str:
-    """A Python ``def`` header without its type annotations and layout: two headers that differ
-    only in annotations (``t.Iterable`` -> ``t.Iterable[t.Any]``, ``-> Self``) call alike."""
-    out: list[str] = []
-    depth = 0
-    skipping = False
-    quote = ""
-    for char in signature:
-        if quote:
-            if char == quote:
-                quote = ""
-            if not skipping:
-                out.append(char)
-            continue
-        if char in "\"'":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:  # the parameter list is closed: the rest is the return annotation
-                out.append(char)
-                break
-        elif depth == 1 and char == ":":
-            skipping = True
-            continue
-        elif depth == 1 and char in ",=":
-            skipping = False
-        if not skipping:
-            out.append(char)
-    return _TRAILING_COMMA.sub("", "".join("".join(out).split()))
-
-
-def _structure_tags(
-    plus: list[tuple[int, str]],
-    minus: list[tuple[int, str]],
-    old: DefinitionLookup | None,
-    new: DefinitionLookup | None,
-    tags: set[str],
-    symbols: list[str],
-    scopes: dict[tuple[str, str], Scope],
-    language: str | None = None,
-) -> None:
-    headers: dict[str, dict[str, str]] = {"new": {}, "old": {}}
-    header_lines: dict[str, dict[str, range]] = {"new": {}, "old": {}}
-    changed_lines = {"new": frozenset(map(_NUMBER, plus)),
-                     "old": frozenset(map(_NUMBER, minus))}
-    for key, lookup in (("new", new), ("old", old)):
-        numbers = changed_lines[key]
-        if lookup is None or not numbers:
-            continue
-        low, high = min(numbers), max(numbers)
-        # Of the definitions the range touches, only those starting in it can be whole in it
-        # (one starting before ``low`` has a line that did not change).
-        starting = lookup.starting_in(low, high)
-        if _complete(starting, numbers, FUNCTION_KINDS):
-            tags.add("complete_function")
-        if _complete(starting, numbers, CLASS_KINDS):
-            tags.add("complete_class")
-        for definition in lookup.defined_in(low, high):
-            header = range(definition.header_line, definition.signature_end_line + 1)
-            if numbers.isdisjoint(header):
-                continue
-            whole = numbers.issuperset(range(definition.start_line, definition.end_line + 1))
-            symbols.append(definition.qualified_name)
-            _add_scope(scopes, lookup, definition, "defines")
-            if definition.kind in FUNCTION_KINDS and not whole:
-                headers[key][definition.qualified_name] = definition.signature
-                header_lines[key][definition.qualified_name] = header
-    typed_only: set[str] = set()
-    for name in headers["new"].keys() | headers["old"].keys():
-        before, after = headers["old"].get(name), headers["new"].get(name)
-        if (language == "python" and before is not None and after is not None
-                and strip_annotations(before) == strip_annotations(after)):
-            typed_only.add(name)  # the call is unchanged: only its types
-        else:
-            tags.add("signature_change")
-    if typed_only and "signature_change" not in tags and all(
-            changed_lines[key] <= {n for name in typed_only
-                                   for n in header_lines[key].get(name, ())}
-            for key in ("new", "old")):
-        tags.add("annotations_only")  # nothing but annotations changed in this unit
-
-
-def _enclosing_tags(
-    plus_code: list[tuple[int, str]],
-    minus_code: list[tuple[int, str]],
-    old: DefinitionLookup | None,
-    new: DefinitionLookup | None,
-    tags: set[str],
-    functions: list[str],
-    scopes: dict[tuple[str, str], Scope],
-) -> None:
-    """Innermost definitions around the non-blank changed lines; one function -> tag."""
-    enclosing: set[str | None] = set()
-    for lookup, changed in ((new, plus_code), (old, minus_code)):
-        if lookup is None:
-            continue
-        seen: set[Definition] = set()
-        previous: Definition | None = None
-        numbers = list(map(_NUMBER, changed))
-        # In file order (as a unit's lines are), the lines up to where the answer may change
-        # have the answer of the first of them: they are passed over at once.
-        ascending = numbers == sorted(numbers)
-        index, size = 0, len(numbers)
-        while index < size:
-            inner, until = lookup.enclosing_run(numbers[index])
-            index = bisect.bisect_left(numbers, until, index + 1) if ascending else index + 1
-            if inner is not None and inner is previous:
-                continue  # the line before's answer: nothing new to note
-            previous = inner
-            enclosing.add(inner.qualified_name if inner and inner.kind in FUNCTION_KINDS
-                          else None)
-            if inner is not None:
-                functions.append(inner.qualified_name)
-                if inner not in seen:
-                    seen.add(inner)
-                    chain = lookup.containing(inner.header_line)
-                    _add_scope(scopes, lookup, inner, "encloses")
-                    for outer in chain:
-                        if outer is not inner and outer.contains(inner.start_line,
-                                                                 inner.end_line):
-                            _add_scope(scopes, lookup, outer, "outer")
-    if len(enclosing) == 1 and None not in enclosing:
-        tags.add("in_single_function")
