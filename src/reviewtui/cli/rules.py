@@ -80,8 +80,8 @@ def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: T
         raise UsageError(f"no unit {unit_id!r} in this change ({len(loaded.units)} units; "
                          f"run 'reviewtui index' to list them){hint}")
     from reviewtui.rules.explain import learned_lines
-    from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import load_weights, rule_features
+    from reviewtui.rules.unit_tokens import unit_tokens
 
     suggestion = loaded.suggestions[unit.unit_id]
     weights, weights_path = load_weights(loaded.root)

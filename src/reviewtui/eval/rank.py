@@ -58,7 +58,7 @@ class UnitSample(_Model):
     lines: int = 0  # changed lines
     features: list[float]  # rules.triage_model.ALL_FEATURES, in that order
     holds: bool
-    tokens: list[str] = []  # rules.triage_features.unit_tokens
+    tokens: list[str] = []  # rules.unit_tokens.unit_tokens
 
 
 class CaseResult(_Model):
@@ -151,8 +151,8 @@ def _rank(root: Path, case: EvalCase) -> CaseResult:
 
 
 def _samples(loaded: LoadedChange) -> list[UnitSample]:
-    from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import ALL_FEATURES, rule_features
+    from reviewtui.rules.unit_tokens import unit_tokens
 
     # The history and line features ``with_reach`` already counted (its rule parts are
     # replaced below by the reach-counted suggestion's): blaming every file again would

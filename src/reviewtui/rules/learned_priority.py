@@ -40,7 +40,8 @@ def triage_features(repo: GitRepo | None, change_set: ChangeSet, units: Sequence
     """The learned part's features of every unit, without the rule parts, and the evidence
     of its history features."""
     from reviewtui.history.line_history import LineHistory
-    from reviewtui.rules.triage_features import LINE_FEATURES, change_features, unit_features
+    from reviewtui.rules.change_standing import change_features
+    from reviewtui.rules.triage_features import LINE_FEATURES, unit_features
 
     standing = change_features(units)
     history: Features = {}
@@ -65,8 +66,8 @@ def priority_order(repo: GitRepo, change_set: ChangeSet, units: Sequence[ReviewU
     definition) and its learned part counted."""
     from reviewtui.context.search.reach import ReachCounter
     from reviewtui.rules.priority import SHARED_RISK, reach_points, with_reach
-    from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import load_weights, rule_features
+    from reviewtui.rules.unit_tokens import unit_tokens
 
     names = {u.unit_id: [s.name for s in u.scopes if s.role != "outer"]
              + list(u.symbols) for u in units}
@@ -110,8 +111,8 @@ def priority_reasons(unit: ReviewUnit, suggestion: RuleSuggestion,
     """Why a unit stands where it does in the priority order: its parts, then the learned
     part feature by feature with the line (or the commits) that gave it."""
     from reviewtui.rules.explain import learned_lines, shared_risk_line
-    from reviewtui.rules.triage_features import unit_tokens
     from reviewtui.rules.triage_model import load_weights
+    from reviewtui.rules.unit_tokens import unit_tokens
 
     parts = " + ".join(f"{name} {points:g}" for name, points in suggestion.priority_parts)
     reasons = [f"{suggestion.priority_score:g} = {parts}"]

@@ -35,7 +35,8 @@ from reviewtui.rules.priority import (
 from reviewtui.rules.schema import LearnedRule
 from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
 from reviewtui.rules.symbols import SymbolFacts
-from reviewtui.rules.triage_features import line_features, unit_tokens
+from reviewtui.rules.triage_features import line_features
+from reviewtui.rules.unit_tokens import unit_tokens
 from reviewtui.units.model import ReviewUnit
 
 MAX_REQUESTS = 8

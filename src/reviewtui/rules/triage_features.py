@@ -4,8 +4,8 @@ the learned priority model (``rules.triage_model``).
 The hand-set priority (``rules.priority``) sees tags, risk, size and reach. Real bug-introducing
 commits say more is needed to order the units *of one change*: whether the changed lines steer
 control flow, compare or compute, handle or drop errors, remove a check, change what a call is
-given -- or only reword a message, a comment or an import -- and how the unit stands among its
-change's units (its share of the changed lines, the largest, alone in its file). Each feature
+given -- or only reword a message, a comment or an import. How the unit stands among its
+change's units is ``rules.change_standing``'s, its tokens ``rules.unit_tokens``'. Each feature
 is a number in about [0, 1]; the model's weights say how much each one moves the order, and
 ``rules explain`` shows each with its evidence.
 """
@@ -15,14 +15,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from itertools import groupby
-from operator import itemgetter
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
 from reviewtui.rules.line_counts import BOUNDARY_LINES, lines_with_match
 from reviewtui.units.fast_regex import FastRegex
-from reviewtui.units.line_tags import mask_strings
 from reviewtui.units.model import ReviewUnit
 
 
@@ -116,6 +113,12 @@ def _changed_lines(unit: ReviewUnit) -> _ChangedLines:
         kept = _last = (unit, _ChangedLines(unit))
     assert kept[1] is not None
     return kept[1]
+
+
+def changed_code_lines(unit: ReviewUnit) -> list[tuple[str, str]]:
+    """The unit's changed code lines in diff order, each with its kind ("+" or "-"): shared
+    with ``rules.unit_tokens`` (the rules ask for a unit's line features, then its tokens)."""
+    return _changed_lines(unit).code
 
 
 def _share(count: int, total: int) -> float:
@@ -224,40 +227,6 @@ def _parsed_counts(unit: ReviewUnit) -> dict[str, int]:
         "return")}
 
 
-def change_features(units: Sequence[ReviewUnit]) -> dict[str, dict[str, float]]:
-    """Where each unit stands among its change's units (Kamei et al.'s change-level view,
-    turned to order within the change). ``entropy_share`` is the unit's term of the change's
-    entropy over its units' changed lines (-p log2 p, scaled to [0, 1]): a change spread thin
-    is riskier, and a term is largest for a unit neither negligible nor the whole change."""
-    sizes = {u.unit_id: u.added_lines + u.removed_lines for u in units}
-    total = sum(sizes.values()) or 1
-    largest = max(sizes.values(), default=0)
-    per_file: dict[str, list[str]] = {}
-    for unit in units:
-        per_file.setdefault(unit.file_path, []).append(unit.unit_id)
-    out = {}
-    for unit in units:
-        in_file = per_file[unit.file_path]
-        out[unit.unit_id] = {
-            "share_of_change": sizes[unit.unit_id] / total,
-            "largest_in_change": 1.0 if sizes[unit.unit_id] == largest and largest else 0.0,
-            "file_share": sum(sizes[u] for u in in_file) / total,
-            "alone_in_file": 1.0 if len(in_file) == 1 else 0.0,
-            "entropy_share": _entropy_term(sizes[unit.unit_id] / total, len(units)),
-        }
-    return out
-
-
-_ENTROPY_PEAK = math.log2(math.e) / math.e  # -p log2 p at its largest, p = 1/e
-
-
-def _entropy_term(share: float, units: int) -> float:
-    """-p log2 p of one unit's share of the change, scaled to [0, 1]."""
-    if share <= 0 or units < 2:
-        return 0.0
-    return round(-share * math.log2(share) / _ENTROPY_PEAK, 4)
-
-
 _QUIET = frozenset({"test_file", "doc_file", "translation_file", "asset_file",
                     "generated_or_vendored", "lockfile", "type_stub", "tooling_file"})
 
@@ -318,34 +287,3 @@ def feature_evidence(unit: ReviewUnit, name: str) -> str | None:
                     categories is None and pattern.search(line.text)):
                 return f"{line.kind}L{number} {line.text.strip()[:80]}"
     return None
-
-
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|==|!=|<=|>=|&&|\|\||\+\+|--|[-+*/%<>!?]")
-MAX_TOKENS = 400
-
-
-def unit_tokens(unit: ReviewUnit) -> list[str]:
-    """The distinct tokens of the unit's added (``+tok``) and removed (``-tok``) code lines,
-    lower-cased: the bag of tokens of a JITLine-style model (Pornprasit & Tantithamthavorn,
-    MSR 2021), whose weights say which tokens pushed a unit up. The words of string literals
-    are left out (``"job %s starts"`` is a message, not code: fitted with them, ``%`` and
-    ``s`` learned that reworded log messages hold bugs). None for a file that is not code."""
-    if not is_code(unit.language):
-        return []
-    seen: dict[str, None] = {}
-    # the lines of one kind in a row at once: no token spans a line break
-    for kind, run in groupby(_changed_lines(unit).code, key=itemgetter(0)):
-        masked = "\n".join([mask_strings(text) for _, text in run])
-        if masked.isascii():  # lowercased first: the same tokens, lowercased, in one call
-            found = _TOKEN.findall(masked.lower())
-        else:
-            found = [token.lower() for token in _TOKEN.findall(masked)]
-        tokens = list(dict.fromkeys(found))  # each once, in the order first found
-        if len(seen) + len(tokens) < MAX_TOKENS:
-            seen.update(dict.fromkeys(map(kind.__add__, tokens)))
-            continue
-        for token in tokens:
-            seen[kind + token] = None
-            if len(seen) >= MAX_TOKENS:
-                return list(seen)
-    return list(seen)

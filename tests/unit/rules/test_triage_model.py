@@ -14,13 +14,14 @@ from reviewtui.eval.fit import fit_own, fit_weights, rescored, time_split
 from reviewtui.eval.rank import CaseResult, Ranking, UnitSample
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
-from reviewtui.rules.triage_features import feature_evidence, unit_tokens
+from reviewtui.rules.triage_features import feature_evidence
 from reviewtui.rules.triage_model import (
     ALL_FEATURES,
     TriageWeights,
     load_weights,
     write_weights,
 )
+from reviewtui.rules.unit_tokens import unit_tokens
 from reviewtui.rules.weights_files import repository_weights_path, shipped_weights_path
 from reviewtui.units.order import sort_units
 from tests.conftest import GitRepoBuilder
