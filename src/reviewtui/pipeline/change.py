@@ -2,7 +2,8 @@
 the plan and the context bundles.
 
 ``pipeline.loading.load_change`` gives it. Scanners run only when asked (``scan``), never as
-part of loading.
+part of loading. Refreshing and rescoring are ``pipeline.refreshing``'s, planning and bundles
+``pipeline.planning``'s: the methods here hand over to them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from reviewtui.config import Settings
     from reviewtui.context import BundleStream
     from reviewtui.git.intent import ChangeIntent
-    from reviewtui.git.refresh import Recollected, WorktreeStamps
+    from reviewtui.git.refresh import WorktreeStamps
     from reviewtui.git.runner import GitRepo  # GitPython: imported when load_change opens one
     from reviewtui.models import BundleSet, ReviewIndex
     from reviewtui.pipeline.snapshot import ChangeSnapshot
@@ -80,82 +81,11 @@ class LoadedChange:
             SelectorMode.COMMIT, SelectorMode.RANGE, SelectorMode.PATCH)
 
     def refresh(self) -> LoadedChange:
-        """The same selector collected again: edits in the working tree or the index show up.
+        """The same selector collected again: edits in the working tree or the index show up
+        (``pipeline.refreshing.refreshed``). ``UsageError`` for a commit, a range or a patch."""
+        from reviewtui.pipeline import refreshing
 
-        Unchanged files come from the per-file cache, so one edited file costs about what
-        collecting it alone costs. A change in priority order's terms (``with_reach``) comes
-        back in them, every unit counted again: an edited unit's reach and learned part are
-        its own, and the others' shares of the change moved with it. ``UsageError`` for a
-        commit, a range or a patch."""
-        from reviewtui.pipeline.loading import load_change
-
-        if not self.refreshable or self.selector is None:
-            from reviewtui.errors import UsageError
-
-            raise UsageError("a commit, a range or a patch does not change: nothing to refresh")
-        again = self._recollect()
-        if again is None:
-            return self._counted_like(self._intent_for(
-                load_change(self.root, self.selector, use_cache=self.use_cache)))
-        if not again.changed:
-            return replace(self, stamps=again.stamps)
-        from reviewtui.analysis import analyse_change, open_unit_cache
-        from reviewtui.units.languages import repository_languages
-        from reviewtui.units.vocabulary import vocabulary_for
-
-        assert self.repo is not None
-        kept: dict[str, list[tuple[ReviewUnit, RuleSuggestion]]] = {}
-        for unit in self.units:
-            if unit.file_path not in again.changed and unit.unit_id in self.suggestions:
-                kept.setdefault(unit.file_path, []).append(
-                    (unit, self.suggestions[unit.unit_id]))
-        languages = repository_languages(self.repo, again.change_set)
-        if languages != repository_languages(self.repo, self.change_set):
-            # .h files became C++ (or C) with the change's new paths: their units differ
-            return self._counted_like(self._intent_for(
-                load_change(self.root, self.selector, use_cache=self.use_cache)))
-        reader = ContentReader(self.repo, again.change_set, self.settings.git.max_file_bytes)
-        cache = (open_unit_cache(self.repo.common_dir, self.settings, self.rule_pack.pack)
-                 if self.use_cache and self.settings.units.cache else None)
-        analysis = analyse_change(
-            again.change_set, reader, self.settings.units,
-            vocabulary_for(self.rule_pack.pack.tagging, self.rule_pack.sources), self.rules,
-            cache=cache, kept=kept, languages=languages)
-        return self._counted_like(replace(
-            self, change_set=again.change_set, reader=reader, units=analysis.units,
-            suggestions=analysis.suggestions, stamps=again.stamps))
-
-    def _intent_for(self, fresh: LoadedChange) -> LoadedChange:
-        """``fresh``, collected whole, with this change's stated purpose gathered again if it
-        was: a commit, a checkout or a reset may have made it another change (other commits,
-        another branch); the description stays, with where it came from."""
-        if self.intent is None:
-            return fresh
-        from reviewtui.git.intent import gather_intent
-
-        return replace(fresh, intent=gather_intent(
-            fresh.repo, fresh.change_set, description=self.intent.description,
-            description_source=self.intent.description_source))
-
-    def _counted_like(self, fresh: LoadedChange) -> LoadedChange:
-        """``fresh`` counted in priority order's terms if this change was."""
-        if not any(s.reach_counted for s in self.suggestions.values()):
-            return fresh
-        base = {uid: s.uncounted() for uid, s in fresh.suggestions.items()}
-        return replace(fresh, suggestions=base, learned_features={},
-                       learned_evidence={}).with_reach()
-
-    def _recollect(self) -> Recollected | None:
-        """Only the files that changed diffed again, when nothing else moved (``HEAD``, the
-        index for ``--working``, the settings, the rule packs); None: load it whole."""
-        from reviewtui.git.refresh import recollect
-
-        if (self.repo is None or self.selector is None or self.stamps is None
-                or config_stamp(self.root, self.rule_pack) != self.config_stamp):
-            return None
-        return recollect(self.repo, self.change_set, self.stamps,
-                         include_untracked=self.selector.include_untracked,
-                         max_file_bytes=self.settings.git.max_file_bytes)
+        return refreshing.refreshed(self)
 
     def with_intent(self, description: str | None = None, *, stored: str | None = None,
                     source: str = "--description") -> LoadedChange:
@@ -298,43 +228,11 @@ class LoadedChange:
 
     def rescored(self) -> LoadedChange:
         """The same change scored by the repository's rule packs as they are now (after a
-        learned rule was accepted, say), without collecting it again.
+        learned rule was accepted, say), without collecting it again
+        (``pipeline.refreshing.rescored``)."""
+        from reviewtui.pipeline import refreshing
 
-        When only learned rules or learning settings changed, the units stay and the rules run
-        again; otherwise (the tagging vocabulary may have changed) the units are built again,
-        through the per-file cache, whose key covers the whole pack."""
-        from reviewtui.analysis import analyse_change, open_unit_cache
-        from reviewtui.analysis.run import rule_context
-        from reviewtui.rules import load_rule_pack
-        from reviewtui.rules.engine import pack_engine
-        from reviewtui.rules.packs import pack_identity
-        from reviewtui.units.languages import repository_languages
-        from reviewtui.units.vocabulary import vocabulary_for
-
-        pack = load_rule_pack(self.root if self.repo is not None else None)
-        if pack.pack == self.rule_pack.pack:
-            return self
-        engine = pack_engine(pack)
-        if pack_identity(pack.pack) == pack_identity(self.rule_pack.pack):
-            context = rule_context(self.change_set.files, self.reader)
-            return replace(self, rule_pack=pack,
-                           suggestions=engine.evaluate_all(self.units, context),
-                           config_stamp=self._restamped(pack))
-        cache = None
-        if self.use_cache and self.settings.units.cache and self.repo is not None and (
-                self.selector is None or self.selector.mode is not SelectorMode.PATCH):
-            cache = open_unit_cache(self.repo.common_dir, self.settings, pack.pack)
-        analysis = analyse_change(self.change_set, self.reader, self.settings.units,
-                                  vocabulary_for(pack.pack.tagging, pack.sources), engine,
-                                  cache=cache,
-                                  languages=repository_languages(self.repo, self.change_set))
-        return replace(self, units=analysis.units, rule_pack=pack,
-                       suggestions=analysis.suggestions, config_stamp=self._restamped(pack))
-
-    def _restamped(self, pack: LoadedPack) -> tuple[object, ...]:
-        """The config stamp after the rule packs were read again (a refresh may then still
-        diff only what changed)."""
-        return config_stamp(self.root, pack) if self.stamps is not None else ()
+        return refreshing.rescored(self)
 
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
              scan: ScanReport | None = None) -> FusedPlan:
