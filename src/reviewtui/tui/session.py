@@ -3,13 +3,14 @@
 No Textual here. The store is opened lazily and a broken or busy store never stops triage: the
 problem is reported once and decisions stay in memory. Every persisted decision that changed
 is also appended to the evidence log, the input of ``reviewtui rules learn``. The chat is the
-``SessionChat`` mixin's (``tui.session_chat``), the fixes ``SessionFixes``' (``tui.session_fixes``).
+``SessionChat`` mixin's (``tui.session_chat``), the fixes ``SessionFixes``' (``tui.session_fixes``),
+the findings, comments and verdict ``SessionReview``'s (``tui.session_review``).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,20 +21,14 @@ from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan, OverrideSet
 from reviewtui.plan.evidence import override_records
 from reviewtui.sessions.marks import ReviewMarks, commit_time
-from reviewtui.sessions.review_records import (
-    FindingState,
-    ReviewComment,
-    ReviewVerdict,
-    StoredFinding,
-)
 from reviewtui.sessions.store import SessionStore
 from reviewtui.tui.held_decisions import HeldDecisions
 from reviewtui.tui.session_chat import SessionChat
 from reviewtui.tui.session_fixes import SessionFixes, client_for, workspace_for
+from reviewtui.tui.session_review import SessionReview, write_in_session
 
 if TYPE_CHECKING:  # the agent, the chat and the model client load when first used
     from reviewtui.agent.findings import ReviewResult
-    from reviewtui.agent.follow import Followed
     from reviewtui.conversation.engine import ChatSession
     from reviewtui.units import ReviewUnit
 
@@ -61,7 +56,7 @@ class Refreshed:
     planned_from: FusedPlan  # the plan it carried (the planner may have answered since)
 
 
-class TuiSession(SessionFixes, SessionChat):
+class TuiSession(SessionFixes, SessionChat, SessionReview):
     def __init__(self, loaded: LoadedChange, store_path: Path | None = None, *,
                  description: str | None = None,
                  description_source: str = "--description") -> None:
@@ -121,7 +116,7 @@ class TuiSession(SessionFixes, SessionChat):
     def set_description(self, text: str) -> str | None:
         """Keep ``text`` as the change's description and gather the intent again with it
         (the chat starts its static context again); a problem comes back as one line."""
-        problem = self._write(lambda s, sid: s.set_description(sid, text))
+        problem = write_in_session(self, lambda s, sid: s.set_description(sid, text))
         self.loaded = self.loaded.with_intent(None, stored=text)
         self._chat = None
         return problem
@@ -259,79 +254,6 @@ class TuiSession(SessionFixes, SessionChat):
                 return Reviewed(result, f"findings not kept: {error}", read)
         return Reviewed(result, f"{merged.new} new, {merged.seen_again} seen before, "
                                 f"{merged.reopened} back, {merged.gone} gone", read)
-
-    def follow_findings(self, loaded: LoadedChange) -> Followed | None:
-        """Every finding and comment kept followed to ``loaded``'s lines (``agent.follow``):
-        "fixed?" where its lines' text is gone (``lost``), a store problem in ``problem``;
-        None when there is nothing to follow."""
-        with self._lock:
-            followed = self._follow(loaded)
-        if followed is None or not (followed.findings or followed.comments or followed.problem):
-            return None
-        return followed
-
-    # --- the person's review: findings, comments, verdict ------------------------------------
-
-    def review_records(self) -> tuple[list[StoredFinding], list[ReviewComment],
-                                      ReviewVerdict | None]:
-        store = self.store()
-        sid = self._session(create=False)
-        if store is None or sid is None:
-            return [], [], None
-        try:
-            if not self._followed:  # lines may have moved since they were kept
-                followed = self._follow(self.loaded)
-                if followed is not None and followed.problem is None:
-                    return followed.findings, followed.comments, store.verdict(sid)
-            return store.findings(sid), store.comments(sid), store.verdict(sid)
-        except StoreError:
-            return [], [], None
-
-    def _follow(self, loaded: LoadedChange) -> Followed | None:
-        """The session's findings and comments followed to ``loaded``'s lines, and kept there
-        (``agent.follow``); None without a session."""
-        from reviewtui.agent.follow import Followed, follow_change
-
-        store, sid = self.store(), self._session(create=False)
-        if store is None or sid is None:
-            return None
-        self._followed = True
-        try:
-            return follow_change(store, sid, loaded)
-        except StoreError as error:
-            return Followed([], [], problem=str(error))
-
-    def _write(self, write: Callable[[SessionStore, str], object]) -> str | None:
-        """Run one store write in this change's session; a problem comes back as one line."""
-        with self._lock:
-            store = self.store()
-            if store is None:
-                return self._store_problem or "the session store is unavailable"
-            try:
-                sid = self._session(create=True)
-                assert sid is not None
-                write(store, sid)
-            except StoreError as error:
-                return str(error)
-        return None
-
-    def set_finding_state(self, fingerprint: str, state: FindingState,
-                          reason: str | None = None) -> str | None:
-        return self._write(lambda s, sid: s.set_finding_state(sid, fingerprint, state, reason))
-
-    def save_comment(self, comment: ReviewComment) -> str | None:
-        """Keep ``comment`` with the hash of its lines' text, which it follows."""
-        from reviewtui.agent.follow import anchored
-        from reviewtui.git.contents import SideLines
-
-        lines = SideLines(self.loaded.change_set, self.loaded.reader)
-        return self._write(lambda s, sid: s.save_comment(sid, anchored(comment, lines.line)))
-
-    def delete_comment(self, comment_id: int) -> str | None:
-        return self._write(lambda s, sid: s.delete_comment(sid, comment_id))
-
-    def set_verdict(self, verdict: ReviewVerdict) -> str | None:
-        return self._write(lambda s, sid: s.set_verdict(sid, verdict))
 
     def refresh(self, plan: FusedPlan) -> Refreshed:
         """Collect the change again (a worker thread may call this): only the files edited
