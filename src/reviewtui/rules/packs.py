@@ -96,6 +96,9 @@ def _check_regexes(data: RulePack | LanguageRules, source: Path | str, prefix: s
         except re.error as exc:
             raise ConfigError(f"{source}: {key}: bad regular expression {pattern!r}: "
                               f"{exc}") from None
+        if not pattern:
+            raise ConfigError(f"{source}: {key}: an empty regular expression matches every "
+                              "line (remove it, or disable the rule: enabled = false)")
         if nested_repeat(pattern):
             raise ConfigError(f"{source}: {key}: regular expression {pattern!r} {NESTED_REPEAT}")
 

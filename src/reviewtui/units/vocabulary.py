@@ -92,6 +92,9 @@ def _checked(patterns: list[str], source: Path | str, key: str) -> list[str]:
             raise ConfigError(
                 f"{source}: tagging.{key}[{index}]: bad regular expression: {exc}"
             ) from None
+        if not pattern:
+            raise ConfigError(f"{source}: tagging.{key}[{index}]: an empty regular expression "
+                              "matches every path")
         if nested_repeat(pattern):
             raise ConfigError(f"{source}: tagging.{key}[{index}]: regular expression "
                               f"{pattern!r} {NESTED_REPEAT}")
