@@ -306,3 +306,25 @@ def test_an_empty_candidate_id_is_refused(repo: GitRepoBuilder, cli: CliRunner,
     assert not (repo.root / ".git" / "reviewtui" / "rejected_rules.json").exists()
     assert not (repo.root / ".reviewtui").exists()
     assert _ready(_learn(cli, repo)) == [candidate]
+
+
+def test_accepting_a_candidate_twice_says_it_is_already_a_learned_rule(
+        repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
+    """The second ``--accept`` (or a ``--reject`` after it) said "no candidate ... in the
+    evidence (candidates: none)", as if the evidence were lost; it names the rule now."""
+    learning.base(repo, 3)
+    for n in range(3):
+        rev = learning.change(repo, n)
+        units = cli("index", "--json", "--commit", rev, repo.root).json()["units"]
+        test_unit = next(u["unit_id"] for u in units if u["file_path"].startswith("tests/"))
+        overrides = tmp_path / f"overrides_{n}.json"
+        overrides.write_text(json.dumps({test_unit: {"level": "diff_only"}}))
+        assert cli("plan", "--no-llm", "--commit", rev, "--overrides", overrides,
+                   repo.root).code == 0
+    [ready] = _ready(_learn(cli, repo))
+    assert cli("rules", "learn", "--accept", ready["id"], repo.root).code == 0
+    for action in ("--accept", "--reject"):
+        again = cli("rules", "learn", action, ready["id"][:6], repo.root)
+        assert again.code == 2 and again.out == ""
+        assert f"candidate {ready['id']} is already a learned rule" in again.err
+        assert "learned_rules.toml" in again.err and "Traceback" not in again.err

@@ -97,6 +97,19 @@ def test_broken_repo_pack_fails_index_cleanly(repo: GitRepoBuilder, cli: CliRunn
     _assert_clean_error(cli("index", repo.root), "rules.toml", "patterns.import_only")
 
 
+def test_a_catastrophic_regex_in_the_repo_pack_is_refused(repo: GitRepoBuilder,
+                                                          cli: CliRunner) -> None:
+    """A repository's pack with ``(a+)+$`` kept ``index`` busy for hours on one changed line
+    of a's, and ``rules check`` said "ok": both now refuse it, naming the file and the key."""
+    _change(repo)
+    repo.write(".reviewtui/rules.toml", '[languages.python.keywords.ledger]\n'
+               'patterns = ["(a+)+$"]\nrisk = "critical"\n')
+    _assert_clean_error(cli("rules", "check", "--repo", repo.root), "rules.toml",
+                        "keywords.ledger.patterns[0]", "repeats a repeat without bound")
+    repo.write("app/util.py", "import os\n\n\ndef f():\n    return '" + "a" * 40 + "!'\n")
+    _assert_clean_error(cli("index", repo.root), "rules.toml", "keywords.ledger.patterns[0]")
+
+
 def test_confidence_follows_the_seed_formula(repo: GitRepoBuilder) -> None:
     """Every non-fallback suggestion is exactly match_certainty x 0.6 + risk bonus + 0.15."""
     from reviewtui.git import ChangeSelector, SelectorMode

@@ -83,6 +83,27 @@ async def test_the_table_is_as_tall_as_its_rows_on_a_small_change(repo: GitRepoB
         assert app.query_one(DetailPane).size.height >= 15
 
 
+@pytest.mark.parametrize("size", [(60, 15), (40, 10)])
+async def test_every_dialog_fits_a_small_terminal(repo: GitRepoBuilder, tmp_path: Path,
+                                                  size: tuple[int, int]) -> None:
+    """The help (``?``, 80 columns) and the extra requests (``e``, 90) kept their width on a
+    60- or 40-column terminal: their right part -- the symbol fields, Save and Cancel, half of
+    each key's action -- was off the screen. Every dialog now fits, as the others did."""
+    _one_unit(repo)
+    app = ReviewApp(load_change(repo.root, ChangeSelector(SelectorMode.AUTO)),
+                    store_path=tmp_path / "s.sqlite3")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for key, dialog in (("question_mark", "#help-dialog"), ("e", "#requests-dialog"),
+                            ("X", "#export-dialog"), ("V", "#verdict-dialog")):
+            await pilot.press(key)
+            await pilot.pause()
+            region = app.screen.query_one(dialog).region
+            assert region.x >= 0 and region.right <= size[0], (dialog, region)
+            await pilot.press("escape")
+            await pilot.pause()
+
+
 async def test_at_80x24_the_chat_shows_the_whole_answer_as_it_streams(
         repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
     _many_units(repo)

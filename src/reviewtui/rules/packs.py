@@ -24,6 +24,7 @@ from reviewtui.config import data_dir, merge_tables
 from reviewtui.errors import ConfigError
 from reviewtui.rules.pack_cache import pack_key, read_merged, write_merged
 from reviewtui.rules.schema import LanguageRules, LearnedRule, RulePack
+from reviewtui.units.regex_safety import NESTED_REPEAT, nested_repeat
 
 PACK_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
 REPO_DIR = ".reviewtui"
@@ -95,6 +96,11 @@ def _check_regexes(data: RulePack | LanguageRules, source: Path | str, prefix: s
         except re.error as exc:
             raise ConfigError(f"{source}: {key}: bad regular expression {pattern!r}: "
                               f"{exc}") from None
+        if not pattern:
+            raise ConfigError(f"{source}: {key}: an empty regular expression matches every "
+                              "line (remove it, or disable the rule: enabled = false)")
+        if nested_repeat(pattern):
+            raise ConfigError(f"{source}: {key}: regular expression {pattern!r} {NESTED_REPEAT}")
 
 
 def _validation_error(source: Path | str, exc: ValidationError, prefix: str = "") -> ConfigError:

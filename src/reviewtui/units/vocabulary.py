@@ -20,6 +20,7 @@ from reviewtui.config import data_dir
 from reviewtui.errors import ConfigError
 from reviewtui.units.fast_regex import FastRegex
 from reviewtui.units.regex_needles import minimal_needles
+from reviewtui.units.regex_safety import NESTED_REPEAT, nested_repeat
 
 if TYPE_CHECKING:
     from reviewtui.units.security_gate import SecurityGate
@@ -91,6 +92,12 @@ def _checked(patterns: list[str], source: Path | str, key: str) -> list[str]:
             raise ConfigError(
                 f"{source}: tagging.{key}[{index}]: bad regular expression: {exc}"
             ) from None
+        if not pattern:
+            raise ConfigError(f"{source}: tagging.{key}[{index}]: an empty regular expression "
+                              "matches every path")
+        if nested_repeat(pattern):
+            raise ConfigError(f"{source}: tagging.{key}[{index}]: regular expression "
+                              f"{pattern!r} {NESTED_REPEAT}")
     return patterns
 
 

@@ -91,6 +91,19 @@ def test_a_mixed_kind_consistent_in_one_folder_gets_a_path_glob(tmp_path: Path) 
     assert best_learned([rule], tags, "python", "app/gen/m.py") is None
 
 
+def test_a_folder_whose_name_is_a_glob_gets_a_glob_that_matches_it(tmp_path: Path) -> None:
+    """``[gen]/`` (as Next.js names folders) was proposed as ``[gen]/**``: a glob matching
+    ``g/``, ``e/`` or ``n/`` and never ``[gen]/``, so the accepted rule changed nothing."""
+    tags = ("in_single_function",)
+    records = [record(n, f"[gen]/m{n}.py", "diff_only", tags=tags) for n in range(3)]
+    records += [record(n, f"app/m{n}.py", "file_context", tags=tags) for n in range(3, 5)]
+    [ready] = [c for c in _learn(tmp_path, records) if c.status == "ready"]
+    rule = LearnedRule(tags=list(tags), paths=ready.key.paths, context_level="diff_only",
+                       confidence=0.8, samples=3)
+    assert best_learned([rule], tags, "python", "[gen]/sub/m.py") is rule
+    assert best_learned([rule], tags, "python", "g/m.py") is None
+
+
 def test_only_the_latest_word_of_each_source_counts(tmp_path: Path) -> None:
     records = [record(1, "tests/a.py", "full_file", source="user"),
                record(1, "tests/a.py", "diff_only", source="user"),  # changed their mind

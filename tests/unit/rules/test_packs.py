@@ -43,6 +43,9 @@ def test_every_shipped_pattern_compiles(path: Path) -> None:
      ".yaml", "learned[0].tags"),
     ('[base]\nlarge_change_lines = "many"\n', ".toml", "base.large_change_lines"),
     ('[patterns.x\n', ".toml", "not a valid TOML file"),
+    # an empty pattern made every unit of the language match (the rule's risk on all)
+    ('language = "python"\n[keywords.k]\npatterns = [""]\nrisk = "critical"\n', ".toml",
+     "keywords.k.patterns[0]: an empty regular expression matches every line"),
     ('[unknown_section]\na = 1\n', ".toml", "unknown_section: Extra inputs"),
 ])
 def test_bad_pack_names_file_and_key(tmp_path: Path, text: str, suffix: str,

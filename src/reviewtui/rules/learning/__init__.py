@@ -9,6 +9,7 @@ evidence doubles. Evidence scored under another rule pack is stale and not used.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,8 +82,10 @@ def learn(repo_root: Path, git_dir: Path, pack: RulePack) -> LearnReport:
                        problems=problems)
 
 
-def find_candidate(report: LearnReport, candidate_id: str) -> Candidate:
-    """The candidate with this id (or the only one starting with it)."""
+def find_candidate(report: LearnReport, candidate_id: str,
+                   learned: Sequence[LearnedRule] = ()) -> Candidate:
+    """The candidate with this id (or the only one starting with it); ``learned``: the rules
+    already accepted, named when the id is one of theirs (its evidence is no candidate now)."""
     matches = [c for c in report.candidates if c.id == candidate_id] or [
         c for c in report.candidates if c.id.startswith(candidate_id)]
     if len(matches) == 1:
@@ -90,6 +93,13 @@ def find_candidate(report: LearnReport, candidate_id: str) -> Candidate:
     if matches:
         raise LearningError(f"{len(matches)} candidates start with {candidate_id!r}; "
                             "give more of the id")
+    for rule in learned:
+        if rule.origin is not None and candidate_id and rule.origin.candidate.startswith(
+                candidate_id):
+            raise LearningError(
+                f"candidate {rule.origin.candidate} is already a learned rule, accepted "
+                f"{rule.origin.accepted[:10]} (in {report.learned_file})",
+                hint="edit or delete it there; its evidence is not proposed again")
     known = ", ".join(c.id for c in report.candidates[:5]) or "none"
     raise LearningError(f"no candidate {candidate_id!r} in the evidence (candidates: {known})",
                         hint="run 'reviewtui rules learn' to list them")
@@ -106,7 +116,7 @@ class Accepted:
 def accept(repo_root: Path, git_dir: Path, pack: RulePack, candidate_id: str) -> Accepted:
     """Write the ready candidate ``candidate_id`` into ``.reviewtui/learned_rules.toml``."""
     report = learn(repo_root, git_dir, pack)
-    candidate = find_candidate(report, candidate_id)
+    candidate = find_candidate(report, candidate_id, pack.learned)
     if candidate.status != "ready":
         why = "; ".join(candidate.reasons) or candidate.status
         raise LearningError(f"candidate {candidate.id} is not ready: {why}")
@@ -119,7 +129,7 @@ def accept(repo_root: Path, git_dir: Path, pack: RulePack, candidate_id: str) ->
 
 def reject(repo_root: Path, git_dir: Path, pack: RulePack, candidate_id: str) -> Rejection:
     """Remember that ``candidate_id`` was rejected (with its samples now)."""
-    candidate = find_candidate(learn(repo_root, git_dir, pack), candidate_id)
+    candidate = find_candidate(learn(repo_root, git_dir, pack), candidate_id, pack.learned)
     return remember_rejection(rejections_path(git_dir), candidate)
 
 

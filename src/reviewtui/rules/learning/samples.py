@@ -8,6 +8,7 @@ than the learned rule that now covers its unit (older evidence is already in tha
 
 from __future__ import annotations
 
+import glob
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -116,9 +117,10 @@ def base_keys(samples: Iterable[Sample], role_tags: Collection[str]) -> list[Key
 
 
 def top_directory(path: str) -> str | None:
-    """``tests/**`` for ``tests/unit/test_a.py``; None for a file at the root."""
+    """``tests/**`` for ``tests/unit/test_a.py``; None for a file at the root. A folder name
+    with ``*``, ``?`` or ``[`` (``[slug]/``) is escaped: the glob matches that folder only."""
     head, sep, _rest = path.partition("/")
-    return f"{head}/**" if sep else None
+    return f"{glob.escape(head)}/**" if sep else None
 
 
 class Members:
