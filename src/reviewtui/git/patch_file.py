@@ -139,6 +139,9 @@ def _convert(patched: object) -> FileChange:
             rename_to = unquote_path(m.group(1))
     old_path = rename_from or _clean(getattr(patched, "source_file", None))
     new_path = rename_to or _clean(getattr(patched, "target_file", None))
+    if old_path and new_path and old_path != new_path \
+            and not any(line.startswith("diff --git ") for line in info):
+        old_path = new_path = _traditional_name(old_path, new_path)
     if getattr(patched, "is_added_file", False):
         status, old_path = ChangeStatus.ADD, None
     elif getattr(patched, "is_removed_file", False):
@@ -158,6 +161,17 @@ def _convert(patched: object) -> FileChange:
         is_binary=bool(getattr(patched, "is_binary_file", False)), non_utf8=non_utf8,
         hunks=hunks,
     )
+
+
+def _traditional_name(old_path: str, new_path: str) -> str:
+    """The one file a plain ``diff -u`` (no ``diff --git`` header) changes. Such a diff has no
+    renames: its two names are the copies compared, ``diff -ru old/ new/`` gives ``old/x.py``
+    and ``new/x.py`` (the path is ``x.py``, as ``patch -p1`` reads it), ``diff -u x.py.orig
+    x.py`` gives the new file's own name."""
+    old_rest = old_path.partition("/")[2]
+    if old_rest and old_rest == new_path.partition("/")[2]:
+        return old_rest
+    return new_path
 
 
 def _convert_hunk(hunk: object) -> Hunk:

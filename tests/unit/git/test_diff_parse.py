@@ -48,8 +48,19 @@ def test_plain_unified_diff_without_git_headers() -> None:
     patch = (b"--- old/app.py\t2024-01-01 00:00:00\n+++ new/app.py\t2024-01-02 00:00:00\n"
              b"@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n")
     [change] = parse_patch(patch)
-    assert change.path == "app.py" or change.path == "new/app.py"
+    assert (change.old_path, change.new_path) == ("app.py", "app.py")
+    assert change.status.value == "modify"
     assert change.hunks[0].new_start == 1 and change.hunks[0].added == 1
+
+
+def test_a_plain_diff_of_two_copies_is_no_rename() -> None:
+    """``diff -u app.py.orig app.py`` compares two copies of one file: a plain diff has no
+    renames, the file is the new name (it read as a rename of ``app.py.orig``)."""
+    patch = (b"--- app.py.orig\t2024-01-01 00:00:00\n+++ app.py\t2024-01-02 00:00:00\n"
+             b"@@ -1 +1 @@\n-b = 2\n+b = 3\n")
+    [change] = parse_patch(patch)
+    assert (change.old_path, change.new_path, change.status.value) == ("app.py", "app.py",
+                                                                       "modify")
 
 
 def test_git_patch_with_rename_and_blob_ids() -> None:
