@@ -19,8 +19,8 @@ from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
 
 _MBOX_FROM = re.compile(r"^From [0-9a-f]{40} ", re.MULTILINE)  # a format-patch message
 _INDEX = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
-_RENAME_FROM = re.compile(r"^rename from (.+)$")
-_RENAME_TO = re.compile(r"^rename to (.+)$")
+_RENAME_FROM = re.compile(r"^(rename|copy) from (.+)$")
+_RENAME_TO = re.compile(r"^(?:rename|copy) to (.+)$")
 _PREFIX = re.compile(r"^[abciow12]/")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f",
             "r": "\r", "v": "\v"}
@@ -129,12 +129,14 @@ def _convert(patched: object) -> FileChange:
             for line in (getattr(patched, "patch_info", None) or [])]
     old_blob = new_blob = None
     rename_from = rename_to = None
+    copied = False
     for line in info:
         if (m := _INDEX.match(line)) is not None:
             old_blob = None if set(m.group(1)) == {"0"} else m.group(1)
             new_blob = None if set(m.group(2)) == {"0"} else m.group(2)
         elif (m := _RENAME_FROM.match(line)) is not None:
-            rename_from = unquote_path(m.group(1))
+            rename_from = unquote_path(m.group(2))
+            copied = m.group(1) == "copy"
         elif (m := _RENAME_TO.match(line)) is not None:
             rename_to = unquote_path(m.group(1))
     old_path = rename_from or _clean(getattr(patched, "source_file", None))
@@ -147,7 +149,7 @@ def _convert(patched: object) -> FileChange:
     elif getattr(patched, "is_removed_file", False):
         status, new_path = ChangeStatus.DELETE, None
     elif old_path and new_path and old_path != new_path:
-        status = ChangeStatus.RENAME
+        status = ChangeStatus.COPY if copied else ChangeStatus.RENAME
     else:
         status = ChangeStatus.MODIFY
     hunks = tuple(_convert_hunk(h) for h in patched)  # type: ignore[attr-defined]

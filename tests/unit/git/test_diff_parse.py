@@ -73,6 +73,15 @@ def test_git_patch_with_rename_and_blob_ids() -> None:
     assert (change.old_blob, change.new_blob) == ("1111111", "2222222")
 
 
+def test_git_patch_with_a_copy_is_a_copy_not_a_rename() -> None:
+    """``git diff -C``: the source stays where it is; the patch read it as renamed away."""
+    patch = (b"diff --git a/src.py b/dup.py\nsimilarity index 100%\ncopy from src.py\n"
+             b"copy to dup.py\n")
+    [change] = parse_patch(patch)
+    assert (change.old_path, change.new_path) == ("src.py", "dup.py")
+    assert change.status.value == "copy"
+
+
 def test_a_diff_line_built_by_its_slots_is_the_dataclass_itself() -> None:
     import dataclasses
 
