@@ -16,6 +16,7 @@ from unidiff.patch import PatchSet
 
 from reviewtui.errors import PatchError
 from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
+from reviewtui.git.patch_prefix import add_git_prefixes
 
 _MBOX_FROM = re.compile(r"^From [0-9a-f]{40} ", re.MULTILINE)  # a format-patch message
 _INDEX = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
@@ -75,7 +76,7 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
     """Parse a unified diff; raises ``PatchError`` if it is not one."""
     # A byte that does not decode stays a lone surrogate until each file's lines are read
     # (``_replaced``), so a file is tagged non_utf8 by its own lines, not by another file's.
-    text = data.decode("utf-8", "surrogateescape")
+    text = add_git_prefixes(data.decode("utf-8", "surrogateescape"))
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:

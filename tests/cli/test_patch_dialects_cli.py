@@ -1,0 +1,40 @@
+"""``index --patch`` reads the patches git writes in its other dialects as it reads the change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+
+
+def _changes(result: Any) -> dict[str, tuple[str, str | None]]:
+    return {u["file_path"]: (u["change_type"], u["old_path"]) for u in result["units"]}
+
+
+def test_a_no_prefix_patch_with_spaces_in_paths(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    """``git diff --no-prefix`` (or ``diff.noprefix``) of paths with spaces: refused as "not a
+    valid diff" (its ``diff --git`` header was split at the last space)."""
+    repo.write("my dir/a b.py", "a = 1\nb = 2\n")
+    repo.write("run me.sh", "echo hi\n")
+    repo.write("gone file.py", "x = 1\n")
+    repo.write("old name.py", "def f():\n    return 1\n\n\nvalue = 2\n")
+    repo.write("plain.py", "p = 1\n")
+    repo.commit("base")
+    repo.write("my dir/a b.py", "a = 1\nb = 3\n")
+    (repo.root / "run me.sh").chmod(0o755)
+    (repo.root / "gone file.py").unlink()
+    repo.git("mv", "old name.py", "new name.py")
+    repo.write("new name.py", "def f():\n    return 1\n\n\nvalue = 3\n")
+    repo.write("new file é.py", "n = 1\n")
+    repo.write("plain.py", "p = 2\n")
+    repo.git("add", "-A")
+    expected = _changes(cli("index", "--staged", "--json", repo.root).json())
+    for dialect in (("diff", "--no-prefix"), ("-c", "diff.noprefix=true", "diff")):
+        patch_file = repo.root.parent / "change.patch"
+        patch_file.write_text(repo.git(*dialect, "--cached", "-M"))
+        result = cli("index", "--patch", patch_file, "--json", repo.root)
+        assert result.code == 0, result.err
+        assert _changes(result.json()) == expected
+    assert expected["new name.py"] == ("rename", "old name.py")
+    assert expected["run me.sh"][0] == "modify"
