@@ -66,3 +66,18 @@ def test_a_path_with_a_newline_and_a_tab_keeps_the_table_one_row_a_unit(
     [row] = [line for line in result.out.splitlines() if line.startswith("u_")]
     assert "a\u240ab\u2409c.py:L2" in row and row.endswith("in_single_function")
     assert cli("index", "--json", repo.root).json()["units"][0]["file_path"] == odd  # exact
+
+
+@pytest.mark.parametrize("command", [("plan", "--no-llm"), ("bundle", "--no-llm")])
+def test_plan_and_bundle_tables_keep_such_a_path_on_its_row(
+        repo: GitRepoBuilder, cli: CliRunner, command: tuple[str, ...]) -> None:
+    """The plan's and the bundles' tables printed the newline and the tab as they are: the
+    row broke in two and the columns after the path shifted."""
+    odd = "a\nb\tc.py"
+    repo.write(odd, "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write(odd, "def f():\n    return 2\n")
+    result = cli(*command, repo.root)
+    assert result.code == 0, result.err
+    [row] = [line for line in result.out.splitlines() if line.startswith("u_")]
+    assert "a\u240ab\u2409c.py:L2  " in row and "function" in row
