@@ -76,7 +76,7 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
     """Parse a unified diff; raises ``PatchError`` if it is not one."""
     # A byte that does not decode stays a lone surrogate until each file's lines are read
     # (``_replaced``), so a file is tagged non_utf8 by its own lines, not by another file's.
-    text = add_git_prefixes(data.decode("utf-8", "surrogateescape"))
+    text = add_git_prefixes(_lf_lines(data.decode("utf-8", "surrogateescape")))
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:
@@ -87,6 +87,20 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
         return []
     _one_change_per_file(text, name)
     return [_convert(patched) for patched in patch]
+
+
+_HEADERS = re.compile(r"^(?:diff --git |--- |\+\+\+ |@@ )[^\n]*\n", re.MULTILINE)
+
+
+def _lf_lines(text: str) -> str:
+    """A patch whose own lines end in CRLF (saved on Windows, sent by mail) as the LF patch it
+    was: its headers ended in a carriage return that unidiff took into a quoted path (so the
+    patch was refused) and that stayed in each line of a CRLF file. A patch is CRLF when every
+    header line is; an LF patch of a CRLF file keeps its lines as they are."""
+    headers = _HEADERS.findall(text)
+    if not headers or not all(header.endswith("\r\n") for header in headers):
+        return text
+    return text.replace("\r\n", "\n")
 
 
 def _one_change_per_file(text: str, name: str) -> None:

@@ -82,6 +82,23 @@ def test_git_patch_with_a_copy_is_a_copy_not_a_rename() -> None:
     assert change.status.value == "copy"
 
 
+def test_a_patch_saved_with_crlf_reads_as_the_lf_patch() -> None:
+    """A patch whose lines end in CRLF: a quoted path (a space and a tab before the line end)
+    was refused ("Target without source"), a CRLF file's lines kept a carriage return."""
+    lf = ('diff --git "a/un dir/\\303\\251.py" "b/un dir/\\303\\274.py"\n'
+          "similarity index 60%\nrename from \"un dir/\\303\\251.py\"\n"
+          "rename to \"un dir/\\303\\274.py\"\nindex 1111111..2222222 100644\n"
+          '--- "a/un dir/\\303\\251.py"\t\n+++ "b/un dir/\\303\\274.py"\t\n'
+          "@@ -1,2 +1,2 @@ def f():\n a = 1\n-b = 2\n+b = 3\n"
+          "diff --git a/win.txt b/win.txt\nindex 3333333..4444444 100644\n--- a/win.txt\n"
+          "+++ b/win.txt\n@@ -1,2 +1,2 @@\n x\r\n-y\r\n+z\r\n")
+    crlf = lf.replace("\n", "\r\n")  # the CRLF file's lines end in CR CR LF
+    assert parse_patch(crlf.encode()) == parse_patch(lf.encode())
+    renamed, win = parse_patch(crlf.encode())
+    assert (renamed.old_path, renamed.new_path) == ("un dir/é.py", "un dir/ü.py")
+    assert [line.text for line in win.hunks[0].lines] == ["x", "y", "z"]
+
+
 def test_a_diff_line_built_by_its_slots_is_the_dataclass_itself() -> None:
     import dataclasses
 
