@@ -156,12 +156,15 @@ def _convert(patched: object) -> FileChange:
             rename_to = unquote_path(m.group(1))
     old_path = rename_from or _clean(getattr(patched, "source_file", None))
     new_path = rename_to or _clean(getattr(patched, "target_file", None))
-    if old_path and new_path and old_path != new_path \
-            and not any(line.startswith("diff --git ") for line in info):
+    git_style = any(line.startswith("diff --git ") for line in info)
+    if old_path and new_path and old_path != new_path and not git_style:
         old_path = new_path = _traditional_name(old_path, new_path)
-    if getattr(patched, "is_added_file", False):
+    # git names an added or deleted file (/dev/null, "new file mode"); its hunk "-0,0" is an
+    # empty file filled and "+0,0" a file emptied, both still there. A plain diff says neither:
+    # there "-0,0" (diff -N) is the file's creation.
+    if old_path is None or (not git_style and getattr(patched, "is_added_file", False)):
         status, old_path = ChangeStatus.ADD, None
-    elif getattr(patched, "is_removed_file", False):
+    elif new_path is None or (not git_style and getattr(patched, "is_removed_file", False)):
         status, new_path = ChangeStatus.DELETE, None
     elif old_path and new_path and old_path != new_path:
         status = ChangeStatus.COPY if copied else ChangeStatus.RENAME

@@ -99,6 +99,23 @@ def test_a_patch_saved_with_crlf_reads_as_the_lf_patch() -> None:
     assert [line.text for line in win.hunks[0].lines] == ["x", "y", "z"]
 
 
+def test_a_git_patch_filling_or_emptying_a_file_changes_it() -> None:
+    """A file emptied ("+0,0") read as deleted, an empty file filled ("-0,0") as added: git
+    says so only with /dev/null and "new/deleted file mode"."""
+    patch = (b"diff --git a/filled.txt b/filled.txt\nindex e69de29..d95f3ad 100644\n"
+             b"--- a/filled.txt\n+++ b/filled.txt\n@@ -0,0 +1 @@\n+content\n"
+             b"diff --git a/emptied.txt b/emptied.txt\nindex d95f3ad..e69de29 100644\n"
+             b"--- a/emptied.txt\n+++ b/emptied.txt\n@@ -1 +0,0 @@\n-content\n"
+             b"diff --git a/new.txt b/new.txt\nnew file mode 100644\nindex 0000000..d95f3ad\n"
+             b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+content\n")
+    filled, emptied, new = parse_patch(patch)
+    assert (filled.status.value, filled.old_path, filled.new_path) == (
+        "modify", "filled.txt", "filled.txt")
+    assert (emptied.status.value, emptied.old_path, emptied.new_path) == (
+        "modify", "emptied.txt", "emptied.txt")
+    assert (new.status.value, new.old_path) == ("add", None)
+
+
 def test_a_diff_line_built_by_its_slots_is_the_dataclass_itself() -> None:
     import dataclasses
 
