@@ -38,3 +38,22 @@ def test_a_no_prefix_patch_with_spaces_in_paths(repo: GitRepoBuilder, cli: CliRu
         assert _changes(result.json()) == expected
     assert expected["new name.py"] == ("rename", "old name.py")
     assert expected["run me.sh"][0] == "modify"
+
+
+def test_a_file_that_became_a_symlink_reads_as_with_commit(repo: GitRepoBuilder,
+                                                           cli: CliRunner) -> None:
+    """git patches a type change as a deletion and an addition of the path: read from the
+    patch, the file was two units (deleted, then a new file) where --commit shows one."""
+    repo.write("config.txt", "mode = fast\n")
+    repo.write("real.txt", "mode = safe\n")
+    repo.commit("base")
+    (repo.root / "config.txt").unlink()
+    (repo.root / "config.txt").symlink_to("real.txt")
+    repo.commit("link")
+    patch_file = repo.root.parent / "change.patch"
+    patch_file.write_text(repo.git("diff", "HEAD^", "HEAD"))
+    by_commit = cli("index", "--commit", "HEAD", "--json", repo.root).json()["units"]
+    by_patch = cli("index", "--patch", patch_file, "--json", repo.root).json()["units"]
+    assert [(u["file_path"], u["change_type"], u["tags"], u["metrics"]) for u in by_patch] == [
+        (u["file_path"], u["change_type"], u["tags"], u["metrics"]) for u in by_commit]
+    assert [u["change_type"] for u in by_patch] == ["modify"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from unidiff.errors import UnidiffParseError
@@ -86,7 +87,28 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
             raise PatchError(f"{name} contains no diff (expected 'diff --git' or '---/+++' lines)")
         return []
     _one_change_per_file(text, name)
-    return [_convert(patched) for patched in patch]
+    return _type_changes([_convert(patched) for patched in patch])
+
+
+def _type_changes(changes: list[FileChange]) -> list[FileChange]:
+    """A file that became a symlink (or a symlink a file...) as one modified file: git patches
+    a type change as the path's deletion followed by its addition, and ``--commit`` reads the
+    same change as one file holding both halves' hunks."""
+    merged: list[FileChange] = []
+    for change in changes:
+        gone = merged[-1] if merged else None
+        if (gone is not None and gone.status is ChangeStatus.DELETE
+                and change.status is ChangeStatus.ADD and gone.old_path == change.new_path
+                and gone.old_mode and change.new_mode
+                and gone.old_mode[:2] != change.new_mode[:2]):
+            merged[-1] = replace(
+                change, status=ChangeStatus.MODIFY, old_path=gone.old_path,
+                old_mode=gone.old_mode, old_blob=gone.old_blob,
+                is_binary=gone.is_binary or change.is_binary,
+                non_utf8=gone.non_utf8 or change.non_utf8, hunks=gone.hunks + change.hunks)
+        else:
+            merged.append(change)
+    return merged
 
 
 _HEADERS = re.compile(r"^(?:diff --git |--- |\+\+\+ |@@ )[^\n]*\n", re.MULTILINE)
