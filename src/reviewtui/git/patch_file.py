@@ -78,6 +78,9 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
     # A byte that does not decode stays a lone surrogate until each file's lines are read
     # (``_replaced``), so a file is tagged non_utf8 by its own lines, not by another file's.
     text = add_git_prefixes(_lf_lines(data.decode("utf-8", "surrogateescape")))
+    if _COLOURED.search(text) is not None:
+        raise PatchError(f"{name} is a coloured diff (it holds the terminal's colour codes)",
+                         hint="write it without colours: 'git diff --no-color'")
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:
@@ -111,6 +114,10 @@ def _type_changes(changes: list[FileChange]) -> list[FileChange]:
     return merged
 
 
+# A header or hunk line wrapped in SGR codes (git diff --color, color.ui=always): git quotes an
+# ESC in a path, so there it can only be colour; the parser saw no diff, or a stray marker.
+_COLOURED = re.compile(r"^(?:\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )"
+                       r"|(?:diff --git |@@ -)[^\n]*\x1b\[[0-9;]*m\r?$)", re.MULTILINE)
 _HEADERS = re.compile(r"^(?:diff --git |--- |\+\+\+ |@@ )[^\n]*\n", re.MULTILINE)
 
 

@@ -146,3 +146,19 @@ def test_a_patch_tags_non_utf8_only_the_file_whose_lines_are_not_utf8() -> None:
     assert (utf8.path, utf8.non_utf8) == ("utf8.py", False)
     assert [line.text for line in utf8.hunks[0].lines] == ["z = '\xe9'", "z = '\xe8'"]
     assert utf8.hunks[0].section == "def caf\xe9():"
+
+
+@pytest.mark.parametrize("patch", [
+    b"\x1b[1mdiff --git a/a.py b/a.py\x1b[m\n\x1b[1mindex 1111111..2222222 100644\x1b[m\n"
+    b"\x1b[1m--- a/a.py\x1b[m\n\x1b[1m+++ b/a.py\x1b[m\n\x1b[36m@@ -1 +1 @@\x1b[m\n"
+    b"\x1b[31m-x = 1\x1b[m\n\x1b[32m+x = 2\x1b[m\n",
+    b"diff --git a/a.py b/a.py\x1b[m\nindex 1111111..2222222 100644\x1b[m\n--- a/a.py\x1b[m\n"
+    b"+++ b/a.py\x1b[m\n\x1b[36m@@ -1 +1 @@\x1b[m\n\x1b[31m-x = 1\x1b[m\n\x1b[32m+x\x1b[m\n"
+    b"\\ No newline at end of file\x1b[m\n",
+])
+def test_a_coloured_diff_is_named_as_such(patch: bytes) -> None:
+    """'git diff --color' saved to a file: 'contains no diff (expected ...)' or 'Unexpected
+    marker', though the diff's lines were there, in colour."""
+    with pytest.raises(PatchError, match="coloured diff") as caught:
+        parse_patch(patch, name="x.patch")
+    assert "--no-color" in (caught.value.hint or "")
