@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from tests.cli.conftest import CliRunner
@@ -57,3 +59,27 @@ def test_a_file_that_became_a_symlink_reads_as_with_commit(repo: GitRepoBuilder,
     assert [(u["file_path"], u["change_type"], u["tags"], u["metrics"]) for u in by_patch] == [
         (u["file_path"], u["change_type"], u["tags"], u["metrics"]) for u in by_commit]
     assert [u["change_type"] for u in by_patch] == ["modify"]
+
+
+def test_git_diff_of_two_folders_or_with_other_prefixes_is_no_rename(
+        repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
+    """'git diff --no-index v1 v2' names the copies a/v1/x and b/v2/x, '--src-prefix=old/'
+    old/x and new/x, with no 'rename from' line: each file read as a rename of v1/x to v2/x
+    (old/x to new/x)."""
+    repo.write("pkg/f.py", "a = 1\nb = 2\n")
+    repo.commit("base")
+    repo.write("pkg/f.py", "a = 1\nb = 3\n")
+    expected = _changes(cli("index", "--json", repo.root).json())
+    assert expected == {"pkg/f.py": ("modify", None)}
+    prefixed = repo.git("diff", "--src-prefix=old/", "--dst-prefix=new/")
+    for tree, content in (("v1", "a = 1\nb = 2\n"), ("v2", "a = 1\nb = 3\n")):
+        (tmp_path / tree / "pkg").mkdir(parents=True)
+        (tmp_path / tree / "pkg" / "f.py").write_text(content)
+    no_index = subprocess.run(["git", "diff", "--no-index", "v1", "v2"], cwd=tmp_path,
+                              capture_output=True, text=True, check=False).stdout
+    for patch in (prefixed, no_index):
+        patch_file = tmp_path / "change.patch"
+        patch_file.write_text(patch)
+        result = cli("index", "--patch", patch_file, "--json", repo.root)
+        assert result.code == 0, result.err
+        assert _changes(result.json()) == expected, patch

@@ -186,7 +186,10 @@ def _convert(patched: object) -> FileChange:
     old_path = rename_from or _clean(getattr(patched, "source_file", None))
     new_path = rename_to or _clean(getattr(patched, "target_file", None))
     git_style = any(line.startswith("diff --git ") for line in info)
-    if old_path and new_path and old_path != new_path and not git_style:
+    if old_path and new_path and old_path != new_path and rename_from is rename_to is None:
+        # no rename: git writes "rename from/to" (or copy) for one; names that still differ
+        # differ by their prefixes (git diff --no-index v1 v2, --src-prefix=old/) as in a
+        # plain diff -ru old new
         old_path = new_path = _traditional_name(old_path, new_path)
     # git names an added or deleted file (/dev/null, "new file mode"); its hunk "-0,0" is an
     # empty file filled and "+0,0" a file emptied, both still there. A plain diff says neither:
@@ -213,10 +216,9 @@ def _convert(patched: object) -> FileChange:
 
 
 def _traditional_name(old_path: str, new_path: str) -> str:
-    """The one file a plain ``diff -u`` (no ``diff --git`` header) changes. Such a diff has no
-    renames: its two names are the copies compared, ``diff -ru old/ new/`` gives ``old/x.py``
-    and ``new/x.py`` (the path is ``x.py``, as ``patch -p1`` reads it), ``diff -u x.py.orig
-    x.py`` gives the new file's own name."""
+    """The one file a diff that names no rename changes: its two names are the copies
+    compared, ``diff -ru old/ new/`` gives ``old/x.py`` and ``new/x.py`` (the path is ``x.py``,
+    as ``patch -p1`` reads it), ``diff -u x.py.orig x.py`` gives the new file's own name."""
     old_rest = old_path.partition("/")[2]
     if old_rest and old_rest == new_path.partition("/")[2]:
         return old_rest
