@@ -65,16 +65,23 @@ def test_git_diff_of_two_folders_or_with_other_prefixes_is_no_rename(
         repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
     """'git diff --no-index v1 v2' names the copies a/v1/x and b/v2/x, '--src-prefix=old/'
     old/x and new/x, with no 'rename from' line: each file read as a rename of v1/x to v2/x
-    (old/x to new/x)."""
+    (old/x to new/x); a file only in v2 stayed v2/n.py."""
     repo.write("pkg/f.py", "a = 1\nb = 2\n")
+    repo.write("gone.py", "g = 1\n")
     repo.commit("base")
     repo.write("pkg/f.py", "a = 1\nb = 3\n")
+    repo.write("pkg/n.py", "n = 1\n")
+    (repo.root / "gone.py").unlink()
+    repo.git("add", "-A")
     expected = _changes(cli("index", "--json", repo.root).json())
-    assert expected == {"pkg/f.py": ("modify", None)}
-    prefixed = repo.git("diff", "--src-prefix=old/", "--dst-prefix=new/")
-    for tree, content in (("v1", "a = 1\nb = 2\n"), ("v2", "a = 1\nb = 3\n")):
-        (tmp_path / tree / "pkg").mkdir(parents=True)
-        (tmp_path / tree / "pkg" / "f.py").write_text(content)
+    assert expected == {"pkg/f.py": ("modify", None), "pkg/n.py": ("add", None),
+                        "gone.py": ("delete", None)}
+    prefixed = repo.git("diff", "--cached", "--src-prefix=old/", "--dst-prefix=new/")
+    for tree, files in (("v1", {"pkg/f.py": "a = 1\nb = 2\n", "gone.py": "g = 1\n"}),
+                        ("v2", {"pkg/f.py": "a = 1\nb = 3\n", "pkg/n.py": "n = 1\n"})):
+        for name, content in files.items():
+            (tmp_path / tree / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / tree / name).write_text(content)
     no_index = subprocess.run(["git", "diff", "--no-index", "v1", "v2"], cwd=tmp_path,
                               capture_output=True, text=True, check=False).stdout
     for patch in (prefixed, no_index):

@@ -90,7 +90,28 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
             raise PatchError(f"{name} contains no diff (expected 'diff --git' or '---/+++' lines)")
         return []
     _one_change_per_file(text, name)
-    return _type_changes([_convert(patched) for patched in patch])
+    trees: set[tuple[str, str]] = set()
+    changes = [_convert(patched, trees) for patched in patch]
+    return _type_changes(_under_trees(changes, trees))
+
+
+def _under_trees(changes: list[FileChange], trees: set[tuple[str, str]]) -> list[FileChange]:
+    """The added and deleted files of a diff of two trees (``git diff --no-index v1 v2``:
+    ``v2/n.py`` added) under the same paths as its changed ones (``pkg/f.py``, read from
+    ``v1/pkg/f.py`` and ``v2/pkg/f.py``), when every changed one had the same two folders."""
+    if len(trees) != 1:
+        return changes
+    [(old_tree, new_tree)] = trees
+    out: list[FileChange] = []
+    for change in changes:
+        if change.status is ChangeStatus.ADD and change.new_path \
+                and change.new_path.startswith(new_tree + "/"):
+            change = replace(change, new_path=change.new_path[len(new_tree) + 1:])
+        elif change.status is ChangeStatus.DELETE and change.old_path \
+                and change.old_path.startswith(old_tree + "/"):
+            change = replace(change, old_path=change.old_path[len(old_tree) + 1:])
+        out.append(change)
+    return out
 
 
 def _type_changes(changes: list[FileChange]) -> list[FileChange]:
@@ -168,7 +189,7 @@ def _replaced(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _convert(patched: object) -> FileChange:
+def _convert(patched: object, trees: set[tuple[str, str]] | None = None) -> FileChange:
     info = [_replaced(str(line).rstrip("\n"))
             for line in (getattr(patched, "patch_info", None) or [])]
     old_blob = new_blob = None
@@ -190,7 +211,7 @@ def _convert(patched: object) -> FileChange:
         # no rename: git writes "rename from/to" (or copy) for one; names that still differ
         # differ by their prefixes (git diff --no-index v1 v2, --src-prefix=old/) as in a
         # plain diff -ru old new
-        old_path = new_path = _traditional_name(old_path, new_path)
+        old_path = new_path = _traditional_name(old_path, new_path, trees)
     # git names an added or deleted file (/dev/null, "new file mode"); its hunk "-0,0" is an
     # empty file filled and "+0,0" a file emptied, both still there. A plain diff says neither:
     # there "-0,0" (diff -N) is the file's creation.
@@ -215,12 +236,15 @@ def _convert(patched: object) -> FileChange:
     )
 
 
-def _traditional_name(old_path: str, new_path: str) -> str:
+def _traditional_name(old_path: str, new_path: str,
+                      trees: set[tuple[str, str]] | None = None) -> str:
     """The one file a diff that names no rename changes: its two names are the copies
     compared, ``diff -ru old/ new/`` gives ``old/x.py`` and ``new/x.py`` (the path is ``x.py``,
     as ``patch -p1`` reads it), ``diff -u x.py.orig x.py`` gives the new file's own name."""
     old_rest = old_path.partition("/")[2]
     if old_rest and old_rest == new_path.partition("/")[2]:
+        if trees is not None:
+            trees.add((old_path.partition("/")[0], new_path.partition("/")[0]))
         return old_rest
     return new_path
 
