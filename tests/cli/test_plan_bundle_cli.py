@@ -165,3 +165,20 @@ def test_no_secret_and_not_the_configured_key_is_written_in_a_bundle(
         assert SECRET not in result.out and LOCAL_KEY not in result.out, fmt
         assert 'key = \\"[REDACTED]\\"' in result.out or 'key = "[REDACTED]"' in result.out
         assert 'token = \\"[REDACTED]\\"' in result.out or 'token = "[REDACTED]"' in result.out
+
+
+def test_deferred_units_named_with_a_pipe_keep_their_markdown_row(repo: GitRepoBuilder,
+                                                                   cli: CliRunner) -> None:
+    """A path holding '|' ended its cell in the deferred units' Markdown table: the row had
+    a column too many, the location cut in two."""
+    repo.write("README.md", "# pipes\n")
+    repo.commit("base")
+    for i in range(12):
+        repo.write(f"pi|pe{i}.py", f"def f{i}():\n    return {i}\n")
+    result = cli("bundle", "--no-llm", "--markdown", "--review-budget", "1000", repo.root)
+    assert result.code == 0, result.err
+    rows = [line for line in result.out.splitlines() if line.startswith("| u_")]
+    assert rows
+    for row in rows:
+        cells = re.split(r"(?<!\\)\|", row)[1:-1]
+        assert len(cells) == 6 and re.fullmatch(r" pi\\\|pe\d+\.py:L1-2 ", cells[1]), row

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui.cli import main
+from reviewtui.cli.table import display_width
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 
@@ -66,3 +67,40 @@ def test_a_path_with_a_newline_and_a_tab_keeps_the_table_one_row_a_unit(
     [row] = [line for line in result.out.splitlines() if line.startswith("u_")]
     assert "a\u240ab\u2409c.py:L2" in row and row.endswith("in_single_function")
     assert cli("index", "--json", repo.root).json()["units"][0]["file_path"] == odd  # exact
+
+
+@pytest.mark.parametrize("command", [("plan", "--no-llm"), ("bundle", "--no-llm")])
+def test_plan_and_bundle_tables_keep_such_a_path_on_its_row(
+        repo: GitRepoBuilder, cli: CliRunner, command: tuple[str, ...]) -> None:
+    """The plan's and the bundles' tables printed the newline and the tab as they are: the
+    row broke in two and the columns after the path shifted."""
+    odd = "a\nb\tc.py"
+    repo.write(odd, "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write(odd, "def f():\n    return 2\n")
+    result = cli(*command, repo.root)
+    assert result.code == 0, result.err
+    [row] = [line for line in result.out.splitlines() if line.startswith("u_")]
+    assert "a\u240ab\u2409c.py:L2  " in row and "function" in row
+
+
+def test_a_wide_named_file_keeps_the_columns_aligned(repo: GitRepoBuilder,
+                                                     cli: CliRunner) -> None:
+    """Columns were padded by characters: a CJK name (two cells a character) pushed the rest
+    of its row seven cells to the right of the header's columns."""
+    names = ("日本語ファイル.py", "plain.py", "e\u0301te.py")  # wide, narrow, combining
+    for name in names:
+        repo.write(name, "def f():\n    return 1\n")
+    repo.commit("base")
+    for name in names:
+        repo.write(name, "def f():\n    return 2\n")
+    for command in (("index",), ("plan", "--no-llm"), ("bundle", "--no-llm")):
+        out = cli(*command, repo.root).out.splitlines()
+        [header] = [line for line in out if line.startswith("UNIT")]
+        third = header.split()[2]
+        starts = {display_width(header[:header.index(third)])}
+        for row in (line for line in out if line.startswith("u_")):
+            location = next(f"{name}:L2" for name in names if f"{name}:L2" in row)
+            end = row.index(location) + len(location)
+            starts.add(display_width(row[:end]) + len(row[end:]) - len(row[end:].lstrip()))
+        assert len(starts) == 1, (command, out)

@@ -28,6 +28,7 @@ from reviewtui.sessions.export import (
     sarif_text,
     sarif_uri,
 )
+from reviewtui.sessions.markdown_text import code_span
 
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
 
@@ -44,7 +45,7 @@ def render_markdown(result: ReviewResult) -> str:
         kind = "intent mismatch: " if finding.category == INTENT_CATEGORY else ""
         lines += [f"## {n}. [{finding.severity} {SEVERITY_NAMES[finding.severity]}] "
                   f"{kind}{finding.title}", "",
-                  f"`{where}`{side} · unit `{finding.unit_id}` · "
+                  f"{code_span(where)}{side} · unit `{finding.unit_id}` · "
                   f"confidence {finding.confidence:.2f}",
                   "", finding.body.strip()]
         if finding.suggestion:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.app.terminal_text import shown_text
 from reviewtui.cli.selectors import selector_from_args
+from reviewtui.cli.table import table_lines
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -103,7 +104,7 @@ def _table(index: ReviewIndex, intent: str = "") -> str:
     for unit in index.units:
         rows.append((
             unit.unit_id,
-            shown_text(unit.location, one_line=True),  # a table's cell: one line, whatever
+            unit.location,
             unit.language or "-",
             unit.change_type,
             f"+{unit.metrics.added_lines}/-{unit.metrics.removed_lines}",
@@ -113,11 +114,7 @@ def _table(index: ReviewIndex, intent: str = "") -> str:
             f"{unit.priority_score:.0f}" if unit.priority_score is not None else "-",
             ",".join(unit.tags) or "-",
         ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    lines = [header, ""]
-    for row in rows:
-        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
-        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    lines = [header, "", *table_lines(rows)]
     return "\n".join(lines) + "\n"
 
 

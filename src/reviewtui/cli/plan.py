@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.selectors import selector_from_args
+from reviewtui.cli.table import table_lines
 from reviewtui.errors import UsageError
 from reviewtui.plan import FusedPlan, OverrideSet, PlannerReport, load_overrides
 
@@ -100,11 +101,7 @@ def plan_table(plan: FusedPlan, intent: str = "") -> str:
             item.provenance.level, "yes" if item.skip_review else "no", requests or "-",
             item.reason + (f" [unrelated: {item.unrelated}]" if item.unrelated else ""),
         ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    lines = []
-    for row in rows:
-        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
-        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    lines = table_lines(rows)
     kept = sum(1 for item in plan.plan if not item.skip_review)
     lines.append("")
     lines.append(f"{kept} of {len(plan.plan)} units kept for review")
@@ -143,12 +140,6 @@ def _names(account: BudgetAccount, status: str) -> str:
     return ",".join(p.name for p in account.pieces if p.status == status) or "-"
 
 
-def _table(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return ["  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
-            .rstrip() for row in rows]
-
-
 def bundle_table(source: BundleSource) -> str:
     """One row per bundle as built (only the row is kept), the allocation, the deferred units."""
     from reviewtui.context.render import allocation_summary
@@ -164,13 +155,13 @@ def bundle_table(source: BundleSource) -> str:
     allocation = source.allocation
     if len(rows) == 1 and not allocation.deferred:
         return "no units to bundle (every unit is skipped; name one with --unit)\n"
-    lines = _table(rows) if len(rows) > 1 else ["no unit fits the review budget"]
+    lines = table_lines(rows) if len(rows) > 1 else ["no unit fits the review budget"]
     if allocation.deferred:
         deferred = [("DEFERRED", "LOCATION", "RISK", "LEVEL", "NEEDS", "REASON")]
         deferred += [(d.unit_id, d.location, d.risk, d.final_context_level.value,
                       f"{'' if d.measured else '~'}{d.tokens}", d.reason)
                      for d in allocation.deferred]
-        lines += ["", *_table(deferred)]
+        lines += ["", *table_lines(deferred)]
     return "\n".join(lines) + "\n\n" + allocation_summary(allocation)
 
 

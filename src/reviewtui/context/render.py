@@ -188,9 +188,16 @@ def _deferred_markdown(allocation: Allocation) -> str:
     if not allocation.deferred:
         return ""
     rows = ["| unit | location | risk | level | needs | reason |", "|---|---|---|---|---|---|"]
-    rows += [f"| {d.unit_id} | {d.location} | {d.risk} | {d.final_context_level.value} | "
-             f"{'' if d.measured else '~'}{d.tokens} | {d.reason} |" for d in allocation.deferred]
+    rows += [f"| {d.unit_id} | {_cell(d.location)} | {d.risk} | {d.final_context_level.value} | "
+             f"{'' if d.measured else '~'}{d.tokens} | {_cell(d.reason)} |"
+             for d in allocation.deferred]
     return "\n\n## Deferred units\n\n" + "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    """``text`` in one Markdown table cell: a ``|`` (a path may hold one) escaped, a line break
+    (so may a path) a space, either of which would end the cell or the row."""
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def write_bundles(source: BundleSource, fmt: str, out: TextIO) -> None:

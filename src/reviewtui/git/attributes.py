@@ -1,7 +1,8 @@
 """Which binary files git calls binary because of a gitattribute, not their content.
 
-A ``.gitattributes`` line such as ``*.py -diff`` (or ``binary``, which unsets ``diff``) makes
-``git diff`` print "Binary files differ" for a text file: reviewtui honours it (the repository
+A ``.gitattributes`` line such as ``*.py -diff`` (or ``binary``, which unsets ``diff``, or
+``diff=DRIVER`` with ``diff.DRIVER.binary = true`` configured) makes ``git diff`` print "Binary
+files differ" for a text file: reviewtui honours it (the repository
 asked for it) but must say so, or a reviewer would take real code for an image. Only the files
 git reported as binary are asked about, all of them in one ``git check-attr`` call.
 """
@@ -42,6 +43,15 @@ def mark_binary_by_attribute(repo: GitRepo, files: Sequence[FileChange]) -> list
     if proc.returncode != 0:
         return list(files)
     values = parse_check_attr(proc.stdout)
+    binary_values = {UNSET} | _binary_drivers(repo, set(values.values()))
     return [dataclasses.replace(change, binary_by_attribute=True)
-            if change.is_binary and any(values.get(p) == UNSET for p in _paths(change))
+            if change.is_binary and any(values.get(p) in binary_values for p in _paths(change))
             else change for change in files]
+
+
+def _binary_drivers(repo: GitRepo, values: set[str]) -> set[str]:
+    """The diff drivers among ``values`` (``*.py diff=gen``) configured ``binary = true``:
+    git calls their files binary as it does with ``-diff``. One ``git config`` call each."""
+    drivers = {v for v in values if v not in (UNSET, "set", "unspecified")}
+    return {driver for driver in drivers if (repo.try_run(
+        "config", "--type=bool", "--get", f"diff.{driver}.binary") or b"").strip() == b"true"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from unidiff.errors import UnidiffParseError
@@ -16,11 +17,12 @@ from unidiff.patch import PatchSet
 
 from reviewtui.errors import PatchError
 from reviewtui.git.model import ChangeStatus, DiffLine, FileChange, Hunk
+from reviewtui.git.patch_prefix import add_git_prefixes
 
 _MBOX_FROM = re.compile(r"^From [0-9a-f]{40} ", re.MULTILINE)  # a format-patch message
 _INDEX = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
-_RENAME_FROM = re.compile(r"^rename from (.+)$")
-_RENAME_TO = re.compile(r"^rename to (.+)$")
+_RENAME_FROM = re.compile(r"^(rename|copy) from (.+)$")
+_RENAME_TO = re.compile(r"^(?:rename|copy) to (.+)$")
 _PREFIX = re.compile(r"^[abciow12]/")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f",
             "r": "\r", "v": "\v"}
@@ -75,7 +77,10 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
     """Parse a unified diff; raises ``PatchError`` if it is not one."""
     # A byte that does not decode stays a lone surrogate until each file's lines are read
     # (``_replaced``), so a file is tagged non_utf8 by its own lines, not by another file's.
-    text = data.decode("utf-8", "surrogateescape")
+    text = add_git_prefixes(_lf_lines(data.decode("utf-8", "surrogateescape")))
+    if _COLOURED.search(text) is not None:
+        raise PatchError(f"{name} is a coloured diff (it holds the terminal's colour codes)",
+                         hint="write it without colours: 'git diff --no-color'")
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:
@@ -85,7 +90,67 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
             raise PatchError(f"{name} contains no diff (expected 'diff --git' or '---/+++' lines)")
         return []
     _one_change_per_file(text, name)
-    return [_convert(patched) for patched in patch]
+    trees: set[tuple[str, str]] = set()
+    changes = [_convert(patched, trees) for patched in patch]
+    return _type_changes(_under_trees(changes, trees))
+
+
+def _under_trees(changes: list[FileChange], trees: set[tuple[str, str]]) -> list[FileChange]:
+    """The added and deleted files of a diff of two trees (``git diff --no-index v1 v2``:
+    ``v2/n.py`` added) under the same paths as its changed ones (``pkg/f.py``, read from
+    ``v1/pkg/f.py`` and ``v2/pkg/f.py``), when every changed one had the same two folders."""
+    if len(trees) != 1:
+        return changes
+    [(old_tree, new_tree)] = trees
+    out: list[FileChange] = []
+    for change in changes:
+        if change.status is ChangeStatus.ADD and change.new_path \
+                and change.new_path.startswith(new_tree + "/"):
+            change = replace(change, new_path=change.new_path[len(new_tree) + 1:])
+        elif change.status is ChangeStatus.DELETE and change.old_path \
+                and change.old_path.startswith(old_tree + "/"):
+            change = replace(change, old_path=change.old_path[len(old_tree) + 1:])
+        out.append(change)
+    return out
+
+
+def _type_changes(changes: list[FileChange]) -> list[FileChange]:
+    """A file that became a symlink (or a symlink a file...) as one modified file: git patches
+    a type change as the path's deletion followed by its addition, and ``--commit`` reads the
+    same change as one file holding both halves' hunks."""
+    merged: list[FileChange] = []
+    for change in changes:
+        gone = merged[-1] if merged else None
+        if (gone is not None and gone.status is ChangeStatus.DELETE
+                and change.status is ChangeStatus.ADD and gone.old_path == change.new_path
+                and gone.old_mode and change.new_mode
+                and gone.old_mode[:2] != change.new_mode[:2]):
+            merged[-1] = replace(
+                change, status=ChangeStatus.MODIFY, old_path=gone.old_path,
+                old_mode=gone.old_mode, old_blob=gone.old_blob,
+                is_binary=gone.is_binary or change.is_binary,
+                non_utf8=gone.non_utf8 or change.non_utf8, hunks=gone.hunks + change.hunks)
+        else:
+            merged.append(change)
+    return merged
+
+
+# A header or hunk line wrapped in SGR codes (git diff --color, color.ui=always): git quotes an
+# ESC in a path, so there it can only be colour; the parser saw no diff, or a stray marker.
+_COLOURED = re.compile(r"^(?:\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )"
+                       r"|(?:diff --git |@@ -)[^\n]*\x1b\[[0-9;]*m\r?$)", re.MULTILINE)
+_HEADERS = re.compile(r"^(?:diff --git |--- |\+\+\+ |@@ )[^\n]*\n", re.MULTILINE)
+
+
+def _lf_lines(text: str) -> str:
+    """A patch whose own lines end in CRLF (saved on Windows, sent by mail) as the LF patch it
+    was: its headers ended in a carriage return that unidiff took into a quoted path (so the
+    patch was refused) and that stayed in each line of a CRLF file. A patch is CRLF when every
+    header line is; an LF patch of a CRLF file keeps its lines as they are."""
+    headers = _HEADERS.findall(text)
+    if not headers or not all(header.endswith("\r\n") for header in headers):
+        return text
+    return text.replace("\r\n", "\n")
 
 
 def _one_change_per_file(text: str, name: str) -> None:
@@ -124,27 +189,38 @@ def _replaced(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _convert(patched: object) -> FileChange:
+def _convert(patched: object, trees: set[tuple[str, str]] | None = None) -> FileChange:
     info = [_replaced(str(line).rstrip("\n"))
             for line in (getattr(patched, "patch_info", None) or [])]
     old_blob = new_blob = None
     rename_from = rename_to = None
+    copied = False
     for line in info:
         if (m := _INDEX.match(line)) is not None:
             old_blob = None if set(m.group(1)) == {"0"} else m.group(1)
             new_blob = None if set(m.group(2)) == {"0"} else m.group(2)
         elif (m := _RENAME_FROM.match(line)) is not None:
-            rename_from = unquote_path(m.group(1))
+            rename_from = unquote_path(m.group(2))
+            copied = m.group(1) == "copy"
         elif (m := _RENAME_TO.match(line)) is not None:
             rename_to = unquote_path(m.group(1))
     old_path = rename_from or _clean(getattr(patched, "source_file", None))
     new_path = rename_to or _clean(getattr(patched, "target_file", None))
-    if getattr(patched, "is_added_file", False):
+    git_style = any(line.startswith("diff --git ") for line in info)
+    if old_path and new_path and old_path != new_path and rename_from is rename_to is None:
+        # no rename: git writes "rename from/to" (or copy) for one; names that still differ
+        # differ by their prefixes (git diff --no-index v1 v2, --src-prefix=old/) as in a
+        # plain diff -ru old new
+        old_path = new_path = _traditional_name(old_path, new_path, trees)
+    # git names an added or deleted file (/dev/null, "new file mode"); its hunk "-0,0" is an
+    # empty file filled and "+0,0" a file emptied, both still there. A plain diff says neither:
+    # there "-0,0" (diff -N) is the file's creation.
+    if old_path is None or (not git_style and getattr(patched, "is_added_file", False)):
         status, old_path = ChangeStatus.ADD, None
-    elif getattr(patched, "is_removed_file", False):
+    elif new_path is None or (not git_style and getattr(patched, "is_removed_file", False)):
         status, new_path = ChangeStatus.DELETE, None
     elif old_path and new_path and old_path != new_path:
-        status = ChangeStatus.RENAME
+        status = ChangeStatus.COPY if copied else ChangeStatus.RENAME
     else:
         status = ChangeStatus.MODIFY
     hunks = tuple(_convert_hunk(h) for h in patched)  # type: ignore[attr-defined]
@@ -158,6 +234,19 @@ def _convert(patched: object) -> FileChange:
         is_binary=bool(getattr(patched, "is_binary_file", False)), non_utf8=non_utf8,
         hunks=hunks,
     )
+
+
+def _traditional_name(old_path: str, new_path: str,
+                      trees: set[tuple[str, str]] | None = None) -> str:
+    """The one file a diff that names no rename changes: its two names are the copies
+    compared, ``diff -ru old/ new/`` gives ``old/x.py`` and ``new/x.py`` (the path is ``x.py``,
+    as ``patch -p1`` reads it), ``diff -u x.py.orig x.py`` gives the new file's own name."""
+    old_rest = old_path.partition("/")[2]
+    if old_rest and old_rest == new_path.partition("/")[2]:
+        if trees is not None:
+            trees.add((old_path.partition("/")[0], new_path.partition("/")[0]))
+        return old_rest
+    return new_path
 
 
 def _convert_hunk(hunk: object) -> Hunk:

@@ -35,6 +35,7 @@ from reviewtui.sessions.export_intent import (
     intent_markdown_lines,
     intent_sarif,
 )
+from reviewtui.sessions.markdown_text import code_span
 from reviewtui.sessions.review_records import (
     STATE_LABELS,
     ReviewComment,
@@ -159,7 +160,7 @@ def _markdown(review: ExportedReview) -> str:
     files = sorted({c.file_path for c in review.comments}
                    | {f.file_path for f in review.findings})
     for path in files:
-        out += [f"### `{path}`", ""]
+        out += [f"### {code_span(path)}", ""]
         for comment in (c for c in review.comments if c.file_path == path):
             side = " (removed lines)" if comment.side == "old" else ""
             out += [f"**{comment.lines}**{side} — {comment.body}", *_fence(comment.quote), ""]

@@ -67,3 +67,20 @@ def test_parse_check_attr_output() -> None:
     assert parse_check_attr(out) == {"a.py": "unset", "dir/b c.txt": "unspecified",
                                      "d.bin": "set"}
     assert parse_check_attr(b"") == {}
+
+
+def test_a_diff_driver_configured_binary_marks_its_files(repo: GitRepoBuilder) -> None:
+    """``*.py diff=gen`` with ``diff.gen.binary = true``: git shows the file as binary as with
+    ``-diff``, but it was tagged binary alone, as if its content were not text."""
+    repo.write(".gitattributes", "*.py diff=gen\n*.txt diff=prose\n")
+    repo.write("a.py", "x = 1\n")
+    repo.write("b.txt", "x\n")
+    repo.commit("base")
+    repo.git("config", "diff.gen.binary", "true")
+    repo.git("config", "diff.prose.binary", "false")
+    repo.write("a.py", "x = 2\n")
+    repo.write("b.txt", "y\n")
+    change = collect_change(open_repository(repo.root), ChangeSelector(SelectorMode.ALL))
+    files = {f.path: f for f in change.files}
+    assert files["a.py"].is_binary and files["a.py"].binary_by_attribute
+    assert not files["b.txt"].is_binary and not files["b.txt"].binary_by_attribute
