@@ -91,6 +91,18 @@ def test_rules_check_default_and_file(repo: GitRepoBuilder, cli: CliRunner,
                         "--repo")
 
 
+def test_rules_check_repo_alone_is_the_current_directory(
+        repo: GitRepoBuilder, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The help said "default: current directory", but a bare --repo was an argparse error.
+    (repo.root / ".reviewtui").mkdir()
+    (repo.root / ".reviewtui" / "rules.toml").write_text(
+        'language = "python"\n[keywords.money]\npatterns = ["Decimal\\\\("]\nrisk = "high"\n')
+    monkeypatch.chdir(repo.root / ".reviewtui")
+    result = cli("rules", "check", "--repo")
+    assert result.code == 0, result.err
+    assert "rules.toml" in result.out
+
+
 def test_broken_repo_pack_fails_index_cleanly(repo: GitRepoBuilder, cli: CliRunner) -> None:
     _change(repo)
     repo.write(".reviewtui/rules.toml", "[patterns.import_only]\ncontext_level = 'tiny'\n")

@@ -77,7 +77,8 @@ def build_index_parser() -> argparse.ArgumentParser:
 
 def _rules_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", metavar="FILE", help="a .toml, .json or .yaml pack")
-    parser.add_argument("--repo", metavar="PATH", help="repository (default: current directory)")
+    parser.add_argument("--repo", metavar="PATH", nargs="?", const=".",
+                        help="repository (default, and --repo alone: the current directory)")
 
 
 def _rules_explain_arguments(parser: argparse.ArgumentParser) -> None:
