@@ -194,3 +194,17 @@ def test_no_secret_and_not_the_configured_key_is_written_in_an_export(
     [finding] = cli("export", "--format", "json", repo.root).json()["findings"]
     assert finding["quote"] == ['    2 |     key = "[REDACTED]"',
                                 '    3 |     token = "[REDACTED]"']
+
+
+def test_export_under_a_file_says_it_is_a_file(repo: GitRepoBuilder, cli: CliRunner,
+                                               tmp_path: Path) -> None:
+    # The OS's "File exists" left the person to guess which part of the path was wrong.
+    _repo(repo)
+    (tmp_path / "notes").write_text("mine\n")
+    for target in (tmp_path / "notes" / "review.md", tmp_path / "notes" / "sub" / "review.md"):
+        result = cli("export", "-o", target, repo.root)
+        assert result.code == 2
+        assert result.err.splitlines()[-1] == (
+            f"reviewtui: error: cannot write {target}: {tmp_path / 'notes'} is a file, "
+            "not a folder")
+    assert (tmp_path / "notes").read_text() == "mine\n"

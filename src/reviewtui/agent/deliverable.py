@@ -101,6 +101,11 @@ def write_export(text: str, path: str | Path) -> Path:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    except (FileExistsError, NotADirectoryError):
+        # a file where a folder of the path should be: the OS says "File exists"
+        blocking = next((p for p in (target.parent, *target.parent.parents)
+                         if p.exists() and not p.is_dir()), target.parent)
+        raise UsageError(f"cannot write {target}: {blocking} is a file, not a folder") from None
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     return target
