@@ -320,3 +320,17 @@ def test_a_patch_series_changing_a_file_twice_is_refused(repo: GitRepoBuilder,
     files = _files(result.json())
     assert files["a.py"]["line_numbers"]["new_compact"] == "L1"
     assert files["b.py"]["line_numbers"]["new_compact"] == "L1"
+
+
+def test_a_tree_or_blob_id_is_named_as_not_a_commit(repo: GitRepoBuilder, cli: CliRunner) -> None:
+    # It said "unknown revision", as if the id were mistyped.
+    repo.write("a.py", "x = 1\n")
+    repo.commit("base")
+    tree = repo.git("rev-parse", "HEAD^{tree}").strip()
+    blob = repo.git("rev-parse", "HEAD:a.py").strip()
+    for oid, kind in ((tree, "tree"), (blob, "blob")):
+        result = cli("index", "--commit", oid, repo.root)
+        assert result.code == 2
+        assert result.err.startswith(f"reviewtui: error: '{oid}' names a {kind}, not a commit")
+    unknown = cli("index", "--commit", "nosuchref", repo.root)
+    assert unknown.code == 2 and "unknown revision 'nosuchref'" in unknown.err

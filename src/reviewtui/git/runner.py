@@ -149,6 +149,10 @@ class GitRepo:
         out = self.try_run("rev-parse", "--verify", "--quiet", "--end-of-options",
                            f"{ref}^{{commit}}")
         if not out:
+            kind = self.try_run("cat-file", "-t", "--end-of-options", ref)  # not one at all?
+            if kind and kind.strip() in (b"tree", b"blob"):
+                raise RefError(f"{ref!r} names a {kind.strip().decode()}, not a commit",
+                               hint="give a commit, a branch or a tag")
             raise RefError(f"unknown revision {ref!r}", hint="check the branch, tag or commit name")
         return out.decode("ascii").strip()
 
