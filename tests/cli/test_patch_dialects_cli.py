@@ -90,3 +90,23 @@ def test_git_diff_of_two_folders_or_with_other_prefixes_is_no_rename(
         result = cli("index", "--patch", patch_file, "--json", repo.root)
         assert result.code == 0, result.err
         assert _changes(result.json()) == expected, patch
+
+
+def test_a_recursive_diff_without_n_is_refused_not_read_short(cli: CliRunner,
+                                                               tmp_path: Path) -> None:
+    """``diff -ru old new`` writes a file on one side only as "Only in new: b.py", not as a
+    diff: read as it was, the patch silently left b.py out of the review."""
+    for side, text in (("old", "a = 1\n"), ("new", "a = 2\n")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "a.py").write_text(text)
+    (tmp_path / "new" / "b.py").write_text("b = 1\n")
+    for flags, name in (("-ru", "r.patch"), ("-ruN", "rn.patch")):
+        made = subprocess.run(["diff", flags, "old", "new"], cwd=tmp_path, capture_output=True)
+        (tmp_path / name).write_bytes(made.stdout)
+    short = cli("index", "--patch", tmp_path / "r.patch")
+    assert short.code == 2
+    assert "leaves out 1 file(s) that are on one side only ('Only in new: b.py'" in short.err
+    assert "diff -ruN" in short.err and "Traceback" not in short.err
+    whole = cli("index", "--json", "--patch", tmp_path / "rn.patch")
+    assert whole.code == 0, whole.err
+    assert _changes(whole.json()) == {"a.py": ("modify", None), "b.py": ("add", None)}

@@ -81,6 +81,12 @@ def parse_patch(data: bytes, *, name: str = "patch") -> list[FileChange]:
     if _COLOURED.search(text) is not None:
         raise PatchError(f"{name} is a coloured diff (it holds the terminal's colour codes)",
                          hint="write it without colours: 'git diff --no-color'")
+    # (a git patch never has one: a commit message's line that reads like it is left alone)
+    only = _ONLY_IN.findall(text) if _GIT_HEADER.search(text) is None else []
+    if only:
+        raise PatchError(f"{name} leaves out {len(only)} file(s) that are on one side only "
+                         f"({only[0]!r}: diff -r without -N)",
+                         hint="make it with 'diff -ruN', which writes them as added or deleted")
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:
@@ -137,6 +143,10 @@ def _type_changes(changes: list[FileChange]) -> list[FileChange]:
 
 # A header or hunk line wrapped in SGR codes (git diff --color, color.ui=always): git quotes an
 # ESC in a path, so there it can only be colour; the parser saw no diff, or a stray marker.
+# ``diff -r`` without ``-N`` writes a file on one side only as this line, not as a diff: read
+# as it is, the patch silently left those files out of the review
+_ONLY_IN = re.compile(r"^Only in [^\n]+: [^\n]+$", re.MULTILINE)
+_GIT_HEADER = re.compile(r"^diff --git ", re.MULTILINE)
 _COLOURED = re.compile(r"^(?:\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )"
                        r"|(?:diff --git |@@ -)[^\n]*\x1b\[[0-9;]*m\r?$)", re.MULTILINE)
 _HEADERS = re.compile(r"^(?:diff --git |--- |\+\+\+ |@@ )[^\n]*\n", re.MULTILINE)
