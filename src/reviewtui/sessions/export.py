@@ -22,7 +22,6 @@ shown as text with the reason, never as a suggestion.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
@@ -35,7 +34,7 @@ from reviewtui.sessions.export_intent import (
     intent_markdown_lines,
     intent_sarif,
 )
-from reviewtui.sessions.markdown_text import code_span
+from reviewtui.sessions.markdown_text import code_fence, code_span
 from reviewtui.sessions.review_records import (
     STATE_LABELS,
     ReviewComment,
@@ -183,17 +182,11 @@ def _markdown(review: ExportedReview) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _fence_for(lines: Sequence[str]) -> str:
-    """A backtick fence longer than any run of backticks in ``lines`` (at least three)."""
-    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
-    return "`" * max(3, longest + 1)
-
-
 def fix_block(fix: StoredFix) -> list[str]:
     """An applicable fix as a GitHub suggestion block: exactly the replacement lines (none:
     the lines are deleted); a text-only fix as plain text with why it is not a suggestion."""
     lines = fix.replacement_lines
-    fence = _fence_for(lines)
+    fence = code_fence(lines)
     why = [f"Why: {fix.explanation}"] if fix.explanation else []
     if fix.applicable:
         return ["", f"Suggested fix ({fix.lines}):", *why, "", f"{fence}suggestion", *lines,
