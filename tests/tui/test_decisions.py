@@ -3,7 +3,11 @@ on through edits and refreshes (Pilot, real repositories, a real session store).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+
+from textual.pilot import Pilot
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -73,13 +77,14 @@ def _two_files(repo: GitRepoBuilder) -> None:
     repo.write("b.py", "def b():\n    return 20\n")
 
 
-async def test_two_workbenches_on_one_change_keep_each_others_decisions(
-        repo: GitRepoBuilder, tmp_path: Path) -> None:
-    """Workbench A marks a.py reviewed and gives it full_file while B, open on the same change,
-    marks b.py reviewed and takes b.py's level down: each decision is there when the change
-    is opened again (B's save does not unmark A's mark, A's does not drop B's level)."""
+_Two = tuple[ReviewApp, ReviewApp, Pilot[None], Pilot[None]]
+
+
+@asynccontextmanager
+async def _two_workbenches(repo: GitRepoBuilder, store: Path) -> AsyncIterator[_Two]:
+    """Two workbenches open at once on ``_two_files``' change and one store, sorted by file:
+    the apps and their pilots."""
     _two_files(repo)
-    store = tmp_path / "s.sqlite3"
     one, two = _app(repo, store), _app(repo, store)
     async with one.run_test(size=(160, 40)) as a, two.run_test(size=(160, 40)) as b:
         await a.pause()
@@ -87,6 +92,16 @@ async def test_two_workbenches_on_one_change_keep_each_others_decisions(
         for app in (one, two):
             app.triage.sort_key = "file"
             app.refresh_rows()
+        yield one, two, a, b
+
+
+async def test_two_workbenches_on_one_change_keep_each_others_decisions(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """Workbench A marks a.py reviewed and gives it full_file while B, open on the same change,
+    marks b.py reviewed and takes b.py's level down: each decision is there when the change
+    is opened again (B's save does not unmark A's mark, A's does not drop B's level)."""
+    store = tmp_path / "s.sqlite3"
+    async with _two_workbenches(repo, store) as (one, two, a, b):
         await a.press("space", "4")
         await b.press("j", "space", "1")
         await a.press("j", "k")  # A moves on; nothing of B's is undone by A
@@ -104,15 +119,8 @@ async def test_r_shows_what_another_workbench_decided_meanwhile(
         repo: GitRepoBuilder, tmp_path: Path) -> None:
     """B pressed r after A gave a.py full_file and marked it: B showed A's mark but still its
     own old level for a.py, and B's decisions taken before stay B's."""
-    _two_files(repo)
     store = tmp_path / "s.sqlite3"
-    one, two = _app(repo, store), _app(repo, store)
-    async with one.run_test(size=(160, 40)) as a, two.run_test(size=(160, 40)) as b:
-        await a.pause()
-        await b.pause()
-        for app in (one, two):
-            app.triage.sort_key = "file"
-            app.refresh_rows()
+    async with _two_workbenches(repo, store) as (_one, two, a, b):
         await b.press("j", "1")  # B: b.py diff_only
         await a.press("space", "4")  # A: a.py reviewed, full_file
         assert _shown(two, "final")["a.py:L2"] != "full_file"

@@ -45,6 +45,15 @@ async def _review_and_select(app: ReviewApp, pilot: object,
     assert app.current_finding is not None
 
 
+async def _ask_for_fix(app: ReviewApp, pilot: object,
+                       fake_llm: ScriptedOpenAIServer) -> None:
+    """ctrl+f on the selected finding with no fix yet: the model answers ``FIX``."""
+    fake_llm.script(Reply.json(FIX))
+    await pilot.press("ctrl+f")  # type: ignore[attr-defined]
+    await app.workers.wait_for_complete()
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
 def _state(store: Path) -> str:
     with SessionStore(store) as opened:
         [session] = opened.list_sessions()
@@ -101,10 +110,7 @@ async def test_a_fix_opened_again_still_shows_why_the_model_proposed_it(
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         await _review_and_select(app, pilot, fake_llm)
-        fake_llm.script(Reply.json(FIX))
-        await pilot.press("ctrl+f")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _ask_for_fix(app, pilot, fake_llm)
         assert isinstance(app.screen, FixModal)
         await pilot.press("escape")
         await pilot.pause()
@@ -159,10 +165,7 @@ async def test_read_only_files_and_links_out_are_refused_in_the_preview(
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         await _review_and_select(app, pilot, fake_llm)
-        fake_llm.script(Reply.json(FIX))
-        await pilot.press("ctrl+f")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _ask_for_fix(app, pilot, fake_llm)
         await pilot.press("escape")
         target.chmod(0o444)  # as root still writable: the mode bits are what count
         try:
