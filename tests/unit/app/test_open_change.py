@@ -192,3 +192,12 @@ def test_a_first_open_follows_the_process_at_once(repo: GitRepoBuilder,
     assert again(lambda progress: None).units == loaded.units
     again.stop()
     assert len(collected) == 1  # the cache answered this thread's first and only load
+
+
+def test_the_priority_order_leaves_no_thread_behind(repo: GitRepoBuilder) -> None:
+    # a thread still alive after one load kept the next workbench load in-process (it forks
+    # only a process running no other thread)
+    _change(repo, 3)
+    _needs_fork()
+    load_change(repo.root, ChangeSelector(SelectorMode.AUTO), use_cache=False).with_reach()
+    assert [t.name for t in threading.enumerate()] == [threading.current_thread().name]
