@@ -103,6 +103,43 @@ def test_rules_check_repo_alone_is_the_current_directory(
     assert "rules.toml" in result.out
 
 
+def test_rules_check_names_what_a_repo_pack_misspells(repo: GitRepoBuilder,
+                                                      cli: CliRunner) -> None:
+    # Each of these loads, and did nothing, silently: a disabled rule that is not one, rules
+    # for a language no file is read as, a rule that needs a tag no unit gets.
+    repo.write(".reviewtui/rules.toml",
+               "[patterns.logging_onyl]\nenabled = false\n"
+               "[languages.pyhton.keywords.money]\nwords = ['Decimal']\n"
+               "[languages.python.keywords.money]\nwords = ['Decimal']\n"
+               "requires_tags = ['security_sensitve']\n")
+    result = cli("rules", "check", "--repo", repo.root)
+    assert result.code == 1, result.out
+    warnings = [line for line in result.out.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 3, result.out
+    assert "patterns.logging_onyl: no such rule to change" in warnings[0]
+    assert "did you mean 'logging_only'?" in warnings[0]
+    assert "languages.pyhton: no file is read as 'pyhton'" in warnings[1]
+    assert "did you mean 'python'?" in warnings[1]
+    assert "requires_tags: no unit is tagged 'security_sensitve'" in warnings[2]
+    assert "did you mean 'security_sensitive'?" in warnings[2]
+    assert "3 warnings" in result.out
+    # the pack still loads: index is not refused over it
+    _change(repo)
+    assert cli("index", repo.root).code == 0
+    # spelled right, the same pack is clean
+    repo.write(".reviewtui/rules.toml",
+               "[patterns.logging_only]\nenabled = false\n"
+               "[languages.python.keywords.money]\nwords = ['Decimal']\n"
+               "requires_tags = ['security_sensitive']\n")
+    clean = cli("rules", "check", "--repo", repo.root)
+    assert clean.code == 0 and "warning" not in clean.out, clean.out
+    # one file given is read over the shipped pack the same way
+    loose = repo.root / "team.toml"
+    loose.write_text('language = "javscript"\n[keywords.money]\nwords = ["Decimal"]\n')
+    alone = cli("rules", "check", loose)
+    assert alone.code == 1 and "did you mean 'javascript'?" in alone.out
+
+
 def test_broken_repo_pack_fails_index_cleanly(repo: GitRepoBuilder, cli: CliRunner) -> None:
     _change(repo)
     repo.write(".reviewtui/rules.toml", "[patterns.import_only]\ncontext_level = 'tiny'\n")

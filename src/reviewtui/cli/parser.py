@@ -102,7 +102,9 @@ def _rules_learn_arguments(parser: argparse.ArgumentParser) -> None:
 RULES_ACTIONS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
     "check": ("validate a rule pack (default: every pack in use)",
               "Validate FILE, or without FILE the shipped packs plus the repository's "
-              ".reviewtui/rules.* and learned_rules.*.", _rules_check_arguments),
+              ".reviewtui/rules.* and learned_rules.*. Exit 1 when a pack that loads names "
+              "what never takes effect: a rule to change that is no rule, a language no file "
+              "is read as, a tag no unit gets.", _rules_check_arguments),
     "explain": ("show how a unit was scored",
                 "Show every matched rule, the risk score and the confidence formula for one "
                 "unit of the change.", _rules_explain_arguments),

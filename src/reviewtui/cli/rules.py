@@ -12,6 +12,8 @@ from reviewtui.errors import NotARepositoryError, UsageError
 from reviewtui.git import ChangeSelector, open_repository
 from reviewtui.rules import RulePack, check_pack_file, load_rule_pack
 from reviewtui.rules.explain import explain
+from reviewtui.rules.pack_lint import file_warnings
+from reviewtui.rules.packs import repository_pack_files
 
 
 def _summary(pack: RulePack) -> str:
@@ -49,7 +51,7 @@ def run_check(file: str | None, repo: str | None, out: TextIO) -> int:
             raise UsageError(f"{file}: no such rule pack file")
         pack = check_pack_file(path)
         out.write(f"ok: {path}: {_summary(pack)}\n")
-        return 0
+        return _warn(file_warnings([path]), out)
     try:
         root: Path | None = open_repository(repo).root
     except NotARepositoryError:
@@ -60,7 +62,17 @@ def run_check(file: str | None, repo: str | None, out: TextIO) -> int:
     for source in loaded.sources:
         out.write(f"ok: {source}\n")
     out.write(f"merged: {_summary(loaded.pack)}\n")
-    return 0
+    return _warn(file_warnings(repository_pack_files(root) if root is not None else []), out)
+
+
+def _warn(warnings: list[str], out: TextIO) -> int:
+    """What the packs say that never takes effect: valid, but a check that finds it fails."""
+    for warning in warnings:
+        out.write(f"warning: {warning}\n")
+    if warnings:
+        out.write(f"{len(warnings)} warning{'s' if len(warnings) > 1 else ''}: the packs load, "
+                  "but what is named above never takes effect\n")
+    return 1 if warnings else 0
 
 
 def run_explain(unit_id: str, path: str | None, selector: ChangeSelector, out: TextIO, *,
