@@ -228,14 +228,19 @@ class Triage:
         self.overrides = OverrideSet(units=units)
 
     def set_level(self, unit_id: str, level: ContextLevel) -> None:
+        """The person's level. The level the unit came with is a toggle: pressed while the
+        person's is another (or is that one), the decision is taken back; pressed with none of
+        theirs, it is confirmed as theirs -- kept whatever a later plan says, and heard by the
+        evidence log as agreement with the rules."""
         fused = self.fused[unit_id].final_context_level
-        value = None if level is fused else level  # back to the fused level: no override
+        value = None if level is fused and self._override(unit_id).level is not None else level
         self._store(unit_id, self._override(unit_id).model_copy(update={"level": value}))
 
     def shift_level(self, unit_id: str, step: int) -> ContextLevel:
         current = self.item(unit_id).final_context_level
         index = max(0, min(len(LEVELS) - 1, LEVELS.index(current) + step))
-        self.set_level(unit_id, LEVELS[index])
+        if LEVELS[index] is not current:  # at either end a shift changes nothing
+            self.set_level(unit_id, LEVELS[index])
         return LEVELS[index]
 
     def toggle_skip(self, unit_id: str) -> bool:

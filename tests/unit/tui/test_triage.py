@@ -46,8 +46,21 @@ def test_levels_skip_requests_and_provenance(repo: GitRepoBuilder) -> None:
     assert triage.item(uid).provenance.level == "user"
     triage.set_level(uid, fused)  # back to the fused level: the override is gone
     assert uid not in triage.overrides.units
+    assert triage.item(uid).provenance.level != "user"
+    # the level it has, pressed with no decision of the person's: confirmed as theirs (a later
+    # plan cannot move it, the evidence log hears the agreement); pressed again: taken back
+    triage.set_level(uid, fused)
+    assert triage.overrides.units[uid].level is fused
+    assert triage.item(uid).provenance.level == "user"
+    triage.set_level(uid, fused)
+    assert uid not in triage.overrides.units
     assert triage.shift_level(uid, 1).rank == fused.rank + 1
+    assert triage.shift_level(uid, -1) is fused and uid not in triage.overrides.units
     assert triage.shift_level(uid, 9) is ContextLevel.FULL_FILE
+    triage.set_level(uid, fused)
+    triage.set_level(uid, ContextLevel.DIFF_ONLY)
+    assert triage.shift_level(uid, -1) is ContextLevel.DIFF_ONLY  # at the end: no change
+    assert triage.overrides.units[uid].level is ContextLevel.DIFF_ONLY
     assert triage.toggle_skip(uid) is True and triage.row(uid).status == "skipped"
     assert triage.toggle_skip(uid) is False and triage.item(uid).provenance.skip != "user"
     triage.set_requests(uid, [CallersRequest(symbol="add"), PreviousVersionRequest()])
