@@ -290,7 +290,3 @@ class Triage:
                 return i
         return index
 
-
-def level_label(item: FusedItem) -> str:
-    return f"{item.final_context_level.value} ({item.provenance.level})"
-
