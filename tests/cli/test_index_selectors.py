@@ -294,6 +294,37 @@ def test_an_unborn_branch_still_reviews_named_commits(repo: GitRepoBuilder,
     assert unknown.code == 2 and "unknown revision 'nope'" in unknown.err
 
 
+def test_the_first_commit_is_reviewed_before_it_is_made(make_repo: type[GitRepoBuilder],
+                                                       cli: CliRunner) -> None:
+    """A repository with no commit yet: --staged reads the index against the empty tree,
+    --working and --all the files on disk; with no selector it is still refused, naming them."""
+    repo = make_repo()
+    repo.write("app.py", "def main():\n    return 1\n")
+    repo.git("add", "app.py")
+    repo.write("notes.py", "x = 1\n")
+    staged = cli("index", "--staged", "--json", repo.root)
+    assert staged.code == 0, staged.err
+    assert list(_files(staged.json())) == ["app.py"]
+    assert staged.json()["review_metadata"]["old"] == "empty tree"
+    assert _files(staged.json())["app.py"]["change_type"] == "add"
+    everything = cli("index", "--all", "--json", repo.root)
+    assert everything.code == 0, everything.err
+    assert sorted(_files(everything.json())) == ["app.py", "notes.py"]
+    assert everything.json()["review_metadata"]["old"] == "empty tree"
+    working = cli("index", "--working", repo.root)
+    assert working.code == 0 and "notes.py" in working.out, working.err
+    bare = cli("index", repo.root)
+    assert bare.code == 2 and "no commits yet" in bare.err and "--staged" in bare.err
+    # the same on a branch with no commit of its own
+    repo.commit("one")
+    repo.git("checkout", "-q", "--orphan", "fresh")
+    repo.write("app.py", "def main():\n    return 2\n")
+    repo.git("add", "app.py")
+    orphan = cli("index", "--staged", "--json", repo.root)
+    assert orphan.code == 0, orphan.err
+    assert _files(orphan.json())["app.py"]["line_numbers"]["new_compact"] == "L1-2"
+
+
 def test_a_patch_series_changing_a_file_twice_is_refused(repo: GitRepoBuilder,
                                                          cli: CliRunner) -> None:
     """A ``git format-patch`` mbox: patch 1 changes line 14, patch 2 inserts a line above it.

@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from reviewtui.errors import NoMergeBaseError, RefError, RepositoryError, UsageError
+from reviewtui.errors import (
+    EmptyRepositoryError,
+    NoMergeBaseError,
+    RefError,
+    RepositoryError,
+    UsageError,
+)
 from reviewtui.git.attributes import mark_binary_by_attribute
 from reviewtui.git.diff_parse import parse_raw_patch_stream
 from reviewtui.git.model import ChangeSet, FileChange, Side, SideKind
@@ -77,19 +83,31 @@ def _parent_or_empty(repo: GitRepo, commit: str, label: str) -> Side:
     return Side(SideKind.EMPTY, repo.empty_tree(), "empty tree")
 
 
+def _head_side(repo: GitRepo) -> Side:
+    """HEAD; on a branch with no commit yet (a new repository, ``git checkout --orphan``)
+    the empty tree, so the first commit can be reviewed before it is made."""
+    try:
+        head = repo.head()
+    except EmptyRepositoryError:
+        return Side(SideKind.EMPTY, repo.empty_tree(), "empty tree")
+    return Side(SideKind.COMMIT, head, "HEAD")
+
+
 def _worktree_change(repo: GitRepo, selector: ChangeSelector, max_bytes: int,
-                     mode: SelectorMode) -> ChangeSet:
-    head = repo.head()
+                     mode: SelectorMode, head: Side | None = None) -> ChangeSet:
+    """The staged, working or whole pending change (``head``: HEAD's side when known)."""
     if mode is SelectorMode.STAGED:
-        files = diff_files(repo, head, cached=True)
-        return ChangeSet(repo.root, "staged", Side(SideKind.COMMIT, head, "HEAD"),
-                         Side(SideKind.INDEX), files=tuple(files))
+        old = head or _head_side(repo)
+        assert old.rev is not None
+        files = diff_files(repo, old.rev, cached=True)
+        return ChangeSet(repo.root, "staged", old, Side(SideKind.INDEX), files=tuple(files))
     if mode is SelectorMode.WORKING:
         files = diff_files(repo)
         old = Side(SideKind.INDEX)
     else:
-        files = diff_files(repo, head)
-        old = Side(SideKind.COMMIT, head, "HEAD")
+        old = head or _head_side(repo)
+        assert old.rev is not None
+        files = diff_files(repo, old.rev)
     if selector.include_untracked:
         files.extend(untracked_changes(repo, max_bytes))
     return ChangeSet(repo.root, mode.value if mode is not SelectorMode.AUTO else "all", old,
@@ -144,10 +162,13 @@ def _range(repo: GitRepo, spec: str) -> ChangeSet:
 
 def _auto(repo: GitRepo, selector: ChangeSelector, max_bytes: int,
           configured: str | None) -> ChangeSet:
-    pending = _worktree_change(repo, selector, max_bytes, SelectorMode.AUTO)
+    # With no selector, a repository without a commit is refused (the hint names --staged
+    # and --working, which review the files before the first commit).
+    head = repo.head()
+    pending = _worktree_change(repo, selector, max_bytes, SelectorMode.AUTO,
+                               Side(SideKind.COMMIT, head, "HEAD"))
     if not pending.is_empty:
         return pending
-    head = repo.head()
     branch = configured or default_branch(repo)
     if branch is not None:
         base_id = repo.resolve_commit(branch)

@@ -170,11 +170,13 @@ class GitRepo:
                 name = branch.decode("utf-8", "replace").strip() if branch else "HEAD"
                 raise EmptyRepositoryError(
                     f"HEAD is an unborn branch ({name!r} has no commits yet)",
-                    hint="commit on it first, or name a commit: --commit, --range",
+                    hint="commit on it first, name a commit (--commit, --range), or review "
+                         "its first commit before it is made: --staged, --working, --all",
                 )
             raise EmptyRepositoryError(
                 f"repository {self.root} has no commits yet",
-                hint="commit something first, or pass --patch FILE",
+                hint="commit something first, review the files before the first commit "
+                     "with --staged, --working or --all, or pass --patch FILE",
             )
         return head
 
