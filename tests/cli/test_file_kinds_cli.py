@@ -88,8 +88,8 @@ def test_a_file_binary_by_gitattribute_is_said_to_be(repo: GitRepoBuilder,
     repo.write("logo.png", b"\x89PNG\0\2")
     repo.write("notes.txt", "b\n")
     expected = ("binary by gitattribute: app/core.py, legacy.c - treated as binary because of "
-                "a '-diff' or 'binary' gitattribute (git shows no lines; the content may be "
-                "code)")
+                "a gitattribute ('-diff', 'binary', or a diff driver set binary; git shows no "
+                "lines, the content may be code)")
     def said(*selector: str) -> None:
         table = cli("index", *selector, repo.root)
         assert table.code == 0, table.err
@@ -103,7 +103,8 @@ def test_a_file_binary_by_gitattribute_is_said_to_be(repo: GitRepoBuilder,
         assert not {"binary", "binary_by_attribute"} & set(units["notes.txt"]["tags"])
         plan = {i["file_path"]: i for i in cli("plan", "--no-llm", "--json", *selector,
                                                repo.root).json()["plan"]}
-        assert "'-diff' or 'binary' gitattribute" in plan["app/core.py"]["reason"]
+        assert "binary by a gitattribute ('-diff', 'binary' or a binary diff driver)" in plan[
+            "app/core.py"]["reason"]
         assert "gitattribute" not in plan["logo.png"]["reason"]
 
     said()

@@ -34,5 +34,5 @@ async def test_the_detail_pane_says_a_gitattribute_made_the_file_binary(
         await pilot.pause()
         detail = _plain(app.query_one(DetailPane).query_one("#decision", Static))
         assert "binary_by_attribute" in detail
-        assert ("treated as binary because of a '-diff' or 'binary' gitattribute (git shows no "
-                "lines; the content may be code)") in detail
+        assert ("treated as binary because of a gitattribute ('-diff', 'binary', or a diff "
+                "driver set binary; git shows no lines, the content may be code)") in detail

@@ -114,7 +114,8 @@ def _skip_without_plan(unit: IndexUnit, planned: bool) -> tuple[bool, str]:
     if NOISE_TAGS.intersection(unit.tags):
         noise = ",".join(sorted(NOISE_TAGS.intersection(unit.tags)))
         if "binary_by_attribute" in unit.tags:  # a code file may hide behind the attribute
-            noise += "; binary by a '-diff' or 'binary' gitattribute, not by its content"
+            noise += ("; binary by a gitattribute ('-diff', 'binary' or a binary diff driver), "
+                      "not by its content")
         return True, f"rules_only: low-risk noise ({noise})"
     return False, "rules_only: low risk, kept for review"
 

@@ -23,8 +23,8 @@ from reviewtui.units.vocabulary import Vocabulary
 EXECUTABLE = "100755"
 # What a unit tagged binary_by_attribute is told with (index, workbench, bundles): git calls
 # the file binary because the repository's attributes say so, whatever its content.
-BINARY_BY_ATTRIBUTE_NOTE = ("treated as binary because of a '-diff' or 'binary' gitattribute "
-                            "(git shows no lines; the content may be code)")
+BINARY_BY_ATTRIBUTE_NOTE = ("treated as binary because of a gitattribute ('-diff', 'binary', or a "
+                            "diff driver set binary; git shows no lines, the content may be code)")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
