@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 from reviewtui.git.model import ChangeStatus, FileChange, Hunk, diff_line
 from reviewtui.git.runner import GitRepo
@@ -52,6 +53,8 @@ def untracked_change(repo: GitRepo, path: str, max_bytes: int, *,
                               unreadable=True)
         return FileChange(ChangeStatus.ADD, None, path, new_mode="120000", untracked=True,
                           hunks=addition_hunk(target))
+    if stat.S_ISDIR(info.st_mode):
+        return _embedded_repository(repo, path, full) if (full / ".git").exists() else None
     if not stat.S_ISREG(info.st_mode):
         return None
     mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"
@@ -74,11 +77,25 @@ def untracked_change(repo: GitRepo, path: str, max_bytes: int, *,
                       non_utf8=non_utf8, hunks=addition_hunk(text))
 
 
+def _embedded_repository(repo: GitRepo, path: str, full: Path) -> FileChange:
+    """An untracked folder holding a repository of its own: git lists the folder, not its
+    files, and ``git add`` would record it as a gitlink (with a warning). It is shown as that
+    submodule would be -- its HEAD commit as the one line -- so the reviewer sees it is part of
+    the change and that its files are not reviewed here."""
+    head = repo.try_run("-C", os.fsdecode(full), "rev-parse", "--verify", "--quiet", "HEAD")
+    commit = head.decode("ascii", "replace").strip() if head else ""
+    # the commit names the content, as a tracked gitlink's does (the cache's key reads it)
+    return FileChange(ChangeStatus.ADD, None, path, new_mode="160000", untracked=True,
+                      new_blob=commit or None,
+                      hunks=addition_hunk(f"Subproject commit {commit}\n") if commit else ())
+
+
 def untracked_names(listing: bytes) -> dict[str, str]:
     """The paths of ``ls-files --others -z`` output: each as shown (undecodable bytes replaced)
-    to its name on disk (``os.fsdecode``: the same bytes)."""
-    return {raw.decode("utf-8", "replace"): os.fsdecode(raw) for raw in listing.split(b"\0")
-            if raw and not raw.endswith(b"/")}
+    to its name on disk (``os.fsdecode``: the same bytes). A folder git lists whole (a
+    repository of its own: ``sub/``) is named without its slash."""
+    return {raw.rstrip(b"/").decode("utf-8", "replace"): os.fsdecode(raw.rstrip(b"/"))
+            for raw in listing.split(b"\0") if raw.rstrip(b"/")}
 
 
 def untracked_changes(repo: GitRepo, max_bytes: int) -> list[FileChange]:

@@ -105,6 +105,23 @@ def test_an_untracked_file_named_in_latin1_joins_on_refresh(repo: GitRepoBuilder
     assert unit.change_type == "add" and unit.new_compact == "L1"
 
 
+def test_an_untracked_repository_inside_joins_and_moves_on_refresh(
+        repo: GitRepoBuilder) -> None:
+    loaded = _loaded(_base(repo))
+    inner = GitRepoBuilder(repo.root / "vendor" / "lib")
+    inner.write("lib.py", "VALUE = 1\n")
+    inner.commit("v1")
+    fresh = loaded.refresh()
+    _same_as_whole(fresh)
+    assert [u.file_path for u in fresh.units if "submodule" in u.tags] == ["vendor/lib"]
+    inner.write("lib.py", "VALUE = 2\n")
+    second = inner.commit("v2")
+    again = fresh.refresh()
+    _same_as_whole(again)
+    [unit] = [u for u in again.units if u.file_path == "vendor/lib"]
+    assert unit.hunks[0].lines[0].text == f"Subproject commit {second}"
+
+
 def test_a_staged_rename_is_diffed_with_both_paths(repo: GitRepoBuilder) -> None:
     _base(repo)
     repo.git("mv", "pkg/c.py", "pkg/renamed.py")

@@ -114,6 +114,32 @@ def test_submodule_pointer_change(make_repo: type[GitRepoBuilder]) -> None:
     assert any(new_sha in line.text for h in unit.hunks for line in h.lines)
 
 
+def test_an_untracked_repository_inside_is_listed_as_a_submodule(
+        make_repo: type[GitRepoBuilder]) -> None:
+    # git lists the folder ("?? vendor/lib/"), not its files: it was dropped, and the change
+    # looked as if nothing was there. It is what `git add` would record: a gitlink.
+    main = make_repo("main")
+    main.write("readme.txt", "x\n")
+    main.commit("base")
+    inner = make_repo("main/vendor/lib")
+    inner.write("lib.py", "VALUE = 1\n")
+    first = inner.commit("v1")
+    make_repo("main/empty")  # a repository with no commit yet: listed, no line
+    units = _by_path(_load(main))
+    [unit] = units["vendor/lib"]
+    assert {"submodule", "untracked", "new_file"} <= set(unit.tags)
+    assert [line.text for h in unit.hunks for line in h.lines] == [f"Subproject commit {first}"]
+    [empty] = units["empty"]
+    assert "submodule" in empty.tags and not empty.hunks
+    assert "vendor/lib/lib.py" not in units
+    # its next commit is another content (the cache must not answer with the first)
+    inner.write("lib.py", "VALUE = 2\n")
+    second = inner.commit("v2")
+    [again] = _by_path(_load(main))["vendor/lib"]
+    assert [line.text for h in again.hunks for line in h.lines] == [
+        f"Subproject commit {second}"]
+
+
 def test_no_newline_at_end_of_file(repo: GitRepoBuilder) -> None:
     repo.write("n.txt", "a\nb")
     repo.commit("base")
