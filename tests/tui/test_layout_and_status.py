@@ -204,6 +204,25 @@ async def test_zoom_gives_the_focused_pane_the_screen_and_back(repo: GitRepoBuil
         assert app.screen.maximized is None
 
 
+async def test_zoom_with_the_chat_open_on_a_narrow_terminal_takes_the_screen(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """The table zoomed while the chat was open (after R, say) on a narrow terminal kept the
+    chat layout's 30 % of the height, a band between hatching: the zoom lost to the rule that
+    shrinks the table for the chat."""
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        await pilot.press("c", "escape")  # the chat open, the table focused
+        await pilot.pause()
+        assert app.focused is table
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is table
+        assert table.size.height >= 24  # 30 rows less the header, status line and footer
+
+
 async def test_status_says_which_model_and_where_the_plan_came_from(
         repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
     _one_unit(repo)
