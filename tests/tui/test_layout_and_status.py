@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from textual.containers import VerticalScroll
+from textual.widgets import Input
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -221,6 +222,21 @@ async def test_zoom_with_the_chat_open_on_a_narrow_terminal_takes_the_screen(
         await pilot.pause()
         assert app.screen.maximized is table
         assert table.size.height >= 24  # 30 rows less the header, status line and footer
+
+
+async def test_the_filter_opened_on_a_zoomed_table_is_shown(repo: GitRepoBuilder,
+                                                            tmp_path: Path) -> None:
+    """``/`` on a zoomed table focused a filter box the zoom left off the screen (0×0): the
+    words typed filtered the table unseen."""
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("z", "slash")
+        await pilot.pause()
+        box = app.query_one("#filter", Input)
+        assert app.screen.maximized is app.query_one(UnitTable) and app.focused is box
+        assert box.region.height > 0 and box.region.width == 80
 
 
 async def test_status_says_which_model_and_where_the_plan_came_from(
