@@ -131,6 +131,10 @@ class ModelActions(WorkbenchBase):
             self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
             return
         kept = [r.unit.unit_id for r in self.rows if not r.item.skip_review]
+        if not kept:  # (else an empty "review" that read nothing went to the chat)
+            self.set_status("nothing to review: no kept unit is shown (s unskips a unit; "
+                            "/ then Escape clears the filter)")
+            return
         self.set_status(f"reviewing {len(kept)} units…")
         self._open_chat(True)
         cancel = self.jobs.start("review")
