@@ -303,6 +303,27 @@ async def test_escape_stops_a_chat_answer_the_server_never_sends(
         assert "cancelled: chat" in _status(app)
 
 
+async def test_the_question_asked_after_a_cancelled_one_is_not_reported_cancelled(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """Escape, then the question asked again and answered: the status line still said
+    "cancelled: chat" while it was asked and once it was answered."""
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.delay(20.0), Reply.text("It checks the account state."))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        assert "cancelled: chat" in _status(app)
+        app.query_one("#chat-input").focus()
+        await pilot.press(*"why?", "enter")
+        assert "cancelled" not in _status(app)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "cancelled" not in _status(app) and "round 2 answered" in _status(app)
+
+
 async def test_ctrl_c_stops_the_planner(repo: GitRepoBuilder, tmp_path: Path,
                                         fake_llm: ScriptedOpenAIServer) -> None:
     _one_unit(repo)

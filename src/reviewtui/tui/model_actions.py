@@ -193,6 +193,7 @@ class ModelActions(WorkbenchBase):
         stream = chat.start_exchange(event.text)
         cancel = self.jobs.start("chat")
         self._show_busy()
+        self.set_status("asking the model…")  # (not the last round's "cancelled: chat")
         self._chat_worker(event.text, stream, cancel)
 
     def on_chat_pane_continue_requested(self, event: ChatPane.ContinueRequested) -> None:
@@ -271,5 +272,7 @@ class ModelActions(WorkbenchBase):
         elif record.continues is not None:
             self.set_status(f"round {record.continues + 1} continued in round "
                             f"{record.index + 1}")
+        else:
+            self.set_status(f"round {record.index + 1} answered")
         return True
 
