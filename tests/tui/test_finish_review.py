@@ -619,6 +619,43 @@ async def test_a_filter_term_no_unit_can_match_is_said_not_only_0_units(
         assert "not understood: risk:bogus (risk is critical, high, medium, low)" in status
 
 
+async def test_r_with_no_kept_unit_shown_says_so_instead_of_an_empty_review(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """R with every unit shown skipped (or a filter that shows none) put "# Review: Comment /
+    No findings. / 0 units reviewed" in the chat, a review that read nothing."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        for _ in app.rows:
+            await pilot.press("s", "j")
+        assert all(r.item.skip_review for r in app.rows)
+        await pilot.press("R")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = str(app.query_one("#status").render())
+        assert "nothing to review: no kept unit is shown" in status
+        assert not app.query(".chat-answer") and not fake_llm.chat_requests
+
+
+async def test_f_with_the_open_findings_filtered_out_says_the_filter_hides_them(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """f with a filter that hides every unit with an open finding said "no open findings (R
+    reviews the kept units)": a paid review again for findings that are there."""
+    _repo(repo)
+    app = _app(repo, tmp_path / "s.sqlite3")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        await _reviewed(app, pilot, fake_llm)
+        await pilot.press("escape", "slash", *"util", "enter")
+        await pilot.pause(0.4)
+        assert [r.unit.file_path for r in app.rows] == ["app/util.py"]
+        await pilot.press("f")
+        status = str(app.query_one("#status").render())
+        assert "R reviews" not in status
+        assert "no open findings in the units shown (2 hidden by the filter" in status
+
+
 async def test_findings_and_comments_follow_their_lines_on_r_and_on_opening(
         repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
     _repo(repo)

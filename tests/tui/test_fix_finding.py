@@ -158,6 +158,36 @@ async def test_slash_fix_and_a_moved_working_tree(repo: GitRepoBuilder, tmp_path
         assert target.read_bytes() == moved
 
 
+async def test_a_file_edited_while_its_preview_was_open_offers_the_patch(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """``a`` in a preview opened before the file was edited: refused, and the preview was
+    gone, with a notification naming ``--dry-run`` (a flag of the command line) as the way to
+    the patch. The preview comes back, saying why the fix does not apply, and ``y`` copies."""
+    app = _app(repo, tmp_path / "s.sqlite3")
+    target = repo.root / "app/billing.py"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await _review_and_select(app, pilot, fake_llm)
+        await _ask_for_fix(app, pilot, fake_llm)
+        assert isinstance(app.screen, FixModal)
+        assert "applies to the working tree" in str(
+            app.screen.query_one("#fix-state", Label).render())
+        edited = BILLING.replace("amount * 3", "amount * 4").encode()
+        target.write_bytes(edited)  # someone else's edit, the preview still open
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert target.read_bytes() == edited
+        assert isinstance(app.screen, FixModal)
+        state = str(app.screen.query_one("#fix-state", Label).render())
+        assert "does not apply" in state and "moved on" in state and "y copies" in state
+        shown = state + " ".join(str(n.message) for n in app._notifications)
+        assert "--dry-run" not in shown
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard.startswith("--- a/app/billing.py")
+
+
 async def test_read_only_files_and_links_out_are_refused_in_the_preview(
         repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
     app = _app(repo, tmp_path / "s.sqlite3")

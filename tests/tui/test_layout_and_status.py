@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from textual.containers import VerticalScroll
+from textual.widgets import Input
 
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import load_change
@@ -204,6 +205,40 @@ async def test_zoom_gives_the_focused_pane_the_screen_and_back(repo: GitRepoBuil
         assert app.screen.maximized is None
 
 
+async def test_zoom_with_the_chat_open_on_a_narrow_terminal_takes_the_screen(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """The table zoomed while the chat was open (after R, say) on a narrow terminal kept the
+    chat layout's 30 % of the height, a band between hatching: the zoom lost to the rule that
+    shrinks the table for the chat."""
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(UnitTable)
+        await pilot.press("c", "escape")  # the chat open, the table focused
+        await pilot.pause()
+        assert app.focused is table
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is table
+        assert table.size.height >= 24  # 30 rows less the header, status line and footer
+
+
+async def test_the_filter_opened_on_a_zoomed_table_is_shown(repo: GitRepoBuilder,
+                                                            tmp_path: Path) -> None:
+    """``/`` on a zoomed table focused a filter box the zoom left off the screen (0×0): the
+    words typed filtered the table unseen."""
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("z", "slash")
+        await pilot.pause()
+        box = app.query_one("#filter", Input)
+        assert app.screen.maximized is app.query_one(UnitTable) and app.focused is box
+        assert box.region.height > 0 and box.region.width == 80
+
+
 async def test_status_says_which_model_and_where_the_plan_came_from(
         repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
     _one_unit(repo)
@@ -266,6 +301,27 @@ async def test_escape_stops_a_chat_answer_the_server_never_sends(
         notices = [str(w.render()) for w in app.query(".chat-notice")]
         assert "cancelled" in notices
         assert "cancelled: chat" in _status(app)
+
+
+async def test_the_question_asked_after_a_cancelled_one_is_not_reported_cancelled(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """Escape, then the question asked again and answered: the status line still said
+    "cancelled: chat" while it was asked and once it was answered."""
+    _one_unit(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.delay(20.0), Reply.text("It checks the account state."))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        assert "cancelled: chat" in _status(app)
+        app.query_one("#chat-input").focus()
+        await pilot.press(*"why?", "enter")
+        assert "cancelled" not in _status(app)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "cancelled" not in _status(app) and "round 2 answered" in _status(app)
 
 
 async def test_ctrl_c_stops_the_planner(repo: GitRepoBuilder, tmp_path: Path,

@@ -33,7 +33,10 @@ from reviewtui.sessions.markdown_text import code_span
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
 
 
-def render_markdown(result: ReviewResult) -> str:
+def render_markdown(result: ReviewResult, *, not_reviewed_shown: int | None = None) -> str:
+    """The review as Markdown; ``not_reviewed_shown``: name at most that many of the units left
+    out, and count the rest (the workbench's chat: a Markdown list item is a widget there, and
+    thousands of them froze it for a minute)."""
     lines = [f"# Review: {_VERDICTS[result.verdict]}", "", result.summary.strip() or "-", ""]
     if not result.findings:
         lines.append("No findings.")
@@ -56,7 +59,7 @@ def render_markdown(result: ReviewResult) -> str:
     if result.dropped:
         lines += ["---", "", f"{len(result.dropped)} findings left out:", ""]
         lines += [f"- {reason}" for reason in result.dropped]
-    lines += _not_reviewed_markdown(result)
+    lines += _not_reviewed_markdown(result, not_reviewed_shown)
     lines += ["", f"_{result.units_reviewed} units reviewed by {result.model or 'the model'}; "
               f"{result.prompt_tokens} prompt + {result.completion_tokens} completion tokens._"]
     return "\n".join(lines).rstrip() + "\n"
@@ -74,12 +77,15 @@ def not_reviewed_summary(result: ReviewResult) -> str:
             "--all-batches")
 
 
-def _not_reviewed_markdown(result: ReviewResult) -> list[str]:
+def _not_reviewed_markdown(result: ReviewResult, shown: int | None = None) -> list[str]:
     if not result.not_reviewed:
         return []
     lines = ["", "## Not reviewed", "", not_reviewed_summary(result) + ".", ""]
+    named = result.not_reviewed if shown is None else result.not_reviewed[:shown]
     lines += [f"- `{u.unit_id}` {u.location} ({u.risk} risk, {u.final_context_level.value}): "
-              f"{u.reason}" for u in result.not_reviewed]
+              f"{u.reason}" for u in named]
+    if len(named) < len(result.not_reviewed):
+        lines.append(f"- … and {len(result.not_reviewed) - len(named)} more")
     return lines
 
 

@@ -135,8 +135,8 @@ def preview_fix(root: Path, finding: StoredFinding) -> FixPreview:
         raise FixError(f"cannot read {finding.file_path}: {exc.strerror or exc}") from None
     if not holds(fix, data):
         raise FixError(f"the working tree moved on: {finding.file_path} {fix.lines} are no "
-                       "longer the reviewed lines; nothing written (--dry-run prints the "
-                       "patch to apply by hand)")
+                       "longer the reviewed lines; nothing written",
+                       hint="--dry-run prints the patch to apply by hand")  # (the CLI's way)
     return FixPreview(finding, fix, target, data, patched(data, fix))
 
 

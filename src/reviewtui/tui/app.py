@@ -46,7 +46,8 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # noqa: RUF012
-    ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer, #statusbar"
+    # A zoomed pane keeps these on screen: the filter too (``/`` typed into it unseen).
+    ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer, #statusbar, #filter"
 
     # --- layout ---------------------------------------------------------------------------
 

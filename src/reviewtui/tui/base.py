@@ -65,6 +65,9 @@ FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_b
                 "sort", "run_scanners")
 
 
+EARLIER_ROUNDS = 6  # the session's rounds the chat shows when first opened (as ask keeps)
+
+
 @dataclass(frozen=True)
 class Opened:
     """A loaded change made ready for the workbench: its session and its triage (the rules'
@@ -133,6 +136,7 @@ class WorkbenchBase(App[None]):
         self.earlier_reviews: set[str] = set()
         self.refreshing = False
         self.review_to_check: Reviewed | None = None
+        self._earlier_shown = False  # the session's earlier rounds, shown in the chat once
         self._message = ""  # the last event the status line reports
         self._keys: dict[str, str] = {}
         self._theme_name = ""
@@ -368,6 +372,14 @@ class WorkbenchBase(App[None]):
         return self.query_one(ChatPane)
 
     def _open_chat(self, visible: bool) -> None:
-        """Open or close the chat; open, it takes the room the detail pane had (see .tcss)."""
-        self.chat_pane.set_class(visible, "visible")
+        """Open or close the chat; open, it takes the room the detail pane had (see .tcss).
+        Opened the first time, it shows the rounds the change's session already had (the
+        conversation the next question continues), the last ``EARLIER_ROUNDS`` whole."""
+        chat = self.chat_pane
+        if visible and not self._earlier_shown:
+            self._earlier_shown = True
+            earlier = self.session.earlier_rounds()
+            chat.show_earlier(earlier[-EARLIER_ROUNDS:], max(0, len(earlier) - EARLIER_ROUNDS))
+            chat.set_rounds(self.session.rounds_text())
+        chat.set_class(visible, "visible")
         self.screen.set_class(visible, "-chat")

@@ -6,7 +6,8 @@ applies and why not); on one without, it asks the model for a fix in a worker (E
 and opens the preview when it arrives. ``f``/``F`` already move between findings, hence not
 ``F``. Applying and undoing go through ``app.fix`` -- the checks of ``reviewtui findings
 apply`` -- and then the change is collected again, so the table, the diff and the finding's
-state (``fixed`` when its lines changed) follow at once.
+state (``fixed`` when its lines changed) follow at once. A fix refused as it is applied (the
+file edited since its preview opened) opens the preview again, saying why, with ``y`` there.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class FixActions(ReviewActions):
             try:
                 self.session.preview_fix(finding)
             except ReviewTuiError as error:
-                problem = str(error)
+                problem = error.message  # (its hint is the command line's: --dry-run)
         patch = patch_text(finding)
 
         def done(choice: FixChoice | None) -> None:
@@ -104,8 +105,14 @@ class FixActions(ReviewActions):
                                   explanation or fix.explanation), done)
 
     def _apply(self, finding: StoredFinding) -> None:
+        from reviewtui.errors import FixError
+
         try:
             after = self.session.apply_fix(finding)
+        except FixError as error:  # the file changed since the preview: it says so, y copies
+            self.notify(error.message, title="fix not applied", severity="error")
+            self._preview(finding)
+            return
         except ReviewTuiError as error:
             self.notify(str(error), title="fix not applied", severity="error")
             return

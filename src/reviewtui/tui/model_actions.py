@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
+# The units left out of a review that the chat names (the rest counted): a Markdown list item
+# is a widget, and 1,800 of them (a 2,200-unit change) froze the workbench for a minute.
+NOT_REVIEWED_SHOWN = 10
 FIX_COMMAND = "/fix"  # in the chat: a fix for the selected finding (as the fix key)
 
 
@@ -128,6 +131,10 @@ class ModelActions(WorkbenchBase):
             self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
             return
         kept = [r.unit.unit_id for r in self.rows if not r.item.skip_review]
+        if not kept:  # (else an empty "review" that read nothing went to the chat)
+            self.set_status("nothing to review: no kept unit is shown (s unskips a unit; "
+                            "/ then Escape clears the filter)")
+            return
         self.set_status(f"reviewing {len(kept)} units…")
         self._open_chat(True)
         cancel = self.jobs.start("review")
@@ -145,7 +152,8 @@ class ModelActions(WorkbenchBase):
             self.call_from_thread(self._review_failed, cancel, str(error))
             return
         self.call_from_thread(self._review_done, cancel, reviewed,
-                              render_markdown(reviewed.result))
+                              render_markdown(reviewed.result,
+                                              not_reviewed_shown=NOT_REVIEWED_SHOWN))
 
     def _review_failed(self, cancel: threading.Event, error: str) -> None:
         if self.jobs.finish("review", cancel):
@@ -185,6 +193,7 @@ class ModelActions(WorkbenchBase):
         stream = chat.start_exchange(event.text)
         cancel = self.jobs.start("chat")
         self._show_busy()
+        self.set_status("asking the model…")  # (not the last round's "cancelled: chat")
         self._chat_worker(event.text, stream, cancel)
 
     def on_chat_pane_continue_requested(self, event: ChatPane.ContinueRequested) -> None:
@@ -263,5 +272,7 @@ class ModelActions(WorkbenchBase):
         elif record.continues is not None:
             self.set_status(f"round {record.continues + 1} continued in round "
                             f"{record.index + 1}")
+        else:
+            self.set_status(f"round {record.index + 1} answered")
         return True
 

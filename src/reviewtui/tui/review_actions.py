@@ -47,7 +47,11 @@ class ReviewActions(RefreshActions):
     def _jump_finding(self, step: int) -> None:
         found = self._open_findings()
         if not found:
-            self.set_status("no open findings (R reviews the kept units)")
+            hidden = sum(1 for findings in self.triage.review.values()
+                         for f in findings if f.state == "open")
+            self.set_status(f"no open findings in the units shown ({hidden} hidden by the "
+                            "filter: / then Escape shows every unit)" if hidden else
+                            "no open findings (R reviews the kept units)")
             return
         here = self.table.cursor_row
         position = next((n for n, (_, f) in enumerate(found)

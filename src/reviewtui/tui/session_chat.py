@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from reviewtui.errors import ReviewTuiError
+from reviewtui.errors import ReviewTuiError, StoreError
 from reviewtui.llm import token_counter
 from reviewtui.pipeline import LoadedChange
 from reviewtui.plan import FusedPlan
@@ -23,6 +23,7 @@ from reviewtui.tui.session_fixes import client_for, workspace_for
 if TYPE_CHECKING:  # the chat and the model client load when first used
     from reviewtui.conversation.engine import AskResult, ChatSession
     from reviewtui.llm.settings import LLMConfig
+    from reviewtui.sessions.records import RoundRecord
 
 
 class _Host(Protocol):
@@ -69,16 +70,29 @@ class SessionChat:
                                           token_counter(self.config.model), session_id=sid)
         return self._chat
 
+    def earlier_rounds(self: _Host) -> list[RoundRecord]:
+        """The answered rounds the change's session already has (``reviewtui ask``, an earlier
+        workbench): the conversation the next question continues."""
+        store = self.store()
+        try:
+            sid = self._session(create=False) if store is not None else None
+            if store is None or sid is None:
+                return []
+            return [r for r in store.rounds(sid) if r.ended_at is not None]
+        except StoreError:
+            return []
+
     def rounds_text(self: _Host) -> str:
         chat = self._chat
-        if chat is None:
+        records = chat.rounds.rounds if chat is not None else SessionChat.earlier_rounds(self)
+        if not records:
             return "chat — no messages yet"
         lines = []
-        for record in chat.rounds.rounds[-3:]:
+        for record in records[-3:]:
             inherited = ", ".join(record.inherited_files[:4]) or "-"
             lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
                          f"{record.completion_tokens} tokens · inherited {inherited}")
-        stats = chat.rounds.cache_stats().get("inheritance")
+        stats = chat.rounds.cache_stats().get("inheritance") if chat is not None else None
         if stats is not None:
             lines.append(f"inheritance cache: {stats.hits} hits / {stats.misses} misses "
                          f"({stats.hit_rate:.0%})")

@@ -11,12 +11,14 @@ server) is offered for continuing: the transcript takes the focus and ``c`` ther
 to go on (``ContinueRequested``), giving the focus back to the input; anywhere else ``c`` is
 what it always is (the chat key, or a letter in the input), so a question that starts with "c"
 is never taken for it. Textual's Markdown widget (and its parser) loads with the first answer,
-not with the workbench.
+not with the workbench. Opened the first time, the pane shows the rounds the change's session
+already had (``show_earlier``): the conversation the next question continues.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -26,6 +28,9 @@ from textual.widgets import Collapsible, Static
 
 from reviewtui.tui.answer_stream import AnswerStream
 from reviewtui.tui.widgets.chat_input import ChatInput
+
+if TYPE_CHECKING:
+    from reviewtui.sessions.records import RoundRecord
 
 
 class ChatPane(Vertical):
@@ -95,6 +100,21 @@ class ChatPane(Vertical):
         stream = AnswerStream(answer)
         self._streams = [s for s in self._streams if not s.finished] + [stream]
         return stream
+
+    def show_earlier(self, rounds: Sequence[RoundRecord], left_out: int = 0) -> None:
+        """Rounds the session had before this chat opened, each its question and answer
+        (``left_out``: older ones not shown, counted)."""
+        from textual.widgets import Markdown
+
+        log = self.log_view
+        if left_out:
+            self.show_notice(f"{left_out} earlier rounds of this change's session not shown")
+        for record in rounds:
+            log.mount(Static(f"> {record.user_message}", classes="chat-question", markup=False))
+            log.mount(Markdown(record.answer, classes="chat-answer"))
+            if record.incomplete:
+                why = "cut off by the server" if record.cut_off else "stopped at the token limit"
+                self.show_notice(f"(this answer is not whole: {why})")
 
     def mark_cancelled(self) -> None:
         """The answer being streamed was stopped by the person."""
