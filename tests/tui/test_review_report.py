@@ -47,3 +47,6 @@ async def test_units_left_out_of_the_review_are_counted_not_listed_whole(
         assert total > 25  # most units were over the budget...
         assert 0 < len(listed) <= 10  # ...a few are named
         assert f"and {total - len(listed)} more" in left_out
+        # the way to review them is one the workbench has (it has no --all-batches option)
+        assert "R again with only them shown" in left_out
+        assert "review them with --all-batches" not in left_out

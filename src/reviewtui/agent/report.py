@@ -33,7 +33,14 @@ from reviewtui.sessions.markdown_text import code_span
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
 
 
-def render_markdown(result: ReviewResult, *, not_reviewed_shown: int | None = None) -> str:
+CLI_TO_REVIEW = "review them with --all-batches"
+# the workbench has no --all-batches: its review reads the settings (batches) or the units shown
+TUI_TO_REVIEW = ("raise [context] review_batches, or R again with only them shown (/ filters), "
+                 "or reviewtui review --all-batches")
+
+
+def render_markdown(result: ReviewResult, *, not_reviewed_shown: int | None = None,
+                    to_review: str = CLI_TO_REVIEW) -> str:
     """The review as Markdown; ``not_reviewed_shown``: name at most that many of the units left
     out, and count the rest (the workbench's chat: a Markdown list item is a widget there, and
     thousands of them froze it for a minute)."""
@@ -59,28 +66,29 @@ def render_markdown(result: ReviewResult, *, not_reviewed_shown: int | None = No
     if result.dropped:
         lines += ["---", "", f"{len(result.dropped)} findings left out:", ""]
         lines += [f"- {reason}" for reason in result.dropped]
-    lines += _not_reviewed_markdown(result, not_reviewed_shown)
+    lines += _not_reviewed_markdown(result, not_reviewed_shown, to_review)
     lines += ["", f"_{result.units_reviewed} units reviewed by {result.model or 'the model'}; "
               f"{result.prompt_tokens} prompt + {result.completion_tokens} completion tokens._"]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def not_reviewed_summary(result: ReviewResult) -> str:
-    """One sentence: how many units were left out, by risk class, and how to include them."""
+def not_reviewed_summary(result: ReviewResult, to_review: str = CLI_TO_REVIEW) -> str:
+    """One sentence: how many units were left out, by risk class, and how to include them
+    (``to_review``: as the command line or the workbench does it)."""
     counts: dict[str, int] = {}
     for unit in result.not_reviewed:
         counts[unit.risk] = counts.get(unit.risk, 0) + 1
     by_risk = ", ".join(f"{n} {risk}" for risk, n in counts.items())
     total = len(result.not_reviewed)
     return (f"{total} unit{'s' if total != 1 else ''} not reviewed ({by_risk} risk): over the "
-            "review budget ([context] review_budget and review_batches); review them with "
-            "--all-batches")
+            f"review budget ([context] review_budget and review_batches); {to_review}")
 
 
-def _not_reviewed_markdown(result: ReviewResult, shown: int | None = None) -> list[str]:
+def _not_reviewed_markdown(result: ReviewResult, shown: int | None = None,
+                          to_review: str = CLI_TO_REVIEW) -> list[str]:
     if not result.not_reviewed:
         return []
-    lines = ["", "## Not reviewed", "", not_reviewed_summary(result) + ".", ""]
+    lines = ["", "## Not reviewed", "", not_reviewed_summary(result, to_review) + ".", ""]
     named = result.not_reviewed if shown is None else result.not_reviewed[:shown]
     lines += [f"- `{u.unit_id}` {u.location} ({u.risk} risk, {u.final_context_level.value}): "
               f"{u.reason}" for u in named]

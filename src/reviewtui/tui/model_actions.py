@@ -143,7 +143,7 @@ class ModelActions(WorkbenchBase):
 
     @work(thread=True, exclusive=True, group="review")
     def _review_worker(self, unit_ids: list[str], cancel: threading.Event) -> None:
-        from reviewtui.agent.report import render_markdown
+        from reviewtui.agent.report import TUI_TO_REVIEW, render_markdown
 
         try:
             reviewed = self.session.review(self.fused_with_overrides(), unit_ids,
@@ -153,7 +153,8 @@ class ModelActions(WorkbenchBase):
             return
         self.call_from_thread(self._review_done, cancel, reviewed,
                               render_markdown(reviewed.result,
-                                              not_reviewed_shown=NOT_REVIEWED_SHOWN))
+                                              not_reviewed_shown=NOT_REVIEWED_SHOWN,
+                                              to_review=TUI_TO_REVIEW))
 
     def _review_failed(self, cancel: threading.Event, error: str) -> None:
         if self.jobs.finish("review", cancel):
