@@ -49,6 +49,26 @@ def test_findings_must_sit_on_the_change(repo: GitRepoBuilder) -> None:
     assert any("malformed" in d for d in dropped)
 
 
+def test_a_finding_said_twice_is_one_finding(repo: GitRepoBuilder) -> None:
+    # a batched review's parts may repeat a finding: counted twice, the workbench said
+    # "18 findings (18 new)" where the session kept 3
+    units, files = _units(repo)
+    said = {"title": "Wrong factor", "body": "3 is not the rate", "file_path": "pay.py",
+            "start_line": 2, "end_line": 2}
+    raw = [{**said, "severity": "P2", "confidence": 0.6},
+           {**said, "title": "wrong  factor", "severity": "P1", "confidence": 0.5,
+            "fix": {"start_line": 2, "end_line": 2,
+                    "replacement": "    return amount * 2\n"}},
+           {**said, "title": "Another thing", "severity": "P3", "confidence": 0.4}]
+    kept, dropped = check_findings(raw, units, _lines(files))
+    assert [f.title for f in kept] == ["wrong  factor", "Another thing"]
+    assert kept[0].severity == "P1"  # the more severe of the two
+    assert kept[0].fix is not None and kept[0].fix.replacement == "    return amount * 2\n"
+    first_with_fix = check_findings(list(reversed(raw[:2])), units, _lines(files))[0]
+    assert len(first_with_fix) == 1 and first_with_fix[0].fix is not None
+    assert dropped == []
+
+
 def test_a_context_line_is_not_a_changed_line(repo: GitRepoBuilder) -> None:
     units, files = _units(repo)  # only line 2 changed; the diff shows lines 1-5 around it
     base = {"body": "", "severity": "P2", "confidence": 0.5, "file_path": "pay.py"}
