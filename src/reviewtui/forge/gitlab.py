@@ -90,6 +90,9 @@ class GitLabDraftNote(_Read):
 
 class GitLabApprovals(_Read):
     user_has_approved: bool = False
+    # False when GitLab will not take this user's approval (the merge request's author where
+    # the project prevents it, not an eligible approver): ``POST /approve`` then answers 401
+    user_can_approve: bool = True
 
 
 
