@@ -240,6 +240,35 @@ def test_an_approval_refused_after_publishing_says_the_review_was_published(
     assert len(world.fake.ours(7)) == 3
 
 
+def test_a_gitlab_without_the_draft_notes_api_says_so(world: MergeRequestWorld,
+                                                       cli: CliRunner) -> None:
+    """An older GitLab answers 404 on ``draft_notes``: the merge request was just read, so
+    "not found, or the token cannot see it" sent the person after their token's scopes."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.missing_routes = (r"/draft_notes(/.*)?",)
+    for args in (("--dry-run",), ()):
+        result = cli("publish", *args, "--pr", "7", world.local)
+        assert result.code == 2
+        [line] = result.err.strip().splitlines()
+        assert "GitLab (code.example.com) has no draft notes API" in line, line
+        assert "cannot see it" not in line
+    assert not [r for r in world.fake.ops() if r.method != "GET"]  # nothing sent
+
+
+def test_a_gitlab_without_bulk_publish_says_where_the_drafts_are(world: MergeRequestWorld,
+                                                                 cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.missing_routes = (r"/draft_notes/bulk_publish",)
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "GitLab (code.example.com) cannot publish draft notes through its API" in line, line
+    assert "3 draft notes are pending" in line and "Submit review" in line
+    assert len(world.fake.drafts[7]) == 3 and world.fake.ours(7) == []
+
+
 def test_a_rejected_token_names_its_source_not_its_value(
         world: MergeRequestWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITLAB_TOKEN", "glpat-wrong-secret-value")

@@ -51,6 +51,9 @@ class FakeGitLab(FakeForge):
     # the token's user may not approve (its own merge request where the project prevents
     # author approval, not an eligible approver): GitLab answers POST /approve with 401
     can_approve: bool = True
+    # the merge request routes this GitLab lacks (an older version: no draft notes API, or
+    # no bulk publish), answered 404 as its router answers a route it does not know
+    missing_routes: tuple[str, ...] = ()
     _next_id: int = 500
 
     def user(self, username: str) -> dict[str, Any]:
@@ -127,6 +130,8 @@ class FakeGitLab(FakeForge):
         if match is None or int(match.group(1)) not in self.mrs:
             return 404, {"message": "404 Not found"}, {}
         iid, tail = int(match.group(1)), match.group(2) or ""
+        if any(re.fullmatch(route, tail) for route in self.missing_routes):
+            return 404, {"message": "404 Not Found"}, {}
         if (method, tail) == ("GET", ""):
             return 200, self.mrs[iid], {}
         if (method, tail) == ("GET", "/discussions"):

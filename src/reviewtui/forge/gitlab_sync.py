@@ -298,7 +298,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     if plan.summary_note is None:
         client.http.request(summary_op.method, summary_op.path, body=summary_op.body)
     if sent or plan.summary_note is None:
-        client.http.request("POST", client.mr_path("/draft_notes/bulk_publish"))
+        client.bulk_publish(len(sent) + (plan.summary_note is None))
     head = plan.refs.head_sha if plan.refs is not None else None
     published, summary = ours(client.discussions(), plan.viewer, head, summary_of=plan.commit_id)
     dropped = [key for key in sent if key not in published or published[key].head_sha != head]
