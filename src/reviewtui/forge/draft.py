@@ -3,7 +3,8 @@
 Pure: from the kept review (``sessions.export.ExportedReview``: the verdict, the person's
 comments, the accepted and untriaged findings) and the lines the diff shows, build what would be
 sent. A finding with an applicable fix is anchored on the fix's lines with a ``suggestion``
-block (``sessions.export.fix_block``); a comment or finding whose lines are not all in one hunk
+block (``sessions.export.fix_block``), the only suggestion it holds (one the model wrote in its
+text is shown as plain code); a comment or finding whose lines are not all in one hunk
 of the diff is placed on the longest part of them that is (its body names all its lines), and
 folded into the summary when none is, as is everything when the head moved since the review.
 Each comment ends with a hidden ``<!-- reviewtui:fingerprint=KEY -->`` marker (the finding's
@@ -20,6 +21,7 @@ from typing import Literal
 
 from reviewtui.git.model import ChangeSet
 from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block
+from reviewtui.sessions.markdown_text import inert_suggestions
 
 Side = Literal["RIGHT", "LEFT"]
 REVIEW_MARKER = "<!-- reviewtui:review -->"
@@ -198,9 +200,9 @@ def _finding_comment(finding: ExportedFinding,
     title = f"{finding.severity} · {finding.title}"
     body = [f"**{title}**"]
     if finding.body:
-        body += ["", finding.body]
+        body += ["", inert_suggestions(finding.body)]
     if finding.suggestion:
-        body += ["", f"Suggestion: {finding.suggestion}"]
+        body += ["", f"Suggestion: {inert_suggestions(finding.suggestion)}"]
     side: Side = "LEFT" if finding.side == "old" else "RIGHT"
     start, end = finding.start_line, finding.end_line
     fix = finding.fix

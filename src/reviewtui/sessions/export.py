@@ -34,7 +34,7 @@ from reviewtui.sessions.export_intent import (
     intent_markdown_lines,
     intent_sarif,
 )
-from reviewtui.sessions.markdown_text import code_fence, code_span
+from reviewtui.sessions.markdown_text import code_fence, code_span, inert_suggestions
 from reviewtui.sessions.review_records import (
     STATE_LABELS,
     ReviewComment,
@@ -170,9 +170,9 @@ def _markdown(review: ExportedReview) -> str:
             out.append(f"- **{finding.severity} · {kind}{finding.title}** "
                        f"({finding.place}{state}){reason}")
             if finding.body:
-                out.append(f"  {finding.body}")
+                out.append(f"  {inert_suggestions(finding.body)}")
             if finding.suggestion:
-                out.append(f"  Suggestion: {finding.suggestion}")
+                out.append(f"  Suggestion: {inert_suggestions(finding.suggestion)}")
             out += ["  " + line if line else line for line in _fence(finding.quote)]
             if finding.fix is not None:
                 out += ["  " + line if line else line for line in fix_block(finding.fix)]
