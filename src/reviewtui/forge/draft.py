@@ -52,9 +52,10 @@ def refused_keys(summary: str) -> set[str]:
 
 
 def marker_key(body: str) -> str | None:
-    """The fingerprint a published comment carries, if reviewtui wrote it."""
-    found = _MARKER.search(body)
-    return found.group(1) if found else None
+    """The fingerprint a published comment carries, if reviewtui wrote it: its last marker,
+    the one reviewtui ends it with (the text before may quote one: a finding on this code)."""
+    found = _MARKER.findall(body)
+    return found[-1] if found else None
 
 
 @dataclass(frozen=True, slots=True)
