@@ -254,6 +254,21 @@ def test_a_rejected_token_names_its_source_not_its_value(
     assert "Traceback" not in result.err
 
 
+@pytest.mark.parametrize("value", ["ghp_abc123\u2026", "ghp_abc123\nghp_second_line",
+                                   "ghp_abc 123"])
+def test_a_token_no_header_can_carry_is_one_line_that_never_shows_it(
+        world: PullWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """A token copied with an ellipsis (as a page shows it cut) was a traceback; one with a
+    line break in it was "cannot be reached: Illegal header value b'Bearer ...'": the token."""
+    monkeypatch.setenv("GH_TOKEN", value)
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "the token from GH_TOKEN holds a character no HTTP header may carry" in line
+    assert "ghp_abc" not in result.err + result.out
+    assert world.fake.requests == []
+
+
 def test_no_token_at_all(world: PullWorld, cli: CliRunner,
                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GH_TOKEN")
