@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from reviewtui.sessions import SessionStore
-from reviewtui.sessions.review_records import ReviewComment, ReviewVerdict
+from reviewtui.sessions.review_records import ReviewComment, ReviewVerdict, StoredFinding
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import (
@@ -325,6 +325,29 @@ def test_a_refused_context_line_does_not_take_the_removed_lines_comments_with_it
     placed = {c["body"].split("\n")[0]: c["side"] for c in accepted.body["comments"]}
     assert placed == {"**P1 · Charge rate tripled**": "RIGHT", "Why was it 2?": "LEFT"}
     assert "Is this covered by a test?" in accepted.body["body"]  # the context line's
+
+
+def test_a_summary_longer_than_github_takes_is_shortened_not_refused(
+        world: PullWorld, cli: CliRunner) -> None:
+    """Many long findings off the diff's lines (or every comment, once the head moved) fold
+    into the summary: past GitHub's 65,536 characters the review was refused (HTTP 422),
+    whatever was moved, and nothing was published."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    long = [StoredFinding(fingerprint=f"f-long-{n}", title=f"Helper {n} is slow",
+                          severity="P3", body=f"Helper {n} repeats work. " * 150,
+                          file_path="app/service.py", start_line=20, end_line=20)
+            for n in range(40)]
+    with SessionStore() as store:
+        store.merge_findings(sid, long, lambda _f: True)
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    [post] = world.fake.ops("POST")
+    summary = post.body["body"]
+    assert len(summary) <= 65_536 and summary.endswith("<!-- reviewtui:review -->")
+    assert all(f"P3 · Helper {n} is slow" in summary for n in range(40))  # each one named
+    assert "reviewtui export" in summary  # where their whole text is
+    assert {c["line"] for c in post.body["comments"]} == {2, 3}  # the line comments as ever
 
 
 @pytest.mark.parametrize("status", [429, 403])

@@ -44,6 +44,8 @@ REFUSED = "refused by GitHub"
 GITLAB_REFUSED = "refused by GitLab"  # a draft note answered HTTP 400/422
 GITLAB_DROPPED = "not kept on its line by GitLab"  # published, but not found on its line
 REFUSED_REASONS = (REFUSED, GITLAB_REFUSED, GITLAB_DROPPED)
+SHORTENED = ("(Their text is left out: with it this summary would be longer than the forge "
+             "takes. `reviewtui export` has it.)")
 
 
 def refused_keys(summary: str) -> set[str]:
@@ -126,8 +128,21 @@ class ReviewDraft:
     def with_note(self, note: str) -> ReviewDraft:
         return replace(self, notes=(*self.notes, note))
 
-    def summary(self) -> str:
-        """The review's body: notes, the verdict's summary, the counts, the folded comments."""
+    def summary(self, limit: int | None = None) -> str:
+        """The review's body: notes, the verdict's summary, the counts, the folded comments.
+        Longer than ``limit`` characters (what the forge takes), the folded comments are
+        named without their text, then the last of them counted only."""
+        full = self._summary(brief=False)
+        if limit is None or len(full) <= limit:
+            return full
+        kept = len(self.folded)
+        while True:
+            text = self._summary(brief=True, kept=kept)
+            if len(text) <= limit or kept == 0:
+                return text
+            kept = max(0, kept - max(1, (len(text) - limit) // 80))
+
+    def _summary(self, *, brief: bool, kept: int | None = None) -> str:
         out = [f"> **Note:** {note}" for note in self.notes]
         if out:
             out.append("")
@@ -136,12 +151,17 @@ class ReviewDraft:
         out.append(self.headline)
         if self.folded:
             out += ["", "#### Not on the diff's lines", ""]
-            for item in self.folded:
+            if brief:
+                out += [SHORTENED, ""]
+            shown = self.folded if kept is None else self.folded[:kept]
+            for item in shown:
                 c = item.comment
-                text = _strip_marker(c.body).replace("\n", "\n  ")
+                text = c.title if brief else _strip_marker(c.body).replace("\n", "\n  ")
                 refused = (f" <!-- reviewtui:refused={c.key} -->"
                            if any(r in item.reason for r in REFUSED_REASONS) else "")
                 out.append(f"- `{c.path}` {c.lines} ({item.reason}): {text}{refused}")
+            if len(shown) < len(self.folded):
+                out.append(f"- … and {len(self.folded) - len(shown)} more")
         out += ["", REVIEW_MARKER]
         return "\n".join(out)
 

@@ -174,3 +174,18 @@ def test_a_suggestion_block_the_model_wrote_is_never_a_suggestion() -> None:
     assert "Keep the old rate:\n\n```\nx = 2\n```" in by_key["text"]  # still shown, as code
     assert by_key["fix"].count("```suggestion") == 1  # the checked fix's own
     assert "```suggestion\ny = 1\n```" in by_key["fix"]
+
+
+def test_a_summary_past_the_limit_names_its_comments_then_counts_the_rest() -> None:
+    review = _review([], [ExportedFinding(fingerprint=f"f{n}", title=f"Far {n}", body="x" * 500,
+                                          file_path="m.py", start_line=20, end_line=20)
+                          for n in range(30)])
+    draft = build_draft(review, _change())
+    assert len(draft.summary()) > 15_000 and draft.summary(None) == draft.summary()
+    named = draft.summary(5_000)
+    assert len(named) <= 5_000 and "x" * 500 not in named
+    assert all(f"(outside the diff): P2 · Far {n}" in named for n in range(30))
+    counted = draft.summary(1_200)
+    assert len(counted) <= 1_200 and counted.endswith(REVIEW_MARKER)
+    shown = counted.count("(outside the diff): P2 · Far")
+    assert 0 < shown < 30 and f"- … and {30 - shown} more" in counted
