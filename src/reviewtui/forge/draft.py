@@ -21,7 +21,7 @@ from typing import Literal
 
 from reviewtui.git.model import ChangeSet
 from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block
-from reviewtui.sessions.markdown_text import inert_suggestions
+from reviewtui.sessions.markdown_text import code_span, inert_suggestions
 
 Side = Literal["RIGHT", "LEFT"]
 REVIEW_MARKER = "<!-- reviewtui:review -->"
@@ -159,7 +159,7 @@ class ReviewDraft:
                 text = c.title if brief else _strip_marker(c.body).replace("\n", "\n  ")
                 refused = (f" <!-- reviewtui:refused={c.key} -->"
                            if any(r in item.reason for r in REFUSED_REASONS) else "")
-                out.append(f"- `{c.path}` {c.lines} ({item.reason}): {text}{refused}")
+                out.append(f"- {code_span(c.path)} {c.lines} ({item.reason}): {text}{refused}")
             if len(shown) < len(self.folded):
                 out.append(f"- … and {len(self.folded) - len(shown)} more")
         out += ["", REVIEW_MARKER]

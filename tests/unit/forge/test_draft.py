@@ -189,3 +189,10 @@ def test_a_summary_past_the_limit_names_its_comments_then_counts_the_rest() -> N
     assert len(counted) <= 1_200 and counted.endswith(REVIEW_MARKER)
     shown = counted.count("(outside the diff): P2 · Far")
     assert 0 < shown < 30 and f"- … and {30 - shown} more" in counted
+
+
+def test_a_backtick_in_a_path_stays_inside_its_code_span_in_the_summary() -> None:
+    review = _review([], [ExportedFinding(fingerprint="f", title="Far", file_path="a`b.py",
+                                          start_line=1, end_line=1)])
+    summary = build_draft(review, _change()).summary()
+    assert "- ``a`b.py`` L1 (outside the diff): **P2 · Far**" in summary
