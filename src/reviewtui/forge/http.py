@@ -187,6 +187,13 @@ class ForgeHttp:
             if status in (403, 429):
                 wait = _wait_seconds(response)
                 if wait is not None:
+                    if wait > MAX_WAIT_SECONDS and waits == 0:
+                        minutes = max(1, round(wait / 60))
+                        raise ForgeRateLimitError(
+                            f"{self.what} rate limit: it asks to wait {wait:.0f} s, longer "
+                            f"than reviewtui waits ({MAX_WAIT_SECONDS:g} s)",
+                            hint=f"try again in about {minutes} minute"
+                                 f"{'s' if minutes != 1 else ''}", status=status)
                     if waits >= MAX_RATE_WAITS or wait > MAX_WAIT_SECONDS:
                         raise ForgeRateLimitError(
                             f"{self.what} rate limit: still limited after {waits} waits",
