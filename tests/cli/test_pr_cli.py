@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 
 from reviewtui.sessions import SessionStore
-from reviewtui.sessions.review_records import ReviewComment, ReviewVerdict, StoredFinding
+from reviewtui.sessions.review_records import (
+    ReviewComment,
+    ReviewVerdict,
+    StoredFinding,
+    StoredFix,
+)
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import (
@@ -197,6 +202,29 @@ def test_applying_a_fix_with_another_commit_checked_out_says_to_check_out_the_he
     git(world.local, "checkout", "-q", "--detach", f"{PULL_REFS}/7/head")
     checked_out = cli("findings", "apply", rate, "--pr", "7", world.local)
     assert "is not octo/proj#7's head" not in checked_out.err  # the head is there now
+
+
+def test_a_finding_without_an_applicable_fix_says_so_whatever_is_checked_out(
+        world: PullWorld, cli: CliRunner) -> None:
+    """With another commit checked out, every refusal said to check out the head, also for a
+    finding with no fix or a text-only one, which no checkout makes apply."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        [helper] = [f for f in store.findings(sid) if f.fingerprint == "f-helper"]
+        text_only = helper.model_copy(update={"fingerprint": "f-text", "fix": StoredFix(
+            start_line=20, end_line=20, replacement="x\n", applicable=False,
+            reason="the result does not parse as python (line 1)")})
+        store.merge_findings(sid, [text_only], lambda _f: True)
+    listed = cli("findings", "--json", "--pr", "7", world.local).json()["findings"]
+    ids = {f["fingerprint"]: f["id"] for f in listed}
+    for key, words in (("f-helper", "has no fix"), ("f-text", "fix is text only: the result "
+                                                              "does not parse")):
+        for dry in ((), ("--dry-run",)):
+            refused = cli("findings", "apply", ids[key], *dry, "--pr", "7", world.local)
+            assert refused.code == 2
+            [line] = refused.err.splitlines()
+            assert words in line and "is not octo/proj#7's head" not in line, line
 
 
 def _colleagues_publish(world: PullWorld) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -58,10 +58,14 @@ def _ask_fix(args: argparse.Namespace, loaded: LoadedChange, store: SessionStore
     return 0
 
 
-def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any) -> FixError:
+def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any,
+                     finding: StoredFinding) -> FixError:
     """``exc``, or -- for a pull request whose head is not what is checked out -- why the
-    working tree's lines are not the reviewed ones, and how to get them."""
-    if opened is None or loaded.change_set.new_side.rev is None:
+    working tree's lines are not the reviewed ones, and how to get them. A finding with no
+    fix, or a text-only one, keeps its own reason: no checkout makes it apply."""
+    fix = finding.fix
+    if (opened is None or loaded.change_set.new_side.rev is None or fix is None
+            or not fix.applicable):
         return exc
     from reviewtui.git.runner import open_repository
 
@@ -148,7 +152,8 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 return 0
             preview, after = apply_fix(store, sid, loaded.root, finding)
         except FixError as exc:
-            raise _not_checked_out(exc, loaded, getattr(args, "opened_pull", None)) from None
+            raise _not_checked_out(exc, loaded, getattr(args, "opened_pull", None),
+                                   finding) from None
         out.write(preview.diff)
         state = " · the finding is now fixed" if after.state == "fixed" else ""
         undo = shlex.join(["reviewtui", "findings", "undo", finding_id(finding),
