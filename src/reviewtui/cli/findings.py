@@ -17,6 +17,7 @@ from reviewtui.cli.selectors import selector_from_args, selector_words
 from reviewtui.errors import FixError, UsageError
 
 if TYPE_CHECKING:
+    from reviewtui.git.selector import ChangeSelector
     from reviewtui.pipeline import LoadedChange
     from reviewtui.sessions import SessionStore
     from reviewtui.sessions.review_records import StoredFinding
@@ -81,6 +82,7 @@ def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any,
 
 def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from reviewtui.agent.follow import follow_change
+    from reviewtui.app.auto_review import other_auto_review
     from reviewtui.app.fix import (
         apply_fix,
         find_finding,
@@ -91,13 +93,19 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     from reviewtui.app.pull_review import kept_review
     from reviewtui.cli.progress import load_change
+    from reviewtui.git.selector import SelectorMode
     from reviewtui.sessions import SessionStore
 
-    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    def reload(selector: ChangeSelector) -> LoadedChange:
+        return load_change(args.path, selector, use_cache=not args.no_cache)
+
+    named = selector_from_args(args)
+    loaded = reload(named)
     with SessionStore() as store:
-        kept = kept_review(store, loaded, getattr(args, "opened_pull", None),
-                           lambda selector: load_change(args.path, selector,
-                                                        use_cache=not args.no_cache))
+        kept = kept_review(store, loaded, getattr(args, "opened_pull", None), reload)
+        if kept.session is None and named.mode is SelectorMode.AUTO:  # a fix changed which
+            kept = other_auto_review(store, loaded, reload,  # change it names
+                                     include_untracked=not args.no_untracked) or kept
         session, loaded = kept.session, kept.loaded
         if kept.moved:  # the pull request moved since its review
             err.write(f"findings: {kept.moved}\n")
