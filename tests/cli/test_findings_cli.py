@@ -367,3 +367,58 @@ def test_a_commit_checked_out_with_crlf_line_endings_still_holds_its_lines(
     undone = cli("findings", "undo", finding["id"], "--commit", reviewed, repo.root)
     assert undone.code == 0, undone.err
     assert target.read_bytes() == checked_out
+
+
+def _undo_hint(applied: Result) -> list[str]:
+    hint = re.search(r"\('(reviewtui findings undo [^']+)' takes it back\)", applied.err)
+    assert hint is not None, applied.err
+    return shlex.split(hint.group(1))[1:]
+
+
+def test_a_fix_that_makes_the_tree_dirty_leaves_the_branchs_review_in_reach(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """A branch reviewed with nothing pending (the default selector: the branch against its
+    merge base); applying a fix leaves a pending change, which the default selector names
+    from then on: 'findings' said "no review kept", and the undo command apply printed
+    failed the same way."""
+    repo.write("app/service.py", SERVICE.replace("* 3", "* 2"))
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("app/service.py", SERVICE)
+    repo.commit("Triple the rate")
+    fake_llm.script(Reply.json(_answer()))
+    assert cli("review", "--rules-plan", repo.root).code == 0
+    [finding] = cli("findings", "--json", repo.root).json()["findings"]
+    applied = cli("findings", "apply", finding["id"], repo.root)
+    assert applied.code == 0, applied.err
+    target = repo.root / "app/service.py"
+    assert target.read_bytes() == FIXED
+
+    listed = cli("findings", "--json", repo.root)
+    assert listed.code == 0, listed.err
+    [after] = listed.json()["findings"]
+    assert after["state"] == "fixed" and after["fix_applied"] is True
+    assert "the review of" in listed.err
+    undone = cli(*_undo_hint(applied))
+    assert undone.code == 0, undone.err
+    assert target.read_bytes() == SERVICE.encode()
+
+
+def test_a_fix_that_leaves_nothing_pending_can_still_be_undone(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """The pending changes reviewed, and the fix puts the file back as committed: nothing is
+    pending, and the default selector named the last commit instead."""
+    fix = dict(FIX, replacement="    total = amount * 2\n")
+    finding = _reviewed(repo, cli, fake_llm, SERVICE.replace("* 3", "* 2").encode(),
+                        SERVICE.encode(), _answer(fix=fix))
+    applied = cli("findings", "apply", finding["id"], repo.root)
+    assert applied.code == 0, applied.err
+    target = repo.root / "app/service.py"
+    assert target.read_bytes() == SERVICE.replace("* 3", "* 2").encode()
+    assert cli("findings", "--json", repo.root).json()["findings"][0]["fix_applied"] is True
+    exported = cli("export", "--format", "json", "--all-findings", repo.root)
+    assert exported.code == 0 and "the review of all: HEAD -> worktree" in exported.err
+    assert [f["fingerprint"] for f in exported.json()["findings"]] == [finding["fingerprint"]]
+    undone = cli(*_undo_hint(applied))
+    assert undone.code == 0, undone.err
+    assert target.read_bytes() == SERVICE.encode()

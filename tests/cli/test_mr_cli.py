@@ -201,6 +201,74 @@ def test_an_approval_is_sent_once_with_the_reviewed_head(world: MergeRequestWorl
         "**Verdict: request changes** (the approval given before is withdrawn)")
 
 
+def test_an_approval_gitlab_does_not_allow_is_not_sent_and_the_review_still_is(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    """The person's own merge request, in a project that prevents approval by its author:
+    GitLab says so (``user_can_approve``) and answers ``POST /approve`` with HTTP 401. The
+    review was published, then the command failed saying the token was rejected."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    world.fake.can_approve = False
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    assert "rejected the token" not in result.err
+    assert not [r for r in world.fake.ops("POST") if r.path.endswith("/approve")]
+    [summary] = [n for n in world.fake.ours(7) if n["type"] is None]
+    assert summary["body"].startswith("**Verdict: approve** (not approved on GitLab: it does "
+                                      "not let the token's user approve this merge request)")
+    assert len(world.fake.ours(7)) == 3  # the line notes and the summary: published
+
+
+def test_an_approval_refused_after_publishing_says_the_review_was_published(
+        world: MergeRequestWorld, cli: CliRunner) -> None:
+    """GitLab said the user could approve, then refused (HTTP 401: its approval rules changed
+    meanwhile): one line saying what happened, not "the token was rejected"."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict="approve", summary="Fine."))
+    approvals = world.fake._approvals
+    world.fake._approvals = lambda iid: {**approvals(iid), "user_can_approve": True}  # type: ignore[method-assign]
+    world.fake.can_approve = False
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "the review is published, but GitLab (code.example.com) refused to approve" in line
+    assert "rejected the token" not in line
+    assert len(world.fake.ours(7)) == 3
+
+
+def test_a_gitlab_without_the_draft_notes_api_says_so(world: MergeRequestWorld,
+                                                       cli: CliRunner) -> None:
+    """An older GitLab answers 404 on ``draft_notes``: the merge request was just read, so
+    "not found, or the token cannot see it" sent the person after their token's scopes."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.missing_routes = (r"/draft_notes(/.*)?",)
+    for args in (("--dry-run",), ()):
+        result = cli("publish", *args, "--pr", "7", world.local)
+        assert result.code == 2
+        [line] = result.err.strip().splitlines()
+        assert "GitLab (code.example.com) has no draft notes API" in line, line
+        assert "cannot see it" not in line
+    assert not [r for r in world.fake.ops() if r.method != "GET"]  # nothing sent
+
+
+def test_a_gitlab_without_bulk_publish_says_where_the_drafts_are(world: MergeRequestWorld,
+                                                                 cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    world.fake.missing_routes = (r"/draft_notes/bulk_publish",)
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "GitLab (code.example.com) cannot publish draft notes through its API" in line, line
+    assert "3 draft notes are pending" in line and "Submit review" in line
+    assert len(world.fake.drafts[7]) == 3 and world.fake.ours(7) == []
+
+
 def test_a_rejected_token_names_its_source_not_its_value(
         world: MergeRequestWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITLAB_TOKEN", "glpat-wrong-secret-value")

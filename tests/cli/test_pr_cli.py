@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 
 from reviewtui.sessions import SessionStore
-from reviewtui.sessions.review_records import ReviewComment, ReviewVerdict
+from reviewtui.sessions.review_records import (
+    ReviewComment,
+    ReviewVerdict,
+    StoredFinding,
+    StoredFix,
+)
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import (
@@ -199,6 +204,29 @@ def test_applying_a_fix_with_another_commit_checked_out_says_to_check_out_the_he
     assert "is not octo/proj#7's head" not in checked_out.err  # the head is there now
 
 
+def test_a_finding_without_an_applicable_fix_says_so_whatever_is_checked_out(
+        world: PullWorld, cli: CliRunner) -> None:
+    """With another commit checked out, every refusal said to check out the head, also for a
+    finding with no fix or a text-only one, which no checkout makes apply."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        [helper] = [f for f in store.findings(sid) if f.fingerprint == "f-helper"]
+        text_only = helper.model_copy(update={"fingerprint": "f-text", "fix": StoredFix(
+            start_line=20, end_line=20, replacement="x\n", applicable=False,
+            reason="the result does not parse as python (line 1)")})
+        store.merge_findings(sid, [text_only], lambda _f: True)
+    listed = cli("findings", "--json", "--pr", "7", world.local).json()["findings"]
+    ids = {f["fingerprint"]: f["id"] for f in listed}
+    for key, words in (("f-helper", "has no fix"), ("f-text", "fix is text only: the result "
+                                                              "does not parse")):
+        for dry in ((), ("--dry-run",)):
+            refused = cli("findings", "apply", ids[key], *dry, "--pr", "7", world.local)
+            assert refused.code == 2
+            [line] = refused.err.splitlines()
+            assert words in line and "is not octo/proj#7's head" not in line, line
+
+
 def _colleagues_publish(world: PullWorld) -> tuple[dict[str, Any], dict[str, Any]]:
     """What a colleague's own reviewtui left on pull request 7: a line comment whose key is
     one our store also has (``comment-1``) and a summary, both marked as reviewtui marks."""
@@ -252,6 +280,21 @@ def test_a_rejected_token_names_its_source_not_its_value(
     assert "rejected the token from GH_TOKEN (HTTP 401)" in result.err
     assert "ghp_wrong_secret_value" not in result.err + result.out
     assert "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("value", ["ghp_abc123\u2026", "ghp_abc123\nghp_second_line",
+                                   "ghp_abc 123"])
+def test_a_token_no_header_can_carry_is_one_line_that_never_shows_it(
+        world: PullWorld, cli: CliRunner, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """A token copied with an ellipsis (as a page shows it cut) was a traceback; one with a
+    line break in it was "cannot be reached: Illegal header value b'Bearer ...'": the token."""
+    monkeypatch.setenv("GH_TOKEN", value)
+    result = cli("index", "--pr", "7", world.local)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "the token from GH_TOKEN holds a character no HTTP header may carry" in line
+    assert "ghp_abc" not in result.err + result.out
+    assert world.fake.requests == []
 
 
 def test_no_token_at_all(world: PullWorld, cli: CliRunner,
@@ -310,6 +353,29 @@ def test_a_refused_context_line_does_not_take_the_removed_lines_comments_with_it
     placed = {c["body"].split("\n")[0]: c["side"] for c in accepted.body["comments"]}
     assert placed == {"**P1 · Charge rate tripled**": "RIGHT", "Why was it 2?": "LEFT"}
     assert "Is this covered by a test?" in accepted.body["body"]  # the context line's
+
+
+def test_a_summary_longer_than_github_takes_is_shortened_not_refused(
+        world: PullWorld, cli: CliRunner) -> None:
+    """Many long findings off the diff's lines (or every comment, once the head moved) fold
+    into the summary: past GitHub's 65,536 characters the review was refused (HTTP 422),
+    whatever was moved, and nothing was published."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    long = [StoredFinding(fingerprint=f"f-long-{n}", title=f"Helper {n} is slow",
+                          severity="P3", body=f"Helper {n} repeats work. " * 150,
+                          file_path="app/service.py", start_line=20, end_line=20)
+            for n in range(40)]
+    with SessionStore() as store:
+        store.merge_findings(sid, long, lambda _f: True)
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    [post] = world.fake.ops("POST")
+    summary = post.body["body"]
+    assert len(summary) <= 65_536 and summary.endswith("<!-- reviewtui:review -->")
+    assert all(f"P3 · Helper {n} is slow" in summary for n in range(40))  # each one named
+    assert "reviewtui export" in summary  # where their whole text is
+    assert {c["line"] for c in post.body["comments"]} == {2, 3}  # the line comments as ever
 
 
 @pytest.mark.parametrize("status", [429, 403])

@@ -6,7 +6,8 @@ subset of GitHub's OpenAPI description (``tests/support/openapi_contract.py``); 
 recorded in ``violations`` (and answered with HTTP 500), which the fixture asserts empty.
 Answers start from the description's own examples. It can refuse a token (401), answer 429
 or 403 with ``Retry-After`` a number of times, and refuse a review whose line comments are not
-on ``diff_lines`` (422, as GitHub does for a line outside the diff).
+on ``diff_lines`` (422, as GitHub does for a line outside the diff), or whose body or a
+comment's is longer than GitHub takes (422).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tests.support.openapi_contract import OpenApiContract
 
 CONTRACT_PATH = Path(__file__).parent.parent / "data" / "forge" / "github" / "openapi-subset.json"
 DOCS = "https://docs.github.com/rest"
+BODY_LIMIT = 65_536  # characters of a review's or a comment's body GitHub takes
 
 
 @dataclass
@@ -132,6 +134,10 @@ class FakeGitHub(FakeForge):
         return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
 
     def _create_review(self, number: int, body: Any) -> tuple[int, Any, dict[str, str]]:
+        texts = [body.get("body", ""), *(item["body"] for item in body.get("comments", []))]
+        if any(len(text) > BODY_LIMIT for text in texts):
+            return 422, {"message": "Unprocessable Entity", "documentation_url": DOCS,
+                         "errors": [f"Body is too long (maximum is {BODY_LIMIT} characters)"]}, {}
         allowed = self.diff_lines.get(number)
         for item in body.get("comments", []):
             first = item.get("start_line", item["line"])

@@ -48,6 +48,12 @@ class FakeGitLab(FakeForge):
     diff_lines: dict[int, dict[str, set[int]]] = field(default_factory=dict)  # new side
     refuse_drafts: bool = False
     user_refused: bool = False  # GET /user answered 403
+    # the token's user may not approve (its own merge request where the project prevents
+    # author approval, not an eligible approver): GitLab answers POST /approve with 401
+    can_approve: bool = True
+    # the merge request routes this GitLab lacks (an older version: no draft notes API, or
+    # no bulk publish), answered 404 as its router answers a route it does not know
+    missing_routes: tuple[str, ...] = ()
     _next_id: int = 500
 
     def user(self, username: str) -> dict[str, Any]:
@@ -124,6 +130,8 @@ class FakeGitLab(FakeForge):
         if match is None or int(match.group(1)) not in self.mrs:
             return 404, {"message": "404 Not found"}, {}
         iid, tail = int(match.group(1)), match.group(2) or ""
+        if any(re.fullmatch(route, tail) for route in self.missing_routes):
+            return 404, {"message": "404 Not Found"}, {}
         if (method, tail) == ("GET", ""):
             return 200, self.mrs[iid], {}
         if (method, tail) == ("GET", "/discussions"):
@@ -140,6 +148,8 @@ class FakeGitLab(FakeForge):
         if (method, tail) == ("POST", "/approve"):
             if body and body.get("sha") not in (None, self.mrs[iid]["sha"]):
                 return 409, {"message": "SHA does not match HEAD of source branch"}, {}
+            if not self.can_approve:  # ApprovalService refused: ``unauthorized!``
+                return 401, {"message": "401 Unauthorized"}, {}
             self.approved[iid] = True
             return 201, self._approvals(iid), {}
         if (method, tail) == ("POST", "/unapprove") and self.approved.get(iid):
@@ -160,7 +170,8 @@ class FakeGitLab(FakeForge):
 
     def _approvals(self, iid: int) -> dict[str, Any]:
         done = self.approved.get(iid, False)
-        return {"user_has_approved": done, "user_can_approve": not done, "approved": done}
+        return {"user_has_approved": done, "user_can_approve": self.can_approve and not done,
+                "approved": done}
 
     def _create_draft(self, iid: int, body: Any) -> tuple[int, Any, dict[str, str]]:
         if self.refuse_drafts and body.get("position"):

@@ -28,7 +28,7 @@ from reviewtui.sessions.export import (
     sarif_text,
     sarif_uri,
 )
-from reviewtui.sessions.markdown_text import code_span
+from reviewtui.sessions.markdown_text import code_span, inert_suggestions
 
 _VERDICTS = {"approve": "Approve", "comment": "Comment", "request_changes": "Request changes"}
 
@@ -57,9 +57,9 @@ def render_markdown(result: ReviewResult, *, not_reviewed_shown: int | None = No
                   f"{kind}{finding.title}", "",
                   f"{code_span(where)}{side} · unit `{finding.unit_id}` · "
                   f"confidence {finding.confidence:.2f}",
-                  "", finding.body.strip()]
+                  "", inert_suggestions(finding.body.strip())]
         if finding.suggestion:
-            lines += ["", "Suggestion:", "", finding.suggestion.strip()]
+            lines += ["", "Suggestion:", "", inert_suggestions(finding.suggestion.strip())]
         if finding.fix is not None:
             lines += fix_block(finding.fix)
         lines.append("")

@@ -21,19 +21,24 @@ if TYPE_CHECKING:
 def run_export(args: argparse.Namespace) -> int:
     from reviewtui.agent.deliverable import export_review, write_export
     from reviewtui.agent.workspace import Workspace
+    from reviewtui.app.auto_review import other_auto_review
     from reviewtui.app.pull_review import kept_review
     from reviewtui.cli.intent import loaded_with_intent
     from reviewtui.cli.progress import load_change
+    from reviewtui.git.selector import SelectorMode
     from reviewtui.sessions import SessionStore
 
     def load(selector: ChangeSelector) -> LoadedChange:
         changed = load_change(args.path, selector, use_cache=not args.no_cache)
         return loaded_with_intent(changed, args)
 
+    named = selector_from_args(args)
     with SessionStore() as store:
         # a pull request whose head moved since its review: that review, as publish sends it
-        kept = kept_review(store, load(selector_from_args(args)),
-                           getattr(args, "opened_pull", None), load)
+        kept = kept_review(store, load(named), getattr(args, "opened_pull", None), load)
+        if kept.session is None and named.mode is SelectorMode.AUTO:  # a fix applied since
+            kept = other_auto_review(store, kept.loaded, load,  # changed which change it names
+                                     include_untracked=not args.no_untracked) or kept
         session, loaded = kept.session, kept.loaded
         if kept.moved:
             print(f"export: {kept.moved}", file=sys.stderr)

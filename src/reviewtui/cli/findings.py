@@ -17,6 +17,7 @@ from reviewtui.cli.selectors import selector_from_args, selector_words
 from reviewtui.errors import FixError, UsageError
 
 if TYPE_CHECKING:
+    from reviewtui.git.selector import ChangeSelector
     from reviewtui.pipeline import LoadedChange
     from reviewtui.sessions import SessionStore
     from reviewtui.sessions.review_records import StoredFinding
@@ -58,10 +59,14 @@ def _ask_fix(args: argparse.Namespace, loaded: LoadedChange, store: SessionStore
     return 0
 
 
-def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any) -> FixError:
+def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any,
+                     finding: StoredFinding) -> FixError:
     """``exc``, or -- for a pull request whose head is not what is checked out -- why the
-    working tree's lines are not the reviewed ones, and how to get them."""
-    if opened is None or loaded.change_set.new_side.rev is None:
+    working tree's lines are not the reviewed ones, and how to get them. A finding with no
+    fix, or a text-only one, keeps its own reason: no checkout makes it apply."""
+    fix = finding.fix
+    if (opened is None or loaded.change_set.new_side.rev is None or fix is None
+            or not fix.applicable):
         return exc
     from reviewtui.git.runner import open_repository
 
@@ -77,6 +82,7 @@ def _not_checked_out(exc: FixError, loaded: LoadedChange, opened: Any) -> FixErr
 
 def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from reviewtui.agent.follow import follow_change
+    from reviewtui.app.auto_review import other_auto_review
     from reviewtui.app.fix import (
         apply_fix,
         find_finding,
@@ -87,13 +93,19 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     from reviewtui.app.pull_review import kept_review
     from reviewtui.cli.progress import load_change
+    from reviewtui.git.selector import SelectorMode
     from reviewtui.sessions import SessionStore
 
-    loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
+    def reload(selector: ChangeSelector) -> LoadedChange:
+        return load_change(args.path, selector, use_cache=not args.no_cache)
+
+    named = selector_from_args(args)
+    loaded = reload(named)
     with SessionStore() as store:
-        kept = kept_review(store, loaded, getattr(args, "opened_pull", None),
-                           lambda selector: load_change(args.path, selector,
-                                                        use_cache=not args.no_cache))
+        kept = kept_review(store, loaded, getattr(args, "opened_pull", None), reload)
+        if kept.session is None and named.mode is SelectorMode.AUTO:  # a fix changed which
+            kept = other_auto_review(store, loaded, reload,  # change it names
+                                     include_untracked=not args.no_untracked) or kept
         session, loaded = kept.session, kept.loaded
         if kept.moved:  # the pull request moved since its review
             err.write(f"findings: {kept.moved}\n")
@@ -148,7 +160,8 @@ def run_findings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 return 0
             preview, after = apply_fix(store, sid, loaded.root, finding)
         except FixError as exc:
-            raise _not_checked_out(exc, loaded, getattr(args, "opened_pull", None)) from None
+            raise _not_checked_out(exc, loaded, getattr(args, "opened_pull", None),
+                                   finding) from None
         out.write(preview.diff)
         state = " · the finding is now fixed" if after.state == "fixed" else ""
         undo = shlex.join(["reviewtui", "findings", "undo", finding_id(finding),

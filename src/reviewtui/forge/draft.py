@@ -3,7 +3,8 @@
 Pure: from the kept review (``sessions.export.ExportedReview``: the verdict, the person's
 comments, the accepted and untriaged findings) and the lines the diff shows, build what would be
 sent. A finding with an applicable fix is anchored on the fix's lines with a ``suggestion``
-block (``sessions.export.fix_block``); a comment or finding whose lines are not all in one hunk
+block (``sessions.export.fix_block``), the only suggestion it holds (one the model wrote in its
+text is shown as plain code); a comment or finding whose lines are not all in one hunk
 of the diff is placed on the longest part of them that is (its body names all its lines), and
 folded into the summary when none is, as is everything when the head moved since the review.
 Each comment ends with a hidden ``<!-- reviewtui:fingerprint=KEY -->`` marker (the finding's
@@ -20,6 +21,7 @@ from typing import Literal
 
 from reviewtui.git.model import ChangeSet
 from reviewtui.sessions.export import ExportedFinding, ExportedReview, fix_block
+from reviewtui.sessions.markdown_text import code_span, inert_suggestions
 
 Side = Literal["RIGHT", "LEFT"]
 REVIEW_MARKER = "<!-- reviewtui:review -->"
@@ -42,6 +44,8 @@ REFUSED = "refused by GitHub"
 GITLAB_REFUSED = "refused by GitLab"  # a draft note answered HTTP 400/422
 GITLAB_DROPPED = "not kept on its line by GitLab"  # published, but not found on its line
 REFUSED_REASONS = (REFUSED, GITLAB_REFUSED, GITLAB_DROPPED)
+SHORTENED = ("(Their text is left out: with it this summary would be longer than the forge "
+             "takes. `reviewtui export` has it.)")
 
 
 def refused_keys(summary: str) -> set[str]:
@@ -50,9 +54,10 @@ def refused_keys(summary: str) -> set[str]:
 
 
 def marker_key(body: str) -> str | None:
-    """The fingerprint a published comment carries, if reviewtui wrote it."""
-    found = _MARKER.search(body)
-    return found.group(1) if found else None
+    """The fingerprint a published comment carries, if reviewtui wrote it: its last marker,
+    the one reviewtui ends it with (the text before may quote one: a finding on this code)."""
+    found = _MARKER.findall(body)
+    return found[-1] if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +128,21 @@ class ReviewDraft:
     def with_note(self, note: str) -> ReviewDraft:
         return replace(self, notes=(*self.notes, note))
 
-    def summary(self) -> str:
-        """The review's body: notes, the verdict's summary, the counts, the folded comments."""
+    def summary(self, limit: int | None = None) -> str:
+        """The review's body: notes, the verdict's summary, the counts, the folded comments.
+        Longer than ``limit`` characters (what the forge takes), the folded comments are
+        named without their text, then the last of them counted only."""
+        full = self._summary(brief=False)
+        if limit is None or len(full) <= limit:
+            return full
+        kept = len(self.folded)
+        while True:
+            text = self._summary(brief=True, kept=kept)
+            if len(text) <= limit or kept == 0:
+                return text
+            kept = max(0, kept - max(1, (len(text) - limit) // 80))
+
+    def _summary(self, *, brief: bool, kept: int | None = None) -> str:
         out = [f"> **Note:** {note}" for note in self.notes]
         if out:
             out.append("")
@@ -133,12 +151,17 @@ class ReviewDraft:
         out.append(self.headline)
         if self.folded:
             out += ["", "#### Not on the diff's lines", ""]
-            for item in self.folded:
+            if brief:
+                out += [SHORTENED, ""]
+            shown = self.folded if kept is None else self.folded[:kept]
+            for item in shown:
                 c = item.comment
-                text = _strip_marker(c.body).replace("\n", "\n  ")
+                text = c.title if brief else _strip_marker(c.body).replace("\n", "\n  ")
                 refused = (f" <!-- reviewtui:refused={c.key} -->"
                            if any(r in item.reason for r in REFUSED_REASONS) else "")
-                out.append(f"- `{c.path}` {c.lines} ({item.reason}): {text}{refused}")
+                out.append(f"- {code_span(c.path)} {c.lines} ({item.reason}): {text}{refused}")
+            if len(shown) < len(self.folded):
+                out.append(f"- … and {len(self.folded) - len(shown)} more")
         out += ["", REVIEW_MARKER]
         return "\n".join(out)
 
@@ -198,9 +221,9 @@ def _finding_comment(finding: ExportedFinding,
     title = f"{finding.severity} · {finding.title}"
     body = [f"**{title}**"]
     if finding.body:
-        body += ["", finding.body]
+        body += ["", inert_suggestions(finding.body)]
     if finding.suggestion:
-        body += ["", f"Suggestion: {finding.suggestion}"]
+        body += ["", f"Suggestion: {inert_suggestions(finding.suggestion)}"]
     side: Side = "LEFT" if finding.side == "old" else "RIGHT"
     start, end = finding.start_line, finding.end_line
     fix = finding.fix

@@ -25,10 +25,13 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-from reviewtui.errors import ForgeError
+from reviewtui.errors import ForgeError, ForgeNotFoundError
 from reviewtui.forge.auth import Token
 from reviewtui.forge.http import ForgeHttp, Sleep
 from reviewtui.forge.target import PullTarget
+
+REVIEWDOG = ("'reviewtui export --format rdjson' and reviewdog's gitlab-mr-discussion "
+             "reporter post it as discussions")
 
 
 class _Read(BaseModel):
@@ -90,6 +93,9 @@ class GitLabDraftNote(_Read):
 
 class GitLabApprovals(_Read):
     user_has_approved: bool = False
+    # False when GitLab will not take this user's approval (the merge request's author where
+    # the project prevents it, not an eligible approver): ``POST /approve`` then answers 401
+    user_can_approve: bool = True
 
 
 
@@ -128,10 +134,30 @@ class GitLabClient:
                 for item in self.http.pages(self.mr_path("/discussions"))]
 
     def draft_notes(self) -> list[GitLabDraftNote]:
-        data = self.http.request("GET", self.mr_path("/draft_notes"))
+        """The token's user's pending draft notes. A 404 here, on a merge request just read,
+        is a GitLab without the draft notes API (an older one), not a token that cannot see."""
+        try:
+            data = self.http.request("GET", self.mr_path("/draft_notes"))
+        except ForgeNotFoundError:
+            raise ForgeError(
+                f"{self.http.what} has no draft notes API (GET .../draft_notes: HTTP 404), "
+                "which reviewtui publishes a merge request review with: an older GitLab",
+                hint=REVIEWDOG, status=404) from None
         if not isinstance(data, list):
             raise ForgeError("GitLab's answer for the draft notes is not a list")
         return [self.http.parsed(GitLabDraftNote, item, "a draft note") for item in data]
+
+    def bulk_publish(self, pending: int) -> None:
+        """Publish the token's user's draft notes as one review; ``pending``: how many this
+        publish drafted (left pending when this GitLab has no bulk publish: a 404)."""
+        try:
+            self.http.request("POST", self.mr_path("/draft_notes/bulk_publish"))
+        except ForgeNotFoundError:
+            raise ForgeError(
+                f"{self.http.what} cannot publish draft notes through its API (POST "
+                ".../draft_notes/bulk_publish: HTTP 404, an older GitLab): the review's "
+                f"{pending} draft notes are pending on {self.target.label}; its "
+                "'Submit review' publishes them", status=404) from None
 
     def create_draft_note(self, body: dict[str, Any]) -> GitLabDraftNote:
         data = self.http.request("POST", self.mr_path("/draft_notes"), body=body)

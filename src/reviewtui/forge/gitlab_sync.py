@@ -4,7 +4,8 @@ GitLab's review is its draft notes published together (``draft_notes/bulk_publis
 notification, like a GitHub review): a draft note per new line comment (``gitlab_position``),
 the summary as a draft note without a position, then the bulk publish. The verdict: "approve"
 also approves the merge request (``approve`` with the reviewed ``sha``, so GitLab refuses it if
-the head moved; not sent when the head moved, nor when the person already approved); GitLab's
+the head moved; not sent when the head moved, when the person already approved, nor when
+GitLab says it would not take their approval: ``user_can_approve``, else a 401); GitLab's
 REST API has no "request changes", so every verdict is written at the top of the summary, and
 "request changes" withdraws the person's approval if they gave one (``unapprove``).
 
@@ -28,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from reviewtui.errors import ForgeError
+from reviewtui.errors import ForgeAuthError, ForgeError
 from reviewtui.forge.draft import (
     GITLAB_DROPPED,
     GITLAB_REFUSED,
@@ -50,6 +51,8 @@ from reviewtui.forge.threads import PullThread
 
 VERDICTS = {"APPROVE": "approve", "REQUEST_CHANGES": "request changes", "COMMENT": "comment"}
 _HEAD = re.compile(r"<!-- reviewtui:head=([0-9a-f]+) -->")
+NOT_ALLOWED = ("not approved on GitLab: it does not let the token's user approve this merge "
+               "request")
 
 
 def summary_head(body: str) -> str | None:
@@ -243,16 +246,33 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
         if refused:
             plan.draft = plan.draft.fold(refused, GITLAB_DROPPED)
     if draft.event == "APPROVE":
-        if mr.sha is not None and mr.sha != commit_id:
+        approvals = client.approvals() if mr.sha in (None, commit_id) else None
+        if approvals is None:
             plan.verdict_note = "not approved on GitLab: the head moved since the review"
-        elif client.approvals().user_has_approved:
+        elif approvals.user_has_approved:
             plan.verdict_note = "already approved on GitLab"
+        elif not approvals.user_can_approve:
+            plan.verdict_note = NOT_ALLOWED
         else:
             plan.approve = True
     elif draft.event == "REQUEST_CHANGES" and client.approvals().user_has_approved:
         plan.unapprove = True
         plan.verdict_note = "the approval given before is withdrawn"
     return plan
+
+
+def _approve(client: GitLabClient, sha: str) -> None:
+    """Approve the merge request at ``sha``, once the review is published. GitLab answers a
+    refused approval with HTTP 401 (``unauthorized!``), which is not a rejected token here:
+    every request before it was taken."""
+    try:
+        client.http.request("POST", client.mr_path("/approve"), body={"sha": sha})
+    except ForgeAuthError as exc:
+        if exc.status != 401:
+            raise
+        raise ForgeError(f"the review is published, but {client.http.what} refused to approve "
+                         f"{client.target.label} (HTTP 401): it does not let the token's user "
+                         "approve it", status=401) from None
 
 
 def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
@@ -278,7 +298,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     if plan.summary_note is None:
         client.http.request(summary_op.method, summary_op.path, body=summary_op.body)
     if sent or plan.summary_note is None:
-        client.http.request("POST", client.mr_path("/draft_notes/bulk_publish"))
+        client.bulk_publish(len(sent) + (plan.summary_note is None))
     head = plan.refs.head_sha if plan.refs is not None else None
     published, summary = ours(client.discussions(), plan.viewer, head, summary_of=plan.commit_id)
     dropped = [key for key in sent if key not in published or published[key].head_sha != head]
@@ -297,7 +317,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     report.review_action = "updated" if plan.summary_note is not None else "created"
     report.posted = len(sent) - len(dropped)
     if plan.approve:
-        client.http.request("POST", client.mr_path("/approve"), body={"sha": plan.commit_id})
+        _approve(client, plan.commit_id)
         report.notes.append("approved the merge request")
     if plan.unapprove:
         client.http.request("POST", client.mr_path("/unapprove"))

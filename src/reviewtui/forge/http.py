@@ -1,16 +1,19 @@
 """The one HTTP client of the forge code: JSON in and out, errors mapped, rate limits waited out.
 
 ``httpx2`` is already installed (the ``openai`` SDK's transport), typed, and imported only here,
-only when a forge is used. Each answer is mapped onto ``errors.py``: 401 → ``ForgeAuthError``
-naming the token's source (never the token), 404 → ``ForgeNotFoundError``, 422 →
-``ForgeValidationError`` with the forge's own message, 403/429 with ``Retry-After`` (or an
-exhausted ``x-ratelimit-remaining`` with ``x-ratelimit-reset``) → wait and try again, at most
-``MAX_RATE_WAITS`` times and ``MAX_WAIT_SECONDS`` each, then ``ForgeRateLimitError``.
+only when a forge is used. A token no header can carry (a line break, a non-ASCII character) is
+refused before any request, without its value (httpx's own error would show the header).
+Each answer is mapped onto ``errors.py``: 401 → ``ForgeAuthError`` naming the token's source
+(never the token), 404 → ``ForgeNotFoundError``, 422 → ``ForgeValidationError`` with the
+forge's own message, 403/429 with ``Retry-After`` (or an exhausted ``x-ratelimit-remaining``
+with ``x-ratelimit-reset``) → wait and try again, at most ``MAX_RATE_WAITS`` times and
+``MAX_WAIT_SECONDS`` each, then ``ForgeRateLimitError``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
@@ -34,6 +37,7 @@ T = TypeVar("T", bound="BaseModel")
 PAGE_SIZE = 100
 MAX_PAGES = 50  # 5,000 comments or discussions: more is not a request one reviews here
 
+_HEADER_SAFE = re.compile(r"[!-~]+")  # visible ASCII: what a token in a header may hold
 MAX_RATE_WAITS = 3
 MAX_WAIT_SECONDS = 60.0
 TIMEOUT_SECONDS = 30.0
@@ -91,6 +95,12 @@ class ForgeHttp:
                  extra_headers: dict[str, str] | None = None) -> None:
         import httpx2
 
+        if not _HEADER_SAFE.fullmatch(token.value):
+            # httpx would raise on it (a traceback), or name the header -- the token -- in its
+            # error: said here without the value
+            raise ForgeAuthError(f"the {token} holds a character no HTTP header may carry (a "
+                                 "space, a line break or a non-ASCII one such as '…')",
+                                 hint="copy the whole token again, and only the token")
         name, prefix = auth_header
         headers = {name: f"{prefix}{token.value}", "User-Agent": f"reviewtui/{__version__}",
                    "Accept": "application/json", **(extra_headers or {})}
@@ -177,6 +187,13 @@ class ForgeHttp:
             if status in (403, 429):
                 wait = _wait_seconds(response)
                 if wait is not None:
+                    if wait > MAX_WAIT_SECONDS and waits == 0:
+                        minutes = max(1, round(wait / 60))
+                        raise ForgeRateLimitError(
+                            f"{self.what} rate limit: it asks to wait {wait:.0f} s, longer "
+                            f"than reviewtui waits ({MAX_WAIT_SECONDS:g} s)",
+                            hint=f"try again in about {minutes} minute"
+                                 f"{'s' if minutes != 1 else ''}", status=status)
                     if waits >= MAX_RATE_WAITS or wait > MAX_WAIT_SECONDS:
                         raise ForgeRateLimitError(
                             f"{self.what} rate limit: still limited after {waits} waits",

@@ -28,6 +28,7 @@ NOT_APPROVED = ("not approved on GitHub: the head moved since the review, and an
                 "would count for commits that were not reviewed")
 NOT_REQUESTED = ("changes not requested again on GitHub: a maintainer dismissed reviewtui's "
                  "request for changes on this commit")
+BODY_LIMIT = 65_536  # characters of a review's body GitHub takes (longer: HTTP 422)
 SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
               "<!-- reviewtui:review-superseded -->")
 
@@ -158,11 +159,12 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
             draft = plan.draft = draft.fold(refused, REFUSED)
             new = [c for c in new if c.key not in refused]
     if last is not None and not new and (last.state == STATES[draft.event] or dismissed):
-        plan.review = Operation("PUT", pulls(f"/reviews/{last.id}"), {"body": draft.summary()},
+        plan.review = Operation("PUT", pulls(f"/reviews/{last.id}"),
+                                {"body": draft.summary(BODY_LIMIT)},
                                 f"edit the summary of review {last.id}")
         return plan
     body: dict[str, Any] = {"commit_id": commit_id, "event": draft.event,
-                            "body": draft.summary(),
+                            "body": draft.summary(BODY_LIMIT),
                             "comments": [c.payload() for c in draft.comments]}
     plan.review = Operation("POST", pulls("/reviews"), body,
                             f"new review ({draft.event}) with {len(new)} line comments")
@@ -210,7 +212,7 @@ def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -
             (f"on removed lines, {REFUSED}", _on_removed),
             (REFUSED, every)]
         while True:
-            body = {**(review.body or {}), "body": draft.summary(),
+            body = {**(review.body or {}), "body": draft.summary(BODY_LIMIT),
                     "comments": [c.payload() for c in draft.comments]}
             try:
                 created = client.create_review(body)

@@ -34,7 +34,7 @@ from reviewtui.sessions.export_intent import (
     intent_markdown_lines,
     intent_sarif,
 )
-from reviewtui.sessions.markdown_text import code_fence, code_span
+from reviewtui.sessions.markdown_text import code_fence, code_span, inert_suggestions
 from reviewtui.sessions.review_records import (
     STATE_LABELS,
     ReviewComment,
@@ -143,6 +143,12 @@ def _fence(lines: Sequence[str]) -> list[str]:
     return ["", "```", *shown, "```"]
 
 
+def _in_item(text: str) -> str:
+    """``text`` indented into its finding's list item, every line of it: a line at column 0
+    (a code block's fence) would end the item."""
+    return "\n".join(f"  {line}" if line else line for line in text.split("\n"))
+
+
 def _markdown(review: ExportedReview) -> str:
     title = _VERDICT_TITLES[review.verdict] if review.verdict else "No verdict yet"
     s = review.summary
@@ -170,9 +176,9 @@ def _markdown(review: ExportedReview) -> str:
             out.append(f"- **{finding.severity} · {kind}{finding.title}** "
                        f"({finding.place}{state}){reason}")
             if finding.body:
-                out.append(f"  {finding.body}")
+                out.append(_in_item(inert_suggestions(finding.body)))
             if finding.suggestion:
-                out.append(f"  Suggestion: {finding.suggestion}")
+                out.append(_in_item(f"Suggestion: {inert_suggestions(finding.suggestion)}"))
             out += ["  " + line if line else line for line in _fence(finding.quote)]
             if finding.fix is not None:
                 out += ["  " + line if line else line for line in fix_block(finding.fix)]

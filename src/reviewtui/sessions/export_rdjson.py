@@ -35,6 +35,7 @@ from reviewtui.sessions.export import (
     removed_lines,
     rule_id,
 )
+from reviewtui.sessions.markdown_text import inert_suggestions
 from reviewtui.sessions.review_records import STATE_LABELS, ReviewComment, StoredFix
 
 RdfSeverity = Literal["ERROR", "WARNING", "INFO"]
@@ -81,9 +82,9 @@ def _finding(finding: ExportedFinding) -> dict[str, Any]:
     elif old:
         parts.append(f"{removed_lines(finding.lines)}.")
     if finding.body:
-        parts.append(finding.body)
+        parts.append(inert_suggestions(finding.body))
     if finding.suggestion:
-        parts.append(f"Suggestion: {finding.suggestion}")
+        parts.append(f"Suggestion: {inert_suggestions(finding.suggestion)}")
     if fix is not None and not suggested:
         parts.append("\n".join(fix_block(fix)).strip("\n"))
     location: dict[str, Any] = {"path": finding.file_path}

@@ -154,3 +154,45 @@ def test_a_finding_reaching_past_its_hunk_sits_on_the_part_in_the_diff() -> None
     assert (placed["f2"].start_line, placed["f2"].line, placed["f2"].side) == (40, 41, "LEFT")
     assert "(About m.py removed L30-41; placed on" in placed["f2"].body
     assert [f.comment.key for f in draft.folded] == ["f3"]  # none of its lines is on the diff
+
+
+MODEL_SUGGESTS = "Keep the old rate:\n\n```suggestion\nx = 2\n```"
+
+
+def test_a_suggestion_block_the_model_wrote_is_never_a_suggestion() -> None:
+    """A forge applies a ```` ```suggestion ```` block over the lines of its comment: one the
+    model wrote in a finding's text (unchecked, on lines 2-4 here) would replace those three
+    lines with one. Only a checked, applicable fix is a suggestion."""
+    fix = StoredFix(start_line=3, end_line=3, replacement="y = 1\n", original=["y = 0"])
+    review = _review([], [
+        ExportedFinding(fingerprint="text", title="Rate", file_path="m.py", start_line=2,
+                        end_line=4, body=MODEL_SUGGESTS, suggestion="```suggestion\nz\n```"),
+        ExportedFinding(fingerprint="fix", title="Fixed", file_path="m.py", start_line=3,
+                        end_line=3, body=MODEL_SUGGESTS, fix=fix)], verdict=None)
+    by_key = {c.key: c.body for c in build_draft(review, _change()).comments}
+    assert "suggestion" not in by_key["text"].replace("Suggestion: ", "")
+    assert "Keep the old rate:\n\n```\nx = 2\n```" in by_key["text"]  # still shown, as code
+    assert by_key["fix"].count("```suggestion") == 1  # the checked fix's own
+    assert "```suggestion\ny = 1\n```" in by_key["fix"]
+
+
+def test_a_summary_past_the_limit_names_its_comments_then_counts_the_rest() -> None:
+    review = _review([], [ExportedFinding(fingerprint=f"f{n}", title=f"Far {n}", body="x" * 500,
+                                          file_path="m.py", start_line=20, end_line=20)
+                          for n in range(30)])
+    draft = build_draft(review, _change())
+    assert len(draft.summary()) > 15_000 and draft.summary(None) == draft.summary()
+    named = draft.summary(5_000)
+    assert len(named) <= 5_000 and "x" * 500 not in named
+    assert all(f"(outside the diff): P2 · Far {n}" in named for n in range(30))
+    counted = draft.summary(1_200)
+    assert len(counted) <= 1_200 and counted.endswith(REVIEW_MARKER)
+    shown = counted.count("(outside the diff): P2 · Far")
+    assert 0 < shown < 30 and f"- … and {30 - shown} more" in counted
+
+
+def test_a_backtick_in_a_path_stays_inside_its_code_span_in_the_summary() -> None:
+    review = _review([], [ExportedFinding(fingerprint="f", title="Far", file_path="a`b.py",
+                                          start_line=1, end_line=1)])
+    summary = build_draft(review, _change()).summary()
+    assert "- ``a`b.py`` L1 (outside the diff): **P2 · Far**" in summary

@@ -58,9 +58,13 @@ def test_waits_until_the_date_retry_after_names(server: GitHubServer) -> None:
 def test_a_wait_too_long_is_not_waited(server: GitHubServer) -> None:
     server.fake.rate_limited, server.fake.retry_after = 1, "3600"
     sleeps: list[float] = []
-    with pytest.raises(ForgeRateLimitError, match="asks to wait 3600 s"):
+    with pytest.raises(ForgeRateLimitError, match="asks to wait 3600 s") as raised:
         _client(server, sleeps).pull()
     assert sleeps == []
+    # no wait was taken: not "still limited after 0 waits"
+    assert raised.value.message.endswith("rate limit: it asks to wait 3600 s, longer than "
+                                         "reviewtui waits (60 s)")
+    assert raised.value.hint == "try again in about 60 minutes"
 
 
 def test_a_forbidden_answer_without_a_rate_limit_is_not_retried(server: GitHubServer) -> None:

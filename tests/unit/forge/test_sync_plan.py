@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewtui.forge.auth import Token
-from reviewtui.forge.draft import DraftComment, ReviewDraft, marker
+from reviewtui.forge.draft import DraftComment, ReviewDraft, marker, marker_key
 from reviewtui.forge.github import GitHubClient, GitHubReviewComment, GitHubUser
 from reviewtui.forge.sync import plan_sync
 from reviewtui.forge.target import PullTarget, RepoAddress
@@ -40,3 +40,18 @@ def test_a_comment_a_force_push_left_outdated_is_put_on_its_new_line() -> None:
         assert plan.unchanged == []
         assert plan.review is not None and plan.review.body is not None
         assert [c["line"] for c in plan.review.body["comments"]] == [5]
+
+
+def test_a_comment_quoting_a_marker_is_known_by_its_own() -> None:
+    """A finding on reviewtui's own ``draft.py`` quotes the marker's code in its text: the
+    comment was taken for key ``{key}`` and posted again on every publish."""
+    quoted = ("**P1 · Rate tripled**\n\n`return f\"<!-- reviewtui:fingerprint={key} -->\"`"
+              f"\n\n{marker('f-rate')}")
+    published = _published(2).model_copy(update={"body": quoted})
+    draft = ReviewDraft("COMMENT", "", "reviewtui: 1 finding", (DraftComment(
+        "f-rate", "app/service.py", 2, 2, "RIGHT", quoted, "P1 · Rate tripled"),))
+    assert marker_key(quoted) == "f-rate"
+    plan = plan_sync(_client(), draft, HEAD, [published], [], "me")
+    assert plan.unchanged == ["f-rate"]
+    assert plan.review is not None and plan.review.body is not None
+    assert plan.review.body["comments"] == []

@@ -77,3 +77,13 @@ def test_original_output_is_one_readable_line() -> None:
     assert rdjson_errors(document) == []
     assert [d["original_output"] for d in document["diagnostics"]] == [
         "src/ünï.py:3: [P0] P0 finding", "src/ünï.py:3: [P2] P2 finding (dismissed: ok)"]
+
+
+def test_a_suggestion_block_in_the_models_text_is_no_suggestion() -> None:
+    """reviewdog posts the message as the comment's body: a ```` ```suggestion ```` block the
+    model wrote there would be one the forge applies over the diagnostic's lines."""
+    finding = _finding("P1").model_copy(update={
+        "body": "Like this:\n\n```suggestion\nx = 2\n```", "suggestion": "~~~ suggestion\ny\n~~~"})
+    [diagnostic] = json.loads(render_rdjson(_review([finding])))["diagnostics"]
+    assert "suggestion" not in diagnostic["message"].replace("Suggestion: ", "")
+    assert "```\nx = 2\n```" in diagnostic["message"] and "suggestions" not in diagnostic
