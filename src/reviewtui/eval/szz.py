@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from reviewtui.errors import GitCommandError
 from reviewtui.git.patch_file import unquote_path
 from reviewtui.git.runner import DIFF_OPTIONS, GitRepo
+from reviewtui.history.blame_run import run_blame
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 _COMMENT_PREFIXES = ("#", "//", "/*", "*", "*/", "--", "<!--", '"""', "'''", ";")
@@ -105,8 +106,8 @@ class BlamedLine:
 
 def blame(repo: GitRepo, rev: str, path: str, lines: list[int]) -> list[BlamedLine]:
     """``git blame -w -M -C --line-porcelain`` of ``lines`` of ``path`` at ``rev``."""
-    out = repo.run("blame", "-w", "-M", "-C", "--line-porcelain", *_ranges(lines), rev, "--",
-                   path, timeout=_BLAME_TIMEOUT)
+    out = run_blame(repo, "-w", "-M", "-C", "--line-porcelain", *_ranges(lines), rev, "--", path,
+                    timeout=_BLAME_TIMEOUT)
     blamed: list[BlamedLine] = []
     header: list[bytes] = []
     for line in out.split(b"\n"):

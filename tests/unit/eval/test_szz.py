@@ -3,6 +3,8 @@ the bug, and commits that only say "fix" about a typo are not fixes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reviewtui.eval.cases import MiningProgress, MiningSettings, examine, mine_cases
@@ -134,3 +136,24 @@ def test_a_fix_git_cannot_blame_is_counted_not_silent(repo: GitRepoBuilder) -> N
     cases = mine_cases(open_repository(repo.root), SETTINGS, on_progress=seen.append)
     assert [c.bug for c in cases] == [bug]
     assert seen[-1].failed == 1 and seen[-1].fixes == 2
+
+
+def test_a_configured_blame_ignore_list_neither_stops_nor_steers_the_blame(
+        repo: GitRepoBuilder, isolated_git: Path) -> None:
+    """``blame.ignoreRevsFile`` is often set globally for the projects that have such a file;
+    git blame stops on a repository without it, and where it exists it would move the blame
+    off the commits it lists. Neither may change what is mined."""
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price\n")
+    repo.commit("initial shop")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price - percent\n")
+    bug = repo.commit("discounts")
+    repo.write("shop/pricing.py",
+               "def discounted(price, percent):\n    return price * (100 - percent) / 100\n")
+    repo.commit("fix discounted price: a percentage is a share of the price")
+    with isolated_git.open("a") as config:
+        config.write("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    cases = mine_cases(open_repository(repo.root), SETTINGS)
+    assert [(c.bug, c.targets) for c in cases] == [(bug, [("shop/pricing.py", 2)])]
+    (repo.root / ".git-blame-ignore-revs").write_text(bug + "\n")  # would blame the root
+    cases = mine_cases(open_repository(repo.root), SETTINGS)
+    assert [(c.bug, c.targets) for c in cases] == [(bug, [("shop/pricing.py", 2)])]

@@ -238,3 +238,24 @@ def test_a_count_told_to_stop_does_not_wait_for_the_reach(repo: GitRepoBuilder,
     finally:
         release.set()
     assert finished.wait(30)
+
+
+def test_a_configured_blame_ignore_list_missing_here_keeps_the_history(
+        repo: GitRepoBuilder, isolated_git: Path) -> None:
+    """``blame.ignoreRevsFile`` set for the projects that have such a file makes git blame
+    stop where there is none: the history must not silently drop out of the priority."""
+    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
+    _two(repo, f, g)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    f = f.replace("total += item.size", "total += item.size or 0")
+    _two(repo, f, g)
+    repo.commit("fix measure: items without a size", date="2024-02-01T00:00:00")
+    edit = ("    if total > limit:", "    if total >= limit:")
+    _two(repo, f.replace(*edit), g.replace(*edit))
+    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    expected = _history(repo)
+    assert expected["measure"]["fixed_before"] > 0
+    with isolated_git.open("a") as config:
+        config.write("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    assert _history(repo) == expected
+
