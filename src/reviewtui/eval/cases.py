@@ -33,8 +33,8 @@ from reviewtui.eval.szz import BugOrigin, find_origin
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
-SZZ_VERSION = 3  # bump when mining or blaming changes what a record says (2: "Closes #N",
-# 3: paths with a space are blamed)
+SZZ_VERSION = 4  # bump when mining or blaming changes what a record says (2: "Closes #N",
+# 3: paths with a space are blamed, 4: lines a fix only re-indented are not blamed)
 NOT_A_CANDIDATE = "not 1-3 source files with a few dozen removed lines"
 
 

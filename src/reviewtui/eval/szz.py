@@ -2,8 +2,9 @@
 
 The lines a fix deleted or changed are blamed on the fix's parent with ``git blame -w -M -C``
 (whitespace ignored, lines followed through moves within a file and copies from the files the
-same commit changed). Blank lines, comment-only lines and lines of punctuation alone (a closing
-brace) are not blamed: they carry no behaviour. The commit owning most of the remaining lines
+same commit changed); the fix's own diff ignores whitespace too, so a line it only re-indented
+is not blamed. Blank lines, comment-only lines and lines of punctuation alone (a closing brace)
+are not blamed: they carry no behaviour. The commit owning most of the remaining lines
 is the bug-introducing commit, unless it is a merge, the repository's root or a shallow
 boundary, or is too large to review; its *target lines* are the blamed lines as numbered in
 that commit's own version of the file -- the lines a reviewer of that commit should have
@@ -62,9 +63,12 @@ def old_path(raw: bytes) -> str | None:
 
 def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
                   ) -> dict[str, list[int]]:
-    """For each path, the old-side numbers of the meaningful lines ``fix`` removed."""
+    """For each path, the old-side numbers of the meaningful lines ``fix`` removed.
+
+    Whitespace is ignored (``-w``), as the blame ignores it: a line the fix only re-indented,
+    or whose missing newline at the end of the file it added, was not wrong."""
     out = repo.run("diff", *[o for o in DIFF_OPTIONS if not o.startswith("--unified")],
-                   "--unified=0", "--no-renames", parent, fix, "--",
+                   "--unified=0", "--ignore-all-space", "--no-renames", parent, fix, "--",
                    *[f":(literal){p}" for p in paths])
     found: dict[str, list[int]] = {}
     path: str | None = None
@@ -133,7 +137,8 @@ def find_origin(repo: GitRepo, fix: str, parent: str, paths: tuple[str, ...]) ->
     except GitCommandError as exc:
         return BugOrigin(fix, reason=f"cannot diff the fix: {exc}", failed=True)
     if not removed:
-        return BugOrigin(fix, reason="the fix removed only blank or comment lines")
+        return BugOrigin(fix, reason="the fix removed only blank or comment lines, or changed "
+                                     "only whitespace")
     blamed: list[BlamedLine] = []
     for path, lines in removed.items():
         try:
