@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from reviewtui.code.languages import is_code, language_for_path
+from reviewtui.eval.szz import git_path
 from reviewtui.git.model import ChangeStatus, FileChange
-from reviewtui.git.patch_file import unquote_path
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
@@ -65,14 +65,13 @@ def _parse_record(raw: bytes) -> CommitRecord | None:
         return None
     sha, parents, time, author, message, stats = fields
     files = []
-    for line in stats.decode("utf-8", "replace").splitlines():
-        added, _, rest = line.partition("\t")
-        removed, _, path = rest.partition("\t")
-        if path.startswith('"'):  # a name with a quote, a backslash, a TAB or a newline
-            path = unquote_path(path)
+    for row in stats.splitlines():
+        added, _, rest = row.partition(b"\t")
+        removed, _, name = rest.partition(b"\t")
+        path = git_path(name)  # as git is asked about it again: the name's own bytes
         if not path:
             continue
-        binary = added == "-"
+        binary = added == b"-"
         files.append(FileStat(path, 0 if binary else int(added or 0),
                               0 if binary else int(removed or 0), binary))
     return CommitRecord(sha.decode("ascii").strip(), tuple(parents.decode("ascii").split()),

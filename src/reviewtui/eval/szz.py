@@ -48,16 +48,24 @@ def meaningful(text: str) -> bool:
     return _HAS_WORD.search(stripped) is not None
 
 
+def git_path(raw: bytes) -> str:
+    """A path as git printed it, to ask git about again: a name that is not UTF-8 keeps its
+    bytes (``surrogateescape``, which the arguments of a git call are encoded back with); a
+    quoted one (a quote, a backslash or a control character in it) is unquoted."""
+    if raw.startswith(b'"'):
+        return unquote_path(raw.decode("utf-8", "replace"))
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def old_path(raw: bytes) -> str | None:
     """The path of a ``--- a/PATH`` line (after the marker), or None for ``/dev/null``.
 
     git quotes a name holding a quote, a backslash or a control character, and ends the line
     with a TAB when the name holds a space (``--- a/my file.py\t``): neither is the name.
     """
-    if raw.startswith(b'"'):
-        name = unquote_path(raw.decode("utf-8", "replace"))
-    else:
-        name = (raw[:-1] if raw.endswith(b"\t") else raw).decode("utf-8", "replace")
+    if not raw.startswith(b'"') and raw.endswith(b"\t"):
+        raw = raw[:-1]
+    name = git_path(raw)
     return name[2:] if name.startswith("a/") else None
 
 

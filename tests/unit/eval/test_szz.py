@@ -125,6 +125,21 @@ def test_a_fix_in_a_file_named_with_a_space_or_quote_is_traced(
     assert case.bug == bug and case.targets == [(name, line)]
 
 
+def test_a_fix_in_a_file_whose_name_is_not_utf8_is_traced(repo: GitRepoBuilder) -> None:
+    """A Latin-1 name (``caf\xe9.py``): git is asked about the name's own bytes (the fix was
+    reported as removing "only blank or comment lines"), and the targets name the file as the
+    index's units do, with a replacement character."""
+    name = "caf\udce9.py"  # the byte 0xE9, as the file system has it
+    repo.write(name, "def total(items):\n    return 0\n")
+    repo.commit("initial")
+    repo.write(name, "def total(items):\n    return sum(items) - 1\n")
+    bug = repo.commit("totals")
+    repo.write(name, "def total(items):\n    return sum(items)\n")
+    repo.commit("fix total: off by one")
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert case.bug == bug and case.targets == [("caf\ufffd.py", 2)]
+
+
 def test_a_fix_git_cannot_blame_is_counted_not_silent(repo: GitRepoBuilder) -> None:
     """A fix whose before-side blob is missing (a broken clone): git fails on it, and the
     mining says so (and does not keep the failure: it is examined again next time)."""
