@@ -10,6 +10,9 @@ command-line option can empty (git opens every file it names before an empty nam
 so blame runs, when the setting is there, from a private empty folder with ``GIT_DIR`` pointing
 at the repository: each relative name it lists is an empty file there. (An absolute name is
 read as given: it exists or blame fails as git's own would.)
+
+A unit names a file whose name is not UTF-8 with a replacement character for each such byte;
+``tree_path`` finds the name's own bytes in the tree, which is what blame must be asked about.
 """
 
 from __future__ import annotations
@@ -24,6 +27,18 @@ from reviewtui.git.runner import GitRepo
 def _ignore_lists(repo: GitRepo) -> list[str]:
     out = repo.try_run("config", "--get-all", "blame.ignoreRevsFile")
     return [name for name in (out or b"").decode("utf-8", "replace").splitlines() if name]
+
+
+def tree_path(repo: GitRepo, rev: str, path: str) -> str:
+    """``path`` as ``rev``'s tree spells it (``surrogateescape``: subprocess encodes it back to
+    those bytes) when the name shown has replacement characters; else ``path`` itself."""
+    if "\ufffd" not in path:
+        return path
+    listed = repo.try_run("ls-tree", "-r", "-z", "--name-only", "--full-tree", rev)
+    for raw in (listed or b"").split(b"\0"):
+        if raw and raw.decode("utf-8", "replace") == path:
+            return raw.decode("utf-8", "surrogateescape")
+    return path
 
 
 def run_blame(repo: GitRepo, *args: str, timeout: float | None = None,

@@ -39,7 +39,7 @@ from reviewtui.git.model import ChangeSet, SideKind
 from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.blame_graph import BlameGraph
-from reviewtui.history.blame_run import run_blame
+from reviewtui.history.blame_run import run_blame, tree_path
 from reviewtui.history.commit_facts import CommitFacts, Progress
 from reviewtui.history.fixes import FixMatcher
 from reviewtui.units.model import ReviewUnit
@@ -156,8 +156,8 @@ def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
     ``OLDER`` (no commit, author or fix: only that they are older); ``env``: the cached
     commit graph's (``history.blame_graph``)."""
     window = [f"--since={since}"] if since else []
-    out = run_blame(repo, "-w", "--porcelain", *window, *ranges, base, "--", path,
-                    timeout=_TIMEOUT, env=env)
+    out = run_blame(repo, "-w", "--porcelain", *window, *ranges, base, "--",
+                    tree_path(repo, base, path), timeout=_TIMEOUT, env=env)
     commits: dict[str, dict[bytes, bytes]] = {}
     lines: dict[int, LineOrigin] = {}
     current: str | None = None

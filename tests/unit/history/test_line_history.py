@@ -291,3 +291,18 @@ def test_a_file_whose_blame_failed_is_blamed_again_next_time(
     assert kept_history()["fixed_before"] == 0
     monkeypatch.setattr(line_history, "run_blame", real)
     assert kept_history()["fixed_before"] > 0
+
+
+def test_a_file_whose_name_is_not_utf8_has_its_history(repo: GitRepoBuilder) -> None:
+    """The units name ``caf\\xe9.py`` with a replacement character; blame must be asked about
+    the name's own bytes, or the file has no history at all."""
+    name = "caf\udce9.py"  # the byte 0xE9, as the file system has it
+    f = _BODY.format(name="measure")
+    repo.write(name, f)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    f = f.replace("total += item.size", "total += item.size or 0")
+    repo.write(name, f)
+    repo.commit("fix measure: items without a size", date="2024-02-01T00:00:00")
+    repo.write(name, f.replace("    if total > limit:", "    if total >= limit:"))
+    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    assert _history(repo)["measure"]["fixed_before"] > 0
