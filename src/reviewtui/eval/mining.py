@@ -126,12 +126,13 @@ def is_fix_message(commit: CommitRecord, matcher: FixMatcher) -> bool:
 
 def fix_sources(commit: CommitRecord, matcher: FixMatcher, limits: FixLimits
                 ) -> tuple[str, ...] | None:
-    """The source files whose removed lines a fix's blame reads, or None: not a usable fix
-    (``commit`` with its line counts)."""
+    """The source files a fix changed, or None: not a usable fix (``commit`` with its line
+    counts). Its blame reads those it removed lines from; the others are there so that the
+    diff pairs a file the fix moved with its new name."""
     if not is_fix_message(commit, matcher):
         return None
     sources = [f for f in commit.files if not f.binary and is_source(f.path)]
     removed = sum(f.removed for f in sources)
     if not 1 <= len(sources) <= limits.max_files or not 1 <= removed <= limits.max_removed:
         return None
-    return tuple(f.path for f in sources if f.removed)
+    return tuple(f.path for f in sources)

@@ -71,12 +71,14 @@ def old_path(raw: bytes) -> str | None:
 
 def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
                   ) -> dict[str, list[int]]:
-    """For each path, the old-side numbers of the meaningful lines ``fix`` removed.
+    """For each path (as the fix's parent names it), the old-side numbers of the meaningful
+    lines ``fix`` removed.
 
     Whitespace is ignored (``-w``), as the blame ignores it: a line the fix only re-indented,
-    or whose missing newline at the end of the file it added, was not wrong."""
+    or whose missing newline at the end of the file it added, was not wrong. Renames are
+    followed (``-M``): a file the fix also moved lost only the lines it changed, not all."""
     out = repo.run("diff", *[o for o in DIFF_OPTIONS if not o.startswith("--unified")],
-                   "--unified=0", "--ignore-all-space", "--no-renames", parent, fix, "--",
+                   "--unified=0", "--ignore-all-space", parent, fix, "--",
                    *[f":(literal){p}" for p in paths])
     found: dict[str, list[int]] = {}
     path: str | None = None

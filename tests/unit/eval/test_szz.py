@@ -195,3 +195,21 @@ def test_a_fix_that_only_reindents_a_line_does_not_blame_it(repo: GitRepoBuilder
     repo.commit("fix discounted price", date="2024-01-05T00:00:00Z")  # and re-indents total
     [case] = mine_cases(open_repository(repo.root), SETTINGS)
     assert (case.bug, case.targets) == (bug, [("shop/pricing.py", 2)])
+
+
+def test_a_fix_that_also_moves_its_file_blames_only_the_lines_it_changed(
+        repo: GitRepoBuilder) -> None:
+    """A fix that renames the file it fixes: read without renames, the whole old file was
+    "removed", so every line of it was blamed and the commit that wrote most of the file (here
+    the root) won over the one that planted the bug."""
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(6))
+    repo.write("shop/old.py", body)
+    repo.commit("initial")
+    buggy = body.replace("return x + 3\n", "return x - 3\n")
+    repo.write("shop/old.py", buggy)
+    bug = repo.commit("rework f3")
+    (repo.root / "shop" / "old.py").unlink()
+    repo.write("shop/new.py", buggy.replace("return x - 3\n", "return x * 3\n"))
+    repo.commit("fix f3 and move it to new.py")
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert (case.bug, case.targets) == (bug, [("shop/old.py", 14)])
