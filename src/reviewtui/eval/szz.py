@@ -82,15 +82,18 @@ def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
                    *[f":(literal){p}" for p in paths])
     found: dict[str, list[int]] = {}
     path: str | None = None
+    header = False  # between ``diff --git`` and the first hunk: ``--- a/PATH`` is a header
     old_no = 0
     for line in out.split(b"\n"):
-        if line.startswith(b"--- "):
-            path = old_path(line[4:])
-        elif line.startswith(b"+++ "):
-            continue
+        if line.startswith(b"diff --git "):
+            header, path = True, None
         elif line.startswith(b"@@"):
+            header = False
             match = _HUNK.match(line)
             old_no = int(match.group(1)) if match else 0
+        elif header:  # a removed ``-- comment`` line is ``--- comment`` too, in a hunk
+            if line.startswith(b"--- "):
+                path = old_path(line[4:])
         elif line.startswith(b"-") and path is not None:
             if meaningful(line[1:].decode("utf-8", "replace")):
                 found.setdefault(path, []).append(old_no)

@@ -213,3 +213,17 @@ def test_a_fix_that_also_moves_its_file_blames_only_the_lines_it_changed(
     repo.commit("fix f3 and move it to new.py")
     [case] = mine_cases(open_repository(repo.root), SETTINGS)
     assert (case.bug, case.targets) == (bug, [("shop/old.py", 14)])
+
+
+def test_a_removed_comment_line_that_looks_like_a_header_does_not_hide_the_rest(
+        repo: GitRepoBuilder) -> None:
+    """A removed Lua (or Haskell) comment ``-- note`` is the diff line ``--- note``: read as a
+    file header, it ended the file, and the fix's other removed lines there were not blamed."""
+    repo.write("shop/price.lua", "-- prices\nlocal function total(x)\n  return x\nend\n")
+    repo.commit("initial")
+    repo.write("shop/price.lua", "-- prices\nlocal function total(x)\n  return x - 1\nend\n")
+    bug = repo.commit("totals")
+    repo.write("shop/price.lua", "local function total(x)\n  return x\nend\n")
+    repo.commit("fix total: off by one")
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert (case.bug, case.targets) == (bug, [("shop/price.lua", 3)])
