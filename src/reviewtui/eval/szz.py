@@ -2,13 +2,12 @@
 
 The lines a fix deleted or changed are blamed on the fix's parent with ``git blame -w -M -C``
 (whitespace ignored, lines followed through moves within a file and copies from the files the
-same commit changed); the fix's own diff ignores whitespace too, so a line it only re-indented
-is not blamed. Blank lines, comment-only lines and lines of punctuation alone (a closing brace)
-are not blamed: they carry no behaviour. The commit owning most of the remaining lines
-is the bug-introducing commit, unless it is a merge, the repository's root or a shallow
-boundary, or is too large to review; its *target lines* are the blamed lines as numbered in
-that commit's own version of the file -- the lines a reviewer of that commit should have
-questioned.
+same commit changed); a fix that changed only whitespace is no fix. Blank lines, comment-only
+lines and lines of punctuation alone (a closing brace) are not blamed: they carry no
+behaviour. The commit owning most of the remaining lines is the bug-introducing commit, unless
+it is a merge, the repository's root or a shallow boundary, or is too large to review; its
+*target lines* are the blamed lines as numbered in that commit's own version of the file --
+the lines a reviewer of that commit should have questioned.
 """
 
 from __future__ import annotations
@@ -69,18 +68,18 @@ def old_path(raw: bytes) -> str | None:
     return name[2:] if name.startswith("a/") else None
 
 
-def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
-                  ) -> dict[str, list[int]]:
-    """For each path (as the fix's parent names it), the old-side numbers of the meaningful
-    lines ``fix`` removed.
+def _fix_diff(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...],
+              *options: str) -> bytes:
+    return repo.run("diff", *[o for o in DIFF_OPTIONS if not o.startswith("--unified")],
+                    "--unified=0", *options, parent, fix, "--",
+                    *[f":(literal){p}" for p in paths])
 
-    Whitespace is ignored (``-w``), as the blame ignores it: a line the fix only re-indented,
-    or whose missing newline at the end of the file it added, was not wrong. Renames are
-    followed (``-M``): a file the fix also moved lost only the lines it changed, not all."""
-    out = repo.run("diff", *[o for o in DIFF_OPTIONS if not o.startswith("--unified")],
-                   "--unified=0", "--ignore-all-space", parent, fix, "--",
-                   *[f":(literal){p}" for p in paths])
+
+def _read_removed(out: bytes) -> tuple[dict[str, list[int]], bool]:
+    """The old-side numbers of the meaningful removed lines per old path, and whether the
+    diff changed any line at all."""
     found: dict[str, list[int]] = {}
+    changed = False
     path: str | None = None
     header = False  # between ``diff --git`` and the first hunk: ``--- a/PATH`` is a header
     old_no = 0
@@ -94,10 +93,29 @@ def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
         elif header:  # a removed ``-- comment`` line is ``--- comment`` too, in a hunk
             if line.startswith(b"--- "):
                 path = old_path(line[4:])
-        elif line.startswith(b"-") and path is not None:
-            if meaningful(line[1:].decode("utf-8", "replace")):
-                found.setdefault(path, []).append(old_no)
-            old_no += 1
+        elif line.startswith((b"-", b"+")):
+            changed = True
+            if line.startswith(b"-") and path is not None:
+                if meaningful(line[1:].decode("utf-8", "replace")):
+                    found.setdefault(path, []).append(old_no)
+                old_no += 1
+    return found, changed
+
+
+def removed_lines(repo: GitRepo, parent: str, fix: str, paths: tuple[str, ...]
+                  ) -> dict[str, list[int]]:
+    """For each path (as the fix's parent names it), the old-side numbers of the meaningful
+    lines ``fix`` removed.
+
+    Renames are followed (``-M``): a file the fix also moved lost only the lines it changed,
+    not all. A fix that changed only whitespace (re-indented lines, added the newline missing
+    at the end of a file: "fix cs") removed nothing: its diff with ``-w`` is empty, and the
+    blame, which ignores whitespace, would name whoever wrote those lines. In any other fix a
+    re-indented line counts: wrapping lines in a new ``if`` re-indents them, and they are
+    where the fix went."""
+    found = _read_removed(_fix_diff(repo, parent, fix, paths))[0]
+    if found and not _read_removed(_fix_diff(repo, parent, fix, paths, "--ignore-all-space"))[1]:
+        return {}
     return found
 
 

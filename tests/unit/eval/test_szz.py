@@ -174,27 +174,28 @@ def test_a_configured_blame_ignore_list_neither_stops_nor_steers_the_blame(
     assert [(c.bug, c.targets) for c in cases] == [(bug, [("shop/pricing.py", 2)])]
 
 
-def test_a_fix_that_only_reindents_a_line_does_not_blame_it(repo: GitRepoBuilder) -> None:
-    """Blame reads the history with whitespace ignored (``-w``); the fix's own lines must be
-    read the same way, or re-indenting a line (a "fix cs" commit, a missing newline at the
-    end of the file) blames whoever wrote it for a bug."""
-    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price\n\n\n"
-                                  "def total(items):\n    return 0\n")
-    repo.commit("initial shop", date="2024-01-01T00:00:00Z")
-    text = "def discounted(price, percent):\n    return price - percent\n\n\n"
-    repo.write("shop/pricing.py", text + "def total(items):\n    return 0\n")
-    bug = repo.commit("discounts", date="2024-01-02T00:00:00Z")
-    repo.write("shop/pricing.py", text + "def total(items):\n   return sum(items)\n")
+def test_a_fix_of_whitespace_alone_is_no_fix_but_a_wrapped_line_is_blamed(
+        repo: GitRepoBuilder) -> None:
+    """A "fix cs" that only re-indents a line and adds the newline missing at the end of the
+    file blamed whoever wrote that line for a bug (blame ignores whitespace, the fix's diff did
+    not). A fix that wraps lines in a new ``if`` re-indents them too, and they are the bug."""
+    repo.write("shop/report.py", "def report(items):\n    first = items[0]\n"
+                                 "    return first.name\n")
+    repo.commit("initial", date="2024-01-01T00:00:00Z")
+    repo.write("shop/pricing.py", "def total(items):\n   return sum(items)\n")
     repo.commit("totals", date="2024-01-03T00:00:00Z")
-    repo.write("shop/pricing.py", text + "def total(items):\n    return sum(items)")
+    repo.write("shop/pricing.py", "def total(items):\n    return sum(items)")
     repo.commit("fix cs", date="2024-01-04T00:00:00Z")  # re-indented, no newline at the end
     assert mine_cases(open_repository(repo.root), SETTINGS) == []
-    repo.write("shop/pricing.py", "def discounted(price, percent):\n"
-                                  "    return price * (100 - percent) / 100\n\n\n"
-                                  "def total(items):\n        return sum(items)\n")
-    repo.commit("fix discounted price", date="2024-01-05T00:00:00Z")  # and re-indents total
+    repo.write("shop/report.py", "def report(items):\n    first = items[0] if items else None\n"
+                                 "    return first.name.upper()\n")
+    bug = repo.commit("report without items", date="2024-01-05T00:00:00Z")
+    repo.write("shop/report.py", "def report(items):\n    first = items[0] if items else None\n"
+                                 "    if first is not None:\n        return first.name.upper()\n"
+                                 "    return ''\n")
+    repo.commit("fix crash in report without items", date="2024-01-06T00:00:00Z")
     [case] = mine_cases(open_repository(repo.root), SETTINGS)
-    assert (case.bug, case.targets) == (bug, [("shop/pricing.py", 2)])
+    assert (case.bug, case.targets) == (bug, [("shop/report.py", 3)])
 
 
 def test_a_fix_that_also_moves_its_file_blames_only_the_lines_it_changed(
