@@ -149,6 +149,17 @@ def test_bad_input_is_one_line(repo: GitRepoBuilder, cli: CliRunner, tmp_path: P
     assert cli("eval", "--max-cases", "0", repo.root).code == 2
 
 
+def test_samples_without_json_is_refused_not_ignored(repo: GitRepoBuilder,
+                                                     cli: CliRunner) -> None:
+    """``--samples`` adds every unit's features to the JSON; without ``--json`` it printed the
+    table, after the whole run, as if it had not been given."""
+    planted_bug(repo)
+    for extra in ([], ["--markdown"]):
+        result = cli("eval", "--samples", *extra, repo.root)
+        assert result.code == 2 and "--samples" in result.err and "--json" in result.err
+        assert result.out == ""
+
+
 def test_fix_patterns_come_from_the_settings(repo: GitRepoBuilder, cli: CliRunner) -> None:
     planted = planted_bug(repo)
     (repo.root / ".reviewtui.toml").write_text(
