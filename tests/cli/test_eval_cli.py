@@ -149,6 +149,17 @@ def test_bad_input_is_one_line(repo: GitRepoBuilder, cli: CliRunner, tmp_path: P
     assert cli("eval", "--max-cases", "0", repo.root).code == 2
 
 
+def test_samples_without_json_is_refused_not_ignored(repo: GitRepoBuilder,
+                                                     cli: CliRunner) -> None:
+    """``--samples`` adds every unit's features to the JSON; without ``--json`` it printed the
+    table, after the whole run, as if it had not been given."""
+    planted_bug(repo)
+    for extra in ([], ["--markdown"]):
+        result = cli("eval", "--samples", *extra, repo.root)
+        assert result.code == 2 and "--samples" in result.err and "--json" in result.err
+        assert result.out == ""
+
+
 def test_fix_patterns_come_from_the_settings(repo: GitRepoBuilder, cli: CliRunner) -> None:
     planted = planted_bug(repo)
     (repo.root / ".reviewtui.toml").write_text(
@@ -319,3 +330,37 @@ def test_a_past_or_relative_since_is_read_by_git(repo: GitRepoBuilder, cli: CliR
     for since in ("2001-02-03", "20 years ago"):
         result = cli("eval", "--no-cache", "--json", "--since", since, repo.root)
         assert result.code == 0, result.err
+
+
+_FAKE_GPG = """#!/bin/sh
+case "$*" in
+  *-bsau*) cat >/dev/null
+           printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n'
+           echo '[GNUPG:] SIG_CREATED D 1 8 00 1 X' >&2;;
+  *) cat >/dev/null; echo 'gpg: Signature made today' >&2
+     echo 'gpg: Cannot check signature: No public key' >&2; exit 1;;
+esac
+"""
+
+
+def test_signed_commits_shown_with_signatures_by_the_settings_are_read_as_commits(
+        repo: GitRepoBuilder, cli: CliRunner, tmp_path: Path) -> None:
+    """``log.showSignature = true`` (set by people who sign their commits) puts gpg's lines
+    into ``git log``'s own output: the bug commit's parents read as many (every case "blamed
+    on a merge commit") and the line history's base time crashed ``index --sort priority``
+    and ``eval`` with a traceback."""
+    gpg = tmp_path / "fake-gpg"
+    gpg.write_text(_FAKE_GPG)
+    gpg.chmod(0o755)
+    for key, value in (("gpg.program", str(gpg)), ("user.signingkey", "X"),
+                       ("commit.gpgSign", "true")):
+        repo.git("config", key, value)
+    planted = planted_bug(repo)
+    repo.git("config", "log.showSignature", "true")
+    assert "gpg: Signature made" in repo.git("log", "-1", "--format=%H")
+    result = cli("eval", "--json", "--jobs", "1", repo.root)
+    assert result.code == 0, result.err
+    [case] = result.json()["cases"]
+    assert case["case"]["bug"] == planted.bug and case["status"] == "ok"
+    index = cli("index", "--commit", planted.bug, "--sort", "priority", repo.root)
+    assert index.code == 0 and "gpg" not in index.out + index.err

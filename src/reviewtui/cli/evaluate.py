@@ -61,6 +61,8 @@ def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO,
         raise UsageError("--max-cases must be 1 or more")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be 1 or more")
+    if args.samples and not args.json:  # said before the run, not dropped after it
+        raise UsageError("--samples adds every unit's features to the JSON: give --json too")
     if args.accept_weights:
         from reviewtui.app.fit_weights import accept_weights
 

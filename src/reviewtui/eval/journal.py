@@ -2,8 +2,9 @@
 
 The evaluation keeps three such journals in ``.git/reviewtui/eval/`` -- the fixes it examined,
 the cases it ranked, the cases it reviewed -- each named by a key of everything its records
-depend on. A line torn by a killed run is skipped (that record is computed again); an
-unwritable folder turns the journal into memory only.
+depend on. A line torn by a killed run is skipped (that record is computed again), and the
+next record starts on a line of its own rather than after it; an unwritable folder turns the
+journal into memory only.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ class Journal(Generic[Record]):
         self.path = path
         self._key_of = key_of
         self.items: dict[str, Record] = {}
+        self._torn = False  # the file ends inside a line: the next record starts a new one
         if path is None or not path.is_file():
             return
-        for line in path.read_text("utf-8", "replace").splitlines():
+        text = path.read_text("utf-8", "replace")
+        self._torn = bool(text) and not text.endswith("\n")
+        for line in text.splitlines():
             try:
                 record = model.model_validate_json(line)
             except ValidationError:
@@ -39,6 +43,7 @@ class Journal(Generic[Record]):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(record.model_dump_json() + "\n")
+                handle.write("\n" * self._torn + record.model_dump_json() + "\n")
+            self._torn = False
         except OSError:
             self.path = None  # unwritable: go on without keeping

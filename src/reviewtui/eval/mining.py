@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from reviewtui.code.languages import is_code, language_for_path
+from reviewtui.eval.szz import git_path
 from reviewtui.git.model import ChangeStatus, FileChange
-from reviewtui.git.patch_file import unquote_path
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
@@ -65,14 +65,13 @@ def _parse_record(raw: bytes) -> CommitRecord | None:
         return None
     sha, parents, time, author, message, stats = fields
     files = []
-    for line in stats.decode("utf-8", "replace").splitlines():
-        added, _, rest = line.partition("\t")
-        removed, _, path = rest.partition("\t")
-        if path.startswith('"'):  # a name with a quote, a backslash, a TAB or a newline
-            path = unquote_path(path)
+    for row in stats.splitlines():
+        added, _, rest = row.partition(b"\t")
+        removed, _, name = rest.partition(b"\t")
+        path = git_path(name)  # as git is asked about it again: the name's own bytes
         if not path:
             continue
-        binary = added == "-"
+        binary = added == b"-"
         files.append(FileStat(path, 0 if binary else int(added or 0),
                               0 if binary else int(removed or 0), binary))
     return CommitRecord(sha.decode("ascii").strip(), tuple(parents.decode("ascii").split()),
@@ -127,12 +126,13 @@ def is_fix_message(commit: CommitRecord, matcher: FixMatcher) -> bool:
 
 def fix_sources(commit: CommitRecord, matcher: FixMatcher, limits: FixLimits
                 ) -> tuple[str, ...] | None:
-    """The source files whose removed lines a fix's blame reads, or None: not a usable fix
-    (``commit`` with its line counts)."""
+    """The source files a fix changed, or None: not a usable fix (``commit`` with its line
+    counts). Its blame reads those it removed lines from; the others are there so that the
+    diff pairs a file the fix moved with its new name."""
     if not is_fix_message(commit, matcher):
         return None
     sources = [f for f in commit.files if not f.binary and is_source(f.path)]
     removed = sum(f.removed for f in sources)
     if not 1 <= len(sources) <= limits.max_files or not 1 <= removed <= limits.max_removed:
         return None
-    return tuple(f.path for f in sources if f.removed)
+    return tuple(f.path for f in sources)

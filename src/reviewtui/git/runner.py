@@ -43,7 +43,9 @@ DIFF_OPTIONS: tuple[str, ...] = (
     "--ignore-submodules=none",
     "-O/dev/null",
 )
-_CONFIG: tuple[str, ...] = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false")
+# log.showSignature: gpg's lines would land in ``git log``'s and ``git show``'s own output
+_CONFIG: tuple[str, ...] = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false",
+                            "-c", "log.showSignature=false")
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 

@@ -39,6 +39,7 @@ from reviewtui.git.model import ChangeSet, SideKind
 from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.blame_graph import BlameGraph
+from reviewtui.history.blame_run import run_blame, tree_path
 from reviewtui.history.commit_facts import CommitFacts, Progress
 from reviewtui.history.fixes import FixMatcher
 from reviewtui.units.model import ReviewUnit
@@ -155,8 +156,8 @@ def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
     ``OLDER`` (no commit, author or fix: only that they are older); ``env``: the cached
     commit graph's (``history.blame_graph``)."""
     window = [f"--since={since}"] if since else []
-    out = repo.run("blame", "-w", "--porcelain", *window, *ranges, base, "--", path,
-                   timeout=_TIMEOUT, env=env)
+    out = run_blame(repo, "-w", "--porcelain", *window, *ranges, base, "--",
+                    tree_path(repo, base, path), timeout=_TIMEOUT, env=env)
     commits: dict[str, dict[bytes, bytes]] = {}
     lines: dict[int, LineOrigin] = {}
     current: str | None = None
@@ -276,15 +277,19 @@ class LineHistory:
         missing = [u for u in units if u.unit_id not in cached or u.unit_id not in why
                    or len(cached[u.unit_id]) != len(FEATURES)]
         if missing:
-            features, evidence = self._compute(base, missing)
-            cached.update(features)
-            why.update(evidence)
+            features, evidence, failed = self._compute(base, missing)
+            # a unit whose file git failed to blame (a timeout) has no history this time
+            # only: kept, its zeros would stand for this base from now on
+            cached.update({uid: v for uid, v in features.items() if uid not in failed})
+            why.update({uid: v for uid, v in evidence.items() if uid not in failed})
             self._cache.write(key, cached)
         self.evidence = {u.unit_id: why[u.unit_id] for u in units if why.get(u.unit_id)}
         return {u.unit_id: cached.get(u.unit_id, zero[u.unit_id]) for u in units}
 
     def _compute(self, base: str, units: Sequence[ReviewUnit]
-                 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
+                 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]], set[str]]:
+        """The features and evidence of ``units``, and the units whose file git failed to
+        blame."""
         matcher = FixMatcher.build()
         author = change_author(self._repo, self._change)
         stamp = self._repo.try_run("log", "-1", "--format=%ct", "--end-of-options", base)
@@ -301,19 +306,22 @@ class LineHistory:
             self._progress(0, len(busiest))
         env = BlameGraph(self._repo, self._graph_dir).env(base) if busiest else None
 
-        def blamed(path: str) -> dict[int, LineOrigin]:
+        def blamed(path: str) -> dict[int, LineOrigin] | None:
             try:
                 return blame_lines(self._repo, base, path, _ranges(by_file[path]), matcher,
                                    base_time - WINDOW if base_time > WINDOW else None, env)
             except GitCommandError as exc:
                 _log.info("no line history for %s: %s", path, exc)
-                return {}
+                return None
 
         # git does the work, in its own processes: threads keep every core busy
         files: dict[str, dict[int, LineOrigin]] = {}
+        failed: set[str] = set()
         with ThreadPoolExecutor(max_workers=min(len(busiest), os.cpu_count() or 1) or 1) as pool:
             for path, lines in zip(busiest, pool.map(blamed, busiest), strict=True):
-                files[path] = lines
+                files[path] = lines if lines is not None else {}
+                if lines is None:
+                    failed.update(u.unit_id for u in by_file[path])
                 if self._progress is not None:
                     self._progress(len(files), len(busiest))
         # whether each blamed commit fixed a bug, from its whole message (blame gives the
@@ -326,4 +334,4 @@ class LineHistory:
             for unit in by_file[path]:
                 out[unit.unit_id] = unit_history(unit, told, author, base_time)
                 evidence[unit.unit_id] = history_evidence(unit, told, base_time)
-        return out, evidence
+        return out, evidence, failed

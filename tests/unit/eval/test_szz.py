@@ -3,6 +3,8 @@ the bug, and commits that only say "fix" about a typo are not fixes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reviewtui.eval.cases import MiningProgress, MiningSettings, examine, mine_cases
@@ -123,6 +125,21 @@ def test_a_fix_in_a_file_named_with_a_space_or_quote_is_traced(
     assert case.bug == bug and case.targets == [(name, line)]
 
 
+def test_a_fix_in_a_file_whose_name_is_not_utf8_is_traced(repo: GitRepoBuilder) -> None:
+    """A Latin-1 name (``caf\xe9.py``): git is asked about the name's own bytes (the fix was
+    reported as removing "only blank or comment lines"), and the targets name the file as the
+    index's units do, with a replacement character."""
+    name = "caf\udce9.py"  # the byte 0xE9, as the file system has it
+    repo.write(name, "def total(items):\n    return 0\n")
+    repo.commit("initial")
+    repo.write(name, "def total(items):\n    return sum(items) - 1\n")
+    bug = repo.commit("totals")
+    repo.write(name, "def total(items):\n    return sum(items)\n")
+    repo.commit("fix total: off by one")
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert case.bug == bug and case.targets == [("caf\ufffd.py", 2)]
+
+
 def test_a_fix_git_cannot_blame_is_counted_not_silent(repo: GitRepoBuilder) -> None:
     """A fix whose before-side blob is missing (a broken clone): git fails on it, and the
     mining says so (and does not keep the failure: it is examined again next time)."""
@@ -134,3 +151,80 @@ def test_a_fix_git_cannot_blame_is_counted_not_silent(repo: GitRepoBuilder) -> N
     cases = mine_cases(open_repository(repo.root), SETTINGS, on_progress=seen.append)
     assert [c.bug for c in cases] == [bug]
     assert seen[-1].failed == 1 and seen[-1].fixes == 2
+
+
+def test_a_configured_blame_ignore_list_neither_stops_nor_steers_the_blame(
+        repo: GitRepoBuilder, isolated_git: Path) -> None:
+    """``blame.ignoreRevsFile`` is often set globally for the projects that have such a file;
+    git blame stops on a repository without it, and where it exists it would move the blame
+    off the commits it lists. Neither may change what is mined."""
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price\n")
+    repo.commit("initial shop")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price - percent\n")
+    bug = repo.commit("discounts")
+    repo.write("shop/pricing.py",
+               "def discounted(price, percent):\n    return price * (100 - percent) / 100\n")
+    repo.commit("fix discounted price: a percentage is a share of the price")
+    with isolated_git.open("a") as config:
+        config.write("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    cases = mine_cases(open_repository(repo.root), SETTINGS)
+    assert [(c.bug, c.targets) for c in cases] == [(bug, [("shop/pricing.py", 2)])]
+    (repo.root / ".git-blame-ignore-revs").write_text(bug + "\n")  # would blame the root
+    cases = mine_cases(open_repository(repo.root), SETTINGS)
+    assert [(c.bug, c.targets) for c in cases] == [(bug, [("shop/pricing.py", 2)])]
+
+
+def test_a_fix_of_whitespace_alone_is_no_fix_but_a_wrapped_line_is_blamed(
+        repo: GitRepoBuilder) -> None:
+    """A "fix cs" that only re-indents a line and adds the newline missing at the end of the
+    file blamed whoever wrote that line for a bug (blame ignores whitespace, the fix's diff did
+    not). A fix that wraps lines in a new ``if`` re-indents them too, and they are the bug."""
+    repo.write("shop/report.py", "def report(items):\n    first = items[0]\n"
+                                 "    return first.name\n")
+    repo.commit("initial", date="2024-01-01T00:00:00Z")
+    repo.write("shop/pricing.py", "def total(items):\n   return sum(items)\n")
+    repo.commit("totals", date="2024-01-03T00:00:00Z")
+    repo.write("shop/pricing.py", "def total(items):\n    return sum(items)")
+    repo.commit("fix cs", date="2024-01-04T00:00:00Z")  # re-indented, no newline at the end
+    assert mine_cases(open_repository(repo.root), SETTINGS) == []
+    repo.write("shop/report.py", "def report(items):\n    first = items[0] if items else None\n"
+                                 "    return first.name.upper()\n")
+    bug = repo.commit("report without items", date="2024-01-05T00:00:00Z")
+    repo.write("shop/report.py", "def report(items):\n    first = items[0] if items else None\n"
+                                 "    if first is not None:\n        return first.name.upper()\n"
+                                 "    return ''\n")
+    repo.commit("fix crash in report without items", date="2024-01-06T00:00:00Z")
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert (case.bug, case.targets) == (bug, [("shop/report.py", 3)])
+
+
+def test_a_fix_that_also_moves_its_file_blames_only_the_lines_it_changed(
+        repo: GitRepoBuilder) -> None:
+    """A fix that renames the file it fixes: read without renames, the whole old file was
+    "removed", so every line of it was blamed and the commit that wrote most of the file (here
+    the root) won over the one that planted the bug."""
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(6))
+    repo.write("shop/old.py", body)
+    repo.commit("initial")
+    buggy = body.replace("return x + 3\n", "return x - 3\n")
+    repo.write("shop/old.py", buggy)
+    bug = repo.commit("rework f3")
+    (repo.root / "shop" / "old.py").unlink()
+    repo.write("shop/new.py", buggy.replace("return x - 3\n", "return x * 3\n"))
+    repo.commit("fix f3 and move it to new.py")
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert (case.bug, case.targets) == (bug, [("shop/old.py", 14)])
+
+
+def test_a_removed_comment_line_that_looks_like_a_header_does_not_hide_the_rest(
+        repo: GitRepoBuilder) -> None:
+    """A removed Lua (or Haskell) comment ``-- note`` is the diff line ``--- note``: read as a
+    file header, it ended the file, and the fix's other removed lines there were not blamed."""
+    repo.write("shop/price.lua", "-- prices\nlocal function total(x)\n  return x\nend\n")
+    repo.commit("initial")
+    repo.write("shop/price.lua", "-- prices\nlocal function total(x)\n  return x - 1\nend\n")
+    bug = repo.commit("totals")
+    repo.write("shop/price.lua", "local function total(x)\n  return x\nend\n")
+    repo.commit("fix total: off by one")
+    [case] = mine_cases(open_repository(repo.root), SETTINGS)
+    assert (case.bug, case.targets) == (bug, [("shop/price.lua", 3)])

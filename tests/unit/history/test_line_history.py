@@ -238,3 +238,71 @@ def test_a_count_told_to_stop_does_not_wait_for_the_reach(repo: GitRepoBuilder,
     finally:
         release.set()
     assert finished.wait(30)
+
+
+def test_a_configured_blame_ignore_list_missing_here_keeps_the_history(
+        repo: GitRepoBuilder, isolated_git: Path) -> None:
+    """``blame.ignoreRevsFile`` set for the projects that have such a file makes git blame
+    stop where there is none: the history must not silently drop out of the priority."""
+    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
+    _two(repo, f, g)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    f = f.replace("total += item.size", "total += item.size or 0")
+    _two(repo, f, g)
+    repo.commit("fix measure: items without a size", date="2024-02-01T00:00:00")
+    edit = ("    if total > limit:", "    if total >= limit:")
+    _two(repo, f.replace(*edit), g.replace(*edit))
+    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    expected = _history(repo)
+    assert expected["measure"]["fixed_before"] > 0
+    with isolated_git.open("a") as config:
+        config.write("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    assert _history(repo) == expected
+
+
+def test_a_file_whose_blame_failed_is_blamed_again_next_time(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A blame that failed once (a timeout on a busy machine) leaves its units without a
+    history for this look only: it is not kept in the per-base cache as if it were true."""
+    import reviewtui.history.line_history as line_history
+    from reviewtui.errors import GitCommandError
+
+    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
+    _two(repo, f, g)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    f = f.replace("total += item.size", "total += item.size or 0")
+    _two(repo, f, g)
+    repo.commit("fix measure: items without a size", date="2024-02-01T00:00:00")
+    edit = ("    if total > limit:", "    if total >= limit:")
+    _two(repo, f.replace(*edit), g.replace(*edit))
+    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    real = line_history.run_blame
+
+    def timing_out(*args: object, **kwargs: object) -> bytes:
+        raise GitCommandError("git blame timed out after 120 s")
+
+    def kept_history() -> dict[str, float]:  # the per-base cache kept, as index keeps it
+        loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                             use_cache=False).with_reach()
+        unit = next(u for u in loaded.units if u.functions == ("measure",))
+        return loaded.learned_features[unit.unit_id]
+
+    monkeypatch.setattr(line_history, "run_blame", timing_out)
+    assert kept_history()["fixed_before"] == 0
+    monkeypatch.setattr(line_history, "run_blame", real)
+    assert kept_history()["fixed_before"] > 0
+
+
+def test_a_file_whose_name_is_not_utf8_has_its_history(repo: GitRepoBuilder) -> None:
+    """The units name ``caf\\xe9.py`` with a replacement character; blame must be asked about
+    the name's own bytes, or the file has no history at all."""
+    name = "caf\udce9.py"  # the byte 0xE9, as the file system has it
+    f = _BODY.format(name="measure")
+    repo.write(name, f)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    f = f.replace("total += item.size", "total += item.size or 0")
+    repo.write(name, f)
+    repo.commit("fix measure: items without a size", date="2024-02-01T00:00:00")
+    repo.write(name, f.replace("    if total > limit:", "    if total >= limit:"))
+    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    assert _history(repo)["measure"]["fixed_before"] > 0
