@@ -18,15 +18,23 @@ A unit names a file whose name is not UTF-8 with a replacement character for eac
 from __future__ import annotations
 
 import tempfile
+import weakref
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from reviewtui.git.runner import GitRepo
 
+# Asked once per opened repository (a run blames up to a hundred files; a git call each).
+_LISTS: weakref.WeakKeyDictionary[GitRepo, list[str]] = weakref.WeakKeyDictionary()
+
 
 def _ignore_lists(repo: GitRepo) -> list[str]:
-    out = repo.try_run("config", "--get-all", "blame.ignoreRevsFile")
-    return [name for name in (out or b"").decode("utf-8", "replace").splitlines() if name]
+    found = _LISTS.get(repo)
+    if found is None:
+        out = repo.try_run("config", "--get-all", "blame.ignoreRevsFile")
+        found = _LISTS[repo] = [name for name in (out or b"").decode(
+            "utf-8", "replace").splitlines() if name]
+    return found
 
 
 def tree_path(repo: GitRepo, rev: str, path: str) -> str:
