@@ -169,6 +169,7 @@ class ChatSession:
         # a key pasted into the question (the configured one too, which the store's patterns
         # do not know) is blanked before its keywords are taken and anything is stored
         question = redact_text(question, also=self.client.config.api_key)
+        self._check_fits(question)
         with self._lock:
             sid = self.session.session_id
             self.rounds.sync(self.store.rounds(sid))  # other processes' rounds, if any
@@ -191,11 +192,8 @@ class ChatSession:
                               current=question,
                               inherited_context="\n\n".join(filter(None, [
                                   self._inherited(context), self._edited(ended)])),
-                              # what the window leaves for the messages: less the reply and
-                              # the tool schemas sent with them
-                              budget=self.loop.budget - self.counter.count_tools(
-                                  self.loop.schemas()),
-                              count=self.counter.count, window=WINDOW_ROUNDS)
+                              budget=self._budget(), count=self.counter.count,
+                              window=WINDOW_ROUNDS)
                 turn = self.loop.run(packed.messages, round_index=record.index,
                                      on_delta=on_delta, on_tool=on_tool, cancel=cancel)
             except BaseException:
@@ -211,6 +209,36 @@ class ChatSession:
                                  self._turn_results(turn))
             self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)
+
+    def _budget(self) -> int:
+        """What the window leaves for the messages: less the reply and the tool schemas sent
+        with them."""
+        return self.loop.budget - self.counter.count_tools(self.loop.schemas())
+
+    def _check_fits(self, question: str) -> None:
+        """Refuse, before anything is stored or sent, a question that does not fit the window
+        with the parts of the prompt that are never cut (the system prompt, the review context):
+        sent anyway, a server refuses it, or silently drops the prompt's start."""
+        budget = self._budget()
+        bare = pack(system=SYSTEM_PROMPT, static_context=self.static_context(), rounds=[],
+                    messages_by_round={}, current=question, budget=budget,
+                    count=self.counter.count)
+        if not bare.overflow:
+            return
+        config = self.client.config
+        static = bare.layer("static").tokens
+        room = (f"[llm] context_window = {config.context_window:,} leaves {max(0, budget):,} "
+                f"once the reply (max_output_tokens = {config.max_output_tokens:,}) and the "
+                f"tool schemas ({self.loop.budget - budget:,}) are set aside")
+        if static > budget:
+            raise UsageError(f"the review context does not fit the model's context window: "
+                             f"it takes {static:,} tokens, and {room}",
+                             hint="lower [llm] max_output_tokens, or raise [llm] "
+                                  "context_window if the model takes more")
+        raise UsageError(f"the question does not fit the model's context window: with the "
+                         f"review context it takes {bare.tokens:,} tokens, and {room}",
+                         hint="shorten the question, or raise [llm] context_window if the "
+                              "model takes more")
 
     def _longest_round(self) -> float:
         """The longest a round can take before its answer is stored: every tool round and
