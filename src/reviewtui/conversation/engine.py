@@ -15,6 +15,7 @@ round.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +52,12 @@ CONTINUE_PROMPT = ("Your previous answer stopped before it was finished. Continu
 
 WINDOW_ROUNDS = 6
 STATIC_SHARE = 0.4  # at most this share of the context goes to the static review context
+
+
+def _sides(change_key: str) -> str:
+    """A change key's two sides as a person reads them: ``d5842c4..357659b``."""
+    sides = change_key.split(":", 1)[-1]
+    return re.sub(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", sides)
 
 
 @dataclass(frozen=True)
@@ -103,10 +110,12 @@ class ChatSession:
                                  hint="'reviewtui sessions' lists them")
             if (session.repo_key, session.change_key) != (workspace.repo_key,
                                                           workspace.change_key):
-                where = ("another repository" if session.repo_key != workspace.repo_key
-                         else "another change")
-                raise UsageError(f"session {session.session_id} is about {where} "
-                                 f"({session.title})",
+                if session.repo_key != workspace.repo_key:
+                    where = f"another repository ({session.title})"
+                else:  # a branch amended or rebased keeps its title: the commits tell apart
+                    where = (f"another change ({session.title}, {_sides(session.change_key)}; "
+                             f"this one is {_sides(workspace.change_key)})")
+                raise UsageError(f"session {session.session_id} is about {where}",
                                  hint="give that change's selector and PATH, or leave "
                                       "--session out")
         if session is None:
