@@ -12,6 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from reviewtui.cli.parser import typed_text
 from reviewtui.cli.selectors import selector_from_args
 from reviewtui.errors import LLMError, LLMResponseError, LLMTruncatedError, UsageError
 
@@ -145,7 +146,7 @@ def _ask_arguments(args: argparse.Namespace) -> str | None:
             raise UsageError("ask needs a QUESTION" if args.question is None
                              else "ask needs a QUESTION, not an empty one",
                              hint="or --continue to go on with the last answer")
-        return str(args.question)
+        return typed_text(str(args.question))
     if args.new:
         raise UsageError("--continue goes on in an existing session: not with --new")
     if args.question is not None:
