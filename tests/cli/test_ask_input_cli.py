@@ -43,3 +43,22 @@ def test_bytes_of_another_encoding_in_the_review_prompt_are_replaced(
     assert result.code == 0, result.err
     assert "caf\ufffd only" in json.dumps(fake_llm.chat_requests[0].body, ensure_ascii=False)
 
+
+def test_a_repository_whose_path_is_not_utf8_keeps_its_sessions(
+        make_repo: type[GitRepoBuilder], cli: CliRunner,
+        fake_llm: ScriptedOpenAIServer) -> None:
+    # The store is keyed by the repository's path: one not in UTF-8 ('/src/caf\xe9') made
+    # every store access a UnicodeEncodeError traceback (ask, review, sessions, export)
+    repo = _repo(make_repo(f"caf{LATIN1_E}"))
+    fake_llm.script(Reply.text("first"), Reply.text("second"), Reply.text("third"))
+    first = cli("ask", "--rules-plan", "Why?", repo.root)
+    assert (first.code, first.out) == (0, "first\n"), first.err
+    session = first.err.split("session ", 1)[1].split()[0]
+    second = cli("ask", "--rules-plan", "And?", repo.root)
+    assert second.code == 0 and f"session {session}" in second.err, second.err
+    third = cli("ask", "--rules-plan", "--session", session, "So?", repo.root)
+    assert third.code == 0 and "round 3:" in third.err, third.err
+    [listed] = cli("sessions", "--json", repo.root).json()
+    assert (listed["session_id"], listed["rounds"]) == (session, 3)
+    other = _repo(make_repo("caf\ufffd"))  # not mistaken for the other: another repository
+    assert cli("sessions", "--json", other.root).json() == []

@@ -38,6 +38,7 @@ from reviewtui.sessions.records import (
     ToolResultRecord,
 )
 from reviewtui.sessions.store import SessionStore
+from reviewtui.sessions.values import clean_text
 
 SYSTEM_PROMPT = """\
 You are reviewtui's assistant: you help a developer review one code change. The review index \
@@ -108,9 +109,11 @@ class ChatSession:
             if session is None:
                 raise UsageError(f"no session {session_id!r}",
                                  hint="'reviewtui sessions' lists them")
-            if (session.repo_key, session.change_key) != (workspace.repo_key,
-                                                          workspace.change_key):
-                if session.repo_key != workspace.repo_key:
+            # compared as stored: a path that is not UTF-8 is kept escaped (``storable``)
+            repo_key, change_key = clean_text(workspace.repo_key), clean_text(
+                workspace.change_key)
+            if (session.repo_key, session.change_key) != (repo_key, change_key):
+                if session.repo_key != repo_key:
                     where = f"another repository ({session.title})"
                 else:  # a branch amended or rebased keeps its title: the commits tell apart
                     where = (f"another change ({session.title}, {_sides(session.change_key)}; "
