@@ -47,3 +47,30 @@ def test_a_reply_limit_that_leaves_no_room_in_the_window_is_named(
     assert last.startswith("reviewtui: error: the review context does not fit the model's "
                            "context window"), last
     assert "lower [llm] max_output_tokens" in last
+
+
+def test_diffs_left_out_of_the_review_context_are_named_not_cut_mid_fence(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    # 60 changed files: the review context was cut at 40% of the window in the middle of the
+    # 12th diff (an open code fence), and neither the model nor the person heard that the
+    # other 48 diffs were missing -- the model answered as if the change were 12 files
+    for n in range(60):
+        repo.write(f"pkg/m{n:02d}.py", "".join(f"def f{j}(x):\n    return x + {j}\n\n"
+                                               for j in range(20)))
+    repo.commit("base")
+    for n in range(60):
+        repo.write(f"pkg/m{n:02d}.py", "".join(f"def f{j}(x):\n    return x * 2 + {j}\n\n"
+                                               for j in range(20)))
+    fake_llm.script(Reply.text("ok"))
+    result = cli("ask", "--rules-plan", "Which files change?", repo.root)
+    assert result.code == 0, result.err
+    system = fake_llm.chat_requests[0].body["messages"][0]["content"]
+    diffs = system.split("## Diffs", 1)[1]
+    sent = diffs.count("```diff")
+    assert 0 < sent < 60 and diffs.count("```") == 2 * sent  # every fence closed
+    assert f"The diffs of {60 - sent} of the 60 kept units are left out" in system
+    note = diffs.split("left out", 1)[1]
+    assert f"(pkg/m{sent:02d}.py:L2-59)" in note  # named, for get_unit to read
+    assert f"and {60 - sent - 40} more (the review index lists them)" in note
+    assert (f"review context: the diffs of {sent} of 60 kept units (the rest left out to "
+            "fit [llm] context_window") in result.err

@@ -203,6 +203,11 @@ def run_ask(args: argparse.Namespace, out: TextIO,
         elif result.round.truncated:
             out.write(TRUNCATED_MARK + "\n")
         out.flush()
+        static = chat.static()
+        if not static.complete:
+            err.write(f"review context: the diffs of {static.diffs_sent} of "
+                      f"{static.diffs_kept} kept units (the rest left out to fit [llm] "
+                      "context_window; the model is told, and reads them with its tools)\n")
         record = result.round
         inherited = ", ".join(f.path for f in result.context.inherited) or "none"
         stats = chat.rounds.cache_stats().get("inheritance")

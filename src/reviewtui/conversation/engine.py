@@ -26,6 +26,7 @@ from reviewtui.agent.workspace import Workspace
 from reviewtui.conversation.edits import edited_note, edited_since
 from reviewtui.conversation.packing import PackedPrompt, pack
 from reviewtui.conversation.rounds import RoundContext, RoundManager
+from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
 from reviewtui.errors import ReviewTuiError, UsageError
 from reviewtui.git.model import SideKind
@@ -88,7 +89,7 @@ class ChatSession:
         self.rounds = RoundManager(store.rounds(session.session_id),
                                    known_files=[c.path for c in workspace.loaded.change_set.files])
         self.summarizer = Summarizer(client, counter.count)
-        self._static: str | None = None
+        self._static: StaticContext | None = None
         self._lock = threading.Lock()
 
     def _stored_result(self, ref_id: str) -> str | None:
@@ -134,19 +135,23 @@ class ChatSession:
 
     def static_context(self) -> str:
         """The review context sent with every request: the change's stated purpose (commit
-        messages, description), the index and the kept units' diffs."""
+        messages, description), the index and the kept units' diffs -- whole diffs, the
+        others named (``static.fit_static``)."""
+        return self.static().text
+
+    def static(self) -> StaticContext:
         if self._static is None:
             ws = self.workspace
-            limit = int(self.client.config.context_window * STATIC_SHARE)
-            kept = [i.unit_id for i in ws.plan.plan if not i.skip_review]
-            diffs = [f"### {u.location} ({u.unit_id})\n```diff\n{u.diff_text()}\n```"
-                     for u in ws.loaded.units if u.unit_id in set(kept)]
-            purpose = ws.intent_markdown(self.counter.count, self.client.config.context_window)
-            text = "## Review index\n\n" + ws.index_markdown() + "\n\n## Diffs\n\n" + "\n\n".join(
-                diffs)
-            # the stated purpose first: truncation cuts the end (the diffs), never the purpose
-            text = f"{purpose}\n\n{text}" if purpose else text
-            self._static = self.counter.truncate(text, limit)
+            window = self.client.config.context_window
+            kept = {i.unit_id for i in ws.plan.plan if not i.skip_review}
+            diffs = [(u.unit_id, u.location, u.diff_text()) for u in ws.loaded.units
+                     if u.unit_id in kept]
+            purpose = ws.intent_markdown(self.counter.count, window)
+            head = "## Review index\n\n" + ws.index_markdown() + "\n\n## Diffs\n\n"
+            # the stated purpose first: what does not fit is the diffs, never the purpose
+            head = f"{purpose}\n\n{head}" if purpose else head
+            self._static = fit_static(head, diffs, self.counter.count,
+                                      int(window * STATIC_SHARE))
         return self._static
 
     def _inherited(self, context: RoundContext) -> str:
