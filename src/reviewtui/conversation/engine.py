@@ -28,7 +28,7 @@ from reviewtui.conversation.packing import PackedPrompt, pack
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
-from reviewtui.errors import ReviewTuiError, UsageError
+from reviewtui.errors import ReviewTuiError, StoreError, UsageError
 from reviewtui.git.model import SideKind
 from reviewtui.llm import LLMClient, TokenCounter
 from reviewtui.llm.redact import redact_text
@@ -222,8 +222,12 @@ class ChatSession:
                 turn.answer, files_used=turn.files,
                 usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens),
                 cut_off=turn.cut_off, truncated=turn.truncated)
-            self.store.end_round(sid, done, self._turn_messages(record.index, turn),
-                                 self._turn_results(turn))
+            try:
+                self.store.end_round(sid, done, self._turn_messages(record.index, turn),
+                                     self._turn_results(turn))
+            except StoreError as error:  # shown, not kept: "try again" would ask it anew
+                raise StoreError(f"the answer was not kept in session {sid}: {error.message}",
+                                 hint="its question stays there without an answer") from error
             self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)
 

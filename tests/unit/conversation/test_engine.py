@@ -211,3 +211,40 @@ def test_a_key_in_the_question_reaches_the_store_nowhere(
         [stored] = reopened.rounds(chat.session.session_id)
     assert stored.user_message.count("[REDACTED]") == 3, stored.user_message
     assert "app/auth.py" in stored.files
+
+
+def test_an_answer_the_store_could_not_keep_says_so(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """Another process held the store while the answer streamed: the answer was shown, then
+    lost, and the error only said 'busy ... try again in a moment' -- as if nothing had been
+    answered. It names the answer as not kept, and where the question stays."""
+    import sqlite3
+
+    from reviewtui.errors import StoreError
+
+    _repo(repo)
+    path = tmp_path / "s.sqlite3"
+    store = SessionStore(path, busy_timeout=0.05)
+    chat = _session(repo, store)
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+
+    def answer_while_locked(request: dict[str, Any]) -> Reply:
+        holder.execute("BEGIN IMMEDIATE")  # the round is open; its end cannot be written
+        return Reply.text("The answer.")
+
+    fake_llm.script(answer_while_locked)
+    shown: list[str] = []
+    try:
+        with pytest.raises(StoreError) as raised:
+            chat.ask("Why?", on_delta=shown.append)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "".join(shown) == "The answer."
+    message = str(raised.value)
+    assert message.startswith(f"the answer was not kept in session {chat.session.session_id}: "
+                              "the session store"), message
+    assert "busy" in message and "try again" not in message
+    [left] = store.rounds(chat.session.session_id)
+    assert (left.user_message, left.ended_at) == ("Why?", None)
+    store.close()
