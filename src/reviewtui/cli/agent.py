@@ -8,8 +8,10 @@ to stderr, so stdout is just the answer); ``sessions`` lists the stored conversa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.parser import typed_text
@@ -156,6 +158,34 @@ def _ask_arguments(args: argparse.Namespace) -> str | None:
     return None
 
 
+class _Printed:
+    """The answer as streamed to stdout, each piece at once; ``end_line`` ends the line it
+    left open (before a tool round's next text, after the answer, on an error or Ctrl-C)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.open = False
+
+    def write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self.open = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        if self.open:
+            self.write("\n")
+
+    @contextlib.contextmanager
+    def ending_its_line(self) -> Iterator[None]:
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(OSError, ValueError):  # stdout gone: nothing to end
+                self.end_line()
+            raise
+
+
 def run_ask(args: argparse.Namespace, out: TextIO,
             err: TextIO) -> int:
     from reviewtui.conversation.engine import ChatSession
@@ -169,11 +199,10 @@ def run_ask(args: argparse.Namespace, out: TextIO,
                                 new=args.new, max_tool_rounds=args.max_tool_rounds)
         err.write(f"session {chat.session.session_id} ({chat.session.title})\n")
 
-        def delta(text: str) -> None:
-            out.write(text)
-            out.flush()
+        printed = _Printed(out)
 
         def tool(run: ToolRun) -> None:
+            printed.end_line()  # what the model said before its tool calls is a line apart
             _tool_line(run, err)
 
         if question is None:
@@ -191,11 +220,13 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             def opened(_: object) -> None:  # once this run holds the round, not before
                 err.write(f"continuing round {number}\n")
 
-            result = chat.continue_answer(on_delta=delta, on_tool=tool, on_open=opened)
+            with printed.ending_its_line():
+                result = chat.continue_answer(on_delta=printed.write, on_tool=tool,
+                                              on_open=opened)
         else:
-            result = chat.ask(question, on_delta=delta, on_tool=tool)
-        if result.answer and not result.answer.endswith("\n"):
-            out.write("\n")
+            with printed.ending_its_line():
+                result = chat.ask(question, on_delta=printed.write, on_tool=tool)
+        printed.end_line()
         if result.turn.filtered:
             out.write(FILTERED_MARK + "\n")
         elif result.round.cut_off:
