@@ -18,6 +18,8 @@ def test_limit_bounds_the_listing_and_zero_lists_every_session(repo: GitRepoBuil
     assert len(cli("sessions", "--json", repo.root).json()) == 3
     assert len(cli("sessions", "--json", "--limit", "2", repo.root).json()) == 2
     assert len(cli("sessions", "--json", "--limit", "0", repo.root).json()) == 3
+    # beyond SQLite's integers: every session, where it was an OverflowError traceback
+    assert len(cli("sessions", "--json", "--limit", "9" * 20, repo.root).json()) == 3
     assert "0 or less: all of them" in " ".join(build_sessions_parser().format_help().split())
 
 
