@@ -54,6 +54,7 @@ CONTINUE_PROMPT = ("Your previous answer stopped before it was finished. Continu
 
 WINDOW_ROUNDS = 6
 STATIC_SHARE = 0.4  # at most this share of the context goes to the static review context
+SUMMARY_INPUT_TOKENS = 3000  # the most of a round's transcript a summary request sends
 
 
 def _sides(change_key: str) -> str:
@@ -88,7 +89,9 @@ class ChatSession:
                               counter=counter)
         self.rounds = RoundManager(store.rounds(session.session_id),
                                    known_files=[c.path for c in workspace.loaded.change_set.files])
-        self.summarizer = Summarizer(client, counter.count)
+        # the summary request must fit the window too: its transcript takes at most half
+        self.summarizer = Summarizer(client, counter.count, max_input_tokens=min(
+            SUMMARY_INPUT_TOKENS, client.config.context_window // 2))
         self._static: StaticContext | None = None
         self._lock = threading.Lock()
 

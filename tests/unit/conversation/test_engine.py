@@ -248,3 +248,30 @@ def test_an_answer_the_store_could_not_keep_says_so(
     [left] = store.rounds(chat.session.session_id)
     assert (left.user_message, left.ended_at) == ("Why?", None)
     store.close()
+
+
+def test_the_summary_of_an_old_round_fits_a_small_window(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The summary request took up to 3,000 tokens of the round's transcript whatever the
+    window: with a 2,000-token model it was refused (or, on a server that truncates, cut)."""
+    _repo(repo)
+    repo.write(".reviewtui.toml", "[llm]\ncontext_window = 2000\nmax_output_tokens = 64\n"
+                                  "max_retries = 0\n")
+    repo.commit("small window")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    long_answer = "\n".join(f"app/auth.py:2 detail {n}." for n in range(600))
+    with SessionStore(tmp_path / "s.sqlite3") as store:
+        chat = _session(repo, store)
+        for n in range(WINDOW_ROUNDS):
+            fake_llm.script(Reply.text(long_answer if n == 0 else f"Answer {n}."))
+            chat.ask(f"Question {n}?")
+        fake_llm.script(Reply.text("last"), Reply.text("A short summary of app/auth.py:2."))
+        chat.ask("Last?")  # round 1 falls out of the window: it is summarised
+        [summary] = store.rounds(chat.session.session_id)[:1]
+    summaries = [r.body for r in fake_llm.chat_requests
+                 if r.body["messages"][0]["content"].startswith("You summarise")]
+    assert summaries, "no summary was asked for"
+    counter = token_counter("test-model")
+    for body in summaries:
+        assert counter.count_messages(body["messages"]) + body["max_tokens"] <= 2000
+    assert summary.summary is not None and summary.summary.startswith("A short summary")
