@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reviewtui.llm import token_counter
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
@@ -49,11 +50,7 @@ def test_a_reply_limit_that_leaves_no_room_in_the_window_is_named(
     assert "lower [llm] max_output_tokens" in last
 
 
-def test_diffs_left_out_of_the_review_context_are_named_not_cut_mid_fence(
-        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
-    # 60 changed files: the review context was cut at 40% of the window in the middle of the
-    # 12th diff (an open code fence), and neither the model nor the person heard that the
-    # other 48 diffs were missing -- the model answered as if the change were 12 files
+def _sixty_files(repo: GitRepoBuilder) -> None:
     for n in range(60):
         repo.write(f"pkg/m{n:02d}.py", "".join(f"def f{j}(x):\n    return x + {j}\n\n"
                                                for j in range(20)))
@@ -61,6 +58,14 @@ def test_diffs_left_out_of_the_review_context_are_named_not_cut_mid_fence(
     for n in range(60):
         repo.write(f"pkg/m{n:02d}.py", "".join(f"def f{j}(x):\n    return x * 2 + {j}\n\n"
                                                for j in range(20)))
+
+
+def test_diffs_left_out_of_the_review_context_are_named_not_cut_mid_fence(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    # 60 changed files: the review context was cut at 40% of the window in the middle of the
+    # 12th diff (an open code fence), and neither the model nor the person heard that the
+    # other 48 diffs were missing -- the model answered as if the change were 12 files
+    _sixty_files(repo)
     fake_llm.script(Reply.text("ok"))
     result = cli("ask", "--rules-plan", "Which files change?", repo.root)
     assert result.code == 0, result.err
@@ -74,3 +79,19 @@ def test_diffs_left_out_of_the_review_context_are_named_not_cut_mid_fence(
     assert f"and {60 - sent - 40} more (the review index lists them)" in note
     assert (f"review context: the diffs of {sent} of 60 kept units (the rest left out to "
             "fit [llm] context_window") in result.err
+
+
+def test_the_review_context_leaves_room_for_a_long_reply(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    # A 4,000-token model answering in up to 1,500: the review context took 40% of the window
+    # whatever the reply and the tool schemas left, so a large change could not be asked about
+    _sixty_files(repo)
+    repo.write(".reviewtui.toml", "[llm]\ncontext_window = 4000\nmax_output_tokens = 1500\n")
+    fake_llm.script(Reply.text("ok"))
+    result = cli("ask", "--rules-plan", "Which files change?", repo.root)
+    assert (result.code, result.out) == (0, "ok\n"), result.err
+    assert "review context: the diffs of" in result.err
+    body = fake_llm.chat_requests[0].body
+    counter = token_counter("test-model")
+    assert (counter.count_messages(body["messages"]) + counter.count_tools(body["tools"])
+            + body["max_tokens"]) <= 4000

@@ -54,6 +54,7 @@ CONTINUE_PROMPT = ("Your previous answer stopped before it was finished. Continu
 
 WINDOW_ROUNDS = 6
 STATIC_SHARE = 0.4  # at most this share of the context goes to the static review context
+STATIC_BUDGET_SHARE = 0.6  # ... and of the tokens left for the messages of a request
 SUMMARY_INPUT_TOKENS = 3000  # the most of a round's transcript a summary request sends
 
 
@@ -153,8 +154,11 @@ class ChatSession:
             head = "## Review index\n\n" + ws.index_markdown() + "\n\n## Diffs\n\n"
             # the stated purpose first: what does not fit is the diffs, never the purpose
             head = f"{purpose}\n\n{head}" if purpose else head
-            self._static = fit_static(head, diffs, self.counter.count,
-                                      int(window * STATIC_SHARE))
+            # a share of the window, and of what the reply and the tool schemas leave of it
+            # (a 4,000-token model answering in up to 1,500): the rest is the conversation's
+            limit = min(int(window * STATIC_SHARE), int(self._budget() * STATIC_BUDGET_SHARE)
+                        - self.counter.count(SYSTEM_PROMPT))
+            self._static = fit_static(head, diffs, self.counter.count, max(0, limit))
         return self._static
 
     def _inherited(self, context: RoundContext) -> str:
