@@ -37,3 +37,21 @@ def test_an_error_after_text_was_printed_ends_its_line(
     result = cli("ask", "--rules-plan", "Who calls charge?", repo.root)
     assert (result.code, result.out) == (2, "Let me check the callers.\n"), result.err
     assert result.err.splitlines()[-1].startswith("reviewtui: error: ")
+
+
+def test_the_bookkeeping_on_stderr_shows_a_path_s_controls(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    # stderr is the person's: a changed file named with ESC [2J, read by a tool and inherited
+    # by the next round, cleared the terminal from the 'tool ...' and 'inherited: ...' lines
+    odd = "a\x1b[2Jb.py"
+    repo.write(odd, "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.write(odd, "def f():\n    return 2\n")
+    fake_llm.script(Reply.tool_calls([{"name": "read_file_hunk",
+                                       "arguments": {"path": odd, "start": 1, "end": 2}}]),
+                    Reply.text("It returns 2 now."), Reply.text("Still 2."))
+    first = cli("ask", "--rules-plan", "What does f return?", repo.root)
+    second = cli("ask", "--rules-plan", "And what does f return now?", repo.root)
+    assert (first.code, second.code) == (0, 0), first.err + second.err
+    assert "tool read_file_hunk" in first.err and "inherited: a\u241b[2Jb.py" in second.err
+    assert "\x1b" not in first.err + second.err

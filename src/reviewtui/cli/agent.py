@@ -12,7 +12,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from reviewtui.cli.parser import typed_text
 from reviewtui.cli.selectors import selector_from_args
@@ -29,6 +29,14 @@ CUT_OFF_MARK = "[answer cut off: the server closed the stream before it finished
 FILTERED_MARK = "[answer stopped by the provider's content filter]"
 TRUNCATED_MARK = ("[answer incomplete: the model stopped at its output token limit; "
                   "reviewtui ask --continue goes on]")
+
+
+def shown(err: TextIO) -> TextIO:
+    """stderr is the person's: the paths, titles and tool arguments written there (a file
+    named with ESC [2J, an argument the model wrote) show their controls as pictures."""
+    from reviewtui.app.terminal_text import ShownStream
+
+    return err if isinstance(err, ShownStream) else cast(TextIO, ShownStream(err))
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
@@ -73,6 +81,7 @@ def run_review(args: argparse.Namespace, out: TextIO,
     from reviewtui.agent.review import DEFAULT_PROMPT, Reviewer
     from reviewtui.cli.plan import selected
 
+    err = shown(err)
     ws = workspace(args)
     client, counter = _client_for(ws)
     units = selected(ws.plan, args.unit) if args.unit else None
@@ -192,6 +201,7 @@ def run_ask(args: argparse.Namespace, out: TextIO,
     from reviewtui.sessions.store import SessionStore
 
     question = _ask_arguments(args)
+    err = shown(err)
     ws = workspace(args)
     client, counter = _client_for(ws)
     with SessionStore() as store:
