@@ -31,6 +31,9 @@ class UnitsSettings(_Section):
                                                   "(kept in .git/reviewtui/)")
 
 
+MAX_SECONDS = 86_400.0  # a timeout setting's upper bound
+
+
 class GitSettings(_Section):
     max_file_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     default_branch: str | None = None
@@ -42,7 +45,9 @@ class LLMSettings(_Section):
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
-    timeout: float = Field(default=120.0, gt=0, description="seconds per request")
+    # at most a day: sockets and subprocesses cannot wait longer than a clock holds (inf)
+    timeout: float = Field(default=120.0, gt=0, le=MAX_SECONDS,
+                           description="seconds per request")
     max_retries: int = Field(default=3, ge=0, le=10)
     context_window: int = Field(default=32_000, ge=2_000, description="the model's tokens")
     max_output_tokens: int = Field(default=4_096, ge=64)
@@ -63,7 +68,7 @@ class ContextSettings(_Section):
     max_function_lines: int = Field(default=250, ge=20)
     search_max_hits: int = Field(default=8, ge=1, le=200)
     search_context_lines: int = Field(default=2, ge=0, le=20)
-    search_timeout: float = Field(default=15.0, gt=0)
+    search_timeout: float = Field(default=15.0, gt=0, le=MAX_SECONDS)
 
 
 def minimum(section: type[BaseModel], name: str) -> int | None:

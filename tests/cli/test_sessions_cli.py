@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from reviewtui.cli.parser import build_sessions_parser
 from reviewtui.sessions import SessionStore
 from tests.cli.conftest import CliRunner
@@ -18,6 +22,8 @@ def test_limit_bounds_the_listing_and_zero_lists_every_session(repo: GitRepoBuil
     assert len(cli("sessions", "--json", repo.root).json()) == 3
     assert len(cli("sessions", "--json", "--limit", "2", repo.root).json()) == 2
     assert len(cli("sessions", "--json", "--limit", "0", repo.root).json()) == 3
+    # beyond SQLite's integers: every session, where it was an OverflowError traceback
+    assert len(cli("sessions", "--json", "--limit", "9" * 20, repo.root).json()) == 3
     assert "0 or less: all of them" in " ".join(build_sessions_parser().format_help().split())
 
 
@@ -39,3 +45,19 @@ def test_rounds_without_an_answer_are_counted_apart(repo: GitRepoBuilder,
     assert "  1 round (+2 unanswered)  chat" in listed.out
     [info] = cli("sessions", "--json", repo.root).json()
     assert (info["rounds"], info["answered"]) == (3, 1)
+
+
+def test_a_data_dir_that_is_a_file_is_named_as_such(repo: GitRepoBuilder, cli: CliRunner,
+                                                    tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # 'cannot create the session store notes/sessions.sqlite3: File exists' -- what exists is
+    # a file where the folder should be
+    repo.write("a.py", "x = 1\n")
+    repo.commit("base")
+    (tmp_path / "notes").write_text("mine\n")
+    monkeypatch.setenv("REVIEWTUI_DATA_DIR", str(tmp_path / "notes" / "deeper"))
+    result = cli("sessions", repo.root)
+    assert result.code == 2
+    last = result.err.splitlines()[-1]
+    assert f"{tmp_path / 'notes'} is a file, not a folder" in last, last
+    assert (tmp_path / "notes").read_text() == "mine\n"

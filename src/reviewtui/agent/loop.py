@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reviewtui.agent.memory import ToolMemory, compress
@@ -60,6 +60,22 @@ class AgentTurn:
     @property
     def files(self) -> list[str]:
         return list(dict.fromkeys(f for run in self.tool_runs for f in run.outcome.files))
+
+
+def _distinct_ids(calls: Sequence[ToolCall]) -> list[ToolCall]:
+    """The calls, each id once: a server that gives parallel calls one id (``call_0`` twice)
+    left their results to be paired by that id, and a later round's history gave both calls
+    the first result. A repeated id gets a suffix (``call_0~2``)."""
+    seen: set[str] = set()
+    out: list[ToolCall] = []
+    for call in calls:
+        unique, number = call.id, 1
+        while unique in seen:
+            number += 1
+            unique = f"{call.id}~{number}"
+        seen.add(unique)
+        out.append(call if unique == call.id else replace(call, id=unique))
+    return out
 
 
 class AgentLoop:
@@ -169,13 +185,14 @@ class AgentLoop:
                 turn.messages.append(final)
                 return turn
             turn.tool_rounds += 1
+            calls = _distinct_ids(reply.tool_calls)
             assistant = {"role": "assistant", "content": reply.content or None,
                          "tool_calls": [{"id": c.id, "type": "function",
                                          "function": {"name": c.name, "arguments": c.arguments}}
-                                        for c in reply.tool_calls]}
+                                        for c in calls]}
             history.append(assistant)
             turn.messages.append(assistant)
-            for run in self._run_tools(reply.tool_calls, round_index, on_tool):
+            for run in self._run_tools(calls, round_index, on_tool):
                 turn.tool_runs.append(run)
                 message = {"role": "tool", "tool_call_id": run.call.id, "name": run.call.name}
                 # This answer sees the result (capped by the tool box); the stored history

@@ -8,10 +8,13 @@ to stderr, so stdout is just the answer); ``sessions`` lists the stored conversa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, TextIO, cast
 
+from reviewtui.cli.parser import typed_text
 from reviewtui.cli.selectors import selector_from_args
 from reviewtui.errors import LLMError, LLMResponseError, LLMTruncatedError, UsageError
 
@@ -26,6 +29,14 @@ CUT_OFF_MARK = "[answer cut off: the server closed the stream before it finished
 FILTERED_MARK = "[answer stopped by the provider's content filter]"
 TRUNCATED_MARK = ("[answer incomplete: the model stopped at its output token limit; "
                   "reviewtui ask --continue goes on]")
+
+
+def shown(err: TextIO) -> TextIO:
+    """stderr is the person's: the paths, titles and tool arguments written there (a file
+    named with ESC [2J, an argument the model wrote) show their controls as pictures."""
+    from reviewtui.app.terminal_text import ShownStream
+
+    return err if isinstance(err, ShownStream) else cast(TextIO, ShownStream(err))
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
@@ -70,6 +81,7 @@ def run_review(args: argparse.Namespace, out: TextIO,
     from reviewtui.agent.review import DEFAULT_PROMPT, Reviewer
     from reviewtui.cli.plan import selected
 
+    err = shown(err)
     ws = workspace(args)
     client, counter = _client_for(ws)
     units = selected(ws.plan, args.unit) if args.unit else None
@@ -145,7 +157,7 @@ def _ask_arguments(args: argparse.Namespace) -> str | None:
             raise UsageError("ask needs a QUESTION" if args.question is None
                              else "ask needs a QUESTION, not an empty one",
                              hint="or --continue to go on with the last answer")
-        return str(args.question)
+        return typed_text(str(args.question))
     if args.new:
         raise UsageError("--continue goes on in an existing session: not with --new")
     if args.question is not None:
@@ -155,12 +167,41 @@ def _ask_arguments(args: argparse.Namespace) -> str | None:
     return None
 
 
+class _Printed:
+    """The answer as streamed to stdout, each piece at once; ``end_line`` ends the line it
+    left open (before a tool round's next text, after the answer, on an error or Ctrl-C)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.open = False
+
+    def write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self.open = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        if self.open:
+            self.write("\n")
+
+    @contextlib.contextmanager
+    def ending_its_line(self) -> Iterator[None]:
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(OSError, ValueError):  # stdout gone: nothing to end
+                self.end_line()
+            raise
+
+
 def run_ask(args: argparse.Namespace, out: TextIO,
             err: TextIO) -> int:
     from reviewtui.conversation.engine import ChatSession
     from reviewtui.sessions.store import SessionStore
 
     question = _ask_arguments(args)
+    err = shown(err)
     ws = workspace(args)
     client, counter = _client_for(ws)
     with SessionStore() as store:
@@ -168,11 +209,10 @@ def run_ask(args: argparse.Namespace, out: TextIO,
                                 new=args.new, max_tool_rounds=args.max_tool_rounds)
         err.write(f"session {chat.session.session_id} ({chat.session.title})\n")
 
-        def delta(text: str) -> None:
-            out.write(text)
-            out.flush()
+        printed = _Printed(out)
 
         def tool(run: ToolRun) -> None:
+            printed.end_line()  # what the model said before its tool calls is a line apart
             _tool_line(run, err)
 
         if question is None:
@@ -190,11 +230,13 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             def opened(_: object) -> None:  # once this run holds the round, not before
                 err.write(f"continuing round {number}\n")
 
-            result = chat.continue_answer(on_delta=delta, on_tool=tool, on_open=opened)
+            with printed.ending_its_line():
+                result = chat.continue_answer(on_delta=printed.write, on_tool=tool,
+                                              on_open=opened)
         else:
-            result = chat.ask(question, on_delta=delta, on_tool=tool)
-        if result.answer and not result.answer.endswith("\n"):
-            out.write("\n")
+            with printed.ending_its_line():
+                result = chat.ask(question, on_delta=printed.write, on_tool=tool)
+        printed.end_line()
         if result.turn.filtered:
             out.write(FILTERED_MARK + "\n")
         elif result.round.cut_off:
@@ -202,6 +244,11 @@ def run_ask(args: argparse.Namespace, out: TextIO,
         elif result.round.truncated:
             out.write(TRUNCATED_MARK + "\n")
         out.flush()
+        static = chat.static()
+        if not static.complete:
+            err.write(f"review context: the diffs of {static.diffs_sent} of "
+                      f"{static.diffs_kept} kept units (the rest left out to fit [llm] "
+                      "context_window; the model is told, and reads them with its tools)\n")
         record = result.round
         inherited = ", ".join(f.path for f in result.context.inherited) or "none"
         stats = chat.rounds.cache_stats().get("inheritance")

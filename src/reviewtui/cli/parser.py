@@ -9,6 +9,7 @@ only once a command runs.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Sequence
 
 from reviewtui import __version__
@@ -21,6 +22,14 @@ from reviewtui.cli.selectors import add_selectors
 
 SUBCOMMANDS = ("index", "rules", "plan", "bundle", "review", "ask", "sessions", "export",
                "eval", "findings", "publish")
+
+
+def typed_text(value: str) -> str:
+    """A text argument (a question, a prompt, an id): a byte of argv the locale could not
+    decode reaches Python as a lone surrogate, which no UTF-8 writer (the tokenizer, SQLite,
+    the HTTP body) accepts -- it becomes U+FFFD, as undecodable bytes do everywhere else.
+    Paths are not passed through this: their bytes must stay as they are."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", value)
 
 
 def output_path(value: str) -> str | None:
@@ -209,7 +218,7 @@ def build_review_parser() -> argparse.ArgumentParser:
                              "(P0-P3), for CI")
     parser.add_argument("--unit", action="append", default=[], metavar="ID",
                         help="only this unit (id or unique prefix; repeatable)")
-    parser.add_argument("--prompt", metavar="TEXT",
+    parser.add_argument("--prompt", metavar="TEXT", type=typed_text,
                         help="what to look for (default: correctness, security, maintainability)")
     parser.add_argument("--all-batches", action="store_true",
                         help="also review the units deferred by the review budget, in later "
@@ -226,9 +235,10 @@ def build_ask_parser() -> argparse.ArgumentParser:
                     "session of this change unless --new or --session. Exit status 3: the "
                     "answer stopped at the model's output token limit (--continue goes on).")
     parser.add_argument("question", metavar="QUESTION", nargs="?", default=None,
-                        help="what to ask")
+                        help="what to ask")  # typed_text once known not to be --continue's PATH
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--session", metavar="ID", help="continue this session (id or prefix)")
+    which.add_argument("--session", metavar="ID", type=typed_text,
+                       help="continue this session (id or prefix)")
     which.add_argument("--new", action="store_true", help="start a new session")
     parser.add_argument("--continue", dest="continue_answer", action="store_true",
                         help="ask the model to go on from where the session's last answer "

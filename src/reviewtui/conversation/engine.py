@@ -15,6 +15,7 @@ round.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,8 +26,9 @@ from reviewtui.agent.workspace import Workspace
 from reviewtui.conversation.edits import edited_note, edited_since
 from reviewtui.conversation.packing import PackedPrompt, pack
 from reviewtui.conversation.rounds import RoundContext, RoundManager
+from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
-from reviewtui.errors import ReviewTuiError, UsageError
+from reviewtui.errors import ReviewTuiError, StoreError, UsageError
 from reviewtui.git.model import SideKind
 from reviewtui.llm import LLMClient, TokenCounter
 from reviewtui.llm.redact import redact_text
@@ -37,6 +39,7 @@ from reviewtui.sessions.records import (
     ToolResultRecord,
 )
 from reviewtui.sessions.store import SessionStore
+from reviewtui.sessions.values import clean_text
 
 SYSTEM_PROMPT = """\
 You are reviewtui's assistant: you help a developer review one code change. The review index \
@@ -51,6 +54,14 @@ CONTINUE_PROMPT = ("Your previous answer stopped before it was finished. Continu
 
 WINDOW_ROUNDS = 6
 STATIC_SHARE = 0.4  # at most this share of the context goes to the static review context
+STATIC_BUDGET_SHARE = 0.6  # ... and of the tokens left for the messages of a request
+SUMMARY_INPUT_TOKENS = 3000  # the most of a round's transcript a summary request sends
+
+
+def _sides(change_key: str) -> str:
+    """A change key's two sides as a person reads them: ``d5842c4..357659b``."""
+    sides = change_key.split(":", 1)[-1]
+    return re.sub(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", sides)
 
 
 @dataclass(frozen=True)
@@ -79,8 +90,10 @@ class ChatSession:
                               counter=counter)
         self.rounds = RoundManager(store.rounds(session.session_id),
                                    known_files=[c.path for c in workspace.loaded.change_set.files])
-        self.summarizer = Summarizer(client, counter.count)
-        self._static: str | None = None
+        # the summary request must fit the window too: its transcript takes at most half
+        self.summarizer = Summarizer(client, counter.count, max_input_tokens=min(
+            SUMMARY_INPUT_TOKENS, client.config.context_window // 2))
+        self._static: StaticContext | None = None
         self._lock = threading.Lock()
 
     def _stored_result(self, ref_id: str) -> str | None:
@@ -101,12 +114,16 @@ class ChatSession:
             if session is None:
                 raise UsageError(f"no session {session_id!r}",
                                  hint="'reviewtui sessions' lists them")
-            if (session.repo_key, session.change_key) != (workspace.repo_key,
-                                                          workspace.change_key):
-                where = ("another repository" if session.repo_key != workspace.repo_key
-                         else "another change")
-                raise UsageError(f"session {session.session_id} is about {where} "
-                                 f"({session.title})",
+            # compared as stored: a path that is not UTF-8 is kept escaped (``storable``)
+            repo_key, change_key = clean_text(workspace.repo_key), clean_text(
+                workspace.change_key)
+            if (session.repo_key, session.change_key) != (repo_key, change_key):
+                if session.repo_key != repo_key:
+                    where = f"another repository ({session.title})"
+                else:  # a branch amended or rebased keeps its title: the commits tell apart
+                    where = (f"another change ({session.title}, {_sides(session.change_key)}; "
+                             f"this one is {_sides(workspace.change_key)})")
+                raise UsageError(f"session {session.session_id} is about {where}",
                                  hint="give that change's selector and PATH, or leave "
                                       "--session out")
         if session is None:
@@ -122,19 +139,26 @@ class ChatSession:
 
     def static_context(self) -> str:
         """The review context sent with every request: the change's stated purpose (commit
-        messages, description), the index and the kept units' diffs."""
+        messages, description), the index and the kept units' diffs -- whole diffs, the
+        others named (``static.fit_static``)."""
+        return self.static().text
+
+    def static(self) -> StaticContext:
         if self._static is None:
             ws = self.workspace
-            limit = int(self.client.config.context_window * STATIC_SHARE)
-            kept = [i.unit_id for i in ws.plan.plan if not i.skip_review]
-            diffs = [f"### {u.location} ({u.unit_id})\n```diff\n{u.diff_text()}\n```"
-                     for u in ws.loaded.units if u.unit_id in set(kept)]
-            purpose = ws.intent_markdown(self.counter.count, self.client.config.context_window)
-            text = "## Review index\n\n" + ws.index_markdown() + "\n\n## Diffs\n\n" + "\n\n".join(
-                diffs)
-            # the stated purpose first: truncation cuts the end (the diffs), never the purpose
-            text = f"{purpose}\n\n{text}" if purpose else text
-            self._static = self.counter.truncate(text, limit)
+            window = self.client.config.context_window
+            kept = {i.unit_id for i in ws.plan.plan if not i.skip_review}
+            diffs = [(u.unit_id, u.location, u.diff_text()) for u in ws.loaded.units
+                     if u.unit_id in kept]
+            purpose = ws.intent_markdown(self.counter.count, window)
+            head = "## Review index\n\n" + ws.index_markdown() + "\n\n## Diffs\n\n"
+            # the stated purpose first: what does not fit is the diffs, never the purpose
+            head = f"{purpose}\n\n{head}" if purpose else head
+            # a share of the window, and of what the reply and the tool schemas leave of it
+            # (a 4,000-token model answering in up to 1,500): the rest is the conversation's
+            limit = min(int(window * STATIC_SHARE), int(self._budget() * STATIC_BUDGET_SHARE)
+                        - self.counter.count(SYSTEM_PROMPT))
+            self._static = fit_static(head, diffs, self.counter.count, max(0, limit))
         return self._static
 
     def _inherited(self, context: RoundContext) -> str:
@@ -169,6 +193,7 @@ class ChatSession:
         # a key pasted into the question (the configured one too, which the store's patterns
         # do not know) is blanked before its keywords are taken and anything is stored
         question = redact_text(question, also=self.client.config.api_key)
+        self._check_fits(question)
         with self._lock:
             sid = self.session.session_id
             self.rounds.sync(self.store.rounds(sid))  # other processes' rounds, if any
@@ -191,11 +216,8 @@ class ChatSession:
                               current=question,
                               inherited_context="\n\n".join(filter(None, [
                                   self._inherited(context), self._edited(ended)])),
-                              # what the window leaves for the messages: less the reply and
-                              # the tool schemas sent with them
-                              budget=self.loop.budget - self.counter.count_tools(
-                                  self.loop.schemas()),
-                              count=self.counter.count, window=WINDOW_ROUNDS)
+                              budget=self._budget(), count=self.counter.count,
+                              window=WINDOW_ROUNDS)
                 turn = self.loop.run(packed.messages, round_index=record.index,
                                      on_delta=on_delta, on_tool=on_tool, cancel=cancel)
             except BaseException:
@@ -207,10 +229,44 @@ class ChatSession:
                 turn.answer, files_used=turn.files,
                 usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens),
                 cut_off=turn.cut_off, truncated=turn.truncated)
-            self.store.end_round(sid, done, self._turn_messages(record.index, turn),
-                                 self._turn_results(turn))
+            try:
+                self.store.end_round(sid, done, self._turn_messages(record.index, turn),
+                                     self._turn_results(turn))
+            except StoreError as error:  # shown, not kept: "try again" would ask it anew
+                raise StoreError(f"the answer was not kept in session {sid}: {error.message}",
+                                 hint="its question stays there without an answer") from error
             self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)
+
+    def _budget(self) -> int:
+        """What the window leaves for the messages: less the reply and the tool schemas sent
+        with them."""
+        return self.loop.budget - self.counter.count_tools(self.loop.schemas())
+
+    def _check_fits(self, question: str) -> None:
+        """Refuse, before anything is stored or sent, a question that does not fit the window
+        with the parts of the prompt that are never cut (the system prompt, the review context):
+        sent anyway, a server refuses it, or silently drops the prompt's start."""
+        budget = self._budget()
+        bare = pack(system=SYSTEM_PROMPT, static_context=self.static_context(), rounds=[],
+                    messages_by_round={}, current=question, budget=budget,
+                    count=self.counter.count)
+        if not bare.overflow:
+            return
+        config = self.client.config
+        static = bare.layer("static").tokens
+        room = (f"[llm] context_window = {config.context_window:,} leaves {max(0, budget):,} "
+                f"once the reply (max_output_tokens = {config.max_output_tokens:,}) and the "
+                f"tool schemas ({self.loop.budget - budget:,}) are set aside")
+        if static > budget:
+            raise UsageError(f"the review context does not fit the model's context window: "
+                             f"it takes {static:,} tokens, and {room}",
+                             hint="lower [llm] max_output_tokens, or raise [llm] "
+                                  "context_window if the model takes more")
+        raise UsageError(f"the question does not fit the model's context window: with the "
+                         f"review context it takes {bare.tokens:,} tokens, and {room}",
+                         hint="shorten the question, or raise [llm] context_window if the "
+                              "model takes more")
 
     def _longest_round(self) -> float:
         """The longest a round can take before its answer is stored: every tool round and

@@ -133,9 +133,10 @@ def extractive_summary(round: RoundRecord, messages: Sequence[MessageRecord], *,
 
 
 def truncate_tokens(text: str, max_tokens: int, count: Callable[[str], int],
-                    marker: str = "") -> str:
+                    marker: str = "", *, partial_line: bool = False) -> str:
     """The longest line-boundary prefix of ``text`` that, with ``marker`` appended when it is
-    cut, fits in ``max_tokens`` (the first line is cut mid-line if it alone does not fit)."""
+    cut, fits in ``max_tokens`` (the first line is cut mid-line if it alone does not fit;
+    with ``partial_line``, the line after the last whole one fills what room is left)."""
     if max_tokens <= 0 or not text:
         return ""
     if count(text) <= max_tokens:
@@ -151,17 +152,16 @@ def truncate_tokens(text: str, max_tokens: int, count: Callable[[str], int],
             low = middle
         else:
             high = middle - 1
-    if low:
-        kept = "".join(lines[:low])
-    else:
-        first, short, long_ = lines[0], 0, len(lines[0])
+    kept = "".join(lines[:low])
+    if not low or partial_line:  # a line too long to keep whole: its head
+        line, short, long_ = lines[low], 0, len(lines[low])
         while short < long_:
             middle = (short + long_ + 1) // 2
-            if count(first[:middle]) <= room:
+            if count(kept + line[:middle]) <= room:
                 short = middle
             else:
                 long_ = middle - 1
-        kept = first[:short]
+        kept += line[:short]
     if not kept:
         return ""
     if marker:
@@ -190,8 +190,9 @@ class Summarizer:
                 lines.append(f"{message.role.capitalize()}: {message.content}")
         if round.answer and all(round.answer not in line for line in lines):
             lines.append(f"Assistant: {round.answer}")
+        # an answer in one long paragraph: its start, not nothing
         return truncate_tokens("\n".join(lines), self.max_input_tokens, self.count,
-                               "[… transcript shortened]")
+                               "[… transcript shortened]", partial_line=True)
 
     def summarize(self, round: RoundRecord, messages: Sequence[MessageRecord]) -> str:
         extractive = extractive_summary(round, messages)

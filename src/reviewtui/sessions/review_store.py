@@ -15,7 +15,6 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 from reviewtui.errors import StoreError
-from reviewtui.llm.redact import redact_secrets
 from reviewtui.sessions.review_records import (
     AppliedFix,
     FindingState,
@@ -25,6 +24,7 @@ from reviewtui.sessions.review_records import (
     StoredFinding,
 )
 from reviewtui.sessions.store_parts import StorePart
+from reviewtui.sessions.values import clean_text
 
 _DECIDED: frozenset[str] = frozenset({"accepted", "dismissed"})
 
@@ -264,7 +264,7 @@ class ReviewStore(StorePart):
             row = conn.execute(
                 "SELECT d.text FROM descriptions d JOIN sessions s USING (session_id) "
                 "WHERE s.repo_key = ? AND s.change_key = ? ORDER BY d.updated_at DESC, "
-                "d.rowid DESC LIMIT 1", (repo_key, change_key)).fetchone()
+                "d.rowid DESC LIMIT 1", (clean_text(repo_key), clean_text(change_key))).fetchone()
             return str(row["text"]) if row else None
 
     def set_description(self, session_id: str, text: str) -> None:
@@ -274,7 +274,7 @@ class ReviewStore(StorePart):
             now = self._now()
             if text.strip():
                 conn.execute("INSERT OR REPLACE INTO descriptions (session_id, text, updated_at) "
-                             "VALUES (?, ?, ?)", (session_id, redact_secrets(text), now))
+                             "VALUES (?, ?, ?)", (session_id, clean_text(text), now))
             else:
                 conn.execute("DELETE FROM descriptions WHERE session_id = ?", (session_id,))
             self._touch(conn, session_id, now)

@@ -256,11 +256,15 @@ class RoundStore(StorePart):
 
 def _before(now: str, seconds: float | None) -> str:
     """``now`` (the store's ISO time) less ``seconds``; with None, a time no round started
-    before (every claim in flight holds)."""
+    before (every claim in flight holds), as with a span longer than the calendar reaches
+    (``ask --max-tool-rounds 999999999999``, a huge ``[llm] timeout``)."""
     if seconds is None:
         return ""
-    return (datetime.fromisoformat(now) - timedelta(seconds=seconds)).isoformat(
-        timespec="microseconds")
+    try:
+        return (datetime.fromisoformat(now) - timedelta(seconds=seconds)).isoformat(
+            timespec="microseconds")
+    except OverflowError:
+        return ""
 
 
 def _round_values(record: RoundRecord) -> tuple[object, ...]:

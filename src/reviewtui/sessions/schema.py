@@ -252,7 +252,11 @@ def open_connection(path: Path, busy_timeout: float) -> sqlite3.Connection:
     try:
         _prepare_file(path)
     except OSError as exc:
-        raise StoreError(f"cannot create the session store {path}: {exc.strerror or exc}",
+        # a file where a folder of the path should be: the OS says 'File exists' (the data
+        # dir itself) or 'Not a directory' (one above it); name it
+        blocker = next((parent for parent in path.parents if parent.is_file()), None)
+        why = f"{blocker} is a file, not a folder" if blocker else exc.strerror or str(exc)
+        raise StoreError(f"cannot create the session store {path}: {why}",
                          hint=f"set {DATA_DIR_ENV} to a writable folder") from None
     try:
         conn = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None,

@@ -253,14 +253,15 @@ class SessionStore(RoundStore, ReviewStore, DecisionStore):
                                                                                    *values)
 
     def list_sessions(self, repo_key: str | None = None, limit: int = 50) -> list[SessionInfo]:
-        """Sessions, most recently updated first, with their round counts; ``limit <= 0``: all."""
+        """Sessions, most recently updated first, with their round counts; ``limit <= 0``, or
+        one beyond what SQLite counts (``--limit 99999999999999999999``): all."""
         where, params = ("", ()) if repo_key is None else ("WHERE s.repo_key = ?",
                                                           (clean_text(repo_key),))
         with self._reading() as conn:
             rows = conn.execute(
                 f"SELECT {_SESSION_COLUMNS} FROM sessions s {where} "
                 "ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?",
-                (*params, limit if limit > 0 else -1)).fetchall()
+                (*params, limit if 0 < limit < 2**63 else -1)).fetchall()
         return [_session_info(row) for row in rows]
 
     def delete_session(self, session_id: str) -> bool:

@@ -211,3 +211,67 @@ def test_a_key_in_the_question_reaches_the_store_nowhere(
         [stored] = reopened.rounds(chat.session.session_id)
     assert stored.user_message.count("[REDACTED]") == 3, stored.user_message
     assert "app/auth.py" in stored.files
+
+
+def test_an_answer_the_store_could_not_keep_says_so(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """Another process held the store while the answer streamed: the answer was shown, then
+    lost, and the error only said 'busy ... try again in a moment' -- as if nothing had been
+    answered. It names the answer as not kept, and where the question stays."""
+    import sqlite3
+
+    from reviewtui.errors import StoreError
+
+    _repo(repo)
+    path = tmp_path / "s.sqlite3"
+    store = SessionStore(path, busy_timeout=0.05)
+    chat = _session(repo, store)
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+
+    def answer_while_locked(request: dict[str, Any]) -> Reply:
+        holder.execute("BEGIN IMMEDIATE")  # the round is open; its end cannot be written
+        return Reply.text("The answer.")
+
+    fake_llm.script(answer_while_locked)
+    shown: list[str] = []
+    try:
+        with pytest.raises(StoreError) as raised:
+            chat.ask("Why?", on_delta=shown.append)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "".join(shown) == "The answer."
+    message = str(raised.value)
+    assert message.startswith(f"the answer was not kept in session {chat.session.session_id}: "
+                              "the session store"), message
+    assert "busy" in message and "try again" not in message
+    [left] = store.rounds(chat.session.session_id)
+    assert (left.user_message, left.ended_at) == ("Why?", None)
+    store.close()
+
+
+def test_the_summary_of_an_old_round_fits_a_small_window(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The summary request took up to 3,000 tokens of the round's transcript whatever the
+    window: with a 2,000-token model it was refused (or, on a server that truncates, cut)."""
+    _repo(repo)
+    repo.write(".reviewtui.toml", "[llm]\ncontext_window = 2000\nmax_output_tokens = 64\n"
+                                  "max_retries = 0\n")
+    repo.commit("small window")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    long_answer = "\n".join(f"app/auth.py:2 detail {n}." for n in range(600))
+    with SessionStore(tmp_path / "s.sqlite3") as store:
+        chat = _session(repo, store)
+        for n in range(WINDOW_ROUNDS):
+            fake_llm.script(Reply.text(long_answer if n == 0 else f"Answer {n}."))
+            chat.ask(f"Question {n}?")
+        fake_llm.script(Reply.text("last"), Reply.text("A short summary of app/auth.py:2."))
+        chat.ask("Last?")  # round 1 falls out of the window: it is summarised
+        [summary] = store.rounds(chat.session.session_id)[:1]
+    summaries = [r.body for r in fake_llm.chat_requests
+                 if r.body["messages"][0]["content"].startswith("You summarise")]
+    assert summaries, "no summary was asked for"
+    counter = token_counter("test-model")
+    for body in summaries:
+        assert counter.count_messages(body["messages"]) + body["max_tokens"] <= 2000
+    assert summary.summary is not None and summary.summary.startswith("A short summary")

@@ -141,3 +141,18 @@ def test_truncate_tokens() -> None:
                                                                               count))
     assert count(truncate_tokens("x" * 1000, 5, count)) <= 5
     assert truncate_tokens(text, 0, count) == ""
+
+
+def test_a_transcript_over_the_limit_keeps_the_start_of_a_long_answer() -> None:
+    """An answer written as one long paragraph did not fit whole, so the transcript the model
+    was asked to summarise held the question alone: the summary said nothing of the answer."""
+    count = token_counter(None).count
+    answer = "The refresh at src/auth/session.py:118 races. " + "It rewrites the token. " * 400
+    record = RoundRecord(index=0, user_message="Is refresh safe?", answer=answer)
+    messages = [MessageRecord(round_index=0, role="user", content="Is refresh safe?"),
+                MessageRecord(round_index=0, role="assistant", content=answer)]
+    transcript = Summarizer(None, count, max_input_tokens=300).transcript(record, messages)
+    assert count(transcript) <= 300
+    assert transcript.startswith("User: Is refresh safe?\nAssistant: The refresh at "
+                                 "src/auth/session.py:118 races.")
+    assert transcript.endswith("[… transcript shortened]")

@@ -107,3 +107,19 @@ def test_a_claim_in_flight_past_the_longest_round_is_taken_over(tmp_path: Path) 
             _question(store, sid, "go on", continues=unfinished.index, stale_after=3600)
         taken = _question(store, sid, "go on", continues=unfinished.index, stale_after=0)
         assert taken.continues == unfinished.index
+
+
+@pytest.mark.parametrize("stale_after", [1e12, 1e300, float("inf")])
+def test_a_longest_round_beyond_the_calendar_means_the_claim_always_holds(
+        tmp_path: Path, stale_after: float) -> None:
+    # 'ask --continue --max-tool-rounds 999999999999' (or a huge [llm] timeout) made the
+    # oldest stale start a date before year 1: an OverflowError traceback, nothing asked
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        sid = store.create_session("/repo", "all:HEAD..worktree", "t").session_id
+        unfinished = _truncated(store, sid, "why?")
+        first = _question(store, sid, "go on", continues=unfinished.index,
+                          stale_after=stale_after)
+        assert first.continues == unfinished.index
+        with pytest.raises(RoundClaimedError, match="already being continued"):
+            _question(store, sid, "go on", continues=unfinished.index,
+                      stale_after=stale_after)
