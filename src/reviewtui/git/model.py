@@ -7,6 +7,7 @@ the "before" and "after" file contents without guessing (never the working tree 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -159,7 +160,27 @@ class ChangeSet:
 
     @property
     def key(self) -> str:
-        """Which change this is: the mode and the two sides (commit ids when known)."""
+        """Which change this is: the mode and the two sides (commit ids when known). A patch's
+        sides are only its name ("standard input"), so its content is part of its key: two
+        different patches piped in were one session, the second continuing the first's
+        conversation and findings."""
         old = self.old_side.rev or self.old_side.describe()
         new = self.new_side.rev or self.new_side.describe()
-        return f"{self.mode}:{old}..{new}"
+        key = f"{self.mode}:{old}..{new}"
+        return f"{key}#{_content_digest(self.files)}" if self.mode == "patch" else key
+
+
+def _content_digest(files: Sequence[FileChange]) -> str:
+    """12 hex digits naming what ``files`` change: paths, modes and every hunk's lines."""
+    digest = hashlib.sha256()
+    for change in files:
+        digest.update("\0".join((change.status.value, change.old_path or "",
+                                  change.new_path or "", change.old_mode or "",
+                                  change.new_mode or "", str(change.is_binary))).encode(
+            "utf-8", "surrogateescape"))
+        for hunk in change.hunks:
+            digest.update(f"\n@{hunk.old_start},{hunk.old_count},{hunk.new_start},"
+                          f"{hunk.new_count}\n".encode())
+            digest.update("\n".join(line.kind + line.text for line in hunk.lines).encode(
+                "utf-8", "surrogateescape"))
+    return digest.hexdigest()[:12]
