@@ -246,9 +246,10 @@ class LLMClient:
 
         try:
             if cancel is not None and transport.can_run_cancellable():
-                transport.stream_cancellable(self.config, params, timeout, cancel, feed)
+                content_type = transport.stream_cancellable(self.config, params, timeout,
+                                                            cancel, feed)
             else:
-                transport.stream(self._sdk, params, timeout, feed)
+                content_type = transport.stream(self._sdk, params, timeout, feed)
         except LLMCancelledError:
             raise
         except Exception:
@@ -261,6 +262,11 @@ class LLMClient:
         _check(cancel)
         if assembler.finish_reason is None:  # no finish reason: the stream was cut off
             if not emitted[0]:
+                kind = content_type.split(";", 1)[0].strip().lower()
+                if kind and kind != "text/event-stream":  # a web page, a proxy's login form
+                    raise failures.response_error(
+                        f"it answered with {kind}, not a stream of chat chunks (is the base "
+                        "URL an OpenAI-compatible API, often ending in /v1?)", self.config)
                 raise _CutOff("the server closed the stream before the answer began")
             return assembler.result(cut_off=True)
         return assembler.result()

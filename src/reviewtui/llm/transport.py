@@ -33,8 +33,17 @@ def complete(sdk: openai.OpenAI, params: dict[str, Any], timeout: float) -> Any:
     return create(**params, timeout=timeout)
 
 
-def stream(sdk: openai.OpenAI, params: dict[str, Any], timeout: float, feed: Feed) -> None:
-    """A streamed completion, blocking; every chunk goes to ``feed``."""
+def _content_type(chunks: Any) -> str:
+    """The answer's ``Content-Type`` (the SDK's stream keeps the HTTP response), "" unknown."""
+    response = getattr(chunks, "response", None)
+    headers = getattr(response, "headers", None)
+    value = headers.get("content-type", "") if headers is not None else ""
+    return value if isinstance(value, str) else ""
+
+
+def stream(sdk: openai.OpenAI, params: dict[str, Any], timeout: float, feed: Feed) -> str:
+    """A streamed completion, blocking; every chunk goes to ``feed``. Returns the answer's
+    content type (a web page answering 200 holds no chunks: the caller names it)."""
     create: Callable[..., Any] = sdk.chat.completions.create
     chunks = create(**params, timeout=timeout)
     try:
@@ -42,6 +51,7 @@ def stream(sdk: openai.OpenAI, params: dict[str, Any], timeout: float, feed: Fee
             feed(chunk)
     finally:
         chunks.close()
+    return _content_type(chunks)
 
 
 def _async_sdk(config: LLMConfig) -> openai.AsyncOpenAI:
@@ -65,10 +75,10 @@ def complete_cancellable(config: LLMConfig, params: dict[str, Any], timeout: flo
 
 
 def stream_cancellable(config: LLMConfig, params: dict[str, Any], timeout: float,
-                       cancel: threading.Event, feed: Feed) -> None:
+                       cancel: threading.Event, feed: Feed) -> str:
     """``stream``, abandoned (connection closed) as soon as ``cancel`` is set."""
 
-    async def attempt() -> None:
+    async def attempt() -> str:
         sdk = _async_sdk(config)
         try:
             create: Callable[..., Awaitable[Any]] = sdk.chat.completions.create
@@ -78,10 +88,11 @@ def stream_cancellable(config: LLMConfig, params: dict[str, Any], timeout: float
                     feed(chunk)
             finally:
                 await chunks.close()
+            return _content_type(chunks)
         finally:
             await sdk.close()
 
-    _run(attempt, cancel)
+    return _run(attempt, cancel)
 
 
 def _run(attempt: Callable[[], Awaitable[_T]], cancel: threading.Event) -> _T:

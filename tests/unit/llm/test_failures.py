@@ -203,6 +203,22 @@ def test_a_malformed_stream_is_an_error(fake_llm: ScriptedOpenAIServer,
         make_client().chat(USER, on_delta=lambda _: None)
 
 
+@pytest.mark.parametrize("cancellable", [False, True], ids=["blocking", "cancellable"])
+def test_a_web_page_answering_a_stream_is_named_not_a_hang_up(
+        fake_llm: ScriptedOpenAIServer, make_client: MakeClient, cancellable: bool) -> None:
+    # a base URL missing /v1, a proxy's login page: 200 and HTML, no chunk. It read "the
+    # server closed the stream before the answer began" -- and was asked again
+    fake_llm.script(Reply.raw(b"<html><body>Sign in</body></html>",
+                              content_type="text/html; charset=utf-8"))
+    with pytest.raises(LLMResponseError) as caught:
+        make_client().chat(USER, on_delta=lambda _: None,
+                           cancel=threading.Event() if cancellable else None)
+    message = _one_line(caught.value)
+    assert "answered with text/html, not a stream of chat chunks" in message
+    assert "/v1" in message and "closed the stream" not in message
+    assert len(fake_llm.requests) == 1  # a page asked again is the same page
+
+
 @pytest.mark.parametrize("reply", [
     Reply.raw(b"data: [DONE]\n\n", content_type="text/event-stream"),
     Reply.raw(b"", content_type="text/event-stream"),
