@@ -160,10 +160,16 @@ def user_cache_dir() -> Path:
     return Path(base) / "reviewtui"
 
 
+def toml_text(data: bytes) -> dict[str, Any]:
+    """TOML from a file's bytes, a UTF-8 byte-order mark allowed (Windows editors write one;
+    ``tomllib`` refuses it, and every command failed with "Invalid statement (at line 1,
+    column 1)"). Raises like ``tomllib.loads`` and ``bytes.decode``."""
+    return tomllib.loads(data.decode("utf-8-sig"))
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return toml_text(path.read_bytes())
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except UnicodeDecodeError as exc:

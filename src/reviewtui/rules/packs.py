@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from reviewtui.config import data_dir, merge_tables
+from reviewtui.config import data_dir, merge_tables, toml_text
 from reviewtui.errors import ConfigError
 from reviewtui.rules.pack_cache import pack_key, read_merged, write_merged
 from reviewtui.rules.schema import LanguageRules, LearnedRule, RulePack
@@ -51,7 +51,7 @@ def read_pack_file(path: Path) -> Any:
         errors = (tomllib.TOMLDecodeError, json.JSONDecodeError)
     try:
         if path.suffix == ".toml":
-            return tomllib.loads(raw.decode("utf-8"))
+            return toml_text(raw)
         if path.suffix == ".json":
             return json.loads(raw)
         if path.suffix in (".yaml", ".yml"):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reviewtui.config import toml_text
 from reviewtui.errors import ConfigError, not_utf8
 from reviewtui.history.line_history import FEATURES as HISTORY_FEATURES
 from reviewtui.rules.priority import MAX_REACH_POINTS, MAX_SIGNALS, SIGNAL_POINTS
@@ -112,7 +113,7 @@ def rule_features(suggestion: RuleSuggestion, reach: float | None = None) -> dic
 
 def _read(path: Path) -> TriageWeights:
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = toml_text(path.read_bytes())
         weights = TriageWeights.model_validate(data)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (TOML is): {not_utf8(exc)}") from None

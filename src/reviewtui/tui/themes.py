@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
 
-from reviewtui.config import data_dir, user_config_path
+from reviewtui.config import data_dir, toml_text, user_config_path
 from reviewtui.errors import ConfigError
 
 DEFAULT_THEME = "reviewtui-dark"
@@ -124,8 +124,7 @@ def _describe(error: ValidationError) -> str:
 def load_theme_file(path: Path) -> Theme:
     """One theme file as a Textual theme; ``ValueError`` with the reason when it is broken."""
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        data = toml_text(path.read_bytes())
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"not valid TOML: {exc}") from None
     except UnicodeDecodeError:

@@ -139,7 +139,7 @@ def write_learned_rule(path: Path, rule: LearnedRule, comment: str) -> bool:
     ``LearningError`` when the file cannot be read, would not validate, or cannot be written
     -- in each case the file is left as it was."""
     try:
-        existing: str | None = path.read_text(encoding="utf-8")
+        existing: str | None = path.read_text(encoding="utf-8-sig")  # (a BOM is dropped)
     except (FileNotFoundError, NotADirectoryError):
         existing = None
     except (OSError, UnicodeDecodeError) as exc:
