@@ -180,25 +180,30 @@ def parse_pull_url(url: str) -> tuple[RepoAddress, int]:
 
 
 def resolve_target(spec: str, remotes: dict[str, str]) -> PullTarget:
-    """The pull request ``spec`` names (a number: on the ``origin`` remote's forge, else the
-    only forge remote), with the local remote that points at its repository."""
+    """The pull request ``spec`` names, with the local remote that points at its repository.
+    A number is one of the ``upstream`` remote's repository, else ``origin``'s, else the only
+    forge remote's: in a fork's clone ``origin`` is the fork and pull requests are opened on
+    ``upstream`` (the order ``gh`` reads remotes in)."""
     spec = spec.strip().lstrip("#!")
     if spec.isdigit():
         number = int(spec)
         if number < 1:
             raise UsageError("--pr takes a positive number or a URL")
-        candidates = ([("origin", remotes["origin"])] if "origin" in remotes
+        named = [name for name in ("upstream", "origin") if name in remotes]
+        candidates = ([(name, remotes[name]) for name in named] if named
                       else sorted(remotes.items()))
         found = [(name, addr) for name, url in candidates
                  if (addr := parse_remote_url(url)) is not None]
         if not found:
-            where = "the origin remote" if "origin" in remotes else "no remote"
+            where = (f"the {' and '.join(named)} remote{'s' if len(named) > 1 else ''}"
+                     if named else "no remote")
             raise ForgeError(f"--pr {number}: {where} names no GitHub or GitLab repository",
                              hint="give the pull request's URL instead")
         name, repo = found[0]
         return PullTarget(repo, number, name)
     repo, number = parse_pull_url(spec)
-    for name, url in sorted(remotes.items(), key=lambda item: item[0] != "origin"):
+    for name, url in sorted(remotes.items(),
+                            key=lambda item: (item[0] != "upstream", item[0] != "origin")):
         addr = parse_remote_url(url)
         if addr is not None and (addr.host, addr.path.lower()) == (repo.host, repo.path.lower()):
             return PullTarget(repo, number, name)

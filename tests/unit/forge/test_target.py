@@ -63,15 +63,22 @@ def test_bad_specs_are_usage_errors(spec: str) -> None:
         resolve_target(spec, {})
 
 
-def test_a_number_uses_origin_and_a_url_finds_its_remote() -> None:
+def test_a_number_is_upstreams_then_origins_and_a_url_finds_its_remote() -> None:
+    # a fork's clone: origin is the fork, the pull requests are opened on upstream
     remotes = {"origin": "git@github.com:me/proj.git",
                "upstream": "https://github.com/octo/proj.git"}
     by_number = resolve_target("12", remotes)
     assert (by_number.repo.path, by_number.remote, by_number.fetch_source) == (
-        "me/proj", "origin", "origin")
+        "octo/proj", "upstream", "upstream")
     assert (by_number.head_ref, by_number.base_ref) == (
-        "refs/reviewtui/pr/github.com/me/proj/12/head",
-        "refs/reviewtui/pr/github.com/me/proj/12/base")
+        "refs/reviewtui/pr/github.com/octo/proj/12/head",
+        "refs/reviewtui/pr/github.com/octo/proj/12/base")
+    alone = resolve_target("12", {"origin": "git@github.com:me/proj.git",
+                                  "mirror": "https://github.com/octo/proj.git"})
+    assert (alone.repo.path, alone.remote) == ("me/proj", "origin")
+    elsewhere_up = resolve_target("12", {"origin": "git@github.com:me/proj.git",
+                                         "upstream": "/srv/git/proj.git"})
+    assert elsewhere_up.remote == "origin"  # an upstream on no forge is passed over
     by_url = resolve_target("https://github.com/Octo/proj/pull/5", remotes)
     assert (by_url.remote, by_url.label) == ("upstream", "Octo/proj#5")
     elsewhere = resolve_target("https://github.com/other/thing/pull/5", remotes)
