@@ -28,7 +28,8 @@ def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) 
     chooser.add_argument("--patch", metavar="FILE", help="a patch file, or - for stdin")
     chooser.add_argument("--pr", metavar="N|URL",
                          help="a pull request (GitHub) or merge request (GitLab) by number on "
-                              "the origin remote's forge, or by URL: its head and base are "
+                              "the upstream (else origin) remote's forge, or by URL: its head "
+                              "and base are "
                               "fetched into refs/reviewtui/pr/HOST/OWNER/REPO/N/ (no "
                               "checkout), merge-base..head reviewed, its title, body and "
                               "labels taken as the stated purpose")
