@@ -631,6 +631,26 @@ def test_an_approval_is_not_sent_for_a_head_that_moved_since_the_review(
     assert len(world.fake.ops("POST")) == 1 and len(world.fake.reviews[7]) == 1
 
 
+@pytest.mark.parametrize("verdict", ["approve", "request_changes"])
+def test_a_verdict_on_ones_own_pull_request_is_sent_as_a_comment(
+        world: PullWorld, cli: CliRunner, verdict: str) -> None:
+    """GitHub answers an approval or a request for changes from the pull request's author
+    with HTTP 422: the line fallback moved every comment into the summary, retried three
+    times, and nothing was published."""
+    world.fake.pulls[7]["user"]["login"] = world.fake.login
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    with SessionStore() as store:
+        store.set_verdict(sid, ReviewVerdict(verdict=verdict, summary="My own change."))
+    result = cli("publish", "--pr", "7", world.local)
+    assert result.code == 0, result.err
+    [post] = world.fake.ops("POST")
+    assert post.body["event"] == "COMMENT" and post.body["comments"]  # lines kept on lines
+    assert "GitHub does not let the author of a pull request" in post.body["body"]
+    assert "GitHub does not let the author of a pull request" in result.out
+    assert [r["state"] for r in world.fake.reviews[7]] == ["COMMENTED"]
+
+
 def test_a_dismissed_request_for_changes_is_not_sent_again_on_the_same_commit(
         world: PullWorld, cli: CliRunner) -> None:
     """A maintainer dismissed reviewtui's "request changes": publishing the same head again

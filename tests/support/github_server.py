@@ -7,7 +7,8 @@ recorded in ``violations`` (and answered with HTTP 500), which the fixture asser
 Answers start from the description's own examples. It can refuse a token (401), answer 429
 or 403 with ``Retry-After`` a number of times, and refuse a review whose line comments are not
 on ``diff_lines`` (422, as GitHub does for a line outside the diff), or whose body or a
-comment's is longer than GitHub takes (422).
+comment's is longer than GitHub takes (422), and an approval or a request for changes from the
+pull request's author (422).
 """
 
 from __future__ import annotations
@@ -138,6 +139,12 @@ class FakeGitHub(FakeForge):
         if any(len(text) > BODY_LIMIT for text in texts):
             return 422, {"message": "Unprocessable Entity", "documentation_url": DOCS,
                          "errors": [f"Body is too long (maximum is {BODY_LIMIT} characters)"]}, {}
+        event = body.get("event", "")
+        if event in ("APPROVE", "REQUEST_CHANGES") and (
+                self.pulls[number]["user"]["login"] == self.login):
+            verb = "approve" if event == "APPROVE" else "request changes on"
+            return 422, {"message": "Unprocessable Entity", "documentation_url": DOCS,
+                         "errors": [f"Review Can not {verb} your own pull request"]}, {}
         allowed = self.diff_lines.get(number)
         for item in body.get("comments", []):
             first = item.get("start_line", item["line"])

@@ -160,7 +160,7 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
             draft = _moved(draft, pull.kind, head, pull.head_sha, set(github_ours(comments,
                                                                                  viewer)))
         plan = plan_sync(client, draft, head, comments, reviews, viewer,
-                         head_moved=pull.head_sha != head)
+                         head_moved=pull.head_sha != head, author=pull.author)
         threads = thread_lines(comments, viewer)
     return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)
 

@@ -28,6 +28,8 @@ NOT_APPROVED = ("not approved on GitHub: the head moved since the review, and an
                 "would count for commits that were not reviewed")
 NOT_REQUESTED = ("changes not requested again on GitHub: a maintainer dismissed reviewtui's "
                  "request for changes on this commit")
+OWN_PULL = ("sent as a comment: GitHub does not let the author of a pull request approve it or "
+            "request changes on it")
 BODY_LIMIT = 65_536  # characters of a review's body GitHub takes (longer: HTTP 422)
 SUPERSEDED = ("Superseded by a later review from reviewtui.\n\n"
               "<!-- reviewtui:review-superseded -->")
@@ -111,10 +113,14 @@ def _last_summary(reviews: list[GitHubReview], viewer: str | None,
 
 def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
               comments: list[GitHubReviewComment], reviews: list[GitHubReview],
-              viewer: str | None, *, head_moved: bool = False) -> SyncPlan:
+              viewer: str | None, *, head_moved: bool = False,
+              author: str | None = None) -> SyncPlan:
     """``viewer``: the token's login (``GitHubClient.viewer``); only what it wrote is edited.
     ``head_moved``: the pull request's head is no longer ``commit_id``; an approval not sent
-    before is then a comment (GitHub would count it for the commits the person never saw)."""
+    before is then a comment (GitHub would count it for the commits the person never saw).
+    ``author``: the pull request's; when it is the viewer, a verdict is a comment (GitHub
+    answers an approval or a request for changes on one's own pull request with HTTP 422,
+    which the line fallback cannot mend: nothing was published)."""
     pulls = client.pulls_path
     plan = SyncPlan(draft, commit_id)
     published = ours(comments, viewer)
@@ -142,6 +148,9 @@ def plan_sync(client: GitHubClient, draft: ReviewDraft, commit_id: str,
         elif old is not None and kept in draft.left:
             plan.unchanged.append(kept.key)
     last = _last_summary(reviews, viewer, commit_id)
+    own = viewer is not None and author is not None and viewer.lower() == author.lower()
+    if own and draft.event in ("APPROVE", "REQUEST_CHANGES"):
+        draft = replace(draft, event="COMMENT").with_note(OWN_PULL)
     if head_moved and draft.event == "APPROVE" and (last is None or last.state != "APPROVED"):
         draft = replace(draft, event="COMMENT").with_note(NOT_APPROVED)
     # A maintainer dismissed the request for changes reviewtui sent on this very commit: it
@@ -189,7 +198,8 @@ def _on_removed(draft: ReviewDraft) -> list[str]:
 def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -> SyncReport:
     """Send ``plan``; ``added`` (path → added line numbers) guides the 422 fallback."""
     report = SyncReport(unchanged=len(plan.unchanged))
-    report.notes += [note for note in (NOT_APPROVED, NOT_REQUESTED) if note in plan.draft.notes]
+    report.notes += [note for note in (NOT_APPROVED, NOT_REQUESTED, OWN_PULL)
+                     if note in plan.draft.notes]
     for op in plan.edits:
         client.http.request(op.method, op.path, body=op.body)
         report.edited += 1
