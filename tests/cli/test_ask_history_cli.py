@@ -32,3 +32,22 @@ def test_tool_calls_the_server_gave_one_id_keep_their_own_results(
         assert len({c["id"] for c in calls}) == 2  # told apart
         assert [r["tool_call_id"] for r in results] == [c["id"] for c in calls]
         assert "result" in results[0]["content"] and "def pay" in results[1]["content"]
+
+
+def test_the_chat_names_the_skipped_units_so_it_can_answer_about_them(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    # "what changed in the lockfile?": skipped units were in neither the index nor the diffs
+    repo.write("app/service.py", "def charge(amount):\n    return amount * 2\n")
+    repo.write("poetry.lock", "[[package]]\nname = \"requests\"\nversion = \"2.31.0\"\n")
+    repo.commit("base")
+    repo.write("app/service.py", "def charge(amount):\n    return amount * 3\n")
+    repo.write("poetry.lock", "[[package]]\nname = \"requests\"\nversion = \"2.32.3\"\n")
+    units = {u["file_path"]: u for u in cli("index", "--json", repo.root).json()["units"]}
+    lock = units["poetry.lock"]["unit_id"]
+    fake_llm.script(Reply.text("requests went to 2.32.3."))
+    assert cli("ask", "--rules-plan", "What changed in the lockfile?", repo.root).code == 0
+    system = fake_llm.chat_requests[0].body["messages"][0]["content"]
+    index = system.split("## Review index", 1)[1].split("## Diffs", 1)[0]
+    assert f"| {lock} |" not in index  # not for review...
+    assert "Skipped, not for review (1; get_unit reads one)" in index
+    assert f"{lock} poetry.lock" in index  # ...but named, so get_unit can read it

@@ -22,6 +22,8 @@ from reviewtui.plan import FusedItem, FusedPlan
 from reviewtui.rules.scan_mapping import findings_by_unit
 from reviewtui.rules.scanners import ScanReport
 
+SKIPPED_NAMED = 30  # skipped units named in the chat's index; the rest are counted
+
 
 def change_key(change_set: ChangeSet) -> str:
     """Which change a session belongs to: the mode and the two sides (commit ids when known)."""
@@ -134,7 +136,8 @@ class Workspace:
         return self._lines.line(path, side, line)
 
     def index_markdown(self, unit_ids: Sequence[str] | None = None) -> str:
-        """The review index as a Markdown table (kept units, or ``unit_ids``)."""
+        """The review index as a Markdown table (kept units, or ``unit_ids``); for the kept
+        units, a line naming the skipped ones after it (``skipped_line``)."""
         items = {item.unit_id: item for item in self.plan.plan}
         wanted = list(unit_ids) if unit_ids is not None else [
             i.unit_id for i in self.plan.plan if not i.skip_review]
@@ -145,7 +148,21 @@ class Workspace:
                  f"{len(wanted)} units for review.", "",
                  "| unit | location | type | tags | level | risk |", "|---|---|---|---|---|---|"]
         lines += [row for unit_id in wanted if (row := self.index_row(unit_id, items))]
+        if unit_ids is None:
+            skipped = [i for i in self.plan.plan if i.skip_review and i.unit_id in self._units]
+            if skipped:
+                lines += ["", self.skipped_line(skipped)]
         return "\n".join(lines)
+
+    def skipped_line(self, skipped: Sequence[FusedItem]) -> str:
+        """The skipped units, by id and place (``SKIPPED_NAMED`` of them, the rest counted):
+        without them "what changed in the lockfile?" had nothing to go on in a chat, though
+        ``get_unit`` reads any unit."""
+        named = ", ".join(f"{i.unit_id} {self._units[i.unit_id].location}"
+                          for i in skipped[:SKIPPED_NAMED])
+        more = f" and {len(skipped) - SKIPPED_NAMED} more" if len(skipped) > SKIPPED_NAMED else ""
+        return (f"Skipped, not for review ({len(skipped)}; get_unit reads one): "
+                f"{named}{more}.")
 
     def index_row(self, unit_id: str, items: Mapping[str, FusedItem] | None = None) -> str:
         """The unit's row of the index table ("" for an unknown unit)."""
