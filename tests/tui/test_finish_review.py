@@ -697,27 +697,3 @@ async def test_findings_and_comments_follow_their_lines_on_r_and_on_opening(
         await pilot.pause()
         assert kept() == ({"Charge rate tripled": ("open", "L5"),
                            "Refund sign flipped": ("open", "L20")}, ["L5"])
-
-
-async def test_c_after_a_review_goes_into_the_chat_not_out_of_it(
-        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
-    # R opens the chat with the focus on the table; c closed it, and the question typed next
-    # ran the table's keys (a accepted a finding, s skipped a unit, space marked one)
-    app = _app(_repo(repo), tmp_path / "s.sqlite3")
-    async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.pause()
-        await _reviewed(app, pilot, fake_llm)
-        assert app.chat_pane.has_class("visible") and not isinstance(app.focused, ChatInput)
-        await pilot.press("c")
-        assert app.chat_pane.has_class("visible") and isinstance(app.focused, ChatInput)
-        await pilot.press("a", "s", "space")
-        chat_input = app.query_one(ChatInput)
-        assert chat_input.text == "as "
-        with SessionStore(tmp_path / "s.sqlite3") as store:
-            [session] = store.list_sessions()
-            assert all(f.state == "open" for f in store.findings(session.session_id))
-        await pilot.press("escape")  # back to the table; c now closes the chat, as before
-        await pilot.press("c")
-        assert not app.chat_pane.has_class("visible")
-        await pilot.press("c")  # and opens it, in the input
-        assert app.chat_pane.has_class("visible") and isinstance(app.focused, ChatInput)

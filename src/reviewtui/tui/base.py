@@ -137,8 +137,6 @@ class WorkbenchBase(App[None]):
         self.refreshing = False
         self.review_to_check: Reviewed | None = None
         self._earlier_shown = False  # the session's earlier rounds, shown in the chat once
-        # opened by a review (R), the focus left on the table: c then goes into the chat
-        self._chat_unvisited = False
         self._message = ""  # the last event the status line reports
         self._keys: dict[str, str] = {}
         self._theme_name = ""
@@ -383,6 +381,5 @@ class WorkbenchBase(App[None]):
             earlier = self.session.earlier_rounds()
             chat.show_earlier(earlier[-EARLIER_ROUNDS:], max(0, len(earlier) - EARLIER_ROUNDS))
             chat.set_rounds(self.session.rounds_text())
-        self._chat_unvisited = visible and not chat.has_class("visible")
         chat.set_class(visible, "visible")
         self.screen.set_class(visible, "-chat")

@@ -86,15 +86,8 @@ class ViewActions(WorkbenchBase):
         chat = self.chat_pane
         if self.screen.maximized is not None:
             self.screen.minimize()
-        if chat.has_class("visible") and self._chat_unvisited:
-            # opened by R with the focus on the table: c means "to the chat", not "close it"
-            # (closed, the question typed next ran the table's keys: accept, skip, mark)
-            self._chat_unvisited = False
-            self.screen.set_focus(self.query_one(ChatInput))
-            return
         self._open_chat(not chat.has_class("visible"))
         if chat.has_class("visible"):
-            self._chat_unvisited = False
             self.screen.set_focus(self.query_one(ChatInput))
             if not self.session.model_configured():
                 chat.show_notice(self.session.not_configured_hint())
