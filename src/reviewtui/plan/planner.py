@@ -3,7 +3,8 @@
 Each batch is one chat request asking for structured JSON (the client falls back from a JSON
 schema to JSON mode to plain text as the endpoint allows). The reply is extracted tolerantly,
 repaired once by asking the model again, then validated item by item: unknown unit ids, invalid
-levels and unusable requests are dropped with a reason in the report. A batch that still fails
+levels and unusable requests are dropped with a reason in the report; a reply that plans none
+of the batch's units is repaired like unreadable JSON (it is no verdict). A batch that still fails
 leaves its units to the rules, and the report says why. Errors that would repeat for every batch
 (bad key, unknown model) stop the remaining batches.
 """
@@ -32,7 +33,7 @@ from reviewtui.git.intent import ChangeIntent
 from reviewtui.git.intent_text import intent_budget, intent_markdown
 from reviewtui.llm import ChatResult
 from reviewtui.models import PlannerIndex, PlannerUnit
-from reviewtui.plan.extract import PlanParseError, extract_plan_items
+from reviewtui.plan.extract import Extracted, PlanParseError, extract_plan_items
 from reviewtui.plan.prompt import (
     REPAIR_PROMPT,
     SYSTEM_PROMPT,
@@ -120,6 +121,21 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
             if unrelated else "")
 
 
+def _usable(text: str | None, wanted: Mapping[str, PlannerUnit],
+            result: _BatchResult) -> Extracted:
+    """The reply's plan, validated into ``result``; ``PlanParseError`` when it plans none of
+    ``wanted`` (an empty list, only unknown ids): that is no verdict on the batch's units, and
+    taken as one every low-risk unit would be dropped as "not in the LLM plan"."""
+    extracted = extract_plan_items(text)
+    validate_items(extracted.items, wanted, result)
+    if wanted and not result.items:
+        what = (f"{len(extracted.items)} items, none for a unit id given" if extracted.items
+                else "an empty list")
+        raise PlanParseError(f"the plan has no item for any of the {len(wanted)} units given "
+                             f"({what})")
+    return extracted
+
+
 class Planner:
     """Plans a change with one LLM client; safe to call from a worker thread."""
 
@@ -149,12 +165,12 @@ class Planner:
         try:
             reply = self._chat(messages, result)
             try:
-                extracted = extract_plan_items(reply.content)
+                extracted = _usable(reply.content, wanted, result)
             except PlanParseError as problem:
                 result.messages.append(f"{label}: {problem}; asked the model to repair it")
                 messages += [{"role": "assistant", "content": reply.content[:6000]},
                              {"role": "user", "content": REPAIR_PROMPT.format(problem=problem)}]
-                extracted = extract_plan_items(self._chat(messages, result).content)
+                extracted = _usable(self._chat(messages, result).content, wanted, result)
         except PlanParseError as problem:
             result.failed = f"{label}: no usable plan after one repair attempt ({problem})"
             return result
@@ -166,7 +182,6 @@ class Planner:
             return result
         if extracted.note:
             result.messages.append(f"{label}: {extracted.note}")
-        validate_items(extracted.items, wanted, result)
         if extracted.how == "salvaged":
             result.planned = set(result.items)
         else:

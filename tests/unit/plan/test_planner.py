@@ -262,3 +262,35 @@ def test_unrelated_is_read_tolerantly(repo: GitRepoBuilder,
     assert plan[auth].unrelated is None
     assert plan[util].unrelated == "adds zero to a sum; nothing to do with login"
     assert plan[docs].unrelated == "not part of the stated purpose"
+
+
+@pytest.mark.parametrize("first", [
+    Reply.json({"plan": []}),
+    Reply.json({"plan": [{"unit_id": "u_nothere00000", "llm_context_level": "function"}]}),
+], ids=["empty-plan", "only-unknown-ids"])
+def test_a_plan_with_no_item_for_any_unit_is_repaired_then_left_to_the_rules(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer, first: Reply) -> None:
+    """A reply that plans none of the batch's units is no verdict on them: not "ok", and the
+    low-risk units are not dropped as "not in the LLM plan"."""
+    loaded = _change(repo, FAST)
+    docs = _unit(loaded, "README.md")
+    fake_llm.script(first, Reply.json({"plan": []}))
+    plan = loaded.plan()
+    assert len(fake_llm.chat_requests) == 2
+    assert "no item for any of the 3 units" in (
+        fake_llm.chat_requests[1].body["messages"][-1]["content"])
+    assert plan.planner.status == "failed"
+    items = {i.unit_id: i for i in plan.plan}
+    assert items[docs].skip_review is False
+    assert all(i.reason.startswith("rules_only") for i in plan.plan)
+
+
+def test_a_repaired_empty_plan_is_used(repo: GitRepoBuilder,
+                                       fake_llm: ScriptedOpenAIServer) -> None:
+    loaded = _change(repo, FAST)
+    fake_llm.script(Reply.json({"plan": []}),
+                    lambda r: Reply.json({"plan": [{"unit_id": u, "llm_context_level": "full_file"}
+                                                   for u in _ids(r)]}))
+    plan = loaded.plan()
+    assert plan.planner.status == "ok"
+    assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
