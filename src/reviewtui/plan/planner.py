@@ -4,7 +4,8 @@ Each batch is one chat request asking for structured JSON (the client falls back
 schema to JSON mode to plain text as the endpoint allows). The reply is extracted tolerantly,
 repaired once by asking the model again, then validated item by item: unknown unit ids, invalid
 levels and unusable requests are dropped with a reason in the report; a reply that plans none
-of the batch's units is repaired like unreadable JSON (it is no verdict). A batch that still fails
+of the batch's units is repaired like unreadable JSON (it is no verdict); a plan given as a
+tool call's arguments instead of text is read from there. A batch that still fails
 leaves its units to the rules, and the report says why. Errors that would repeat for every batch
 (bad key, unknown model) stop the remaining batches.
 """
@@ -121,6 +122,17 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
             if unrelated else "")
 
 
+def _reply_text(reply: ChatResult, label: str, result: _BatchResult) -> str:
+    """The reply's text; with no text but a tool call (endpoints that deliver structured
+    output as a function call), the call's arguments -- else it would read as an empty reply."""
+    if reply.content.strip() or not reply.tool_calls:
+        return reply.content
+    call = reply.tool_calls[0]
+    result.messages.append(f"{label}: the plan was taken from the model's tool call "
+                           f"{call.name[:40]!r}")
+    return call.arguments
+
+
 def _usable(text: str | None, wanted: Mapping[str, PlannerUnit],
             result: _BatchResult) -> Extracted:
     """The reply's plan, validated into ``result``; ``PlanParseError`` when it plans none of
@@ -163,14 +175,15 @@ class Planner:
                         header, [unit_json(u) for u in units], number, total, intent)}]
         label = f"batch {number}/{total}" if total > 1 else "plan"
         try:
-            reply = self._chat(messages, result)
+            text = _reply_text(self._chat(messages, result), label, result)
             try:
-                extracted = _usable(reply.content, wanted, result)
+                extracted = _usable(text, wanted, result)
             except PlanParseError as problem:
                 result.messages.append(f"{label}: {problem}; asked the model to repair it")
-                messages += [{"role": "assistant", "content": reply.content[:6000]},
+                messages += [{"role": "assistant", "content": text[:6000]},
                              {"role": "user", "content": REPAIR_PROMPT.format(problem=problem)}]
-                extracted = _usable(self._chat(messages, result).content, wanted, result)
+                text = _reply_text(self._chat(messages, result), label, result)
+                extracted = _usable(text, wanted, result)
         except PlanParseError as problem:
             result.failed = f"{label}: no usable plan after one repair attempt ({problem})"
             return result

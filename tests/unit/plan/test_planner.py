@@ -294,3 +294,21 @@ def test_a_repaired_empty_plan_is_used(repo: GitRepoBuilder,
     plan = loaded.plan()
     assert plan.planner.status == "ok"
     assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
+
+
+def test_a_plan_given_as_a_tool_call_is_used(repo: GitRepoBuilder,
+                                             fake_llm: ScriptedOpenAIServer) -> None:
+    """Some endpoints deliver structured output as a function call with empty content."""
+    loaded = _change(repo, FAST)
+
+    def answer(request: dict[str, Any]) -> Reply:
+        plan = [{"unit_id": u, "llm_context_level": "full_file"} for u in _ids(request)]
+        return Reply.tool_calls([{"name": "llm_plan", "arguments": {"plan": plan}}])
+
+    fake_llm.script(answer)
+    plan = loaded.plan()
+    assert len(fake_llm.chat_requests) == 1
+    assert plan.planner.status == "ok"
+    assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
+    assert any("tool call 'llm_plan'" in m for m in plan.planner.messages)
+    assert not any("empty reply" in m for m in plan.planner.messages)
