@@ -4,7 +4,8 @@ Each batch is one chat request asking for structured JSON (the client falls back
 schema to JSON mode to plain text as the endpoint allows). The reply is extracted tolerantly,
 repaired once by asking the model again, then validated item by item: unknown unit ids, invalid
 levels and unusable requests are dropped with a reason in the report; a reply that plans none
-of the batch's units is repaired like unreadable JSON (it is no verdict); a plan given as a
+of the batch's units is repaired like unreadable JSON (it is no verdict); a unit id the model
+shortened to a unique prefix names its unit; a plan given as a
 tool call's arguments instead of text is read from there. A batch that still fails
 leaves its units to the rules, and the report says why. Errors that would repeat for every batch
 (bad key, unknown model) stop the remaining batches.
@@ -55,6 +56,7 @@ _log = logging.getLogger(__name__)
 _FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError, LLMTimeoutError,
           LLMConnectionError)
 _MARGIN = 300  # tokens kept free for message framing
+_MIN_PREFIX = 6  # "u_" and four hex digits: a shorter unit id prefix is not taken as one
 
 
 @dataclass
@@ -81,6 +83,21 @@ def _bool(value: Any) -> bool:
     return bool(value)
 
 
+def _resolve_id(given: str, wanted: Mapping[str, PlannerUnit]) -> tuple[str | None, str]:
+    """The batch's unit ``given`` names: its id, or a unique prefix of one in any case (models
+    shorten ids as the tables and ``--unit`` do; at least ``_MIN_PREFIX`` characters); else
+    None and what was wrong."""
+    if given in wanted:
+        return given, ""
+    key = given.strip().lower()
+    matches = [uid for uid in wanted if uid.startswith(key)] if len(key) >= _MIN_PREFIX else []
+    if len(matches) == 1:
+        return matches[0], ""
+    if matches:
+        return None, f"unit {given[:40]!r}: it matches {len(matches)} units"
+    return None, f"unknown unit {given[:40]!r}"
+
+
 def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
                    result: _BatchResult) -> None:
     """Turn raw reply items into ``LLMPlanItem``s, logging every drop."""
@@ -90,9 +107,11 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
         except ValidationError:
             result.messages.append(f"dropped a plan item without a unit_id: {str(raw)[:80]}")
             continue
-        if item.unit_id not in wanted:
-            result.messages.append(f"dropped the plan item for unknown unit {item.unit_id!r}")
+        unit_id, wrong = _resolve_id(item.unit_id, wanted)
+        if unit_id is None:
+            result.messages.append(f"dropped the plan item for {wrong}")
             continue
+        item.unit_id = unit_id
         if item.unit_id in result.items:
             result.messages.append(f"{item.unit_id}: duplicate plan item ignored")
             continue

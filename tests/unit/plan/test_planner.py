@@ -312,3 +312,34 @@ def test_a_plan_given_as_a_tool_call_is_used(repo: GitRepoBuilder,
     assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
     assert any("tool call 'llm_plan'" in m for m in plan.planner.messages)
     assert not any("empty reply" in m for m in plan.planner.messages)
+
+
+def test_unit_id_prefixes_the_model_shortened_are_resolved(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer) -> None:
+    """A model that shortens the ids (as the tables and --unit do) still plans its units; the
+    evidence log names each unit by its full id."""
+    loaded = _change(repo, FAST)
+
+    def answer(request: dict[str, Any]) -> Reply:
+        return Reply.json({"plan": [{"unit_id": u[:8].upper(), "llm_context_level": "full_file"}
+                                    for u in _ids(request)] + [
+            {"unit_id": "u_", "llm_context_level": "diff_only"}]})
+
+    fake_llm.script(answer)
+    plan = loaded.plan()
+    assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
+    assert any("unknown unit 'u_'" in m for m in plan.planner.messages)  # too short
+    log = loaded.conflict_log()
+    assert log is not None
+    assert {r.unit_id for r in read_conflicts(log.path)} == {u.unit_id for u in loaded.units}
+
+
+def test_an_ambiguous_unit_id_prefix_is_dropped_with_its_reason() -> None:
+    from reviewtui.plan.planner import _BatchResult, validate_items
+
+    wanted: dict[str, Any] = {"u_abcd11110000": None, "u_abcd22220000": None}
+    result = _BatchResult()
+    validate_items([{"unit_id": "u_abcd", "llm_context_level": "function"},
+                    {"unit_id": "U_ABCD2", "llm_context_level": "full_file"}], wanted, result)
+    assert list(result.items) == ["u_abcd22220000"]
+    assert result.messages == ["dropped the plan item for unit 'u_abcd': it matches 2 units"]
