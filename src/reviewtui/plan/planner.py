@@ -98,6 +98,15 @@ def _resolve_id(given: str, wanted: Mapping[str, PlannerUnit]) -> tuple[str | No
     return None, f"unknown unit {given[:40]!r}"
 
 
+def _as_list(requests: Any) -> list[Any]:
+    """The item's requests: a lone request object (or type name) outside a list is one."""
+    if isinstance(requests, list):
+        return requests
+    if isinstance(requests, dict) or (isinstance(requests, str) and requests.strip()):
+        return [requests]
+    return []
+
+
 def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
                    result: _BatchResult) -> None:
     """Turn raw reply items into ``LLMPlanItem``s, logging every drop."""
@@ -120,7 +129,7 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
             result.messages.append(
                 f"{item.unit_id}: invalid level {str(item.llm_context_level)[:40]!r} ignored")
         requests = []
-        raw_requests = item.extra_requests if isinstance(item.extra_requests, list) else []
+        raw_requests = _as_list(item.extra_requests)
         for raw_request in raw_requests:
             request, problem = planner_request(raw_request)
             if request is None:

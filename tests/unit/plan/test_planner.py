@@ -343,3 +343,17 @@ def test_an_ambiguous_unit_id_prefix_is_dropped_with_its_reason() -> None:
                     {"unit_id": "U_ABCD2", "llm_context_level": "full_file"}], wanted, result)
     assert list(result.items) == ["u_abcd22220000"]
     assert result.messages == ["dropped the plan item for unit 'u_abcd': it matches 2 units"]
+
+
+def test_a_single_request_not_in_a_list_is_kept() -> None:
+    from reviewtui.plan.planner import _BatchResult, validate_items
+
+    wanted: dict[str, Any] = {"u_abcd11110000": None, "u_abcd22220000": None}
+    result = _BatchResult()
+    validate_items([{"unit_id": "u_abcd11110000",
+                     "extra_requests": {"type": "callers", "details": "charge"}},
+                    {"unit_id": "u_abcd22220000", "extra_requests": "previous_version"}],
+                   wanted, result)
+    assert result.items["u_abcd11110000"].extra_requests == [CallersRequest(symbol="charge")]
+    assert [r.type for r in result.items["u_abcd22220000"].extra_requests] == ["previous_version"]
+    assert result.messages == []
