@@ -182,3 +182,21 @@ def test_deferred_units_named_with_a_pipe_keep_their_markdown_row(repo: GitRepoB
     for row in rows:
         cells = re.split(r"(?<!\\)\|", row)[1:-1]
         assert len(cells) == 6 and re.fullmatch(r" pi\\\|pe\d+\.py:L1-2 ", cells[1]), row
+
+
+def test_overrides_for_no_unit_of_the_change_are_named_not_silently_ignored(
+        repo: GitRepoBuilder, cli: CliRunner, tmp_path: Any) -> None:
+    _repo(repo)
+    units = [u["unit_id"] for u in cli("index", "--json", repo.root).json()["units"]]
+    service = next(u for u in cli("index", "--json", repo.root).json()["units"]
+                   if u["file_path"] == "app/service.py")["unit_id"]
+    overrides = tmp_path / "overrides.json"
+    overrides.write_text(json.dumps({"u_zzzz": {"skip": True}, "u_": {"level": "full_file"},
+                                     service[:8]: {"level": "full_file"}}))
+    result = cli("plan", "--no-llm", "--overrides", overrides, repo.root)
+    assert result.code == 0
+    assert "overrides: no unit 'u_zzzz' in this change; ignored" in result.err
+    assert f"overrides: 'u_' matches {len(units)} units; ignored" in result.err
+    assert service[:8] not in result.err  # a unique prefix is its unit
+    data = cli("plan", "--json", "--no-llm", "--overrides", overrides, repo.root).json()
+    assert {i["unit_id"]: i["final_context_level"] for i in data["plan"]}[service] == "full_file"

@@ -3,9 +3,10 @@
 Models wrap JSON in prose and code fences, stop mid-array when they hit the output limit, or
 answer with nothing. ``extract_plan_items`` tries, in order: the whole reply as JSON, the first
 fenced block, the first balanced JSON value in the text, and finally a salvage of every complete
-item object of a truncated ``plan`` array. It says which of these happened, so the caller can log
-it; only when nothing usable is found does it raise ``PlanParseError`` (the caller then asks the
-model once to repair its reply).
+item object of a truncated ``plan`` array. A plan written as an object keyed by unit id
+(``{"plan": {"u_1": {...}, "u_2": {...}}}``) counts as the list of its items. It says which
+of these happened, so the caller can log it; only when nothing usable is found does it raise
+``PlanParseError`` (the caller then asks the model once to repair its reply).
 """
 
 from __future__ import annotations
@@ -32,6 +33,20 @@ class Extracted:
     note: str | None = None
 
 
+_ITEM_FIELDS = frozenset({"unit_id", "llm_context_level", "skip_review", "extra_requests",
+                          "reason"})
+
+
+def _keyed(value: dict[str, Any]) -> list[Any] | None:
+    """A plan written as ``{"u_1": {item}, "u_2": {item}}``: every item, its key its unit id
+    unless it names one itself (taken as one item, the others would read as left out)."""
+    if not value or not all(isinstance(inner, dict) for inner in value.values()):
+        return None
+    if not any(_ITEM_FIELDS.intersection(inner) for inner in value.values()):
+        return None
+    return [{"unit_id": key, **inner} for key, inner in value.items()]
+
+
 def _items_of(value: Any, *, single: bool = True) -> list[Any] | None:
     if isinstance(value, list):
         return value
@@ -40,13 +55,18 @@ def _items_of(value: Any, *, single: bool = True) -> list[Any] | None:
             inner = value.get(key)
             if isinstance(inner, list):
                 return inner
+            if isinstance(inner, dict) and (keyed := _keyed(inner)) is not None:
+                return keyed
+        if single and "unit_id" in value:
+            return [value]
+        keyed = _keyed(value)
+        if keyed is not None:
+            return keyed
         for inner in value.values():  # {"result": {"plan": [...]}}
             if isinstance(inner, dict):
                 nested = _items_of(inner, single=single)
                 if nested is not None:
                     return nested
-        if single and "unit_id" in value:
-            return [value]
     return None
 
 

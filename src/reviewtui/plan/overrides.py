@@ -61,6 +61,21 @@ def resolve_unit_ids(overrides: OverrideSet, unit_ids: Sequence[str]) -> Overrid
     return OverrideSet(units=resolved)
 
 
+def unmatched_overrides(overrides: OverrideSet, unit_ids: Sequence[str]) -> list[str]:
+    """One line per override that names no unit of the change (``resolve_unit_ids`` leaves it
+    as it is, so it decides nothing): a typo or another change's unit, or an ambiguous prefix."""
+    problems: list[str] = []
+    for key in overrides.units:
+        if key in unit_ids:
+            continue
+        matches = sum(1 for u in unit_ids if u.startswith(key))
+        if matches == 0:
+            problems.append(f"overrides: no unit {key!r} in this change; ignored")
+        elif matches > 1:
+            problems.append(f"overrides: {key!r} matches {matches} units; ignored")
+    return problems
+
+
 def load_overrides(path: str | Path) -> OverrideSet:
     """Read an ``OverrideSet`` JSON file; errors name the file and the key."""
     target = Path(path)

@@ -3,7 +3,10 @@
 Each batch is one chat request asking for structured JSON (the client falls back from a JSON
 schema to JSON mode to plain text as the endpoint allows). The reply is extracted tolerantly,
 repaired once by asking the model again, then validated item by item: unknown unit ids, invalid
-levels and unusable requests are dropped with a reason in the report. A batch that still fails
+levels and unusable requests are dropped with a reason in the report; a reply that plans none
+of the batch's units is repaired like unreadable JSON (it is no verdict); a unit id the model
+shortened to a unique prefix names its unit; a plan given as a
+tool call's arguments instead of text is read from there. A batch that still fails
 leaves its units to the rules, and the report says why. Errors that would repeat for every batch
 (bad key, unknown model) stop the remaining batches.
 """
@@ -32,7 +35,7 @@ from reviewtui.git.intent import ChangeIntent
 from reviewtui.git.intent_text import intent_budget, intent_markdown
 from reviewtui.llm import ChatResult
 from reviewtui.models import PlannerIndex, PlannerUnit
-from reviewtui.plan.extract import PlanParseError, extract_plan_items
+from reviewtui.plan.extract import Extracted, PlanParseError, extract_plan_items
 from reviewtui.plan.prompt import (
     REPAIR_PROMPT,
     SYSTEM_PROMPT,
@@ -53,6 +56,7 @@ _log = logging.getLogger(__name__)
 _FATAL = (LLMAuthError, LLMModelNotFoundError, LLMNotConfiguredError, LLMTimeoutError,
           LLMConnectionError)
 _MARGIN = 300  # tokens kept free for message framing
+_MIN_PREFIX = 6  # "u_" and four hex digits: a shorter unit id prefix is not taken as one
 
 
 @dataclass
@@ -79,6 +83,30 @@ def _bool(value: Any) -> bool:
     return bool(value)
 
 
+def _resolve_id(given: str, wanted: Mapping[str, PlannerUnit]) -> tuple[str | None, str]:
+    """The batch's unit ``given`` names: its id, or a unique prefix of one in any case (models
+    shorten ids as the tables and ``--unit`` do; at least ``_MIN_PREFIX`` characters); else
+    None and what was wrong."""
+    if given in wanted:
+        return given, ""
+    key = given.strip().lower()
+    matches = [uid for uid in wanted if uid.startswith(key)] if len(key) >= _MIN_PREFIX else []
+    if len(matches) == 1:
+        return matches[0], ""
+    if matches:
+        return None, f"unit {given[:40]!r}: it matches {len(matches)} units"
+    return None, f"unknown unit {given[:40]!r}"
+
+
+def _as_list(requests: Any) -> list[Any]:
+    """The item's requests: a lone request object (or type name) outside a list is one."""
+    if isinstance(requests, list):
+        return requests
+    if isinstance(requests, dict) or (isinstance(requests, str) and requests.strip()):
+        return [requests]
+    return []
+
+
 def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
                    result: _BatchResult) -> None:
     """Turn raw reply items into ``LLMPlanItem``s, logging every drop."""
@@ -88,9 +116,11 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
         except ValidationError:
             result.messages.append(f"dropped a plan item without a unit_id: {str(raw)[:80]}")
             continue
-        if item.unit_id not in wanted:
-            result.messages.append(f"dropped the plan item for unknown unit {item.unit_id!r}")
+        unit_id, wrong = _resolve_id(item.unit_id, wanted)
+        if unit_id is None:
+            result.messages.append(f"dropped the plan item for {wrong}")
             continue
+        item.unit_id = unit_id
         if item.unit_id in result.items:
             result.messages.append(f"{item.unit_id}: duplicate plan item ignored")
             continue
@@ -99,7 +129,7 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
             result.messages.append(
                 f"{item.unit_id}: invalid level {str(item.llm_context_level)[:40]!r} ignored")
         requests = []
-        raw_requests = item.extra_requests if isinstance(item.extra_requests, list) else []
+        raw_requests = _as_list(item.extra_requests)
         for raw_request in raw_requests:
             request, problem = planner_request(raw_request)
             if request is None:
@@ -118,6 +148,32 @@ def validate_items(raw_items: Sequence[Any], wanted: Mapping[str, PlannerUnit],
             unrelated=unrelated,
             unrelated_reason=(why.strip()[:300] or "not part of the stated purpose")
             if unrelated else "")
+
+
+def _reply_text(reply: ChatResult, label: str, result: _BatchResult) -> str:
+    """The reply's text; with no text but a tool call (endpoints that deliver structured
+    output as a function call), the call's arguments -- else it would read as an empty reply."""
+    if reply.content.strip() or not reply.tool_calls:
+        return reply.content
+    call = reply.tool_calls[0]
+    result.messages.append(f"{label}: the plan was taken from the model's tool call "
+                           f"{call.name[:40]!r}")
+    return call.arguments
+
+
+def _usable(text: str | None, wanted: Mapping[str, PlannerUnit],
+            result: _BatchResult) -> Extracted:
+    """The reply's plan, validated into ``result``; ``PlanParseError`` when it plans none of
+    ``wanted`` (an empty list, only unknown ids): that is no verdict on the batch's units, and
+    taken as one every low-risk unit would be dropped as "not in the LLM plan"."""
+    extracted = extract_plan_items(text)
+    validate_items(extracted.items, wanted, result)
+    if wanted and not result.items:
+        what = (f"{len(extracted.items)} items, none for a unit id given" if extracted.items
+                else "an empty list")
+        raise PlanParseError(f"the plan has no item for any of the {len(wanted)} units given "
+                             f"({what})")
+    return extracted
 
 
 class Planner:
@@ -147,14 +203,15 @@ class Planner:
                         header, [unit_json(u) for u in units], number, total, intent)}]
         label = f"batch {number}/{total}" if total > 1 else "plan"
         try:
-            reply = self._chat(messages, result)
+            text = _reply_text(self._chat(messages, result), label, result)
             try:
-                extracted = extract_plan_items(reply.content)
+                extracted = _usable(text, wanted, result)
             except PlanParseError as problem:
                 result.messages.append(f"{label}: {problem}; asked the model to repair it")
-                messages += [{"role": "assistant", "content": reply.content[:6000]},
+                messages += [{"role": "assistant", "content": text[:6000]},
                              {"role": "user", "content": REPAIR_PROMPT.format(problem=problem)}]
-                extracted = extract_plan_items(self._chat(messages, result).content)
+                text = _reply_text(self._chat(messages, result), label, result)
+                extracted = _usable(text, wanted, result)
         except PlanParseError as problem:
             result.failed = f"{label}: no usable plan after one repair attempt ({problem})"
             return result
@@ -166,7 +223,6 @@ class Planner:
             return result
         if extracted.note:
             result.messages.append(f"{label}: {extracted.note}")
-        validate_items(extracted.items, wanted, result)
         if extracted.how == "salvaged":
             result.planned = set(result.items)
         else:

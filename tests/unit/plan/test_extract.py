@@ -70,3 +70,15 @@ def test_planner_requests_become_typed(raw: object, expected: dict[str, object])
 def test_unusable_requests_are_dropped_with_a_reason(raw: object) -> None:
     request, problem = planner_request(raw)
     assert request is None and problem
+
+
+@pytest.mark.parametrize("text", [
+    '{"plan": {"u1": {"unit_id": "u1", "llm_context_level": "function"},'
+    ' "u2": {"unit_id": "u2", "llm_context_level": "full_file"}}}',
+    '{"plan": {"u1": {"llm_context_level": "function"}, "u2": {"skip_review": true}}}',
+    '{"u1": {"llm_context_level": "function"}, "u2": {"unit_id": "u2", "reason": "x"}}',
+], ids=["plan-keyed-with-ids", "plan-keyed-without-ids", "bare-keyed"])
+def test_a_plan_keyed_by_unit_id_keeps_every_item(text: str) -> None:
+    """Not just its first item: the others would read as units the model left out."""
+    extracted = extract_plan_items(text)
+    assert [item["unit_id"] for item in extracted.items] == ["u1", "u2"]

@@ -262,3 +262,98 @@ def test_unrelated_is_read_tolerantly(repo: GitRepoBuilder,
     assert plan[auth].unrelated is None
     assert plan[util].unrelated == "adds zero to a sum; nothing to do with login"
     assert plan[docs].unrelated == "not part of the stated purpose"
+
+
+@pytest.mark.parametrize("first", [
+    Reply.json({"plan": []}),
+    Reply.json({"plan": [{"unit_id": "u_nothere00000", "llm_context_level": "function"}]}),
+], ids=["empty-plan", "only-unknown-ids"])
+def test_a_plan_with_no_item_for_any_unit_is_repaired_then_left_to_the_rules(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer, first: Reply) -> None:
+    """A reply that plans none of the batch's units is no verdict on them: not "ok", and the
+    low-risk units are not dropped as "not in the LLM plan"."""
+    loaded = _change(repo, FAST)
+    docs = _unit(loaded, "README.md")
+    fake_llm.script(first, Reply.json({"plan": []}))
+    plan = loaded.plan()
+    assert len(fake_llm.chat_requests) == 2
+    assert "no item for any of the 3 units" in (
+        fake_llm.chat_requests[1].body["messages"][-1]["content"])
+    assert plan.planner.status == "failed"
+    items = {i.unit_id: i for i in plan.plan}
+    assert items[docs].skip_review is False
+    assert all(i.reason.startswith("rules_only") for i in plan.plan)
+
+
+def test_a_repaired_empty_plan_is_used(repo: GitRepoBuilder,
+                                       fake_llm: ScriptedOpenAIServer) -> None:
+    loaded = _change(repo, FAST)
+    fake_llm.script(Reply.json({"plan": []}),
+                    lambda r: Reply.json({"plan": [{"unit_id": u, "llm_context_level": "full_file"}
+                                                   for u in _ids(r)]}))
+    plan = loaded.plan()
+    assert plan.planner.status == "ok"
+    assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
+
+
+def test_a_plan_given_as_a_tool_call_is_used(repo: GitRepoBuilder,
+                                             fake_llm: ScriptedOpenAIServer) -> None:
+    """Some endpoints deliver structured output as a function call with empty content."""
+    loaded = _change(repo, FAST)
+
+    def answer(request: dict[str, Any]) -> Reply:
+        plan = [{"unit_id": u, "llm_context_level": "full_file"} for u in _ids(request)]
+        return Reply.tool_calls([{"name": "llm_plan", "arguments": {"plan": plan}}])
+
+    fake_llm.script(answer)
+    plan = loaded.plan()
+    assert len(fake_llm.chat_requests) == 1
+    assert plan.planner.status == "ok"
+    assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
+    assert any("tool call 'llm_plan'" in m for m in plan.planner.messages)
+    assert not any("empty reply" in m for m in plan.planner.messages)
+
+
+def test_unit_id_prefixes_the_model_shortened_are_resolved(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer) -> None:
+    """A model that shortens the ids (as the tables and --unit do) still plans its units; the
+    evidence log names each unit by its full id."""
+    loaded = _change(repo, FAST)
+
+    def answer(request: dict[str, Any]) -> Reply:
+        return Reply.json({"plan": [{"unit_id": u[:8].upper(), "llm_context_level": "full_file"}
+                                    for u in _ids(request)] + [
+            {"unit_id": "u_", "llm_context_level": "diff_only"}]})
+
+    fake_llm.script(answer)
+    plan = loaded.plan()
+    assert all(i.llm_context_level is ContextLevel.FULL_FILE for i in plan.plan)
+    assert any("unknown unit 'u_'" in m for m in plan.planner.messages)  # too short
+    log = loaded.conflict_log()
+    assert log is not None
+    assert {r.unit_id for r in read_conflicts(log.path)} == {u.unit_id for u in loaded.units}
+
+
+def test_an_ambiguous_unit_id_prefix_is_dropped_with_its_reason() -> None:
+    from reviewtui.plan.planner import _BatchResult, validate_items
+
+    wanted: dict[str, Any] = {"u_abcd11110000": None, "u_abcd22220000": None}
+    result = _BatchResult()
+    validate_items([{"unit_id": "u_abcd", "llm_context_level": "function"},
+                    {"unit_id": "U_ABCD2", "llm_context_level": "full_file"}], wanted, result)
+    assert list(result.items) == ["u_abcd22220000"]
+    assert result.messages == ["dropped the plan item for unit 'u_abcd': it matches 2 units"]
+
+
+def test_a_single_request_not_in_a_list_is_kept() -> None:
+    from reviewtui.plan.planner import _BatchResult, validate_items
+
+    wanted: dict[str, Any] = {"u_abcd11110000": None, "u_abcd22220000": None}
+    result = _BatchResult()
+    validate_items([{"unit_id": "u_abcd11110000",
+                     "extra_requests": {"type": "callers", "details": "charge"}},
+                    {"unit_id": "u_abcd22220000", "extra_requests": "previous_version"}],
+                   wanted, result)
+    assert result.items["u_abcd11110000"].extra_requests == [CallersRequest(symbol="charge")]
+    assert [r.type for r in result.items["u_abcd22220000"].extra_requests] == ["previous_version"]
+    assert result.messages == []
