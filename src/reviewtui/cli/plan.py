@@ -88,7 +88,9 @@ def print_planner_report(report: PlannerReport, conflicts: int, err: TextIO) -> 
     for message in report.messages:
         err.write(f"planner: {message}\n")
     if conflicts:
-        err.write(f"planner: {conflicts} rule/LLM disagreements logged for learning\n")
+        # (kept once in the evidence log: a run that repeats them writes nothing new)
+        err.write(f"planner: {conflicts} rule/LLM disagreements, in the evidence log for "
+                  "learning\n")
     err.flush()
 
 
