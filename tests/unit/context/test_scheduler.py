@@ -316,3 +316,24 @@ def test_a_change_inside_one_long_line_reaches_the_bundle(repo: GitRepoBuilder) 
     assert "k1500:1500" in removed and "k1500:eval(userInput)" in added
     assert "k0:0" not in added and " chars]" in added and "chars …]" in added
     assert "function b(){return 2}" in bundle.diff  # the short lines stay whole
+
+
+def test_used_is_the_token_count_of_the_bundle_as_sent(repo: GitRepoBuilder) -> None:
+    """The last section ends in a four-backtick fence (its code holds ```): dropping its
+    blank line would save a token there ("````\\n\\n" is three, "````\\n" two), so the
+    budget, counted part by part, would not be what is sent (seen on gson: 2,518 stated,
+    2,517 sent). ``used`` is the token count of ``render_bundle_markdown``."""
+    from reviewtui.context import render_bundle_markdown
+    from reviewtui.llm.tokens import counter_for_encoding
+
+    source = 'def run(x):\n    """Usage:\n    ```\n    run --fast\n    ```\n    """\n    return x\n'
+    repo.write("cli.py", source)
+    repo.commit("base")
+    repo.write("cli.py", source.replace("return x", "return x + 1"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "cli.py", ContextLevel.DIFF_ONLY, [{"type": "previous_version"}])
+    assert bundle.previous_version is not None and "```" in bundle.previous_version
+    assert not bundle.notes
+    sent = render_bundle_markdown(bundle)
+    assert sent.rstrip("\n").endswith("\n````")
+    assert counter_for_encoding(bundle.budget.counter).count(sent) == bundle.budget.used
