@@ -182,3 +182,30 @@ def test_deferred_units_named_with_a_pipe_keep_their_markdown_row(repo: GitRepoB
     for row in rows:
         cells = re.split(r"(?<!\\)\|", row)[1:-1]
         assert len(cells) == 6 and re.fullmatch(r" pi\\\|pe\d+\.py:L1-2 ", cells[1]), row
+
+
+def test_overrides_naming_no_unit_or_several_say_so(repo: GitRepoBuilder, cli: CliRunner,
+                                                    tmp_path: Any) -> None:
+    """An overrides key that names no unit of the change, a prefix of several, or a unit
+    another key already names was ignored without a word: the person believed the decision
+    applied. Each now gets a line on stderr, and the plan still runs."""
+    _repo(repo)
+    units = [u["unit_id"] for u in cli("index", "--json", repo.root).json()["units"]]
+    service = units[0]
+    overrides = tmp_path / "overrides.json"
+    overrides.write_text(json.dumps({
+        "u_nope": {"level": "full_file"},
+        "u_": {"level": "full_file"},
+        service[:8]: {"level": "diff_only"},
+        service: {"level": "full_file"}}))
+    for command in ("plan", "bundle"):
+        result = cli(command, "--no-llm", "--overrides", overrides, repo.root)
+        assert result.code == 0, result.err
+        assert "overrides: 'u_nope' names no unit of this change; ignored" in result.err
+        assert f"overrides: 'u_' matches {len(units)} units; ignored" in result.err
+        assert (f"overrides: '{service[:8]}' and '{service}' both name {service}; "
+                f"the last, '{service}', is used") in result.err
+        assert "Traceback" not in result.err
+    item = next(i for i in cli("plan", "--json", "--no-llm", "--overrides", overrides,
+                               repo.root).json()["plan"] if i["unit_id"] == service)
+    assert item["final_context_level"] == "full_file"

@@ -42,7 +42,11 @@ def shown(err: TextIO) -> TextIO:
 def workspace(args: argparse.Namespace) -> Workspace:
     from reviewtui.agent.workspace import Workspace
     from reviewtui.cli.intent import loaded_with_intent
-    from reviewtui.cli.plan import overrides_from_args, print_planner_report
+    from reviewtui.cli.plan import (
+        overrides_from_args,
+        print_override_problems,
+        print_planner_report,
+    )
     from reviewtui.cli.progress import load_change
 
     if args.max_tool_rounds < 0:
@@ -56,6 +60,7 @@ def workspace(args: argparse.Namespace) -> Workspace:
         raise LLMError(plan.planner.endpoint_error,
                        hint="the planner could not use the model; --rules-plan skips it")
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_override_problems(overrides, plan, sys.stderr)
     return Workspace(loaded, plan)
 
 

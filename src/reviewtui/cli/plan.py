@@ -19,6 +19,7 @@ from reviewtui.cli.selectors import selector_from_args
 from reviewtui.cli.table import table_lines
 from reviewtui.errors import UsageError
 from reviewtui.plan import FusedPlan, OverrideSet, PlannerReport, load_overrides
+from reviewtui.plan.overrides import override_problems
 
 if TYPE_CHECKING:
     from reviewtui.context.render import BundleSource
@@ -34,6 +35,7 @@ def run_plan(args: argparse.Namespace) -> int:
     loaded = loaded_with_intent(loaded, args)
     plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_override_problems(overrides, plan, sys.stderr)
     print_plan(plan, args.json, sys.stdout, intent=intent_line(loaded))
     return 0
 
@@ -53,6 +55,7 @@ def run_bundle(args: argparse.Namespace) -> int:
     loaded = loaded_with_intent(loaded, args)
     plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_override_problems(overrides, plan, sys.stderr)
     units = selected(plan, args.unit)
     stream = loaded.bundle_stream(plan, units, unit_budget=args.budget,
                                   review_budget=args.review_budget)
@@ -64,6 +67,17 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 def overrides_from_args(args: argparse.Namespace) -> OverrideSet | None:
     return load_overrides(args.overrides) if args.overrides else None
+
+
+def print_override_problems(overrides: OverrideSet | None, plan: FusedPlan,
+                            err: TextIO) -> None:
+    """A line on stderr for every ``--overrides`` key that names no unit, several, or a unit
+    another key names too."""
+    if overrides is None:
+        return
+    for problem in override_problems(overrides, [item.unit_id for item in plan.plan]):
+        err.write(f"overrides: {problem}\n")
+    err.flush()
 
 
 def print_planner_report(report: PlannerReport, conflicts: int, err: TextIO) -> None:

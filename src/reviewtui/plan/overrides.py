@@ -52,11 +52,36 @@ def apply_overrides(items: Sequence[FusedItem], overrides: OverrideSet | None) -
     return [apply_override(item, overrides.units.get(item.unit_id)) for item in items]
 
 
+def _matches(key: str, unit_ids: Sequence[str]) -> list[str]:
+    return [u for u in unit_ids if u == key] or [u for u in unit_ids if u.startswith(key)]
+
+
+def override_problems(overrides: OverrideSet, unit_ids: Sequence[str]) -> list[str]:
+    """What ``resolve_unit_ids`` will ignore or overrule, one line each: a key that names no
+    unit of the change, a prefix of several, a unit another key names too (the last key
+    wins). A file given on the command line should not lose a decision without a word."""
+    problems: list[str] = []
+    named: dict[str, str] = {}
+    for key in overrides.units:
+        matches = _matches(key, unit_ids)
+        if not matches:
+            problems.append(f"{key!r} names no unit of this change; ignored")
+        elif len(matches) > 1:
+            problems.append(f"{key!r} matches {len(matches)} units; ignored (give more of "
+                            "the id)")
+        else:
+            if (earlier := named.get(matches[0])) is not None:
+                problems.append(f"{earlier!r} and {key!r} both name {matches[0]}; the last, "
+                                f"{key!r}, is used")
+            named[matches[0]] = key
+    return problems
+
+
 def resolve_unit_ids(overrides: OverrideSet, unit_ids: Sequence[str]) -> OverrideSet:
     """Expand unique id prefixes (as people type them) to full unit ids; unknown ids stay."""
     resolved: dict[str, UnitOverride] = {}
     for key, value in overrides.units.items():
-        matches = [u for u in unit_ids if u == key] or [u for u in unit_ids if u.startswith(key)]
+        matches = _matches(key, unit_ids)
         resolved[matches[0] if len(matches) == 1 else key] = value
     return OverrideSet(units=resolved)
 
