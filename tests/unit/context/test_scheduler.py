@@ -337,3 +337,21 @@ def test_used_is_the_token_count_of_the_bundle_as_sent(repo: GitRepoBuilder) -> 
     sent = render_bundle_markdown(bundle)
     assert sent.rstrip("\n").endswith("\n````")
     assert counter_for_encoding(bundle.budget.counter).count(sent) == bundle.budget.used
+
+
+def test_a_file_over_max_file_bytes_says_why_it_has_no_context(repo: GitRepoBuilder) -> None:
+    """A committed file larger than ``git.max_file_bytes`` is not read: the bundle's notes
+    said "file content not available", as if the file were missing; they name the limit."""
+    source = "".join(f"def f{i}(a):\n    return a * {i}\n\n\n" for i in range(200))
+    repo.write(".reviewtui.toml", "[git]\nmax_file_bytes = 1024\n")
+    repo.write("big.py", source)
+    repo.commit("base")
+    repo.write("big.py", source.replace("return a * 100\n", "return a * 101\n"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "big.py", ContextLevel.FULL_FILE, [{"type": "previous_version"}])
+    assert bundle.full_file is None and bundle.previous_version is None
+    size = len(source.encode())
+    assert (f"full_file: big.py is {size:,} bytes, over git.max_file_bytes (1,024): not read"
+            in bundle.notes)
+    assert (f"previous_version: big.py is {size:,} bytes, over git.max_file_bytes (1,024): "
+            "not read" in bundle.notes)
