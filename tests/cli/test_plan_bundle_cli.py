@@ -209,3 +209,16 @@ def test_overrides_naming_no_unit_or_several_say_so(repo: GitRepoBuilder, cli: C
     item = next(i for i in cli("plan", "--json", "--no-llm", "--overrides", overrides,
                                repo.root).json()["plan"] if i["unit_id"] == service)
     assert item["final_context_level"] == "full_file"
+
+
+def test_an_overrides_file_naming_a_unit_twice_is_refused(repo: GitRepoBuilder, cli: CliRunner,
+                                                          tmp_path: Any) -> None:
+    """JSON keeps the last of two equal keys: the level given first was lost without a
+    word. The file is refused, naming the key, as any other broken overrides file."""
+    _repo(repo)
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"u_1": {"level": "full_file"}, "u_1": {"skip": true}}')
+    result = cli("plan", "--no-llm", "--overrides", twice, repo.root)
+    assert result.code == 2 and result.out == ""
+    assert "twice.json: 'u_1' is given twice" in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1

@@ -86,11 +86,28 @@ def resolve_unit_ids(overrides: OverrideSet, unit_ids: Sequence[str]) -> Overrid
     return OverrideSet(units=resolved)
 
 
+class _Twice(ValueError):
+    """A JSON object names a key twice (``json`` would keep the last, losing the first)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    data: dict[str, object] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _Twice(key)
+        data[key] = value
+    return data
+
+
 def load_overrides(path: str | Path) -> OverrideSet:
-    """Read an ``OverrideSet`` JSON file; errors name the file and the key."""
+    """Read an ``OverrideSet`` JSON file; errors name the file and the key. A key given twice
+    is refused: JSON would keep the last silently, and the person meant both."""
     target = Path(path)
     try:
-        data = json.loads(target.read_text(encoding="utf-8"))
+        data = json.loads(target.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+    except _Twice as exc:
+        raise ConfigError(f"{target}: {exc.args[0]!r} is given twice; merge them into "
+                          "one") from None
     except OSError as exc:
         raise ConfigError(f"{target}: cannot read: {exc.strerror}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
