@@ -184,19 +184,41 @@ def test_deferred_units_named_with_a_pipe_keep_their_markdown_row(repo: GitRepoB
         assert len(cells) == 6 and re.fullmatch(r" pi\\\|pe\d+\.py:L1-2 ", cells[1]), row
 
 
-def test_overrides_for_no_unit_of_the_change_are_named_not_silently_ignored(
-        repo: GitRepoBuilder, cli: CliRunner, tmp_path: Any) -> None:
+def test_overrides_naming_no_unit_or_several_say_so(repo: GitRepoBuilder, cli: CliRunner,
+                                                    tmp_path: Any) -> None:
+    """An overrides key that names no unit of the change, a prefix of several, or a unit
+    another key already names was ignored without a word: the person believed the decision
+    applied. Each now gets a line on stderr, and the plan still runs."""
     _repo(repo)
     units = [u["unit_id"] for u in cli("index", "--json", repo.root).json()["units"]]
-    service = next(u for u in cli("index", "--json", repo.root).json()["units"]
-                   if u["file_path"] == "app/service.py")["unit_id"]
+    service = units[0]
     overrides = tmp_path / "overrides.json"
-    overrides.write_text(json.dumps({"u_zzzz": {"skip": True}, "u_": {"level": "full_file"},
-                                     service[:8]: {"level": "full_file"}}))
-    result = cli("plan", "--no-llm", "--overrides", overrides, repo.root)
-    assert result.code == 0
-    assert "overrides: no unit 'u_zzzz' in this change; ignored" in result.err
-    assert f"overrides: 'u_' matches {len(units)} units; ignored" in result.err
-    assert service[:8] not in result.err  # a unique prefix is its unit
-    data = cli("plan", "--json", "--no-llm", "--overrides", overrides, repo.root).json()
-    assert {i["unit_id"]: i["final_context_level"] for i in data["plan"]}[service] == "full_file"
+    overrides.write_text(json.dumps({
+        "u_nope": {"level": "full_file"},
+        "u_": {"level": "full_file"},
+        service[:8]: {"level": "diff_only"},
+        service: {"level": "full_file"}}))
+    for command in ("plan", "bundle"):
+        result = cli(command, "--no-llm", "--overrides", overrides, repo.root)
+        assert result.code == 0, result.err
+        assert "overrides: 'u_nope' names no unit of this change; ignored" in result.err
+        assert f"overrides: 'u_' matches {len(units)} units; ignored" in result.err
+        assert (f"overrides: '{service[:8]}' and '{service}' both name {service}; "
+                f"the last, '{service}', is used") in result.err
+        assert "Traceback" not in result.err
+    item = next(i for i in cli("plan", "--json", "--no-llm", "--overrides", overrides,
+                               repo.root).json()["plan"] if i["unit_id"] == service)
+    assert item["final_context_level"] == "full_file"
+
+
+def test_an_overrides_file_naming_a_unit_twice_is_refused(repo: GitRepoBuilder, cli: CliRunner,
+                                                          tmp_path: Any) -> None:
+    """JSON keeps the last of two equal keys: the level given first was lost without a
+    word. The file is refused, naming the key, as any other broken overrides file."""
+    _repo(repo)
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"u_1": {"level": "full_file"}, "u_1": {"skip": true}}')
+    result = cli("plan", "--no-llm", "--overrides", twice, repo.root)
+    assert result.code == 2 and result.out == ""
+    assert "twice.json: 'u_1' is given twice" in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1

@@ -42,7 +42,11 @@ def shown(err: TextIO) -> TextIO:
 def workspace(args: argparse.Namespace) -> Workspace:
     from reviewtui.agent.workspace import Workspace
     from reviewtui.cli.intent import loaded_with_intent
-    from reviewtui.cli.plan import note_unmatched, overrides_from_args, print_planner_report
+    from reviewtui.cli.plan import (
+        overrides_from_args,
+        print_override_problems,
+        print_planner_report,
+    )
     from reviewtui.cli.progress import load_change
 
     if args.max_tool_rounds < 0:
@@ -50,13 +54,13 @@ def workspace(args: argparse.Namespace) -> Workspace:
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     loaded = loaded_with_intent(loaded, args)
-    plan = note_unmatched(loaded.plan(use_llm=not args.rules_plan, overrides=overrides),
-                          overrides)
+    plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides)
     if plan.planner.endpoint_error:
         # The agent would wait on the same silent or refusing endpoint all over again.
         raise LLMError(plan.planner.endpoint_error,
                        hint="the planner could not use the model; --rules-plan skips it")
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_override_problems(overrides, plan, sys.stderr)
     return Workspace(loaded, plan)
 
 

@@ -19,7 +19,7 @@ from reviewtui.cli.selectors import selector_from_args
 from reviewtui.cli.table import table_lines
 from reviewtui.errors import UsageError
 from reviewtui.plan import FusedPlan, OverrideSet, PlannerReport, load_overrides
-from reviewtui.plan.overrides import unmatched_overrides
+from reviewtui.plan.overrides import override_problems
 
 if TYPE_CHECKING:
     from reviewtui.context.render import BundleSource
@@ -33,9 +33,9 @@ def run_plan(args: argparse.Namespace) -> int:
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     loaded = loaded_with_intent(loaded, args)
-    plan = note_unmatched(loaded.plan(use_llm=not args.no_llm, overrides=overrides),
-                          overrides)
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_override_problems(overrides, plan, sys.stderr)
     print_plan(plan, args.json, sys.stdout, intent=intent_line(loaded))
     return 0
 
@@ -53,9 +53,9 @@ def run_bundle(args: argparse.Namespace) -> int:
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     loaded = loaded_with_intent(loaded, args)
-    plan = note_unmatched(loaded.plan(use_llm=not args.no_llm, overrides=overrides),
-                          overrides)
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
+    print_override_problems(overrides, plan, sys.stderr)
     units = selected(plan, args.unit)
     stream = loaded.bundle_stream(plan, units, unit_budget=args.budget,
                                   review_budget=args.review_budget)
@@ -69,15 +69,15 @@ def overrides_from_args(args: argparse.Namespace) -> OverrideSet | None:
     return load_overrides(args.overrides) if args.overrides else None
 
 
-def note_unmatched(plan: FusedPlan, overrides: OverrideSet | None) -> FusedPlan:
-    """``plan`` whose report also names the ``--overrides`` that decided no unit of it."""
+def print_override_problems(overrides: OverrideSet | None, plan: FusedPlan,
+                            err: TextIO) -> None:
+    """A line on stderr for every ``--overrides`` key that names no unit, several, or a unit
+    another key names too."""
     if overrides is None:
-        return plan
-    problems = unmatched_overrides(overrides, [item.unit_id for item in plan.plan])
-    if not problems:
-        return plan
-    report = plan.planner.model_copy(update={"messages": [*plan.planner.messages, *problems]})
-    return plan.model_copy(update={"planner": report})
+        return
+    for problem in override_problems(overrides, [item.unit_id for item in plan.plan]):
+        err.write(f"overrides: {problem}\n")
+    err.flush()
 
 
 def print_planner_report(report: PlannerReport, conflicts: int, err: TextIO) -> None:

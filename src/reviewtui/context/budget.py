@@ -68,6 +68,7 @@ class _Source:
     text: str
     wrap: Wrap
     clip: bool
+    required: bool = False
 
 
 class Fitter:
@@ -83,7 +84,9 @@ class Fitter:
     notes), each piece is counted with its ``wrap`` (section title, fence, label), and naming
     a piece in the metadata as clipped, dropped or not fetched is charged when it happens.
     ``account()`` then counts the metadata exactly, with the tokens it states; if that is more
-    than was charged, the last pieces give the difference back (clipped further or dropped).
+    than was charged, the last pieces give the difference back (clipped further or dropped;
+    the diff, last of all, is clipped further but never dropped: naming many dropped search
+    results after it may take more than the room it left).
     """
 
     def __init__(self, limit: int, count: Counter, counter_name: str,
@@ -181,8 +184,7 @@ class Fitter:
         render = wrap or _same
         original = self._count(render(text))
         room = self.room
-        if not required:
-            self._sources[name] = _Source(text, render, clip)
+        self._sources[name] = _Source(text, render, clip, required)
         if original <= room:
             self._kept[name] = text
             self._records.append(BudgetPiece(name=name, status="included", tokens=original,
@@ -228,9 +230,12 @@ class Fitter:
             if source is None or record.status not in ("included", "clipped"):
                 continue
             allowed = record.tokens - over
-            fitted = (self._clip(source.text, allowed, source.wrap, required=False,
-                                 clip=source.clip) if allowed > 0 else None)
+            fitted = (self._clip(source.text, max(0, allowed), source.wrap,
+                                 required=source.required, clip=source.clip)
+                      if allowed > 0 or source.required else None)
             original = record.original_tokens
+            if source.required and fitted is not None and fitted[1] >= record.tokens:
+                return False  # the diff cannot give anything back
             if fitted is None:
                 self._kept.pop(record.name, None)
                 self._records[index] = BudgetPiece(

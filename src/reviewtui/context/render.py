@@ -63,9 +63,10 @@ def _metadata(bundle: ContextBundle, compact: bool = False) -> dict[str, Any]:
 
 
 # The rendered bundle is the concatenation of the parts below, each ending in its blank line
-# (the last one's dropped). Every part starts a new token ("##", "###", a label), so the
-# tokens of the whole are the sum of the parts' tokens: the budget counts a bundle part by
-# part as it is fitted (``context.budget.Fitter``), and that is what is sent.
+# (the last one's kept: dropping it may save a token, "````\n\n" is three, "````\n" two, and
+# then the bundle would not be what was counted). Every part starts a new token ("##", "###",
+# a label), so the tokens of the whole are the sum of the parts' tokens: the budget counts a
+# bundle part by part as it is fitted (``context.budget.Fitter``), and that is what is sent.
 
 def head_part(bundle: ContextBundle) -> str:
     """The unit's heading and its metadata block. For a unit budget under ``COMPACT_BELOW``
@@ -146,8 +147,7 @@ def render_bundle_markdown(bundle: ContextBundle) -> str:
     if bundle.scanner_issues:
         parts.append(issues_part(bundle.scanner_issues))
     parts.append(notes_part(bundle.notes))
-    text = "".join(parts)
-    return text[:-1] if text.endswith("\n\n") else text
+    return "".join(parts)
 
 
 class BundleSource(Protocol):

@@ -138,6 +138,16 @@ class ContextScheduler:
             return None
         return self._reader.new(change) if side == "new" else self._reader.old(change)
 
+    def _unread(self, change: FileChange | None, side: str, otherwise: str) -> str:
+        """Why a side of ``change`` has no text: over ``git.max_file_bytes`` (not read), or
+        ``otherwise``."""
+        size = self._reader.size(change, side) if change is not None else None
+        if change is None or size is None or size <= self._reader.max_bytes:
+            return otherwise
+        path = (change.new_path if side == "new" else change.old_path) or change.path
+        return (f"{path} is {size:,} bytes, over git.max_file_bytes "
+                f"({self._reader.max_bytes:,}): not read")
+
     def _tree(self, unit: ReviewUnit, side: str, data: bytes | None) -> FileStructure | None:
         if data is None:
             return None
@@ -204,7 +214,8 @@ class ContextScheduler:
                 text = self._level_text(unit, change, request.level)
                 text = clean(text) if text is not None else None
                 if text is None and change is not None and not change.is_binary:
-                    fit.note(f"{request.level.value}: file content not available")
+                    fit.note(f"{request.level.value}: "
+                             + self._unread(change, "new", "file content not available"))
                 fit.add(name, text, wrap=code(SECTION_TITLES[name], language))
             else:
                 fit.skip(name, estimate.level)
@@ -258,7 +269,7 @@ class ContextScheduler:
         before = self._redact(before) if before is not None else None
         if before is None:
             fit.note("previous_version: no earlier version (a new file)"
-                     if unit.change_type == "add" else
-                     "previous_version: the earlier version is not available")
+                     if unit.change_type == "add" else "previous_version: "
+                     + self._unread(change, "old", "the earlier version is not available"))
         fit.add("previous_version", before,
                 wrap=code(SECTION_TITLES["previous_version"], unit.language))

@@ -57,6 +57,11 @@ class ContentReader:
         self._blobs: dict[str, bytes | None] = {}
         self._sizes: dict[str, int | None] = {}
 
+    @property
+    def max_bytes(self) -> int:
+        """Blobs larger than this (``git.max_file_bytes``) are not read."""
+        return self._max
+
     def prefetch(self, changes: Iterable[FileChange], *, old: bool = True,
                  new: bool = True) -> None:
         """Load every blob the given changes will need (both sides, or one), in one git
@@ -114,7 +119,7 @@ class ContentReader:
         """
         wanted = [oid for change in changes if not change.is_binary
                   for oid in (change.old_blob, change.new_blob)
-                  if oid and oid not in self._sizes and oid not in self._blobs]
+                  if oid and oid not in self._sizes and self._blobs.get(oid) is None]
         wanted = list(dict.fromkeys(wanted))
         if not wanted or self._repo is None:
             return

@@ -52,35 +52,62 @@ def apply_overrides(items: Sequence[FusedItem], overrides: OverrideSet | None) -
     return [apply_override(item, overrides.units.get(item.unit_id)) for item in items]
 
 
+def _matches(key: str, unit_ids: Sequence[str]) -> list[str]:
+    return [u for u in unit_ids if u == key] or [u for u in unit_ids if u.startswith(key)]
+
+
+def override_problems(overrides: OverrideSet, unit_ids: Sequence[str]) -> list[str]:
+    """What ``resolve_unit_ids`` will ignore or overrule, one line each: a key that names no
+    unit of the change, a prefix of several, a unit another key names too (the last key
+    wins). A file given on the command line should not lose a decision without a word."""
+    problems: list[str] = []
+    named: dict[str, str] = {}
+    for key in overrides.units:
+        matches = _matches(key, unit_ids)
+        if not matches:
+            problems.append(f"{key!r} names no unit of this change; ignored")
+        elif len(matches) > 1:
+            problems.append(f"{key!r} matches {len(matches)} units; ignored (give more of "
+                            "the id)")
+        else:
+            if (earlier := named.get(matches[0])) is not None:
+                problems.append(f"{earlier!r} and {key!r} both name {matches[0]}; the last, "
+                                f"{key!r}, is used")
+            named[matches[0]] = key
+    return problems
+
+
 def resolve_unit_ids(overrides: OverrideSet, unit_ids: Sequence[str]) -> OverrideSet:
     """Expand unique id prefixes (as people type them) to full unit ids; unknown ids stay."""
     resolved: dict[str, UnitOverride] = {}
     for key, value in overrides.units.items():
-        matches = [u for u in unit_ids if u == key] or [u for u in unit_ids if u.startswith(key)]
+        matches = _matches(key, unit_ids)
         resolved[matches[0] if len(matches) == 1 else key] = value
     return OverrideSet(units=resolved)
 
 
-def unmatched_overrides(overrides: OverrideSet, unit_ids: Sequence[str]) -> list[str]:
-    """One line per override that names no unit of the change (``resolve_unit_ids`` leaves it
-    as it is, so it decides nothing): a typo or another change's unit, or an ambiguous prefix."""
-    problems: list[str] = []
-    for key in overrides.units:
-        if key in unit_ids:
-            continue
-        matches = sum(1 for u in unit_ids if u.startswith(key))
-        if matches == 0:
-            problems.append(f"overrides: no unit {key!r} in this change; ignored")
-        elif matches > 1:
-            problems.append(f"overrides: {key!r} matches {matches} units; ignored")
-    return problems
+class _Twice(ValueError):
+    """A JSON object names a key twice (``json`` would keep the last, losing the first)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    data: dict[str, object] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _Twice(key)
+        data[key] = value
+    return data
 
 
 def load_overrides(path: str | Path) -> OverrideSet:
-    """Read an ``OverrideSet`` JSON file; errors name the file and the key."""
+    """Read an ``OverrideSet`` JSON file; errors name the file and the key. A key given twice
+    is refused: JSON would keep the last silently, and the person meant both."""
     target = Path(path)
     try:
-        data = json.loads(target.read_text(encoding="utf-8"))
+        data = json.loads(target.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+    except _Twice as exc:
+        raise ConfigError(f"{target}: {exc.args[0]!r} is given twice; merge them into "
+                          "one") from None
     except OSError as exc:
         raise ConfigError(f"{target}: cannot read: {exc.strerror}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

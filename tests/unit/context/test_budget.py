@@ -238,3 +238,26 @@ def test_a_rendering_is_charged_and_the_account_is_what_is_sent() -> None:
         context = account.pieces[2]
         assert context.tokens == words(wrap("Context")(kept["context"] or ""))
     assert fit.notes == []
+
+
+def test_naming_many_dropped_results_after_the_diff_does_not_go_over_the_limit() -> None:
+    """A search that finds more places than there is room to even name as dropped (here the
+    diff left 5 tokens; naming each dropped one costs 2): the account still names every one, and
+    the diff, the only piece kept, gives back what naming them took — ``used`` stays within
+    the limit (seen on flask: a 1,000-token bundle used 1,010)."""
+    def wrap(title: str) -> Callable[[str], str]:
+        return lambda text: f"## {title}\n{text}\n"
+
+    def named(status: str, name: str, first: bool) -> int:
+        return words(name) + 1 + (1 if first else 0)
+
+    fit = Fitter(60, words, "w", Rendering(_head, _notes, named))
+    diff = lines("d", 10)
+    assert fit.add("diff", diff, required=True, wrap=wrap("Diff")) == diff
+    for n in range(8):
+        fit.add(f"callers[{n}]", lines(f"caller{n}", 3), wrap=wrap("Callers"))
+    account = fit.account()
+    assert [p.status for p in account.pieces[2:]] == ["dropped"] * 8
+    sent = words(_head(account)) + words(wrap("Diff")(fit.text("diff") or ""))
+    assert sent == account.used <= 60
+    assert account.pieces[1].status == "clipped"

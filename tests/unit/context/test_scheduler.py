@@ -316,3 +316,42 @@ def test_a_change_inside_one_long_line_reaches_the_bundle(repo: GitRepoBuilder) 
     assert "k1500:1500" in removed and "k1500:eval(userInput)" in added
     assert "k0:0" not in added and " chars]" in added and "chars …]" in added
     assert "function b(){return 2}" in bundle.diff  # the short lines stay whole
+
+
+def test_used_is_the_token_count_of_the_bundle_as_sent(repo: GitRepoBuilder) -> None:
+    """The last section ends in a four-backtick fence (its code holds ```): dropping its
+    blank line would save a token there ("````\\n\\n" is three, "````\\n" two), so the
+    budget, counted part by part, would not be what is sent (seen on gson: 2,518 stated,
+    2,517 sent). ``used`` is the token count of ``render_bundle_markdown``."""
+    from reviewtui.context import render_bundle_markdown
+    from reviewtui.llm.tokens import counter_for_encoding
+
+    source = 'def run(x):\n    """Usage:\n    ```\n    run --fast\n    ```\n    """\n    return x\n'
+    repo.write("cli.py", source)
+    repo.commit("base")
+    repo.write("cli.py", source.replace("return x", "return x + 1"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "cli.py", ContextLevel.DIFF_ONLY, [{"type": "previous_version"}])
+    assert bundle.previous_version is not None and "```" in bundle.previous_version
+    assert not bundle.notes
+    sent = render_bundle_markdown(bundle)
+    assert sent.rstrip("\n").endswith("\n````")
+    assert counter_for_encoding(bundle.budget.counter).count(sent) == bundle.budget.used
+
+
+def test_a_file_over_max_file_bytes_says_why_it_has_no_context(repo: GitRepoBuilder) -> None:
+    """A committed file larger than ``git.max_file_bytes`` is not read: the bundle's notes
+    said "file content not available", as if the file were missing; they name the limit."""
+    source = "".join(f"def f{i}(a):\n    return a * {i}\n\n\n" for i in range(200))
+    repo.write(".reviewtui.toml", "[git]\nmax_file_bytes = 1024\n")
+    repo.write("big.py", source)
+    repo.commit("base")
+    repo.write("big.py", source.replace("return a * 100\n", "return a * 101\n"))
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    bundle = _bundle(loaded, "big.py", ContextLevel.FULL_FILE, [{"type": "previous_version"}])
+    assert bundle.full_file is None and bundle.previous_version is None
+    size = len(source.encode())
+    assert (f"full_file: big.py is {size:,} bytes, over git.max_file_bytes (1,024): not read"
+            in bundle.notes)
+    assert (f"previous_version: big.py is {size:,} bytes, over git.max_file_bytes (1,024): "
+            "not read" in bundle.notes)
