@@ -1,7 +1,8 @@
 """The structural tags of a unit's changed lines: whole definitions, headers, the enclosing one.
 
 complete_function and complete_class (every line of a definition changed), signature_change
-and annotations_only (a header changed, or only its type annotations), in_single_function
+and annotations_only (a header changed, or only its type annotations; a header line that
+changed in the body written on it, the signature reading the same, is neither), in_single_function
 (the non-blank changed lines all sit in one function), with the symbols a unit defines or sits
 in and their scopes. "+" lines are read against the new file's definitions, "-" lines against
 the old file's (``units.definition_lookup``). ``units.line_tags`` calls these once it knows the
@@ -108,6 +109,8 @@ def structure_tags(
     typed_only: set[str] = set()
     for name in headers["new"].keys() | headers["old"].keys():
         before, after = headers["old"].get(name), headers["new"].get(name)
+        if before is not None and before == after:
+            continue  # a header line changed in the body written on it, not the signature
         if (language == "python" and before is not None and after is not None
                 and strip_annotations(before) == strip_annotations(after)):
             typed_only.add(name)  # the call is unchanged: only its types

@@ -291,3 +291,23 @@ def test_lines_on_one_side_only_are_layout_only_when_all_blank() -> None:
                      for n, text in enumerate(texts, 1)]
             tags = line_facts(lines, "python", None, None, vocab).tags
             assert ("only_whitespace" in tags) == blank, (texts, kind)
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        ("calc.py", "def f(x): return (1 +\n                  x)\n",
+         "def f(x): return (2 +\n                  x)\n"),
+        ("A.java", "class A {\n    int f() { int y = 1;\n        return y; }\n}\n",
+         "class A {\n    int f() { int y = 2;\n        return y; }\n}\n"),
+        ("calc.kt", "fun f(x: Int): Int = x +\n    1\n", "fun f(x: Int): Int = x -\n    1\n"),
+    ],
+    ids=["python", "java", "kotlin"],
+)
+def test_body_code_on_the_header_line_is_not_a_header_change(
+        make_repo: type[GitRepoBuilder], path: str, before: str, after: str) -> None:
+    # The header line changed, but only in the body written on it: the signature is the same,
+    # so it is neither a signature change nor (Python) a change of annotations only.
+    [unit] = _units(make_repo(), path, before, after)
+    assert "in_single_function" in unit.tags
+    assert not {"signature_change", "annotations_only"} & set(unit.tags)
