@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.git.model import DiffLine
 from reviewtui.pipeline import load_change
 from reviewtui.units import ReviewUnit
+from reviewtui.units.line_tags import line_facts
+from reviewtui.units.vocabulary import default_vocabulary
 from tests.conftest import GitRepoBuilder
 
 
@@ -311,3 +314,31 @@ def test_body_code_on_the_header_line_is_not_a_header_change(
     [unit] = _units(make_repo(), path, before, after)
     assert "in_single_function" in unit.tags
     assert not {"signature_change", "annotations_only"} & set(unit.tags)
+
+
+def _diff(rows: list[tuple[str, str]]) -> list[DiffLine]:
+    """Diff lines from (kind, text) rows, numbered as git would number them."""
+    out, old_no, new_no = [], 1, 1
+    for kind, text in rows:
+        out.append(DiffLine(kind, text, old_no if kind != "+" else None,
+                            new_no if kind != "-" else None))
+        old_no += kind != "+"
+        new_no += kind != "-"
+    return out
+
+
+def test_statements_moved_past_unchanged_lines_are_not_layout() -> None:
+    # Swapping two statements leaves the same text on each side of the diff, but in another
+    # order around the unchanged line: write-after-close is a change of behaviour.
+    swap = _diff([(" ", "def save(f, data):"), ("-", "    f.write(data)"),
+                  (" ", "    f.close()"), ("+", "    f.write(data)"), (" ", "    return True")])
+    tags = line_facts(swap, "python", None, None, default_vocabulary()).tags
+    assert "only_whitespace" not in tags
+
+
+def test_trailing_comma_before_an_unchanged_bracket_is_layout() -> None:
+    comma = _diff([(" ", "$defaults = ["), ("-", "    'Name'  => null,"),
+                   ("-", "    'Path'  => '/'"), ("+", "    'Name' => null,"),
+                   ("+", "    'Path' => '/',"), (" ", "];")])
+    tags = line_facts(comma, "php", None, None, default_vocabulary()).tags
+    assert "only_whitespace" in tags
