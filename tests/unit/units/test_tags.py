@@ -342,3 +342,24 @@ def test_trailing_comma_before_an_unchanged_bracket_is_layout() -> None:
                    ("+", "    'Path' => '/',"), (" ", "];")])
     tags = line_facts(comma, "php", None, None, default_vocabulary()).tags
     assert "only_whitespace" in tags
+
+
+JAVA_ONE = "class A {\n    void a() {\n        x();\n    }\n}\n"
+
+
+def test_a_method_added_after_a_changed_one_is_not_a_signature_change(
+        make_repo: type[GitRepoBuilder]) -> None:
+    # git ends the added lines before a's unchanged '}', which becomes b's last line: b is
+    # new, not re-signed, though its header is among the changed lines and not all of it.
+    after = ("class A {\n    void a() {\n        x();\n        z();\n    }\n\n"
+             "    void b() {\n        y();\n    }\n}\n")
+    [unit] = _units(make_repo(), "A.java", JAVA_ONE, after)
+    assert "A.b" in unit.symbols
+    assert "signature_change" not in unit.tags
+
+
+def test_a_parameter_line_added_to_a_header_is_a_signature_change(
+        make_repo: type[GitRepoBuilder]) -> None:
+    before = "class A {\n    void a(int x,\n           int y) {\n        x();\n    }\n}\n"
+    after = before.replace("int x,\n", "int x,\n           int z,\n")
+    assert "signature_change" in _tags(make_repo(), "A.java", before, after)
