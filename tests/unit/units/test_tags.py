@@ -363,3 +363,18 @@ def test_a_parameter_line_added_to_a_header_is_a_signature_change(
     before = "class A {\n    void a(int x,\n           int y) {\n        x();\n    }\n}\n"
     after = before.replace("int x,\n", "int x,\n           int z,\n")
     assert "signature_change" in _tags(make_repo(), "A.java", before, after)
+
+
+@pytest.mark.parametrize("deleted", [False, True], ids=["added", "deleted"])
+def test_a_file_added_or_deleted_whole_has_no_signature_change(
+        make_repo: type[GitRepoBuilder], deleted: bool) -> None:
+    # One class of long methods: more changed lines than a unit holds, so the file is cut
+    # inside a method, whose header is then in one unit and its end in the next. A file with
+    # no other version has no signature that changed.
+    body = "".join(f"        int v{i} = {i};\n" for i in range(40))
+    methods = "\n".join(f"    void m{n}() {{\n{body}    }}\n" for n in range(4))
+    text = f"class Big {{\n{methods}}}\n"
+    before, after = (text, None) if deleted else (None, text)
+    units = _units(make_repo(), "Big.java", before, after)
+    assert len(units) > 1
+    assert all("signature_change" not in u.tags for u in units), [u.tags for u in units]
