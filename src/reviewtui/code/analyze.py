@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
@@ -25,6 +26,8 @@ from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.code.windows import skeletons
 
 _log = logging.getLogger(__name__)
+# Ruby's ``=begin`` ... ``=end`` comment: a file holding one is parsed whole, not in windows
+_RUBY_BLOCK_COMMENT = re.compile(rb"^=begin(?=\s|$)", re.MULTILINE)
 
 
 def _line_count(source: bytes, lines: list[bytes]) -> int:
@@ -85,6 +88,8 @@ def _analyze_windows(
     Every piece is parsed before any is read: a file whose skeletons do not all parse is
     parsed whole, and reading its clean pieces first was work thrown away.
     """
+    if g.name == "ruby" and _RUBY_BLOCK_COMMENT.search(data):
+        return None  # its lines sit at column 0 like code: a window would read them as code
     source = source if source is not None else Lines(data)
     source_lines = source.rows
     spec = spec_for(g.name)

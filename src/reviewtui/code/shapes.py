@@ -103,8 +103,8 @@ def _c_name(declarator: Node) -> tuple[str, str, Node] | None:
         scope, inner = target.child_by_field_name("scope"), target.child_by_field_name("name")
         if inner is None:
             return None
-        if scope is not None:
-            scopes.append(node_text(scope))
+        if scope is not None:  # ``Widget<T>::draw``: a method of ``Widget``
+            scopes.append(node_text(_plain_name(scope)))
         target = inner
     if target.type == "template_function":
         name = target.child_by_field_name("name")
@@ -151,7 +151,7 @@ def _operator_cast(node: Node) -> tuple[str, str, Node] | None:
     while target is not None and target.type == "qualified_identifier":
         scope = target.child_by_field_name("scope")
         if scope is not None:
-            scopes.append(node_text(scope))
+            scopes.append(node_text(_plain_name(scope)))
         target = target.child_by_field_name("name")
     if target is None or target.type != "operator_cast":
         return None

@@ -30,6 +30,7 @@ _CHANGE_TYPE = {
     ChangeStatus.COPY: "add",
 }
 _MARKER_LINES = 10
+_WHOLE_FILE = frozenset({ChangeStatus.ADD, ChangeStatus.DELETE})  # one version of the file
 # Prose, tests, lock files and generated code mention "password" without being security code.
 _NO_CONTENT_SECURITY = frozenset({"doc_file", "test_file", "lockfile", "generated_or_vendored",
                                   "translation_file", "asset_file"})
@@ -144,6 +145,10 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
                            scan_security=not (base_tags & _NO_CONTENT_SECURITY),
                            lossy=change.non_utf8)
         tags = base_tags | facts.tags
+        if change.status in _WHOLE_FILE:
+            # a file cut inside a definition shows its header in one unit and not its end;
+            # with no other version of the file, no signature changed
+            tags.discard("signature_change")
         if "test_file" in tags and (
                 vocab.security_path_tokens.intersection(identifier_tokens(path))
                 or security_in_lines([(0, ln.text) for ln in lines if ln.kind != " "], vocab,

@@ -194,8 +194,13 @@ def line_facts(
         # whitespace and commas before a bracket out leaves the bracket).
         layout_only = not plus_code and not minus_code
     else:
-        plus_text, minus_text = _layout_free(plus), _layout_free(minus)
-        layout_only = plus_text == minus_text and not (lossy and _REPLACED in plus_text)
+        # Each side whole, the unchanged lines included: a line moved past an unchanged one
+        # (two statements swapped) reads the same changed text in another order, and a comma
+        # added before an unchanged closing bracket is a trailing comma.
+        new_text = _layout_free([(0, ln.text) for ln in lines if ln.kind != "-"])
+        old_text = _layout_free([(0, ln.text) for ln in lines if ln.kind != "+"])
+        layout_only = new_text == old_text and not (
+            lossy and any(_REPLACED in text for _, text in plus))
     if layout_only:
         tags.add("only_whitespace")  # layout only: spaces, line breaks, trailing commas
     elif plus_code or minus_code:

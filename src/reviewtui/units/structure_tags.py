@@ -1,11 +1,13 @@
 """The structural tags of a unit's changed lines: whole definitions, headers, the enclosing one.
 
 complete_function and complete_class (every line of a definition changed), signature_change
-and annotations_only (a header changed, or only its type annotations), in_single_function
-(the non-blank changed lines all sit in one function), with the symbols a unit defines or sits
-in and their scopes. "+" lines are read against the new file's definitions, "-" lines against
-the old file's (``units.definition_lookup``). ``units.line_tags`` calls these once it knows the
-file was parsed.
+and annotations_only (a header changed, or only its type annotations; a header line that
+changed in the body written on it, the signature reading the same, is neither, nor a function
+added or removed but for its last line), in_single_function (the non-blank changed lines all
+sit in one function), with the symbols a unit defines or sits in and their scopes. "+" lines
+are read against the new file's definitions, "-" lines against the old file's
+(``units.definition_lookup``). ``units.line_tags`` calls these once it knows the file was
+parsed.
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ def structure_tags(
 ) -> None:
     headers: dict[str, dict[str, str]] = {"new": {}, "old": {}}
     header_lines: dict[str, dict[str, range]] = {"new": {}, "old": {}}
+    # functions every line of which but the last changed: git often ends the lines added for
+    # a new function before the "}" of the one above, which then reads as the new one's last
+    added_or_removed: dict[str, set[str]] = {"new": set(), "old": set()}
     changed_lines = {"new": frozenset(map(NUMBER, plus)),
                      "old": frozenset(map(NUMBER, minus))}
     for key, lookup in (("new", new), ("old", old)):
@@ -103,11 +108,18 @@ def structure_tags(
             symbols.append(definition.qualified_name)
             _add_scope(scopes, lookup, definition, "defines")
             if definition.kind in FUNCTION_KINDS and not whole:
+                if numbers.issuperset(range(definition.start_line, definition.end_line)):
+                    added_or_removed[key].add(definition.qualified_name)
                 headers[key][definition.qualified_name] = definition.signature
                 header_lines[key][definition.qualified_name] = header
     typed_only: set[str] = set()
     for name in headers["new"].keys() | headers["old"].keys():
         before, after = headers["old"].get(name), headers["new"].get(name)
+        if before is not None and before == after:
+            continue  # a header line changed in the body written on it, not the signature
+        if ((before is None and name in added_or_removed["new"])
+                or (after is None and name in added_or_removed["old"])):
+            continue  # a definition added (removed) but for its last line: git left a "}"
         if (language == "python" and before is not None and after is not None
                 and strip_annotations(before) == strip_annotations(after)):
             typed_only.add(name)  # the call is unchanged: only its types

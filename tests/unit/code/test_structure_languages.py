@@ -428,3 +428,20 @@ def test_php_skeleton_keeps_the_opening_tag() -> None:
     assert g is not None and _analyze_windows(g, closed.encode(), [(line, line)]) is None
     part = analyze_source("php", closed.encode(), [(line, line)])
     assert part is not None and part.enclosing(line) is None  # HTML text, as in the whole file
+
+
+def test_cpp_template_member_defined_out_of_its_class_is_named_by_the_class() -> None:
+    # ``Widget<T>::draw`` is a method of ``Widget`` (as ``draw`` declared in its body is), not
+    # of a class named ``Widget<T>``; a conversion operator likewise.
+    fs = _analyze("cpp", """
+        template <typename T>
+        void Widget<T>::draw() {
+            paint();
+        }
+        template <typename T>
+        Widget<T>::operator bool() const {
+            return true;
+        }
+    """)
+    assert [d.qualified_name for d in fs.definitions] == ["Widget.draw",
+                                                          "Widget.operator bool"]

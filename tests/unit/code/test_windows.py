@@ -257,3 +257,16 @@ def test_block_starts_skip_rows_in_strings_of_either_quote_or_both() -> None:
         data = b"".join(chosen.choice(kinds) for _ in range(chosen.randrange(0, 30)))
         for indent in (0, 4):
             assert Lines(data).starts(indent) == _starts_line_by_line(data, indent), data
+
+
+def test_a_change_inside_a_ruby_block_comment_is_read_as_a_comment() -> None:
+    # ``=begin`` ... ``=end`` comments out every line between, at column 0 like code: a window
+    # around a line inside read it as code (``old two``: a call) and parsed cleanly.
+    body = b"".join(b"step %d\n" % i for i in range(200))  # valid code, read alone
+    src = b"class A\n  def f\n  end\nend\n\n=begin\n" + body + b"=end\ndef g; end\n"
+    whole = analyze_source("ruby", src)
+    windowed = analyze_source("ruby", src, [(100, 100)])
+    assert whole is not None and windowed is not None
+    assert 100 in whole.comment_lines
+    assert 100 in windowed.comment_lines
+    assert windowed.enclosing(100) is None

@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.git.model import DiffLine
 from reviewtui.pipeline import load_change
 from reviewtui.units import ReviewUnit
+from reviewtui.units.line_tags import line_facts
+from reviewtui.units.vocabulary import default_vocabulary
 from tests.conftest import GitRepoBuilder
 
 
@@ -291,3 +294,87 @@ def test_lines_on_one_side_only_are_layout_only_when_all_blank() -> None:
                      for n, text in enumerate(texts, 1)]
             tags = line_facts(lines, "python", None, None, vocab).tags
             assert ("only_whitespace" in tags) == blank, (texts, kind)
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        ("calc.py", "def f(x): return (1 +\n                  x)\n",
+         "def f(x): return (2 +\n                  x)\n"),
+        ("A.java", "class A {\n    int f() { int y = 1;\n        return y; }\n}\n",
+         "class A {\n    int f() { int y = 2;\n        return y; }\n}\n"),
+        ("calc.kt", "fun f(x: Int): Int = x +\n    1\n", "fun f(x: Int): Int = x -\n    1\n"),
+    ],
+    ids=["python", "java", "kotlin"],
+)
+def test_body_code_on_the_header_line_is_not_a_header_change(
+        make_repo: type[GitRepoBuilder], path: str, before: str, after: str) -> None:
+    # The header line changed, but only in the body written on it: the signature is the same,
+    # so it is neither a signature change nor (Python) a change of annotations only.
+    [unit] = _units(make_repo(), path, before, after)
+    assert "in_single_function" in unit.tags
+    assert not {"signature_change", "annotations_only"} & set(unit.tags)
+
+
+def _diff(rows: list[tuple[str, str]]) -> list[DiffLine]:
+    """Diff lines from (kind, text) rows, numbered as git would number them."""
+    out, old_no, new_no = [], 1, 1
+    for kind, text in rows:
+        out.append(DiffLine(kind, text, old_no if kind != "+" else None,
+                            new_no if kind != "-" else None))
+        old_no += kind != "+"
+        new_no += kind != "-"
+    return out
+
+
+def test_statements_moved_past_unchanged_lines_are_not_layout() -> None:
+    # Swapping two statements leaves the same text on each side of the diff, but in another
+    # order around the unchanged line: write-after-close is a change of behaviour.
+    swap = _diff([(" ", "def save(f, data):"), ("-", "    f.write(data)"),
+                  (" ", "    f.close()"), ("+", "    f.write(data)"), (" ", "    return True")])
+    tags = line_facts(swap, "python", None, None, default_vocabulary()).tags
+    assert "only_whitespace" not in tags
+
+
+def test_trailing_comma_before_an_unchanged_bracket_is_layout() -> None:
+    comma = _diff([(" ", "$defaults = ["), ("-", "    'Name'  => null,"),
+                   ("-", "    'Path'  => '/'"), ("+", "    'Name' => null,"),
+                   ("+", "    'Path' => '/',"), (" ", "];")])
+    tags = line_facts(comma, "php", None, None, default_vocabulary()).tags
+    assert "only_whitespace" in tags
+
+
+JAVA_ONE = "class A {\n    void a() {\n        x();\n    }\n}\n"
+
+
+def test_a_method_added_after_a_changed_one_is_not_a_signature_change(
+        make_repo: type[GitRepoBuilder]) -> None:
+    # git ends the added lines before a's unchanged '}', which becomes b's last line: b is
+    # new, not re-signed, though its header is among the changed lines and not all of it.
+    after = ("class A {\n    void a() {\n        x();\n        z();\n    }\n\n"
+             "    void b() {\n        y();\n    }\n}\n")
+    [unit] = _units(make_repo(), "A.java", JAVA_ONE, after)
+    assert "A.b" in unit.symbols
+    assert "signature_change" not in unit.tags
+
+
+def test_a_parameter_line_added_to_a_header_is_a_signature_change(
+        make_repo: type[GitRepoBuilder]) -> None:
+    before = "class A {\n    void a(int x,\n           int y) {\n        x();\n    }\n}\n"
+    after = before.replace("int x,\n", "int x,\n           int z,\n")
+    assert "signature_change" in _tags(make_repo(), "A.java", before, after)
+
+
+@pytest.mark.parametrize("deleted", [False, True], ids=["added", "deleted"])
+def test_a_file_added_or_deleted_whole_has_no_signature_change(
+        make_repo: type[GitRepoBuilder], deleted: bool) -> None:
+    # One class of long methods: more changed lines than a unit holds, so the file is cut
+    # inside a method, whose header is then in one unit and its end in the next. A file with
+    # no other version has no signature that changed.
+    body = "".join(f"        int v{i} = {i};\n" for i in range(40))
+    methods = "\n".join(f"    void m{n}() {{\n{body}    }}\n" for n in range(4))
+    text = f"class Big {{\n{methods}}}\n"
+    before, after = (text, None) if deleted else (None, text)
+    units = _units(make_repo(), "Big.java", before, after)
+    assert len(units) > 1
+    assert all("signature_change" not in u.tags for u in units), [u.tags for u in units]
