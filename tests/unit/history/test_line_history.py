@@ -36,17 +36,24 @@ def _two(repo: GitRepoBuilder, first: str, second: str) -> None:
     repo.write("sizes.py", first + _SPACER + second)
 
 
-def test_a_fix_told_only_by_its_trailer_counts(repo: GitRepoBuilder) -> None:
+def _fixed_then_capped(repo: GitRepoBuilder,
+                       fix: str = "fix measure: items without a size") -> None:
+    """``measure`` and ``weigh`` written, ``measure`` fixed (commit message ``fix``), then both
+    edited on the line after the fix: the history a unit of the last commit reads."""
     f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
     _two(repo, f, g)
     repo.commit("sizes", date="2024-01-01T00:00:00")
     f = f.replace("total += item.size", "total += item.size or 0")
     _two(repo, f, g)
-    # blame's porcelain has only the subject, which says nothing of a fix
-    repo.commit("Handle items without a size\n\nFixes #12", date="2024-02-01T00:00:00")
+    repo.commit(fix, date="2024-02-01T00:00:00")
     edit = ("    if total > limit:", "    if total >= limit:")
     _two(repo, f.replace(*edit), g.replace(*edit))
     repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+
+
+def test_a_fix_told_only_by_its_trailer_counts(repo: GitRepoBuilder) -> None:
+    # blame's porcelain has only the subject, which says nothing of a fix
+    _fixed_then_capped(repo, "Handle items without a size\n\nFixes #12")
     history = _history(repo)
     assert history["measure"]["fixed_before"] > 0
     assert history["measure"]["definition_fixed"] > 0
@@ -244,15 +251,7 @@ def test_a_configured_blame_ignore_list_missing_here_keeps_the_history(
         repo: GitRepoBuilder, isolated_git: Path) -> None:
     """``blame.ignoreRevsFile`` set for the projects that have such a file makes git blame
     stop where there is none: the history must not silently drop out of the priority."""
-    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
-    _two(repo, f, g)
-    repo.commit("sizes", date="2024-01-01T00:00:00")
-    f = f.replace("total += item.size", "total += item.size or 0")
-    _two(repo, f, g)
-    repo.commit("fix measure: items without a size", date="2024-02-01T00:00:00")
-    edit = ("    if total > limit:", "    if total >= limit:")
-    _two(repo, f.replace(*edit), g.replace(*edit))
-    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    _fixed_then_capped(repo)
     expected = _history(repo)
     assert expected["measure"]["fixed_before"] > 0
     with isolated_git.open("a") as config:
@@ -267,15 +266,7 @@ def test_a_file_whose_blame_failed_is_blamed_again_next_time(
     import reviewtui.history.line_history as line_history
     from reviewtui.errors import GitCommandError
 
-    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
-    _two(repo, f, g)
-    repo.commit("sizes", date="2024-01-01T00:00:00")
-    f = f.replace("total += item.size", "total += item.size or 0")
-    _two(repo, f, g)
-    repo.commit("fix measure: items without a size", date="2024-02-01T00:00:00")
-    edit = ("    if total > limit:", "    if total >= limit:")
-    _two(repo, f.replace(*edit), g.replace(*edit))
-    repo.commit("cap at the limit", date="2024-03-01T00:00:00")
+    _fixed_then_capped(repo)
     real = line_history.run_blame
 
     def timing_out(*args: object, **kwargs: object) -> bytes:
