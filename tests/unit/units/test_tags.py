@@ -220,6 +220,9 @@ def test_ruby(make_repo: type[GitRepoBuilder]) -> None:
         ("README.rst", "Title\n", "doc_file"),
         ("tests/test_api.py", "def test_x():\n    pass\n", "test_file"),
         ("web/__tests__/a.spec.ts", "it('x', () => {});\n", "test_file"),
+        # Kotlin multiplatform and Gradle test source sets: helpers there are test code too
+        ("shared/src/commonTest/kotlin/Fixtures.kt", "val user = 1\n", "test_file"),
+        ("app/src/integrationTest/java/Seed.java", "class Seed {}\n", "test_file"),
         ("config/settings.yaml", "debug: true\n", "config_file"),
         ("myapp/settings.py", "DEBUG = True\n", "config_file"),
         ("requirements.txt", "requests\n", "config_file"),
