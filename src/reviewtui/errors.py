@@ -124,6 +124,11 @@ class StoreError(ReviewTuiError):
     """The session store cannot be opened or written: not a store, too new, busy, disk full."""
 
 
+class CommentGoneError(StoreError):
+    """A comment edited under an id the session no longer has (another workbench deleted
+    it): the text may be saved as a new comment instead of being lost."""
+
+
 class RoundClaimedError(ReviewTuiError):
     """An unfinished answer another run already goes on with (``ask --continue`` twice at
     once): only one continuation of a round is let through."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from reviewtui.errors import StoreError
+from reviewtui.errors import CommentGoneError, StoreError
 from reviewtui.sessions.review_records import (
     AppliedFix,
     FindingState,
@@ -221,7 +221,8 @@ class ReviewStore(StorePart):
                                       "session_id = ? AND comment_id = ?",
                                       (self._dump(saved), now, session_id, comment.comment_id))
                 if cursor.rowcount == 0:
-                    raise StoreError(f"no comment {comment.comment_id} in session {session_id}")
+                    raise CommentGoneError(f"no comment {comment.comment_id} in session "
+                                           f"{session_id}")
             self._touch(conn, session_id, now)
         return saved
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from reviewtui.errors import StoreError
+from reviewtui.errors import CommentGoneError, StoreError
 from reviewtui.pipeline import LoadedChange
 from reviewtui.sessions.review_records import (
     FindingState,
@@ -76,8 +76,16 @@ class SessionReview:
         from reviewtui.git.contents import SideLines
 
         lines = SideLines(self.loaded.change_set, self.loaded.reader)
-        return write_in_session(
-            self, lambda s, sid: s.save_comment(sid, anchored(comment, lines.line)))
+        kept = anchored(comment, lines.line)
+
+        def save(store: SessionStore, sid: str) -> None:
+            try:
+                store.save_comment(sid, kept)
+            except CommentGoneError:  # deleted by another workbench while this one edited
+                # it: the text typed is kept, as a new comment, not lost with the refusal
+                store.save_comment(sid, kept.model_copy(update={"comment_id": None}))
+
+        return write_in_session(self, save)
 
     def delete_comment(self: _Host, comment_id: int) -> str | None:
         return write_in_session(self, lambda s, sid: s.delete_comment(sid, comment_id))

@@ -85,3 +85,25 @@ def test_a_refresh_moves_what_is_stored_and_keeps_the_other_workbenchs_decisions
         stored = opened.overrides(info.session_id).units
     assert set(stored) == {new_a, b_id} and stored[b_id].skip is True
     assert stored[new_a].level is ContextLevel.FULL_FILE
+
+
+def test_a_comment_another_workbench_deleted_keeps_the_text_typed_into_it(
+        repo: GitRepoBuilder, tmp_path: Path) -> None:
+    """Workbench B edits a comment while workbench A deletes it: B's save was refused ("no
+    comment 1 in session …") and the text typed was lost with the dialog."""
+    from reviewtui.sessions.review_records import ReviewComment
+
+    repo.write("a.py", "def a():\n    return 1\n")
+    repo.commit("base")
+    repo.write("a.py", "def a():\n    return 2\n")
+    store = tmp_path / "s.sqlite3"
+    first, _, _ = _opened(repo, store, ChangeSelector(SelectorMode.AUTO))
+    second, _, _ = _opened(repo, store, ChangeSelector(SelectorMode.AUTO))
+    draft = ReviewComment(file_path="a.py", start_line=2, end_line=2, body="Why 2?")
+    assert first.save_comment(draft) is None
+    [kept] = second.review_records()[1]
+    assert kept.comment_id is not None
+    assert first.delete_comment(kept.comment_id) is None
+    edited = kept.model_copy(update={"body": "Why 2 and not 3?"})
+    assert second.save_comment(edited) is None
+    assert [c.body for c in first.review_records()[1]] == ["Why 2 and not 3?"]
