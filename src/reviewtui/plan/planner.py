@@ -248,10 +248,22 @@ class Planner:
             # The first batch runs alone: an error that would repeat (a bad key) stops here.
             results.append(self._run_batch(header, batches[0], 1, total, purpose))
             if not results[0].fatal and total > 1:
+                # ...and one that comes later (the endpoint went away) stops the batches not
+                # sent yet: each would wait out its own timeout (54 batches, 54 timeouts).
+                halted = threading.Event()
+
+                def run(number: int, units: list[PlannerUnit]) -> _BatchResult | None:
+                    if halted.is_set():
+                        return None
+                    result = self._run_batch(header, units, number, total, purpose)
+                    if result.fatal:
+                        halted.set()
+                    return result
+
                 with ThreadPoolExecutor(max_workers=min(self.max_workers, total - 1)) as pool:
-                    results += pool.map(lambda pair: self._run_batch(header, pair[1], pair[0],
-                                                                     total, purpose),
-                                        list(enumerate(batches[1:], start=2)))
+                    results += [r for r in pool.map(lambda pair: run(*pair),
+                                                    list(enumerate(batches[1:], start=2)))
+                                if r is not None]
         return self._outcome(results, total, config.model)
 
     def _outcome(self, results: list[_BatchResult], total: int,

@@ -234,6 +234,28 @@ def test_a_bad_key_stops_after_the_first_batch(repo: GitRepoBuilder,
     assert "test-key" not in "\n".join(plan.planner.messages)
 
 
+def test_an_endpoint_lost_after_the_first_batch_stops_the_batches_not_sent_yet(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer) -> None:
+    # only the first batch was a gate: every queued batch then waited out its own timeout
+    # (54 batches, 54 timeouts) against an endpoint that had gone away
+    loaded = _thirty_units(repo, "[llm]\nmax_output_tokens = 240\ncontext_window = 2000\n"
+                                 "max_retries = 0\n")
+
+    def first(request: dict[str, Any]) -> Reply:
+        return Reply.json({"plan": [{"unit_id": u, "llm_context_level": "function"}
+                                    for u in _ids(request)]})
+
+    fake_llm.script(first, *[Reply.error(401, "the key was revoked")] * 12)
+    plan = loaded.plan()
+    total = plan.planner.batches
+    assert total >= 8  # 30 units, 3 a batch
+    sent = len(fake_llm.chat_requests)
+    assert sent <= 1 + 4  # the first, then at most the four already on their way
+    assert plan.planner.status == "partial"
+    assert f"{total - sent} remaining batches not sent after that error" in (
+        plan.planner.messages)
+
+
 def test_no_model_configured_plans_on_the_rules(repo: GitRepoBuilder) -> None:
     loaded = _change(repo)
     plan = loaded.plan()
