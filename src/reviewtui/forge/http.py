@@ -79,11 +79,22 @@ def _message(response: httpx2.Response) -> str:
         return response.text.strip()[:200]
     if not isinstance(data, dict):
         return str(data)[:200]
-    parts = [str(data.get("message") or data.get("error") or "")]
-    for error in data.get("errors") or []:
+    parts = [_said(data.get("message") or data.get("error") or "")]
+    errors = data.get("errors") or []
+    # GitLab gives ``errors`` as one string at times: read whole, not character by character
+    for error in [errors] if isinstance(errors, str) else errors:
         parts.append(str(error.get("message") or error.get("code") or error)
                      if isinstance(error, dict) else str(error))
     return "; ".join(p for p in parts if p)[:300]
+
+
+def _said(message: object) -> str:
+    """A forge's ``message``: text, or GitLab's validation table ``{"note": ["is too long"]}``
+    as ``note is too long``."""
+    if isinstance(message, dict):
+        return "; ".join(f"{key} {', '.join(map(str, value)) if isinstance(value, list) else value}"
+                         for key, value in message.items())
+    return str(message)
 
 
 class ForgeHttp:

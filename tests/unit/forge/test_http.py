@@ -154,3 +154,21 @@ def test_a_secondary_rate_limit_without_headers_is_waited_not_called_a_missing_s
     sleeps: list[float] = []
     assert _client(server, sleeps).pull().number == 3
     assert sleeps == [60.0]
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ({"message": "Validation Failed", "errors": "note is too long"},
+     "Validation Failed; note is too long"),
+    ({"message": {"note": ["is too long"], "base": ["is locked"]}},
+     "note is too long; base is locked"),
+    ({"message": "Not Found", "errors": [{"message": "line is not part of the diff"}]},
+     "Not Found; line is not part of the diff"),
+], ids=["errors-as-a-string", "gitlab-validation-table", "github-errors"])
+def test_the_forges_own_words_are_read_whole(body: dict[str, object], said: str) -> None:
+    # an "errors" string was read character by character ("n; o; t; e; ..."), and GitLab's
+    # validation table shown as a Python dict
+    import httpx2
+
+    from reviewtui.forge.http import _message
+
+    assert _message(httpx2.Response(422, json=body)) == said
