@@ -161,6 +161,13 @@ def _layout_free(lines: list[tuple[int, str]]) -> str:
     return _TRAILING_COMMA.sub("", "".join("".join([text for _, text in lines]).split()))
 
 
+def _bare_size(lines: list[tuple[int, str]]) -> int:
+    """Characters of the lines that are neither whitespace nor commas: two sides the same but
+    for layout have as many (a quick "no" before comparing the whole sides)."""
+    text = "".join("".join([text for _, text in lines]).split())
+    return len(text) - text.count(",")
+
+
 def line_facts(
     lines: Sequence[DiffLine],
     language: str | None,
@@ -193,6 +200,8 @@ def line_facts(
         # One side is empty, and the other is all layout only when it is all blank (taking
         # whitespace and commas before a bracket out leaves the bracket).
         layout_only = not plus_code and not minus_code
+    elif _bare_size(plus) != _bare_size(minus):
+        layout_only = False  # (most units: the whole sides need not be compared)
     else:
         # Each side whole, the unchanged lines included: a line moved past an unchanged one
         # (two statements swapped) reads the same changed text in another order, and a comma
