@@ -586,3 +586,26 @@ async def test_a_refresh_fits_the_location_column_to_the_units_there_are_now(
         column = [str(c.label) for c in table.columns.values()].index("location")
         shown = str(table.get_row_at(table.get_row_index(row.unit.unit_id))[column])
         assert shown == row.unit.location  # whole, not "…name.py:L1"
+
+
+@pytest.mark.parametrize("size", [(40, 12), (120, 12), (60, 16)])
+async def test_a_tiny_terminal_keeps_rows_for_the_chat_transcript(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer,
+        size: tuple[int, int]) -> None:
+    """Under 18 rows the chat's input was as tall as its wrapped hint and the rounds line and
+    the detail took the rest: the transcript had one row, or none, for the answer."""
+    _many_units(repo)
+    app = _app(repo, tmp_path)
+    fake_llm.script(Reply.text("The answer is short."))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"what?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        chat = app.query_one(ChatPane)
+        log = chat.query_one("#chat-log", VerticalScroll)
+        entry = chat.query_one("#chat-input")
+        assert log.size.height >= 3, log.region
+        assert entry.region.bottom <= chat.region.bottom  # the input is not cut off below
+        answer = chat.query(".chat-answer").last()
+        assert answer.region.height > 0 and log.region.y <= answer.region.y < log.region.bottom

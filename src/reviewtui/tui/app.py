@@ -45,7 +45,7 @@ class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelAc
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-tiny"), (18, "-short"), (32, "-tall")]  # noqa: RUF012
     # A zoomed pane keeps these on screen: the filter too (``/`` typed into it unseen).
     ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer, #statusbar, #filter"
 
