@@ -149,7 +149,9 @@ def _compute_all(work: _Work, indices: list[int], parallel_min_bytes: int,
         return results, 0
     global _SHARED
     _SHARED = work
-    _ = work.engine.compiled  # compiled once here, not once per worker
+    # The rules of the change's languages compiled once here, not once per worker.
+    for language in {work.languages.of(work.files[index].path) for index in indices}:
+        work.engine.handler(language)
     try:
         # Dealt round-robin from the largest down, so every batch costs about the same.
         count = min(len(indices), workers * _BATCHES_PER_WORKER)
