@@ -2,7 +2,9 @@
 
 ``plan_change`` is the one entry point: review index in, fused plan out. Without a planner (no
 model configured, or ``--no-llm``) the rules decide alone and the report says why. What the
-planner and the person said goes to the evidence log (``conflicts``, ``evidence``).
+planner and the person said goes to the evidence log (``conflicts``, ``evidence``). Given a
+plan cache (``cache``), a complete plan is kept and planning the same inputs again asks the
+model nothing.
 The planner itself (``planner``, ``prompt``, ``extract``) loads only when a model plans: the
 rules-only plan that opens the workbench never imports it.
 """
