@@ -32,6 +32,7 @@ LAZY_PACKAGES = ("reviewtui.agent", "reviewtui.conversation", "reviewtui.rules.l
 LAZY_MODULES = (
     "reviewtui.llm.client", "reviewtui.llm.transport", "reviewtui.llm.failures",
     "reviewtui.plan.planner", "reviewtui.plan.prompt", "reviewtui.plan.extract",
+    "reviewtui.plan.cache",
     "reviewtui.sessions.export", "reviewtui.sessions.export_intent", "reviewtui.cli.export",
     "reviewtui.agent.deliverable", "reviewtui.agent.report",
     # the forge client: only --pr and publish load it (the workbench names PullThread only)

@@ -54,7 +54,7 @@ def workspace(args: argparse.Namespace) -> Workspace:
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     loaded = loaded_with_intent(loaded, args)
-    plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides)
+    plan = loaded.plan(use_llm=not args.rules_plan, overrides=overrides, fresh=args.replan)
     if plan.planner.endpoint_error:
         # The agent would wait on the same silent or refusing endpoint all over again.
         raise LLMError(plan.planner.endpoint_error,

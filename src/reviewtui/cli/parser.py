@@ -150,9 +150,16 @@ def _parse_rules(argv: Sequence[str]) -> argparse.Namespace:
     return build_rules_parser().parse_args(argv)  # --help, or a clear error for a bad ACTION
 
 
+REPLAN_HELP = ("ask the model for a new plan even when one is kept for this change (the new "
+               "one is kept instead); without it a plan kept from an earlier run on the same "
+               "change, model and prompt is used")
+
+
 def _add_plan_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-llm", action="store_true",
-                        help="plan on the rules alone, without asking the model")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--no-llm", action="store_true",
+                       help="plan on the rules alone, without asking the model")
+    which.add_argument("--replan", action="store_true", help=REPLAN_HELP)
     parser.add_argument("--overrides", metavar="FILE",
                         help="a JSON file of the person's overrides: {UNIT_ID: {\"level\": ..., "
                              "\"skip\": ..., \"add_requests\": [...], \"remove_requests\": [...]}}")
@@ -196,8 +203,10 @@ def build_bundle_parser() -> argparse.ArgumentParser:
 
 
 def _add_agent_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules-plan", action="store_true",
-                        help="plan on the rules alone (no LLM planner call before the agent)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--rules-plan", action="store_true",
+                       help="plan on the rules alone (no LLM planner call before the agent)")
+    which.add_argument("--replan", action="store_true", help=REPLAN_HELP)
     parser.add_argument("--overrides", metavar="FILE",
                         help="the person's overrides as a JSON file (see 'reviewtui plan')")
     parser.add_argument("--max-tool-rounds", type=int, default=8, metavar="N",

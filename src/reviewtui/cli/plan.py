@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from reviewtui.cli.selectors import selector_from_args
@@ -33,7 +34,7 @@ def run_plan(args: argparse.Namespace) -> int:
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     loaded = loaded_with_intent(loaded, args)
-    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides, fresh=args.replan)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     print_override_problems(overrides, plan, sys.stderr)
     print_plan(plan, args.json, sys.stdout, intent=intent_line(loaded))
@@ -53,7 +54,7 @@ def run_bundle(args: argparse.Namespace) -> int:
     overrides = overrides_from_args(args)
     loaded = load_change(args.path, selector_from_args(args), use_cache=not args.no_cache)
     loaded = loaded_with_intent(loaded, args)
-    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides)
+    plan = loaded.plan(use_llm=not args.no_llm, overrides=overrides, fresh=args.replan)
     print_planner_report(plan.planner, plan.conflicts, sys.stderr)
     print_override_problems(overrides, plan, sys.stderr)
     units = selected(plan, args.unit)
@@ -83,6 +84,9 @@ def print_override_problems(overrides: OverrideSet | None, plan: FusedPlan,
 def print_planner_report(report: PlannerReport, conflicts: int, err: TextIO) -> None:
     if report.status in ("ok", "partial", "failed"):
         tokens = f"{report.prompt_tokens} prompt + {report.completion_tokens} completion tokens"
+        if report.cached_at is not None:
+            tokens = (f"kept plan made {kept_age(report.cached_at)}, no request sent; "
+                      "--replan asks the model again")
         err.write(f"planner: {report.status} ({report.model}, {report.batches} batch"
                   f"{'es' if report.batches != 1 else ''}, {tokens})\n")
     for message in report.messages:
@@ -92,6 +96,13 @@ def print_planner_report(report: PlannerReport, conflicts: int, err: TextIO) -> 
         err.write(f"planner: {conflicts} rule/LLM disagreements, in the evidence log for "
                   "learning\n")
     err.flush()
+
+
+def kept_age(made: datetime, now: datetime | None = None) -> str:
+    """How long ago a kept plan was made: ``5 min ago``."""
+    from reviewtui.plan.cache import age_text
+
+    return age_text(((now or datetime.now(UTC)) - made).total_seconds())
 
 
 def _level(value: object) -> str:

@@ -41,8 +41,9 @@ def add_selectors(parser: argparse.ArgumentParser, *, description: bool = True) 
                                  "say): a text file, or - for stdin; sent with the commit "
                                  "messages to the planner, the review agent and the chat")
     parser.add_argument("--no-cache", action="store_true",
-                        help="parse and score every file again, ignoring (and not writing) the "
-                             "per-file results kept in .git/reviewtui/")
+                        help="parse and score every file again and ask the model for a new "
+                             "plan, ignoring (and not writing) the per-file results and the "
+                             "plans kept in .git/reviewtui/")
     parser.add_argument("path", nargs="?", default=None, metavar="PATH",
                         help="repository (default: the current directory, searched upwards)")
 

@@ -19,6 +19,8 @@ from reviewtui.git.model import ChangeSet, ChangeStatus, SideKind
 from reviewtui.git.selector import ChangeSelector, SelectorMode
 
 if TYPE_CHECKING:
+    import threading
+
     # Settings and the rule and unit stages are imported while git computes the diff (see
     # load_change); the LLM stack (openai, tiktoken) loads only when planning.
     from reviewtui.config import Settings
@@ -235,11 +237,15 @@ class LoadedChange:
         return refreshing.rescored(self)
 
     def plan(self, *, use_llm: bool = True, overrides: OverrideSet | None = None,
-             scan: ScanReport | None = None) -> FusedPlan:
-        """The fused plan: the LLM planner when configured (and wanted), else the rules."""
+             scan: ScanReport | None = None, fresh: bool = False,
+             cancel: threading.Event | None = None) -> FusedPlan:
+        """The fused plan: the LLM planner when configured (and wanted), else the rules; the
+        model's plan kept from an earlier run on the same inputs unless ``fresh``
+        (``planning.plan``)."""
         from reviewtui.pipeline import planning
 
-        return planning.plan(self, use_llm=use_llm, overrides=overrides, scan=scan)
+        return planning.plan(self, use_llm=use_llm, overrides=overrides, scan=scan,
+                             fresh=fresh, cancel=cancel)
 
     def replan(self, previous: FusedPlan, before: Sequence[ReviewUnit] = (), *,
                follow: bool = True) -> FusedPlan:

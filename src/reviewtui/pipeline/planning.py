@@ -23,16 +23,33 @@ if TYPE_CHECKING:
 
 
 def plan(loaded: LoadedChange, *, use_llm: bool = True, overrides: OverrideSet | None = None,
-         scan: ScanReport | None = None) -> FusedPlan:
-    """The fused plan: the LLM planner when configured (and wanted), else the rules."""
+         scan: ScanReport | None = None, fresh: bool = False,
+         cancel: threading.Event | None = None) -> FusedPlan:
+    """The fused plan: the LLM planner when configured (and wanted), else the rules.
+
+    The one way the commands and the workbench plan a change: the model's plan is kept in
+    the repository's plan cache (``plan.cache``) and a later run on the same inputs reads it
+    instead of asking again -- unless ``fresh`` (``--replan``, ``P`` again), which asks and
+    keeps the new plan, or the change was loaded without the caches (``--no-cache``).
+    Setting ``cancel`` stops the planner's requests at once (``LLMCancelledError``)."""
     from reviewtui.plan import plan_change
 
-    planner, why_not = make_planner(loaded.settings, use_llm=use_llm)
+    planner, why_not = make_planner(loaded.settings, use_llm=use_llm, cancel=cancel)
     # The planner batches by priority: count reach then (the model call costs far more).
     source = loaded.with_reach() if planner is not None else loaded
-    return plan_change(source.review_index(scan), planner, overrides=overrides,
-                       conflict_log=loaded.conflict_log(), without_planner=why_not,
-                       intent=loaded.intent)
+    cache = None
+    if planner is not None and loaded.use_cache and loaded.repo is not None:
+        from reviewtui.plan.cache import PlanCache, plan_cache_path
+
+        cache = PlanCache.open(plan_cache_path(loaded.repo.common_dir))
+    try:
+        return plan_change(source.review_index(scan), planner, overrides=overrides,
+                           conflict_log=loaded.conflict_log(), without_planner=why_not,
+                           intent=loaded.intent, cache=cache, change=loaded.change_set.key,
+                           fresh=fresh)
+    finally:
+        if cache is not None:
+            cache.close()
 
 
 def replan(loaded: LoadedChange, previous: FusedPlan, before: Sequence[ReviewUnit] = (), *,

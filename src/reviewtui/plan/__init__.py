@@ -2,7 +2,9 @@
 
 ``plan_change`` is the one entry point: review index in, fused plan out. Without a planner (no
 model configured, or ``--no-llm``) the rules decide alone and the report says why. What the
-planner and the person said goes to the evidence log (``conflicts``, ``evidence``).
+planner and the person said goes to the evidence log (``conflicts``, ``evidence``). Given a
+plan cache (``cache``), a complete plan is kept and planning the same inputs again asks the
+model nothing.
 The planner itself (``planner``, ``prompt``, ``extract``) loads only when a model plans: the
 rules-only plan that opens the workbench never imports it.
 """
@@ -38,23 +40,33 @@ from reviewtui.plan.schema import (
 from reviewtui.units.index import planner_index
 
 if TYPE_CHECKING:
+    from reviewtui.plan.cache import PlanCache
     from reviewtui.plan.planner import Planner
 
 
 def plan_change(index: ReviewIndex, planner: Planner | None, *,
                 overrides: OverrideSet | None = None, conflict_log: EvidenceLog | None = None,
                 without_planner: PlannerReport | None = None,
-                intent: ChangeIntent | None = None) -> FusedPlan:
+                intent: ChangeIntent | None = None, cache: PlanCache | None = None,
+                change: str = "", fresh: bool = False) -> FusedPlan:
     """Plan (when a planner is given), fuse, log the evidence, and apply the overrides.
 
     ``without_planner`` is the report to show when ``planner`` is None (why there is none).
     ``intent``, the change's stated purpose, goes to the planner with every batch.
+    With a ``cache``, the plan kept for the same inputs (``change``: the change's key) is
+    used instead of asking, unless ``fresh``; a complete new plan is kept there.
     What the LLM said about each unit and the person's ``overrides`` go to ``conflict_log``.
     """
     answers: dict[str, LLMPlanItem] = {}
     planned: frozenset[str] = frozenset()
     if planner is None or not index.units:
         report = without_planner or PlannerReport(status="skipped")
+    elif cache is not None:
+        from reviewtui.plan.cache import cached_plan
+
+        outcome = cached_plan(planner, planner_index(index), intent, cache, change=change,
+                              fresh=fresh)
+        answers, planned, report = outcome.items, outcome.planned_ids, outcome.report
     else:
         outcome = planner.plan(planner_index(index), intent)
         answers, planned, report = outcome.items, outcome.planned_ids, outcome.report

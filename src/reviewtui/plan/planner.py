@@ -229,14 +229,20 @@ class Planner:
             result.planned = set(wanted)
         return result
 
+    def purpose(self, intent: ChangeIntent | None) -> str:
+        """The stated purpose as every batch carries it (within ``intent_budget``)."""
+        if intent is None:
+            return ""
+        return intent_markdown(intent, self.count,
+                               intent_budget(self.client.config.context_window))
+
     def plan(self, index: PlannerIndex, intent: ChangeIntent | None = None) -> PlannerOutcome:
         """Plan ``index``; every batch also carries the change's stated purpose (``intent``,
         within ``intent_budget`` of the context window) so the model can mark units that
         have nothing to do with it."""
         config = self.client.config
         header = header_json(index)
-        purpose = (intent_markdown(intent, self.count, intent_budget(config.context_window))
-                   if intent is not None else "")
+        purpose = self.purpose(intent)
         fixed = (self.count(SYSTEM_PROMPT) + self.count(header) + self.count(purpose)
                  + _MARGIN)
         input_budget = max(500, config.context_window - config.max_output_tokens - fixed)

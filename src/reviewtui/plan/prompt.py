@@ -17,6 +17,10 @@ REQUEST_TYPES = ("previous_version", "callers", "search", "search_callers",
                  "search_config_usage", "search_implementations", "search_model_usage",
                  "search_class_methods", "scanner_issues")
 
+# The prompt's version: part of a kept plan's key (``plan.cache``), with the prompt's text. Raise
+# it when what the planner sends changes in a way its text does not show (the message layout).
+PROMPT_VERSION = 1
+
 SYSTEM_PROMPT = """\
 You are the planning agent of a code review tool. For every review unit of a change you decide \
 how much surrounding code the reviewer needs, which extra context to fetch, and whether the unit \

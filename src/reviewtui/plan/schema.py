@@ -7,6 +7,7 @@ item costs that item only; what survives becomes a strict ``LLMPlanItem`` with t
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -84,6 +85,9 @@ class PlannerReport(_Model):
     # The endpoint itself failed (unreachable, timed out, rejected the key, unknown model):
     # whatever asks the same model next would fail the same way.
     endpoint_error: str | None = None
+    # When the plan was made, if it was kept from an earlier run (``plan.cache``): then no
+    # request was sent and the token counts (this run's) are 0.
+    cached_at: datetime | None = None
 
 
 class FusedPlan(_Model):

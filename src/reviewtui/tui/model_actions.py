@@ -36,22 +36,19 @@ class ModelActions(WorkbenchBase):
         if not self.session.model_configured():
             self.notify(self.session.not_configured_hint(), title="no model", severity="warning")
             return
+        # With the rules' plan shown, the plan kept for this change will do (no request);
+        # with the model's shown (kept or not), the person asks for a new one.
+        fresh = self.triage.plan.planner.status in ("ok", "partial", "failed")
         cancel = self.jobs.start("planner")
         self.set_status("")
         self._show_busy()
-        self._plan_worker(cancel)
+        self._plan_worker(cancel, fresh)
 
     @work(thread=True, exclusive=True, group="planner")
-    def _plan_worker(self, cancel: threading.Event) -> None:
-        from reviewtui.pipeline import make_planner
-        from reviewtui.plan import plan_change
-
+    def _plan_worker(self, cancel: threading.Event, fresh: bool) -> None:
         loaded = self.loaded  # the change as the planner reads it (a refresh may land)
-        planner, why = make_planner(loaded.settings, cancel=cancel)
-        try:
-            plan = plan_change(loaded.review_index(), planner,
-                               conflict_log=loaded.conflict_log(), without_planner=why,
-                               intent=loaded.intent)
+        try:  # as the commands plan: the plan cache included (``LoadedChange.plan``)
+            plan = loaded.plan(fresh=fresh, cancel=cancel)
         except ReviewTuiError as error:
             self.call_from_thread(self._plan_failed, cancel, str(error))
             return

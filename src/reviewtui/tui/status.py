@@ -8,6 +8,7 @@ rules' until the planner runs, and what the planner did.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # named only: the workbench module imports this before any change loads
@@ -28,8 +29,10 @@ def counts(rows: Sequence[Row]) -> str:
     return f"{len(rows)} units{share} · {kept} kept · {reviewed} reviewed"
 
 
-def plan_source(config: LLMConfig, plan: FusedPlan, *, planning: bool = False) -> str:
-    """Where the levels come from: the rules (and why), the planner running, or its result."""
+def plan_source(config: LLMConfig, plan: FusedPlan, *, planning: bool = False,
+                now: datetime | None = None) -> str:
+    """Where the levels come from: the rules (and why), the planner running, or its result
+    (a plan kept from an earlier run says how old it is at ``now``)."""
     if not config.configured:
         return "rules' plan · no model configured (REVIEWTUI_MODEL)"
     model = config.model or "?"
@@ -48,7 +51,13 @@ def plan_source(config: LLMConfig, plan: FusedPlan, *, planning: bool = False) -
         return (f"planner partial ({model}, {report.failed_batches}/{report.batches} batches "
                 f"failed): {result}")
     disagreements = f" · {plan.conflicts} disagreements" if plan.conflicts else ""
-    return f"planned by {model}: {result}{disagreements}"
+    kept = ""
+    if report.cached_at is not None:  # (the cache's module: only once a kept plan is shown)
+        from reviewtui.plan.cache import age_text
+
+        age = ((now or datetime.now(UTC)) - report.cached_at).total_seconds()
+        kept = f" (kept plan, made {age_text(age)}; P asks again)"
+    return f"planned by {model}{kept}: {result}{disagreements}"
 
 
 def change_label(change: ChangeSet) -> str:

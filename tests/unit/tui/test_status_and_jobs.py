@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 
 from reviewtui.llm.settings import LLMConfig
 from reviewtui.models import ContextLevel
@@ -85,3 +86,11 @@ def test_a_plan_for_an_earlier_version_says_what_became_of_it() -> None:
         "cover keeps the rules' level)")
     assert earlier_plan(CarriedPlan(plan, (), ("u2", "u3"))) == (
         f"{head} (2 units it did not cover keep the rules' levels)")
+
+
+def test_a_kept_plan_says_how_old_it_is_and_that_p_asks_again() -> None:
+    made = datetime(2026, 1, 2, 10, 0, tzinfo=UTC)
+    plan = _plan("ok", [_item("u1", "llm")], batches=1, cached_at=made)
+    assert plan_source(MODEL, plan, now=made + timedelta(hours=3, minutes=5)) == (
+        "planned by qwen2.5-coder (kept plan, made 3 h ago; P asks again): 1 levels, "
+        "0 skips by the model")
