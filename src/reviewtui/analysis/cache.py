@@ -49,15 +49,31 @@ def _prepare(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version != _VERSION:
-        db.execute("BEGIN IMMEDIATE")
+    if version == _VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Asked again under the write lock: another process may have made the table meanwhile
+        # (and stored records in it), which dropping it now would lose.
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version == _VERSION:
+            db.execute("COMMIT")
+            return
         db.execute("DROP TABLE IF EXISTS files")
         db.execute(_SCHEMA)
         db.execute(f"PRAGMA user_version = {_VERSION}")
         db.execute("COMMIT")
-        # Give the dropped pages back, and let later deletes do so too (incremental_vacuum).
+    except sqlite3.Error:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    # Give the dropped pages back, and let later deletes do so too (incremental_vacuum). A
+    # busy file (another process writing already) keeps its pages: that is all it costs.
+    try:
         db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         db.execute("VACUUM")
+    except sqlite3.OperationalError:
+        pass
 
 
 class UnitCache:
@@ -83,6 +99,10 @@ class UnitCache:
             return None
         try:
             _prepare(db)
+        except sqlite3.OperationalError as exc:  # busy or locked: not corrupt, keep it
+            db.close()
+            _log.debug("index cache at %s unavailable for this run: %s", path, exc)
+            return None
         except sqlite3.DatabaseError as exc:
             db.close()
             return cls._rebuilt(path, fingerprint, exc, max_rows)

@@ -238,3 +238,45 @@ def test_split_pieces_are_stored_as_slices_of_their_hunk(repo: GitRepoBuilder) -
         assert "do not fit" in str(exc)
     else:
         raise AssertionError("a slice past the hunk's end was accepted")
+
+
+def test_caches_opened_at_once_on_a_new_file_keep_every_record(repo: GitRepoBuilder,
+                                                               tmp_path: Path) -> None:
+    """Two workbenches opened at once on a repository without a cache: the second to prepare
+    the file used to drop the table the first had made and filled (it had read "no layout"
+    before the first committed), or to take a busy file for a corrupt one and delete it."""
+    import sqlite3
+
+    change_set, reader = _change(repo)
+    engine = RuleEngine(load_rule_pack(repo.root).pack)
+    seed = UnitCache.open(tmp_path / "seed.sqlite3", "f")
+    analyse_change(change_set, reader, Settings().units, default_vocabulary(), engine,
+                   cache=seed)
+    with sqlite3.connect(tmp_path / "seed.sqlite3") as db:
+        (blob,) = db.execute("SELECT record FROM files").fetchone()
+    writers = 6
+    for attempt in range(6):
+        path = tmp_path / f"c{attempt}.sqlite3"
+        barrier = threading.Barrier(writers)
+        opened: list[bool] = []
+
+        def write(n: int, path: Path = path, barrier: threading.Barrier = barrier,
+                  opened: list[bool] = opened) -> None:
+            barrier.wait()
+            cache = UnitCache.open(path, "f")
+            opened.append(cache is not None)
+            if cache is not None:
+                cache.save({f"k{n}": blob}, ())
+                cache.close()
+
+        threads = [threading.Thread(target=write, args=(n,)) for n in range(writers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(opened)
+        cache = UnitCache.open(path, "f")
+        assert cache is not None
+        keys = [f"k{n}" for n in range(writers)]
+        assert sorted(cache.get_many(keys)) == keys, attempt
+        cache.close()
