@@ -33,9 +33,10 @@ from reviewtui.eval.szz import BugOrigin, find_origin
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.fixes import FixMatcher
 
-SZZ_VERSION = 4  # bump when mining or blaming changes what a record says (2: "Closes #N",
+SZZ_VERSION = 5  # bump when mining or blaming changes what a record says (2: "Closes #N",
 # 3: paths with a space are blamed, 4: a fix of whitespace alone is none, names that are
-# not UTF-8 are blamed, and a file the fix moved lost only the lines it changed)
+# not UTF-8 are blamed, and a file the fix moved lost only the lines it changed, 5: a revert
+# is no fix whatever the patterns)
 NOT_A_CANDIDATE = "not 1-3 source files with a few dozen removed lines"
 
 

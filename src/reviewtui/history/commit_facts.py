@@ -30,7 +30,7 @@ from reviewtui.history.fixes import FixMatcher
 
 _log = logging.getLogger(__name__)
 FILE_NAME = "commits.tsv"
-_VERSION = "reviewtui commit facts 2"  # 2: "Closes #N" alone is no fix
+_VERSION = "reviewtui commit facts 3"  # 2: "Closes #N" alone is no fix, 3: nor a revert
 _BATCH = 400  # commits per git call: an argument list stays far below any OS limit
 _FIELD, _RECORD = "\x1f", "\x1e"
 Progress = Callable[[int, int], None]  # (commits read, commits to read)

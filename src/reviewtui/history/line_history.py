@@ -49,7 +49,8 @@ _TIMEOUT = 60.0
 _RECENT = 30 * 24 * 3600
 _KEEP = 16
 _WHY = "evidence"  # the cache's key of the evidence (unit ids start with "u_")
-_CACHE_VERSION = 2  # bump when what makes a feature changes (2: "Closes #N" is no fix)
+_CACHE_VERSION = 3  # bump when what makes a feature changes (2: "Closes #N" is no fix,
+# 3: nor is a revert)
 MAX_FILES = 100  # files blamed per change, the most changed first; the rest get no history
 _HALF_LIFE = 182 * 24 * 3600
 # blame walks history back until every line has its commit: on a long history (SymPy, 60k

@@ -60,6 +60,13 @@ def test_a_fix_told_only_by_its_trailer_counts(repo: GitRepoBuilder) -> None:
     assert history["weigh"]["fixed_before"] == history["weigh"]["definition_fixed"] == 0
 
 
+def test_a_revert_is_no_fix_in_the_history_either(repo: GitRepoBuilder) -> None:
+    # the same meaning of "a fix" as eval's mining: undoing a commit is not fixing a bug
+    _fixed_then_capped(repo, "fix: revert counting items without a size")
+    history = _history(repo)
+    assert history["measure"]["fixed_before"] == history["measure"]["definition_fixed"] == 0
+
+
 def test_a_fix_elsewhere_in_the_definition_counts_for_the_definition_only(
         repo: GitRepoBuilder) -> None:
     long_f = _BODY.format(name="measure").replace(
