@@ -213,6 +213,42 @@ def test_a_configured_blame_ignore_list_neither_stops_nor_steers_the_blame(
     assert [(c.bug, c.targets) for c in cases] == [(bug, [("shop/pricing.py", 2)])]
 
 
+def test_the_repositorys_blame_ignore_list_takes_the_blame_off_a_reformat(
+        repo: GitRepoBuilder, isolated_git: Path, tmp_path: Path) -> None:
+    """A mass reformat listed in the project's committed ``.git-blame-ignore-revs`` was
+    blamed as the bug commit. The list as the repository's HEAD has it applies (kept cases are
+    mined again when it changes); lines git would die on (a short or unknown id, a blob, junk)
+    are left out, and the person's ``blame.ignoreRevsFile`` changes nothing."""
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price\n\n\n"
+                                  "def taxed(price, rate):\n    return price\n")
+    repo.commit("initial shop", date="2024-01-01T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price - percent\n"
+                                  "\n\ndef taxed(price, rate):\n    return price\n")
+    bug = repo.commit("discounts", date="2024-01-02T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n"
+                                  "    return (price - percent)\n\n\n"
+                                  "def taxed(price, rate):\n    return (price)\n")
+    reformat = repo.commit("reformat the shop", date="2024-01-03T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n"
+                                  "    return (price * (100 - percent) / 100)\n\n\n"
+                                  "def taxed(price, rate):\n    return (price)\n")
+    repo.commit("fix discounted price: a percentage is a share of the price",
+                date="2024-01-04T00:00:00Z")
+    cache = tmp_path / "cache"
+    [case] = mine_cases(open_repository(repo.root), SETTINGS, cache_dir=cache)
+    assert case.bug == reformat  # nothing lists it yet
+    blob = repo.git("rev-parse", "HEAD:shop/pricing.py").strip()
+    repo.write(".git-blame-ignore-revs", f"# black\n{reformat}  # the shop, reformatted\n"
+                                         f"{reformat[:12]}\n{'ab' * 20}\n{blob}\nnot an id\n")
+    repo.commit("ignore the reformat in blame", date="2024-01-05T00:00:00Z")
+    (repo.root / ".git-blame-ignore-revs").unlink()  # HEAD's list, not the working tree's
+    for _ in range(2):
+        [case] = mine_cases(open_repository(repo.root), SETTINGS, cache_dir=cache)
+        assert (case.bug, case.targets) == (bug, [("shop/pricing.py", 2)])
+        with isolated_git.open("a") as config:
+            config.write("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+
+
 def test_a_fix_of_whitespace_alone_is_no_fix_but_a_wrapped_line_is_blamed(
         repo: GitRepoBuilder) -> None:
     """A "fix cs" that only re-indents a line and adds the newline missing at the end of the
