@@ -1,7 +1,9 @@
 """Which commits fix a bug: the message says so, and it is not a typo, docs or a bump.
 
 Shared by ``reviewtui eval`` (the fixes whose blamed lines make its cases) and by the history
-signals of priority (was this definition fixed before?), so both mean the same thing by "a fix".
+signals of priority (was this definition fixed before?), so both mean the same thing by "a fix"
+-- with the project's own words too: ``[eval] fix_patterns`` and ``exclude_patterns`` make
+the matcher of both (``fix_matcher``).
 The patterns are the SZZ literature's usual keyword set, tightened by exclusions for the
 commits that say "fix" about nothing a reviewer could have caught: typos, documentation,
 formatting, lint, type annotations only, version bumps and merges. A fix trailer
@@ -23,6 +25,7 @@ down a squashed pull request's list of its commits does not.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,6 +71,12 @@ class FixMatcher:
         return cls(re.compile("|".join(f"(?:{p})" for p in include) or r"(?!)", flags),
                    re.compile("|".join(f"(?:{p})" for p in exclude) or r"(?!)", flags))
 
+    @property
+    def stamp(self) -> str:
+        """Names the patterns, for the caches of what was classified with them."""
+        text = self.include.pattern + "\n" + self.exclude.pattern
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     def is_fix(self, message: str) -> bool:
         """A fix trailer anywhere, or a fix word in the subject with no exclusion there.
 
@@ -79,6 +88,19 @@ class FixMatcher:
         if _TRAILER.search(message):
             return True
         return self.include.search(subject) is not None
+
+
+def configured_patterns(include: Sequence[str] | None, exclude: Sequence[str] | None
+                        ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``[eval]`` settings' fix and exclusion patterns; None: the shipped set."""
+    return (DEFAULT_FIX_PATTERNS if include is None else tuple(include),
+            DEFAULT_EXCLUDE_PATTERNS if exclude is None else tuple(exclude))
+
+
+def fix_matcher(include: Sequence[str] | None, exclude: Sequence[str] | None) -> FixMatcher:
+    """The matcher of the ``[eval]`` settings' patterns, for eval's mining and the history
+    signals alike."""
+    return FixMatcher.build(*configured_patterns(include, exclude))
 
 
 def is_revert(message: str) -> bool:
