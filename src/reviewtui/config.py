@@ -110,7 +110,7 @@ class EvalSettings(_Section):
         "set (fix, bug, regression, crash, incorrect, wrong, broken...)"))
     exclude_patterns: list[str] | None = Field(default=None, description=(
         "subjects that are no bug fix; default: typo, docs, formatting, lint, typing-only, "
-        "version bumps, reverts..."))
+        "version bumps, merges... (a revert is never a fix, whatever these say)"))
     max_fix_files: int = Field(default=3, ge=1, le=50, description=(
         "a fix changes at most this many source files (tests, docs not counted)"))
     max_fix_removed_lines: int = Field(default=40, ge=1, le=10_000, description=(

@@ -28,7 +28,7 @@ from reviewtui.eval.rank import CaseResult, rank_case
 from reviewtui.eval.results import result_journal, results_key
 from reviewtui.eval.since import check_since
 from reviewtui.git import open_repository
-from reviewtui.history.fixes import DEFAULT_EXCLUDE_PATTERNS, DEFAULT_FIX_PATTERNS
+from reviewtui.history.fixes import configured_patterns
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +68,8 @@ def mining_settings(path: str | Path | None) -> tuple[MiningSettings, int]:
 
     repo = open_repository(path)
     config = load_settings(repo.root).eval
-    include = tuple(config.fix_patterns) if config.fix_patterns is not None else (
-        DEFAULT_FIX_PATTERNS)
-    exclude = tuple(config.exclude_patterns) if config.exclude_patterns is not None else (
-        DEFAULT_EXCLUDE_PATTERNS)
+    # the history signals of the ranking read the same patterns (``history.fixes``)
+    include, exclude = configured_patterns(config.fix_patterns, config.exclude_patterns)
     return MiningSettings(include, exclude,
                           FixLimits(config.max_fix_files, config.max_fix_removed_lines),
                           config.max_bug_files, config.max_bug_lines), config.max_cases

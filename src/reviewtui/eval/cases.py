@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -31,11 +31,13 @@ from reviewtui.eval.mining import (
 )
 from reviewtui.eval.szz import BugOrigin, find_origin
 from reviewtui.git.runner import GitRepo
+from reviewtui.history.blame_run import ignored_revisions
 from reviewtui.history.fixes import FixMatcher
 
-SZZ_VERSION = 4  # bump when mining or blaming changes what a record says (2: "Closes #N",
+SZZ_VERSION = 5  # bump when mining or blaming changes what a record says (2: "Closes #N",
 # 3: paths with a space are blamed, 4: a fix of whitespace alone is none, names that are
-# not UTF-8 are blamed, and a file the fix moved lost only the lines it changed)
+# not UTF-8 are blamed, and a file the fix moved lost only the lines it changed, 5: a revert
+# is no fix whatever the patterns)
 NOT_A_CANDIDATE = "not 1-3 source files with a few dozen removed lines"
 
 
@@ -82,10 +84,12 @@ class MiningSettings:
     limits: FixLimits
     max_bug_files: int = 100
     max_bug_lines: int = 3_000
+    ignore_revs: tuple[str, ...] = ()  # the commits blame looks through (set by mine_cases)
 
     def key(self) -> str:
         text = json.dumps([SZZ_VERSION, self.include, self.exclude, self.limits.max_files,
-                           self.limits.max_removed, self.max_bug_files, self.max_bug_lines])
+                           self.limits.max_removed, self.max_bug_files, self.max_bug_lines,
+                           *([self.ignore_revs] if self.ignore_revs else [])])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -139,7 +143,7 @@ def examine(repo: GitRepo, commit: CommitRecord, settings: MiningSettings) -> Mi
                         settings.limits)
     if not paths:
         return MinedRecord(fix=fix, reason=NOT_A_CANDIDATE)
-    origin = find_origin(repo, commit.sha, commit.parents[0], paths)
+    origin = find_origin(repo, commit.sha, commit.parents[0], paths, settings.ignore_revs)
     if origin.bug is None:
         return MinedRecord(fix=fix, reason=origin.reason, failed=origin.failed)
     subject, time, reason = _bug_facts(repo, origin, settings)
@@ -179,7 +183,10 @@ def mine_cases(repo: GitRepo, settings: MiningSettings, *, since: str | None = N
                max_cases: int | None = None, jobs: int | None = None,
                cache_dir: Path | None = None,
                on_progress: Callable[[MiningProgress], None] | None = None) -> list[EvalCase]:
-    """The cases of ``repo``'s history, newest fix first, at most ``max_cases``."""
+    """The cases of ``repo``'s history, newest fix first, at most ``max_cases``; every blame
+    looks through the commits HEAD's ``.git-blame-ignore-revs`` lists (a change to the list
+    mines again)."""
+    settings = replace(settings, ignore_revs=ignored_revisions(repo))
     store = mined_journal(cache_dir, settings.key())
     cases: dict[str, EvalCase] = {}
     counter = [0, 0]  # commits read, whether the history was cut by an unreadable object

@@ -2,12 +2,13 @@
 
 The lines a fix deleted or changed are blamed on the fix's parent with ``git blame -w -M -C``
 (whitespace ignored, lines followed through moves within a file and copies from the files the
-same commit changed); a fix that changed only whitespace is no fix. Blank lines, comment-only
-lines and lines of punctuation alone (a closing brace) are not blamed: they carry no
-behaviour. The commit owning most of the remaining lines is the bug-introducing commit, unless
-it is a merge, the repository's root or a shallow boundary, or is too large to review; its
-*target lines* are the blamed lines as numbered in that commit's own version of the file --
-the lines a reviewer of that commit should have questioned.
+same commit changed, the commits the repository's ``.git-blame-ignore-revs`` lists at HEAD
+looked through: a mass reformat is no bug commit); a fix that changed only whitespace is no
+fix. Blank lines, comment-only lines and lines of punctuation alone (a closing brace) are not
+blamed: they carry no behaviour. The commit owning most of the remaining lines is the
+bug-introducing commit, unless it is a merge, the repository's root or a shallow boundary, or
+is too large to review; its *target lines* are the blamed lines as numbered in that commit's
+own version of the file -- the lines a reviewer of that commit should have questioned.
 """
 
 from __future__ import annotations
@@ -139,10 +140,12 @@ class BlamedLine:
     boundary: bool
 
 
-def blame(repo: GitRepo, rev: str, path: str, lines: list[int]) -> list[BlamedLine]:
-    """``git blame -w -M -C --line-porcelain`` of ``lines`` of ``path`` at ``rev``."""
+def blame(repo: GitRepo, rev: str, path: str, lines: list[int],
+          ignore: tuple[str, ...] = ()) -> list[BlamedLine]:
+    """``git blame -w -M -C --line-porcelain`` of ``lines`` of ``path`` at ``rev``, looking
+    through the commits in ``ignore`` (the repository's ``.git-blame-ignore-revs``)."""
     out = run_blame(repo, "-w", "-M", "-C", "--line-porcelain", *_ranges(lines), rev, "--", path,
-                    timeout=_BLAME_TIMEOUT)
+                    timeout=_BLAME_TIMEOUT, ignore=ignore)
     blamed: list[BlamedLine] = []
     header: list[bytes] = []
     for line in out.split(b"\n"):
@@ -161,8 +164,10 @@ def blame(repo: GitRepo, rev: str, path: str, lines: list[int]) -> list[BlamedLi
     return blamed
 
 
-def find_origin(repo: GitRepo, fix: str, parent: str, paths: tuple[str, ...]) -> BugOrigin:
-    """Blame the meaningful lines ``fix`` removed from ``paths`` and pick the bug commit."""
+def find_origin(repo: GitRepo, fix: str, parent: str, paths: tuple[str, ...],
+                ignore: tuple[str, ...] = ()) -> BugOrigin:
+    """Blame the meaningful lines ``fix`` removed from ``paths`` and pick the bug commit
+    (``ignore``: the commits blame looks through)."""
     try:
         removed = removed_lines(repo, parent, fix, paths)
     except GitCommandError as exc:
@@ -173,7 +178,7 @@ def find_origin(repo: GitRepo, fix: str, parent: str, paths: tuple[str, ...]) ->
     blamed: list[BlamedLine] = []
     for path, lines in removed.items():
         try:
-            blamed += blame(repo, parent, path, lines)
+            blamed += blame(repo, parent, path, lines, ignore)
         except GitCommandError as exc:
             return BugOrigin(fix, reason=f"cannot blame {path}: {exc}", failed=True)
     if not blamed:

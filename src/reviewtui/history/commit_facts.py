@@ -17,7 +17,6 @@ new file.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from collections.abc import Callable, Collection
@@ -30,7 +29,7 @@ from reviewtui.history.fixes import FixMatcher
 
 _log = logging.getLogger(__name__)
 FILE_NAME = "commits.tsv"
-_VERSION = "reviewtui commit facts 2"  # 2: "Closes #N" alone is no fix
+_VERSION = "reviewtui commit facts 3"  # 2: "Closes #N" alone is no fix, 3: nor a revert
 _BATCH = 400  # commits per git call: an argument list stays far below any OS limit
 _FIELD, _RECORD = "\x1f", "\x1e"
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
@@ -52,9 +51,7 @@ class CommitFacts:
         self._repo = repo
         self._matcher = matcher or FixMatcher.build()
         self._path = cache_dir / FILE_NAME if cache_dir is not None else None
-        stamp = hashlib.sha256((self._matcher.include.pattern + "\n"
-                                + self._matcher.exclude.pattern).encode()).hexdigest()[:16]
-        self._header = f"# {_VERSION} {stamp}\n"
+        self._header = f"# {_VERSION} {self._matcher.stamp}\n"
         self._known: dict[str, CommitFact] | None = None
 
     def lookup(self, commits: Collection[str], progress: Progress | None = None

@@ -49,7 +49,8 @@ _TIMEOUT = 60.0
 _RECENT = 30 * 24 * 3600
 _KEEP = 16
 _WHY = "evidence"  # the cache's key of the evidence (unit ids start with "u_")
-_CACHE_VERSION = 2  # bump when what makes a feature changes (2: "Closes #N" is no fix)
+_CACHE_VERSION = 3  # bump when what makes a feature changes (2: "Closes #N" is no fix,
+# 3: nor is a revert)
 MAX_FILES = 100  # files blamed per change, the most changed first; the rest get no history
 _HALF_LIFE = 182 * 24 * 3600
 # blame walks history back until every line has its commit: on a long history (SymPy, 60k
@@ -254,11 +255,14 @@ class LineHistory:
     once ``features`` ran, what gave each unit its features."""
 
     def __init__(self, repo: GitRepo, change_set: ChangeSet, cache_dir: Path | None,
-                 progress: Progress | None = None, graph_dir: Path | None = None) -> None:
+                 progress: Progress | None = None, graph_dir: Path | None = None,
+                 matcher: FixMatcher | None = None) -> None:
         """``progress``: told (files blamed, files to blame) as the blame goes; ``graph_dir``:
         where the commit graph blame reads is kept (``history.blame_graph``; default
-        ``cache_dir``: an evaluation keeps no per-base results but shares the graph)."""
+        ``cache_dir``: an evaluation keeps no per-base results but shares the graph);
+        ``matcher``: what a fix is (``[eval] fix_patterns``; default: the shipped set)."""
         self._repo = repo
+        self._matcher = matcher or FixMatcher.build()
         self._change = change_set
         self._cache_dir = cache_dir
         self._graph_dir = graph_dir if graph_dir is not None else cache_dir
@@ -271,7 +275,7 @@ class LineHistory:
         zero = {u.unit_id: dict.fromkeys(FEATURES, 0.0) for u in units}
         if base is None or self._repo.is_shallow():
             return zero  # a shallow clone's blame ends at its cut: it would say nothing true
-        key = f"{base}-{_CACHE_VERSION}"
+        key = f"{base}-{_CACHE_VERSION}-{self._matcher.stamp}"
         cached = self._cache.read(key)
         why = cached.setdefault(_WHY, {})
         missing = [u for u in units if u.unit_id not in cached or u.unit_id not in why
@@ -290,7 +294,7 @@ class LineHistory:
                  ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]], set[str]]:
         """The features and evidence of ``units``, and the units whose file git failed to
         blame."""
-        matcher = FixMatcher.build()
+        matcher = self._matcher
         author = change_author(self._repo, self._change)
         stamp = self._repo.try_run("log", "-1", "--format=%ct", "--end-of-options", base)
         base_time = int((stamp or b"0").strip() or 0)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from reviewtui.git.intent import ChangeIntent
     from reviewtui.git.refresh import WorktreeStamps
     from reviewtui.git.runner import GitRepo  # GitPython: imported when load_change opens one
+    from reviewtui.history.fixes import FixMatcher
     from reviewtui.models import BundleSet, ReviewIndex
     from reviewtui.pipeline.snapshot import ChangeSnapshot
     from reviewtui.plan import FusedPlan, OverrideSet
@@ -157,7 +158,8 @@ class LoadedChange:
         from reviewtui.rules.learned_priority import priority_order
 
         order = priority_order(self.repo, self.change_set, self.units, self.suggestions,
-                               self.root, keep=keep, progress=progress)
+                               self.root, keep=keep, progress=progress,
+                               matcher=self.fix_matcher())
         if snapshot is not None and keep:
             snapshot.keep_counted(order.suggestions, order.features, order.evidence)
         return replace(self, suggestions=order.suggestions, learned_features=order.features,
@@ -182,7 +184,13 @@ class LoadedChange:
         from reviewtui.rules.learned_priority import triage_features
 
         return triage_features(self.repo, self.change_set, self.units, self.suggestions,
-                               keep=keep, progress=progress)[0]
+                               keep=keep, progress=progress, matcher=self.fix_matcher())[0]
+
+    def fix_matcher(self) -> FixMatcher:
+        """What a bug fix is for the history signals: the ``[eval]`` patterns eval mines with."""
+        from reviewtui.history.fixes import fix_matcher
+
+        return fix_matcher(self.settings.eval.fix_patterns, self.settings.eval.exclude_patterns)
 
     def scan_targets(self) -> list[ScanTarget]:
         """The after side of every changed file with hunks (deleted files have none)."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from reviewtui.git.model import ChangeSet
     from reviewtui.git.runner import GitRepo
+    from reviewtui.history.fixes import FixMatcher
     from reviewtui.rules.suggestion import RuleSuggestion
     from reviewtui.units import ReviewUnit
 
@@ -36,9 +37,10 @@ class PriorityOrder:
 
 def triage_features(repo: GitRepo | None, change_set: ChangeSet, units: Sequence[ReviewUnit],
                     suggestions: Mapping[str, RuleSuggestion], *, keep: bool = True,
-                    progress: Progress | None = None) -> tuple[Features, Evidence]:
+                    progress: Progress | None = None, matcher: FixMatcher | None = None
+                    ) -> tuple[Features, Evidence]:
     """The learned part's features of every unit, without the rule parts, and the evidence
-    of its history features."""
+    of its history features (``matcher``: what a fix is, from ``[eval] fix_patterns``)."""
     from reviewtui.history.line_history import LineHistory
     from reviewtui.rules.change_standing import change_features
     from reviewtui.rules.triage_features import LINE_FEATURES, unit_features
@@ -50,7 +52,8 @@ def triage_features(repo: GitRepo | None, change_set: ChangeSet, units: Sequence
         folder = repo.common_dir / "reviewtui" / "history"
         # without ``keep`` (an evaluation: hundreds of bases) no per-base results are kept,
         # but the commit graph, one for every base, is
-        reader = LineHistory(repo, change_set, folder if keep else None, progress, folder)
+        reader = LineHistory(repo, change_set, folder if keep else None, progress, folder,
+                             matcher)
         history = reader.features(units)
         evidence = reader.evidence
     lines = {uid: dict(zip(LINE_FEATURES, s.line_signals, strict=True))
@@ -61,7 +64,8 @@ def triage_features(repo: GitRepo | None, change_set: ChangeSet, units: Sequence
 
 def priority_order(repo: GitRepo, change_set: ChangeSet, units: Sequence[ReviewUnit],
                    suggestions: Mapping[str, RuleSuggestion], root: Path, *,
-                   keep: bool = True, progress: Progress | None = None) -> PriorityOrder:
+                   keep: bool = True, progress: Progress | None = None,
+                   matcher: FixMatcher | None = None) -> PriorityOrder:
     """Every unit's suggestion with its reach (the files that use a changed public
     definition) and its learned part counted."""
     from reviewtui.context.search.reach import ReachCounter
@@ -82,7 +86,7 @@ def priority_order(repo: GitRepo, change_set: ChangeSet, units: Sequence[ReviewU
     try:
         weights, _ = load_weights(root)
         features, evidence = triage_features(repo, change_set, units, suggestions, keep=keep,
-                                             progress=progress)
+                                             progress=progress, matcher=matcher)
         files = reach.result()
     finally:
         # Its thread joined when its work is done: a thread still alive would keep the next

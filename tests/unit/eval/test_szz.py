@@ -39,6 +39,45 @@ def test_fix_messages_are_told_from_typos_docs_bumps_and_reverts() -> None:
     assert issue_refs("x\n\nFixes #12\nCloses GH-7") == ["#12", "GH-7"]
 
 
+def test_a_revert_is_no_fix_whatever_its_subject_or_the_exclusions_say() -> None:
+    """A revert removes what the reverted commit added: its blame lands on that commit, and
+    every unit of it "held the bug" (axios's "fix: revert named exports" made a case in which
+    every unit of source of the commit it undid held the bug). Not the subject's ``^revert``
+    exclusion alone: a project's own ``exclude_patterns`` replace it, and "fix: revert ..."
+    never started with it. A squashed pull request listing a commit it reverted along the way
+    is still what its subject says."""
+    marker = "This reverts commit 0123456789abcdef0123456789abcdef01234567."
+    for matcher in (FixMatcher.build(), FixMatcher.build(DEFAULT_FIX_PATTERNS, [r"\btypo"])):
+        for message in (f'Revert "Fix pager"\n\n{marker}\n', "fix: revert named exports",
+                        "Fixed FormData posting in browsers by reverting #3785",
+                        "Improve BadRequest logic. Partially reverts 8f8df53, fixes #1211",
+                        "Opps.  Wrong repo.  Reverting.",
+                        f"Fix the pager\n\n{marker}\n\nIt broke paging.",
+                        "Backed out changeset 3f2a1b0c9d8e: crash on start"):
+            assert not matcher.is_fix(message), message
+        for message in ("Fix error prone warnings (#2316)\n\n* Fix `JdkObsolete` warn\n\n"
+                        f'* Revert "Adds annotations"\n\n{marker}\n',
+                        "accidentally reverted previous fix", "Fix reverse order of pages"):
+            assert matcher.is_fix(message), message
+
+
+def test_a_revert_makes_no_case(repo: GitRepoBuilder) -> None:
+    """git's own revert (its subject a project's exclusions may not cover) and one told in
+    other words: both blamed the commit they undid, every line of it a "target"."""
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price\n")
+    repo.commit("initial shop", date="2024-01-01T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price - percent\n")
+    repo.commit("discounts", date="2024-01-02T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price\n")
+    repo.commit("fix: revert discounts", date="2024-01-03T00:00:00Z")
+    repo.write("shop/report.py", "def title(report):\n    return report.name.title()\n")
+    repo.commit("fix the report's title", date="2024-01-04T00:00:00Z")
+    repo.git("revert", "--no-edit", "HEAD")
+    own = MiningSettings(DEFAULT_FIX_PATTERNS, (r"\btypos?\b",), FixLimits())
+    for settings in (SETTINGS, own):
+        assert mine_cases(open_repository(repo.root), settings) == []
+
+
 def test_source_files_are_code_not_tests_docs_or_vendored() -> None:
     assert is_source("src/app/models.py") and is_source("lib/router.go")
     for path in ("tests/test_models.py", "docs/conf.py", "vendor/lib/x.go", "README.md",
@@ -172,6 +211,42 @@ def test_a_configured_blame_ignore_list_neither_stops_nor_steers_the_blame(
     (repo.root / ".git-blame-ignore-revs").write_text(bug + "\n")  # would blame the root
     cases = mine_cases(open_repository(repo.root), SETTINGS)
     assert [(c.bug, c.targets) for c in cases] == [(bug, [("shop/pricing.py", 2)])]
+
+
+def test_the_repositorys_blame_ignore_list_takes_the_blame_off_a_reformat(
+        repo: GitRepoBuilder, isolated_git: Path, tmp_path: Path) -> None:
+    """A mass reformat listed in the project's committed ``.git-blame-ignore-revs`` was
+    blamed as the bug commit. The list as the repository's HEAD has it applies (kept cases are
+    mined again when it changes); lines git would die on (a short or unknown id, a blob, junk)
+    are left out, and the person's ``blame.ignoreRevsFile`` changes nothing."""
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price\n\n\n"
+                                  "def taxed(price, rate):\n    return price\n")
+    repo.commit("initial shop", date="2024-01-01T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n    return price - percent\n"
+                                  "\n\ndef taxed(price, rate):\n    return price\n")
+    bug = repo.commit("discounts", date="2024-01-02T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n"
+                                  "    return (price - percent)\n\n\n"
+                                  "def taxed(price, rate):\n    return (price)\n")
+    reformat = repo.commit("reformat the shop", date="2024-01-03T00:00:00Z")
+    repo.write("shop/pricing.py", "def discounted(price, percent):\n"
+                                  "    return (price * (100 - percent) / 100)\n\n\n"
+                                  "def taxed(price, rate):\n    return (price)\n")
+    repo.commit("fix discounted price: a percentage is a share of the price",
+                date="2024-01-04T00:00:00Z")
+    cache = tmp_path / "cache"
+    [case] = mine_cases(open_repository(repo.root), SETTINGS, cache_dir=cache)
+    assert case.bug == reformat  # nothing lists it yet
+    blob = repo.git("rev-parse", "HEAD:shop/pricing.py").strip()
+    repo.write(".git-blame-ignore-revs", f"# black\n{reformat}  # the shop, reformatted\n"
+                                         f"{reformat[:12]}\n{'ab' * 20}\n{blob}\nnot an id\n")
+    repo.commit("ignore the reformat in blame", date="2024-01-05T00:00:00Z")
+    (repo.root / ".git-blame-ignore-revs").unlink()  # HEAD's list, not the working tree's
+    for _ in range(2):
+        [case] = mine_cases(open_repository(repo.root), SETTINGS, cache_dir=cache)
+        assert (case.bug, case.targets) == (bug, [("shop/pricing.py", 2)])
+        with isolated_git.open("a") as config:
+            config.write("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
 
 
 def test_a_fix_of_whitespace_alone_is_no_fix_but_a_wrapped_line_is_blamed(

@@ -60,6 +60,33 @@ def test_a_fix_told_only_by_its_trailer_counts(repo: GitRepoBuilder) -> None:
     assert history["weigh"]["fixed_before"] == history["weigh"]["definition_fixed"] == 0
 
 
+def test_a_revert_is_no_fix_in_the_history_either(repo: GitRepoBuilder) -> None:
+    # the same meaning of "a fix" as eval's mining: undoing a commit is not fixing a bug
+    _fixed_then_capped(repo, "fix: revert counting items without a size")
+    history = _history(repo)
+    assert history["measure"]["fixed_before"] == history["measure"]["definition_fixed"] == 0
+
+
+def test_the_projects_fix_vocabulary_in_the_settings_feeds_the_history_too(
+        repo: GitRepoBuilder) -> None:
+    """``[eval] fix_patterns`` made eval's mining see this project's "patch ..." commits as
+    fixes while "was this definition fixed before?" still used the shipped words, even for the
+    ranking eval measures. One setting now means one thing; a kept history is read again when
+    it changes."""
+    _fixed_then_capped(repo, "patch measure: items without a size")
+
+    def history() -> dict[str, dict[str, float]]:
+        loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref="HEAD"),
+                             use_cache=False).with_reach(keep=True)
+        return {u.functions[0]: loaded.learned_features[u.unit_id] for u in loaded.units}
+
+    assert history()["measure"]["fixed_before"] == 0  # "patch" is no shipped fix word
+    (repo.root / ".reviewtui.toml").write_text('[eval]\nfix_patterns = ["\\\\bpatch\\\\b"]\n')
+    told = history()
+    assert told["measure"]["fixed_before"] > 0 and told["measure"]["definition_fixed"] > 0
+    assert told["weigh"]["fixed_before"] == 0
+
+
 def test_a_fix_elsewhere_in_the_definition_counts_for_the_definition_only(
         repo: GitRepoBuilder) -> None:
     long_f = _BODY.format(name="measure").replace(
