@@ -46,7 +46,7 @@ from reviewtui.forge.gitlab import (
     GitLabUser,
 )
 from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body
-from reviewtui.forge.sync import Operation, SyncReport
+from reviewtui.forge.sync import Operation, Retraction, SyncReport, run_retractions
 from reviewtui.forge.threads import PullThread
 
 VERDICTS = {"APPROVE": "approve", "REQUEST_CHANGES": "request changes", "COMMENT": "comment"}
@@ -157,6 +157,9 @@ class GitLabPlan:
     approve: bool = False
     unapprove: bool = False
     verdict_note: str = ""
+    # published notes the review no longer has (``forge.retract``), taken back before the
+    # verdict is sent
+    retractions: list[Retraction] = field(default_factory=list)
 
     def summary(self, draft: ReviewDraft | None = None) -> str:
         shown = draft or self.draft
@@ -186,6 +189,7 @@ class GitLabPlan:
         if self.draft.comments or self.summary_note is None:
             ops.append(Operation("POST", self.client.mr_path("/draft_notes/bulk_publish"), None,
                                  "publish the draft notes: one review"))
+        ops += [r.op for r in self.retractions]
         if self.approve:
             ops.append(Operation("POST", self.client.mr_path("/approve"),
                                  {"sha": self.commit_id}, "approve the merge request"))
@@ -316,6 +320,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     report.review_id = summary.note_id
     report.review_action = "updated" if plan.summary_note is not None else "created"
     report.posted = len(sent) - len(dropped)
+    run_retractions(client.http, plan.retractions, report)
     if plan.approve:
         _approve(client, plan.commit_id)
         report.notes.append("approved the merge request")
