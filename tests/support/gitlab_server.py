@@ -222,9 +222,11 @@ class FakeGitLab(FakeForge):
 
 
 class GitLabServer(ForgeServer):
-    """``with GitLabServer() as server:`` ``server.url`` is the API base URL (``.../api/v4``)."""
+    """``with GitLabServer() as server:`` ``server.url`` is the API base URL (``.../api/v4``);
+    ``mount``: a GitLab served under a path (``/gitlab``: ``server.url`` is
+    ``.../gitlab/api/v4``)."""
 
     fake: FakeGitLab
 
-    def __init__(self, fake: FakeGitLab | None = None) -> None:
-        super().__init__(fake or FakeGitLab(), "/api/v4")
+    def __init__(self, fake: FakeGitLab | None = None, mount: str = "") -> None:
+        super().__init__(fake or FakeGitLab(), "/api/v4", mount)
