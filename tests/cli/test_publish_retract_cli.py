@@ -169,3 +169,55 @@ def test_a_dismissed_finding_is_retracted_from_gitlab_and_a_replied_one_resolved
 
     again = cli("publish", "--dry-run", "--pr", "7", world.local)
     assert "retract" not in again.out and "resolve the thread" not in again.out
+
+
+def _move_comment(sid: str, line: int) -> None:
+    """The person moves their comment to another line of the same head."""
+    with SessionStore() as store:
+        [comment] = store.comments(sid)
+        store.save_comment(sid, comment.model_copy(
+            update={"start_line": line, "end_line": line, "line_hash": ""}))
+
+
+def test_a_comment_moved_to_other_lines_is_not_left_twice_on_github(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [old] = [c for c in world.fake.comments[7] if c["line"] == 3]
+    _move_comment(sid, 4)
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert f"DELETE /repos/octo/proj/pulls/comments/{old['id']}" in dry.out
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    mine = [c for c in world.fake.comments[7] if c["body"].startswith("Is this covered")]
+    assert [c["line"] for c in mine] == [4]  # on its new line only, not also on its old one
+
+
+def test_a_comment_moved_to_other_lines_moves_on_gitlab(
+        mr_world: MergeRequestWorld, cli: CliRunner) -> None:
+    world = mr_world
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _move_comment(sid, 4)
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    mine = [n for n in _gitlab_ours(world) if str(n["body"]).startswith("Is this covered")]
+    assert [n["position"]["new_line"] for n in mine] == [4]  # type: ignore[index]
+
+
+def test_a_moved_comment_gitlab_does_not_keep_on_its_new_line_keeps_its_old_note(
+        mr_world: MergeRequestWorld, cli: CliRunner) -> None:
+    world = mr_world
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    world.fake.diff_lines[7] = {"app/service.py": {2, 3}}  # GitLab drops a note on line 4
+    _move_comment(sid, 4)
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    mine = [n for n in _gitlab_ours(world) if str(n["body"]).startswith("Is this covered")]
+    assert [n["position"]["new_line"] for n in mine] == [3]  # type: ignore[index]
+    assert "retracted" not in done.out
+    assert "app/service.py L4: Is this covered by a test?" in done.out  # in the summary

@@ -155,7 +155,8 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
         plan: SyncPlan | GitLabPlan = plan_gitlab(client, draft, head, mr, discussions,
                                                   LineMap.of(change_set), viewer)
         plan.retractions = gitlab_retractions(client.mr_path(), discussions, viewer, head,
-                                              kept_keys(draft))
+                                              kept_keys(draft),
+                                              {c.key for c in plan.draft.comments})
         threads = [t.describe() for t in gitlab_threads(discussions, viewer)]
     else:
         viewer = client.viewer()
@@ -166,7 +167,8 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
         plan = plan_sync(client, draft, head, comments, reviews, viewer,
                          head_moved=pull.head_sha != head, author=pull.author)
         plan.retractions = github_retractions(client.prefix, comments, viewer, head,
-                                              kept_keys(draft))
+                                              kept_keys(draft),
+                                              {c.key for c in plan.draft.comments})
         threads = thread_lines(comments, viewer)
     return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)
 

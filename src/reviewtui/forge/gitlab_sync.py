@@ -11,9 +11,11 @@ REST API has no "request changes", so every verdict is written at the top of the
 
 ``plan_gitlab`` compares the draft with the merge request's discussions (the markers ``draft``
 writes): a note already published is edited when its text changed (``PUT`` of the discussion
-note) and left alone when not, the published summary is edited in place, and draft notes of
-reviewtui's that an interrupted publish left pending are deleted first (a bulk publish would
-publish them too). ``--dry-run`` prints these operations as they would be sent.
+note), left alone when not, and drafted again on its new line when the person moved the comment
+(the old note then taken back, ``forge.retract``; kept if GitLab drops the new one), the
+published summary is edited in place, and draft notes of reviewtui's that an interrupted
+publish left pending are deleted first (a bulk publish would publish them too). ``--dry-run``
+prints these operations as they would be sent.
 
 ``run_gitlab`` sends them, then reads the discussions back: GitLab creates a draft note on any
 line but, on publishing, drops a diff note whose line it cannot find in its diff (the note's
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from reviewtui.errors import ForgeAuthError, ForgeError
 from reviewtui.forge.draft import (
@@ -43,9 +46,10 @@ from reviewtui.forge.gitlab import (
     GitLabClient,
     GitLabDiscussion,
     GitLabMergeRequest,
+    GitLabPosition,
     GitLabUser,
 )
-from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body
+from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body, position
 from reviewtui.forge.sync import Operation, Retraction, SyncReport, run_retractions
 from reviewtui.forge.threads import PullThread
 
@@ -67,6 +71,17 @@ class Published:
     note_id: int
     body: str
     head_sha: str | None = None  # the head its position was made on (a diff note)
+    place: Place | None = None  # its file and line(s) (a diff note)
+
+
+Place = tuple[str | None, int | None, int | None]  # a diff note's new path, new and old line
+
+
+def place_of(position: GitLabPosition | dict[str, Any]) -> Place:
+    """Where a diff note sits: its position's new path, new line and old line."""
+    if isinstance(position, dict):
+        return position.get("new_path"), position.get("new_line"), position.get("old_line")
+    return position.new_path, position.new_line, position.old_line
 
 
 _BOT = re.compile(r"^(project|group)_\d+_bot")  # the user a project or group access token is
@@ -100,7 +115,8 @@ def ours(discussions: list[GitLabDiscussion], viewer: str | None, head: str | No
         key = marker_key(note.body)
         if key is not None:
             on = note.position.head_sha if note.position is not None else None
-            candidate = Published(discussion.id, note.id, note.body, on)
+            place = place_of(note.position) if note.position is not None else None
+            candidate = Published(discussion.id, note.id, note.body, on, place)
             held = found.get(key)
             if held is None or _currency(candidate, head) > _currency(held, head):
                 found[key] = candidate
@@ -151,6 +167,7 @@ class GitLabPlan:
     client: GitLabClient
     viewer: str | None  # the token's username (None: GitLab did not say)
     stale: list[Operation] = field(default_factory=list)  # DELETE of pending drafts of ours
+    replaced: dict[str, int] = field(default_factory=dict)  # moved: key -> its old note's id
     edits: list[Operation] = field(default_factory=list)  # PUT of published notes
     unchanged: list[str] = field(default_factory=list)
     summary_note: Published | None = None  # the published summary, edited in place
@@ -223,6 +240,12 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
             # not there, or on a head the merge request no longer has (a force-push): its
             # note stays there, outdated; this head gets its own
             new.append(comment)
+        elif refs is not None and old.place is not None and old.place != place_of(
+                position(comment, refs, lines)):
+            # moved to other lines of this head: drafted there, the old note taken back
+            # (``forge.retract``)
+            new.append(comment)
+            plan.replaced[comment.key] = old.note_id
         elif old.body.strip() == body.strip():
             plan.unchanged.append(comment.key)
         else:
@@ -305,7 +328,10 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
         client.bulk_publish(len(sent) + (plan.summary_note is None))
     head = plan.refs.head_sha if plan.refs is not None else None
     published, summary = ours(client.discussions(), plan.viewer, head, summary_of=plan.commit_id)
-    dropped = [key for key in sent if key not in published or published[key].head_sha != head]
+    # a moved comment's old note is still there (taken back below): kept, its new note is
+    # the newer one
+    dropped = [key for key in sent if key not in published or published[key].head_sha != head
+               or published[key].note_id == plan.replaced.get(key)]
     if dropped:
         draft = draft.fold(dropped, GITLAB_DROPPED)
         report.notes.append(f"{len(dropped)} line comments moved into the summary: GitLab "
@@ -320,7 +346,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     report.review_id = summary.note_id
     report.review_action = "updated" if plan.summary_note is not None else "created"
     report.posted = len(sent) - len(dropped)
-    run_retractions(client.http, plan.retractions, report)
+    run_retractions(client.http, plan.retractions, report, draft)
     if plan.approve:
         _approve(client, plan.commit_id)
         report.notes.append("approved the merge request")

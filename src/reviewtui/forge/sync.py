@@ -2,7 +2,8 @@
 
 ``plan_sync`` compares the draft with the pull request's review comments and reviews (the
 markers ``draft`` writes): a comment already published is edited when its text changed (PATCH)
-and left alone when not; the rest go into one new review with the verdict. When nothing new is
+and left alone when not (one moved to other lines is posted there, its old copy taken back:
+``forge.retract``); the rest go into one new review with the verdict. When nothing new is
 to be posted and the verdict is unchanged, the last summary is edited in place (PUT); when a new
 review is posted, an older summary is replaced by a pointer to it. A request for changes that a
 maintainer dismissed is not sent again for the same commit (a comment says why).
@@ -51,6 +52,7 @@ class Retraction:
     op: Operation
     name: str  # "comment 1003 on app/service.py L2": what a failure names
     label: str  # "app/service.py L2: P1 · Charge rate tripled": for the report
+    key: str  # the fingerprint of the published comment
 
 
 @dataclass
@@ -208,10 +210,15 @@ def _on_removed(draft: ReviewDraft) -> list[str]:
     return [c.key for c in draft.comments if c.side != "RIGHT"]
 
 
-def run_retractions(http: ForgeHttp, retractions: list[Retraction], report: SyncReport) -> None:
+def run_retractions(http: ForgeHttp, retractions: list[Retraction], report: SyncReport,
+                    folded: ReviewDraft) -> None:
     """Send each; one the forge refuses is one line of ``report``'s notes, and the others go
-    on."""
+    on. A comment ``folded`` into the summary as it was sent (the forge refused its new lines)
+    keeps its earlier copy: it is on a line still."""
+    moved_off = {f.comment.key for f in folded.folded}
     for item in retractions:
+        if item.key in moved_off:
+            continue
         try:
             http.request(item.op.method, item.op.path, body=item.op.body)
         except ForgeError as exc:
@@ -267,7 +274,7 @@ def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -
         report.posted = len(draft.comments)
         if plan.retire is not None:
             client.http.request("PUT", plan.retire.path, body=plan.retire.body)
-    run_retractions(client.http, plan.retractions, report)
+    run_retractions(client.http, plan.retractions, report, draft)
     report.folded = [f"{f.comment.path} {f.comment.lines}: {f.comment.title} ({f.reason})"
                      for f in draft.folded]
     return report
