@@ -221,3 +221,31 @@ def test_a_moved_comment_gitlab_does_not_keep_on_its_new_line_keeps_its_old_note
     assert [n["position"]["new_line"] for n in mine] == [3]  # type: ignore[index]
     assert "retracted" not in done.out
     assert "app/service.py L4: Is this covered by a test?" in done.out  # in the summary
+
+
+def test_the_last_published_finding_dismissed_is_still_retracted(
+        world: PullWorld, cli: CliRunner) -> None:
+    """No verdict, no comment, and the one finding published dismissed since: there is nothing
+    left to publish, but what was published is still to be taken back."""
+    from reviewtui.app.open_pr import locate_pull, pull_selector
+    from reviewtui.pipeline import load_change
+    from reviewtui.sessions.review_records import StoredFinding
+
+    assert cli("index", "--pr", "7", world.local).code == 0
+    _repo, target = locate_pull(world.local, "7")
+    loaded = load_change(world.local, pull_selector(target))
+    with SessionStore() as store:
+        sid = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr").session_id
+        store.merge_findings(sid, [StoredFinding(
+            fingerprint="f-only", title="Charge rate tripled", severity="P1",
+            file_path="app/service.py", start_line=2, end_line=2)], lambda _f: True)
+        store.set_finding_state(sid, "f-only", "accepted")
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    assert set(_github_ours(world)) == {2}
+    with SessionStore() as store:
+        store.set_finding_state(sid, "f-only", "dismissed", "not a problem")
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    assert _github_ours(world) == {} and "1 retracted" in done.out
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 2 and "nothing to publish" in again.err  # nothing left to take back

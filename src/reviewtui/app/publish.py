@@ -118,13 +118,15 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
         review = redacted(ws, gather(ws, store, session.session_id, everything=True))
     review = review.model_copy(update={"findings": [
         f for f in review.findings if f.state in PUBLISHED_STATES]})
-    if review.verdict is None and not review.comments and not review.findings:
-        raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
-                         "no accepted findings")
+    # with nothing left, a publish still takes back what an earlier one published
+    empty = review.verdict is None and not review.comments and not review.findings
     draft = build_draft(review, loaded.change_set)
     client = open_client(target, token=token, sleep=sleep)
     try:
         outcome = _plan(client, draft, reviewed_head, loaded.change_set)
+        if empty and not outcome.plan.retractions:
+            raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
+                             "no accepted findings")
         if not dry_run:
             plan = outcome.plan
             if isinstance(plan, GitLabPlan):
