@@ -142,19 +142,20 @@ def _currency(note: Published, head: str | None) -> tuple[bool, int]:
 def threads_of(discussions: list[GitLabDiscussion],
                viewer: str | None = None) -> list[PullThread]:
     """The diff notes others left (not the ones reviewtui published for ``viewer``), read-only,
-    replies after their note."""
+    replies after their note -- also the replies others wrote to reviewtui's notes (the
+    author's answer to the person's comment), as on GitHub."""
     out: list[PullThread] = []
     for discussion in discussions:
         first = discussion.notes[0] if discussion.notes else None
-        if first is None or first.position is None or (
-                marker_key(first.body) is not None and by_viewer(first.author, viewer)):
+        if first is None or first.position is None:
             continue
         where = first.position
         path = where.new_path or where.old_path or "?"
         line = where.new_line if where.new_line is not None else where.old_line
         out += [PullThread(path, line, note.author.username if note.author else "?", note.body,
                            index > 0)
-                for index, note in enumerate(discussion.notes) if not note.system]
+                for index, note in enumerate(discussion.notes) if not note.system
+                and not (marker_key(note.body) is not None and by_viewer(note.author, viewer))]
     return out
 
 
