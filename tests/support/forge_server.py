@@ -58,6 +58,7 @@ class Fake(Protocol):
 
 class _Server(ThreadingHTTPServer):
     fake: Fake
+    mount: str  # the path the forge is served under ("" at the root)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -73,13 +74,18 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else None
         authorization = self.headers.get("Authorization", "")
+        mount = self.server.mount
+        path = parts.path.removeprefix(mount) if parts.path.startswith(mount + "/") else None
         with fake._lock:
             try:
-                fake.contract.check_request(self.command, parts.path, body)
-                status, answer, headers = fake.handle(
-                    self.command, parts.path, parse_qs(parts.query), copy.deepcopy(body),
-                    authorization)
-                fake.contract.check_response(self.command, parts.path, status, answer)
+                if path is None:  # outside the instance's path: no forge there
+                    status, answer, headers = 404, {"message": "404 Not found"}, {}
+                else:
+                    fake.contract.check_request(self.command, path, body)
+                    status, answer, headers = fake.handle(
+                        self.command, path, parse_qs(parts.query), copy.deepcopy(body),
+                        authorization)
+                    fake.contract.check_response(self.command, path, status, answer)
             except AssertionError as exc:
                 fake.violations.append(f"{self.command} {parts.path}: {exc}")
                 status, answer, headers = 500, {"message": str(exc)}, {}
@@ -98,13 +104,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 class ForgeServer:
     """``with Server() as server:`` ``server.url`` is the API base URL (``base_path`` after the
-    host: GitLab's ``/api/v4``)."""
+    host: GitLab's ``/api/v4``). ``mount``: the path the forge is served under (a GitLab's
+    relative URL root, ``/gitlab``): a request outside it is answered 404, one inside it is
+    checked and answered without it (``requests`` keep the whole path)."""
 
-    def __init__(self, fake: Any, base_path: str = "") -> None:
+    def __init__(self, fake: Any, base_path: str = "", mount: str = "") -> None:
         self.fake = fake
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = fake
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}{base_path}"
+        self._server.mount = mount.rstrip("/")
+        self.port = self._server.server_address[1]
+        self.root = f"http://127.0.0.1:{self.port}{self._server.mount}"  # the forge's web root
+        self.url = f"{self.root}{base_path}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     def __enter__(self) -> Self:

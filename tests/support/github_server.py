@@ -1,6 +1,6 @@
 """A GitHub REST API stand-in on 127.0.0.1 for the forge tests: real HTTP, checked contract.
 
-It keeps pull requests, reviews and review comments in memory, answers the seven operations
+It keeps pull requests, reviews and review comments in memory, answers the eight operations
 reviewtui uses, and checks every request body and every answer it gives against the pinned
 subset of GitHub's OpenAPI description (``tests/support/openapi_contract.py``); a mismatch is
 recorded in ``violations`` (and answered with HTTP 500), which the fixture asserts empty.
@@ -8,7 +8,7 @@ Answers start from the description's own examples. It can refuse a token (401), 
 or 403 with ``Retry-After`` a number of times, and refuse a review whose line comments are not
 on ``diff_lines`` (422, as GitHub does for a line outside the diff), or whose body or a
 comment's is longer than GitHub takes (422), and an approval or a request for changes from the
-pull request's author (422).
+pull request's author (422), and refuse to delete the review comments of ``undeletable`` (403).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ class FakeGitHub(FakeForge):
     diff_lines: dict[int, dict[str, set[int]]] = field(default_factory=dict)  # RIGHT side
     rate_status: int = 429  # what the rate-limited requests are answered
     user_refused: bool = False  # GET /user answered 403 (a token that is no user's)
+    undeletable: set[int] = field(default_factory=set)  # review comments DELETE answers 403
 
     def add_pull(self, number: int, *, head_sha: str, base_sha: str, base_ref: str = "main",
                  head_ref: str = "feature", head_owner: str | None = None, title: str = "",
@@ -66,6 +67,7 @@ class FakeGitHub(FakeForge):
         comment = self.contract.example("pull-request-review-comment-2")
         comment.update(id=self.new_id(), path=path, line=line, side="RIGHT", body=body,
                        commit_id=self.pulls[number]["head"]["sha"], pull_request_review_id=1)
+        comment["original_commit_id"] = comment["commit_id"]
         comment["user"]["login"] = user
         if reply_to is None:
             comment.pop("in_reply_to_id", None)
@@ -100,6 +102,8 @@ class FakeGitHub(FakeForge):
             return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
         rest = path[len(prefix):]
         if match := re.fullmatch(r"/comments/(\d+)", rest):
+            if method == "DELETE":
+                return self._delete_comment(int(match.group(1)))
             return self._edit_comment(int(match.group(1)), body)
         match = re.fullmatch(r"/(\d+)(/comments|/reviews(?:/(\d+))?)?", rest)
         if match is None or int(match.group(1)) not in self.pulls:
@@ -134,6 +138,17 @@ class FakeGitHub(FakeForge):
                     return 200, comment, {}
         return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
 
+    def _delete_comment(self, comment_id: int) -> tuple[int, Any, dict[str, str]]:
+        if comment_id in self.undeletable:
+            return 403, {"message": "Must have admin rights to Repository.",
+                         "documentation_url": DOCS}, {}
+        for number, comments in self.comments.items():
+            kept = [c for c in comments if c["id"] != comment_id]
+            if len(kept) < len(comments):
+                self.comments[number] = kept
+                return 204, None, {}
+        return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
+
     def _create_review(self, number: int, body: Any) -> tuple[int, Any, dict[str, str]]:
         texts = [body.get("body", ""), *(item["body"] for item in body.get("comments", []))]
         if any(len(text) > BODY_LIMIT for text in texts):
@@ -165,7 +180,7 @@ class FakeGitHub(FakeForge):
             comment.update(id=self.new_id(), path=item["path"], line=item["line"],
                            side=item.get("side", "RIGHT"), body=item["body"],
                            start_line=item.get("start_line"), pull_request_review_id=review["id"],
-                           commit_id=review["commit_id"])
+                           commit_id=review["commit_id"], original_commit_id=review["commit_id"])
             comment["user"]["login"] = self.login
             self.comments[number].append(comment)
         return 200, review, {}

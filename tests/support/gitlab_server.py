@@ -54,6 +54,7 @@ class FakeGitLab(FakeForge):
     # the merge request routes this GitLab lacks (an older version: no draft notes API, or
     # no bulk publish), answered 404 as its router answers a route it does not know
     missing_routes: tuple[str, ...] = ()
+    undeletable: set[int] = field(default_factory=set)  # notes whose DELETE answers 403
     _next_id: int = 500
 
     def user(self, username: str) -> dict[str, Any]:
@@ -164,9 +165,33 @@ class FakeGitLab(FakeForge):
             for discussion in self.discussions[iid]:
                 for note in discussion["notes"]:
                     if discussion["id"] == found.group(1) and note["id"] == int(found.group(2)):
-                        note["body"] = body["body"]
-                        return 200, note, {}
+                        return self._note(iid, discussion, note, method, body)
+        if (found := re.fullmatch(r"/discussions/(\w+)", tail)) and method == "PUT":
+            for discussion in self.discussions[iid]:
+                if discussion["id"] == found.group(1) and any(
+                        n.get("resolvable") for n in discussion["notes"]):
+                    for note in discussion["notes"]:
+                        if note.get("resolvable"):
+                            note["resolved"] = body["resolved"]
+                    return 200, discussion, {}
         return 404, {"message": "404 Not found"}, {}
+
+    def _note(self, iid: int, discussion: dict[str, Any], note: dict[str, Any], method: str,
+              body: Any) -> tuple[int, Any, dict[str, str]]:
+        """Edit (``PUT``) or delete a discussion's note; a note of ``undeletable`` is refused
+        (403, as GitLab answers a user who may not delete it)."""
+        if method == "DELETE":
+            if note["id"] in self.undeletable:
+                return 403, {"message": "403 Forbidden"}, {}
+            discussion["notes"].remove(note)
+            if not discussion["notes"]:
+                self.discussions[iid].remove(discussion)
+            return 204, None, {}
+        if "resolved" in body:
+            note["resolved"] = body["resolved"]
+        else:
+            note["body"] = body["body"]
+        return 200, note, {}
 
     def _approvals(self, iid: int) -> dict[str, Any]:
         done = self.approved.get(iid, False)
@@ -197,9 +222,11 @@ class FakeGitLab(FakeForge):
 
 
 class GitLabServer(ForgeServer):
-    """``with GitLabServer() as server:`` ``server.url`` is the API base URL (``.../api/v4``)."""
+    """``with GitLabServer() as server:`` ``server.url`` is the API base URL (``.../api/v4``);
+    ``mount``: a GitLab served under a path (``/gitlab``: ``server.url`` is
+    ``.../gitlab/api/v4``)."""
 
     fake: FakeGitLab
 
-    def __init__(self, fake: FakeGitLab | None = None) -> None:
-        super().__init__(fake or FakeGitLab(), "/api/v4")
+    def __init__(self, fake: FakeGitLab | None = None, mount: str = "") -> None:
+        super().__init__(fake or FakeGitLab(), "/api/v4", mount)

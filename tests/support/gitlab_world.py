@@ -63,7 +63,9 @@ def build_gitlab_world(make_repo: type[GitRepoBuilder], tmp_path: Path,
     git(tmp_path, "clone", "-q", "--bare", str(upstream.root), str(remote))
     git(remote, "branch", "-D", "feature")  # the head lives at refs/merge-requests/N/head
     local = tmp_path / "local"
-    git(tmp_path, "clone", "-q", str(remote), str(local))
+    # --no-local: a clone over the network has only what the remote's refs reach; a local
+    # clone hardlinks every object, the pull request's head too, and --pr would not fetch it
+    git(tmp_path, "clone", "-q", "--no-local", str(remote), str(local))
     git(local, "remote", "set-url", "origin", ORIGIN_URL)
     git(local, "config", f"url.{remote.as_uri()}.insteadOf", ORIGIN_URL)
     monkeypatch.setenv("REVIEWTUI_GITLAB_HOSTS", HOST)

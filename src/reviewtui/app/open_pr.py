@@ -1,9 +1,10 @@
 """Open a pull/merge request for review: ``reviewtui --pr N|URL`` (and every command's ``--pr``).
 
 Reads the pull request from its forge's API (title, body, labels: the change's stated purpose; the
-base branch), fetches its head and base into ``refs/reviewtui/pr/HOST/PATH/N/`` and hands back the
-selector of ``merge-base(base, head)..head`` (``--range base...head``). Nothing the person has
-checked out changes. ``locate_pull`` is the offline half ``publish`` uses: which pull request, and
+base branch), fetches its head and base into ``refs/reviewtui/pr/HOST/PATH/N/`` (unless this clone
+has both commits already: ``forge.fetch.refs_here``) and hands back the selector of
+``merge-base(base, head)..head`` (``--range base...head``). Nothing the person has checked out
+changes. ``locate_pull`` is the offline half ``publish`` uses: which pull request, and
 the head and base fetched when it was opened.
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from reviewtui.errors import ForgeError
 from reviewtui.forge.auth import Token
-from reviewtui.forge.fetch import FetchedRefs, fetch_pull, local_refs
+from reviewtui.forge.fetch import FetchedRefs, fetch_pull, local_refs, refs_here
 from reviewtui.forge.http import Sleep
 from reviewtui.forge.pull import PullInfo, open_client, read_pull
 from reviewtui.forge.target import PullTarget, resolve_target
@@ -66,7 +67,8 @@ def open_pull_request(path: str | Path | None, spec: str, *, token: Token | None
         pull = read_pull(client)
     finally:
         client.close()
-    refs = fetch_pull(repo, target, pull.base_branch)
+    refs = (refs_here(repo, target, pull.head_sha, pull.base_sha)
+            or fetch_pull(repo, target, pull.base_branch))
     if refs.head != pull.head_sha:
         raise ForgeError(f"{target.label} moved while it was fetched (the API says "
                          f"{pull.head_sha[:10]}, git fetched {refs.head[:10]})",

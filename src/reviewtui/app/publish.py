@@ -4,9 +4,10 @@ workbench's ``X`` → publish both call ``publish_review``.
 The change is the one fetched when the pull request was opened (``refs/reviewtui/pr/HOST/PATH/N/``:
 the head that was reviewed), its review what the session keeps (``agent.deliverable.gather``). The
 draft (``forge.draft``) is compared with what the pull request already has (``forge.sync``), then
-sent unless ``dry_run``. When the pull request's head moved since (a force-push, new commits), the
-line comments are not anchored on lines that may mean something else now: they go into the summary,
-with a note saying why.
+sent unless ``dry_run``; the comments an earlier publish left that the review no longer has (a
+finding dismissed, a comment deleted since) are taken back (``forge.retract``). When the pull
+request's head moved since (a force-push, new commits), the line comments are not anchored on
+lines that may mean something else now: they go into the summary, with a note saying why.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from reviewtui.forge.gitlab_sync import ours as gitlab_ours
 from reviewtui.forge.gitlab_sync import threads_of as gitlab_threads
 from reviewtui.forge.http import Sleep
 from reviewtui.forge.pull import ForgeClient, PullInfo, from_gitlab, open_client, read_pull
+from reviewtui.forge.retract import github_retractions, gitlab_retractions, kept_keys
 from reviewtui.forge.sync import SyncPlan, SyncReport, by_viewer, plan_sync, run_sync
 from reviewtui.forge.sync import ours as github_ours
 from reviewtui.forge.target import PullTarget
@@ -116,13 +118,15 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
         review = redacted(ws, gather(ws, store, session.session_id, everything=True))
     review = review.model_copy(update={"findings": [
         f for f in review.findings if f.state in PUBLISHED_STATES]})
-    if review.verdict is None and not review.comments and not review.findings:
-        raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
-                         "no accepted findings")
+    # with nothing left, a publish still takes back what an earlier one published
+    empty = review.verdict is None and not review.comments and not review.findings
     draft = build_draft(review, loaded.change_set)
     client = open_client(target, token=token, sleep=sleep)
     try:
         outcome = _plan(client, draft, reviewed_head, loaded.change_set)
+        if empty and not outcome.plan.retractions:
+            raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
+                             "no accepted findings")
         if not dry_run:
             plan = outcome.plan
             if isinstance(plan, GitLabPlan):
@@ -152,6 +156,9 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
                            set(gitlab_ours(discussions, viewer)[0]))
         plan: SyncPlan | GitLabPlan = plan_gitlab(client, draft, head, mr, discussions,
                                                   LineMap.of(change_set), viewer)
+        plan.retractions = gitlab_retractions(client.mr_path(), discussions, viewer, head,
+                                              kept_keys(draft),
+                                              {c.key for c in plan.draft.comments})
         threads = [t.describe() for t in gitlab_threads(discussions, viewer)]
     else:
         viewer = client.viewer()
@@ -161,6 +168,9 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
                                                                                  viewer)))
         plan = plan_sync(client, draft, head, comments, reviews, viewer,
                          head_moved=pull.head_sha != head, author=pull.author)
+        plan.retractions = github_retractions(client.prefix, comments, viewer, head,
+                                              kept_keys(draft),
+                                              {c.key for c in plan.draft.comments})
         threads = thread_lines(comments, viewer)
     return PublishOutcome(client.target, pull, head, plan, str(client.http.token), threads)
 

@@ -1,7 +1,8 @@
 """``reviewtui publish [--dry-run] --pr N|URL``: the person's review, to its pull request.
 
-``--dry-run`` prints each request exactly as it would be sent (method, path, JSON body), the
-comments that go into the summary and why, and the review threads already on the pull request
+``--dry-run`` prints each request exactly as it would be sent (method, path, JSON body: among
+them the ``DELETE`` of each comment it takes back, named), the comments that go into the
+summary and why, and the review threads already on the pull request
 (read-only); the real run says what it created, edited and moved. The token is named by its
 source only.
 """
@@ -44,13 +45,15 @@ def render_outcome(outcome: PublishOutcome, *, dry_run: bool) -> list[str]:
     if report is None:
         return out
     out += report.notes
+    retracted = f", {len(report.retracted)} retracted" if report.retracted else ""
     if report.review_action:
         out.append(f"review {report.review_id} {report.review_action}: {report.posted} line "
                    f"comments, {report.edited} edited, {report.unchanged} unchanged, "
-                   f"{len(report.folded)} in the summary")
+                   f"{len(report.folded)} in the summary{retracted}")
     else:
-        out.append(f"{report.edited} comments edited, {report.unchanged} unchanged")
+        out.append(f"{report.edited} comments edited, {report.unchanged} unchanged{retracted}")
     out += [f"in the summary: {line}" for line in report.folded]
+    out += [f"retracted: {line}" for line in report.retracted]
     out.append(pull.url)
     return out
 

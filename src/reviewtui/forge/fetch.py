@@ -4,6 +4,10 @@ The head comes from the base repository's pull ref (GitHub ``refs/pull/N/head``,
 ``refs/merge-requests/N/head``), so a pull request from a fork needs no access to the fork; the
 base is the target branch. Only refs under ``refs/reviewtui/`` are written: the person's
 branches, index and working tree stay as they are.
+
+``refs_here`` spares the fetch when the clone already has the head and base commits the API
+names (a second ``--pr`` command on the same head, the author's own clone after a push): each
+``--pr`` command is otherwise a network round trip, and fails offline.
 """
 
 from __future__ import annotations
@@ -49,6 +53,37 @@ def fetch_pull(repo: GitRepo, target: PullTarget, base_branch: str) -> FetchedRe
         repo.run("update-ref", target.base_ref, before)
         base = before
     return FetchedRefs(head, base)
+
+
+def refs_here(repo: GitRepo, target: PullTarget, head: str, base: str) -> FetchedRefs | None:
+    """The pull request's refs without a fetch, when this clone has its ``head`` and ``base``
+    commits (as the API gives them); None when a fetch is needed. The refs fetched before stay
+    as they are when they show the same change (the same head, the same merge base); else the
+    head ref moves to ``head`` (its reflog keeps the heads it had: ``app.pull_review``) and the
+    base ref to ``base``. A shallow clone is always fetched: its history may stop short."""
+    if not _is_commit(repo, head) or not _is_commit(repo, base) or repo.is_shallow():
+        return None
+    fork = repo.try_run("merge-base", base, head)
+    if fork is None:
+        return None
+    current = local_refs(repo, target)
+    if current is not None and current.head == head and repo.try_run(
+            "merge-base", current.base, head) == fork:
+        return current
+    repo.run("-c", "core.logAllRefUpdates=always", "update-ref", "-m",
+             "reviewtui: the pull request's head, already here", target.head_ref, head)
+    repo.run("update-ref", target.base_ref, base)
+    before = base_before_merge(repo, head, base)
+    if before is not None:
+        repo.run("update-ref", target.base_ref, before)
+        base = before
+    return FetchedRefs(head, base)
+
+
+def _is_commit(repo: GitRepo, sha: str) -> bool:
+    """Is ``sha`` (a full commit id from the API) a commit this clone has?"""
+    return (len(sha) == 40 and all(c in "0123456789abcdef" for c in sha)
+            and repo.try_resolve(sha) == sha)
 
 
 def base_before_merge(repo: GitRepo, head: str, base: str) -> str | None:

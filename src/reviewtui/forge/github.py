@@ -1,10 +1,11 @@
 """The GitHub REST endpoints reviewtui uses, and the few fields it reads from their answers.
 
-Seven operations of GitHub's OpenAPI description (``pulls/get``, ``pulls/list-reviews``,
+Eight operations of GitHub's OpenAPI description (``pulls/get``, ``pulls/list-reviews``,
 ``pulls/list-review-comments``, ``pulls/create-review``, ``pulls/update-review``,
-``pulls/update-review-comment``, ``users/get-authenticated``); the contract tests check every
-request and answer against the pinned subset in ``tests/data/forge/github/``. The models read
-only what is used and ignore the rest, so a field GitHub adds never breaks a review.
+``pulls/update-review-comment``, ``pulls/delete-review-comment``, ``users/get-authenticated``);
+the contract tests check every request and answer against the pinned subset in
+``tests/data/forge/github/``. The models read only what is used and ignore the rest, so a field
+GitHub adds never breaks a review.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ class GitHubReviewComment(_Read):
     user: GitHubUser | None = None
     in_reply_to_id: int | None = None
     pull_request_review_id: int | None = None
+    commit_id: str | None = None  # the commit it is on now (moves with later pushes)
+    original_commit_id: str | None = None  # the commit it was written on
 
 
 

@@ -3,8 +3,9 @@
 From GitLab's OpenAPI description (``doc/api/openapi/openapi_v2.yaml``): the merge request
 (``getApiV4ProjectsIdMergeRequestsMergeRequestIid``), draft notes (list, create, update, delete,
 bulk publish: one review), approvals and approve. The description leaves out the discussions
-API, which re-publishing (finding the notes reviewtui wrote) and the others' threads need: those
-two calls (list discussions, edit a note) follow ``doc/api/discussions.md``; and the token's own
+API, which re-publishing (finding the notes reviewtui wrote, taking back the ones the review no
+longer has) and the others' threads need: those calls (list discussions, edit or delete a note,
+resolve a thread) follow ``doc/api/discussions.md``; and the token's own
 user (``GET /user``, ``doc/api/users.md``), whose notes alone are reviewtui's to edit. The
 contract tests check every request and answer (``tests/data/forge/gitlab/``). The project is
 named by its URL-encoded path (``group%2Fsub%2Fproj``), so no lookup of its numeric id is
@@ -79,6 +80,7 @@ class GitLabNote(_Read):
     author: GitLabUser | None = None
     system: bool = False
     position: GitLabPosition | None = None
+    resolved: bool | None = None  # None: not resolvable (a plain comment)
 
 
 class GitLabDiscussion(_Read):

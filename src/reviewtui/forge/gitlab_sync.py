@@ -11,9 +11,11 @@ REST API has no "request changes", so every verdict is written at the top of the
 
 ``plan_gitlab`` compares the draft with the merge request's discussions (the markers ``draft``
 writes): a note already published is edited when its text changed (``PUT`` of the discussion
-note) and left alone when not, the published summary is edited in place, and draft notes of
-reviewtui's that an interrupted publish left pending are deleted first (a bulk publish would
-publish them too). ``--dry-run`` prints these operations as they would be sent.
+note), left alone when not, and drafted again on its new line when the person moved the comment
+(the old note then taken back, ``forge.retract``; kept if GitLab drops the new one), the
+published summary is edited in place, and draft notes of reviewtui's that an interrupted
+publish left pending are deleted first (a bulk publish would publish them too). ``--dry-run``
+prints these operations as they would be sent.
 
 ``run_gitlab`` sends them, then reads the discussions back: GitLab creates a draft note on any
 line but, on publishing, drops a diff note whose line it cannot find in its diff (the note's
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from reviewtui.errors import ForgeAuthError, ForgeError
 from reviewtui.forge.draft import (
@@ -43,10 +46,11 @@ from reviewtui.forge.gitlab import (
     GitLabClient,
     GitLabDiscussion,
     GitLabMergeRequest,
+    GitLabPosition,
     GitLabUser,
 )
-from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body
-from reviewtui.forge.sync import Operation, SyncReport
+from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body, position
+from reviewtui.forge.sync import Operation, Retraction, SyncReport, run_retractions
 from reviewtui.forge.threads import PullThread
 
 VERDICTS = {"APPROVE": "approve", "REQUEST_CHANGES": "request changes", "COMMENT": "comment"}
@@ -67,6 +71,17 @@ class Published:
     note_id: int
     body: str
     head_sha: str | None = None  # the head its position was made on (a diff note)
+    place: Place | None = None  # its file and line(s) (a diff note)
+
+
+Place = tuple[str | None, int | None, int | None]  # a diff note's new path, new and old line
+
+
+def place_of(position: GitLabPosition | dict[str, Any]) -> Place:
+    """Where a diff note sits: its position's new path, new line and old line."""
+    if isinstance(position, dict):
+        return position.get("new_path"), position.get("new_line"), position.get("old_line")
+    return position.new_path, position.new_line, position.old_line
 
 
 _BOT = re.compile(r"^(project|group)_\d+_bot")  # the user a project or group access token is
@@ -100,7 +115,8 @@ def ours(discussions: list[GitLabDiscussion], viewer: str | None, head: str | No
         key = marker_key(note.body)
         if key is not None:
             on = note.position.head_sha if note.position is not None else None
-            candidate = Published(discussion.id, note.id, note.body, on)
+            place = place_of(note.position) if note.position is not None else None
+            candidate = Published(discussion.id, note.id, note.body, on, place)
             held = found.get(key)
             if held is None or _currency(candidate, head) > _currency(held, head):
                 found[key] = candidate
@@ -126,19 +142,20 @@ def _currency(note: Published, head: str | None) -> tuple[bool, int]:
 def threads_of(discussions: list[GitLabDiscussion],
                viewer: str | None = None) -> list[PullThread]:
     """The diff notes others left (not the ones reviewtui published for ``viewer``), read-only,
-    replies after their note."""
+    replies after their note -- also the replies others wrote to reviewtui's notes (the
+    author's answer to the person's comment), as on GitHub."""
     out: list[PullThread] = []
     for discussion in discussions:
         first = discussion.notes[0] if discussion.notes else None
-        if first is None or first.position is None or (
-                marker_key(first.body) is not None and by_viewer(first.author, viewer)):
+        if first is None or first.position is None:
             continue
         where = first.position
         path = where.new_path or where.old_path or "?"
         line = where.new_line if where.new_line is not None else where.old_line
         out += [PullThread(path, line, note.author.username if note.author else "?", note.body,
                            index > 0)
-                for index, note in enumerate(discussion.notes) if not note.system]
+                for index, note in enumerate(discussion.notes) if not note.system
+                and not (marker_key(note.body) is not None and by_viewer(note.author, viewer))]
     return out
 
 
@@ -151,12 +168,16 @@ class GitLabPlan:
     client: GitLabClient
     viewer: str | None  # the token's username (None: GitLab did not say)
     stale: list[Operation] = field(default_factory=list)  # DELETE of pending drafts of ours
+    replaced: dict[str, int] = field(default_factory=dict)  # moved: key -> its old note's id
     edits: list[Operation] = field(default_factory=list)  # PUT of published notes
     unchanged: list[str] = field(default_factory=list)
     summary_note: Published | None = None  # the published summary, edited in place
     approve: bool = False
     unapprove: bool = False
     verdict_note: str = ""
+    # published notes the review no longer has (``forge.retract``), taken back before the
+    # verdict is sent
+    retractions: list[Retraction] = field(default_factory=list)
 
     def summary(self, draft: ReviewDraft | None = None) -> str:
         shown = draft or self.draft
@@ -186,6 +207,7 @@ class GitLabPlan:
         if self.draft.comments or self.summary_note is None:
             ops.append(Operation("POST", self.client.mr_path("/draft_notes/bulk_publish"), None,
                                  "publish the draft notes: one review"))
+        ops += [r.op for r in self.retractions]
         if self.approve:
             ops.append(Operation("POST", self.client.mr_path("/approve"),
                                  {"sha": self.commit_id}, "approve the merge request"))
@@ -219,6 +241,12 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
             # not there, or on a head the merge request no longer has (a force-push): its
             # note stays there, outdated; this head gets its own
             new.append(comment)
+        elif refs is not None and old.place is not None and old.place != place_of(
+                position(comment, refs, lines)):
+            # moved to other lines of this head: drafted there, the old note taken back
+            # (``forge.retract``)
+            new.append(comment)
+            plan.replaced[comment.key] = old.note_id
         elif old.body.strip() == body.strip():
             plan.unchanged.append(comment.key)
         else:
@@ -301,7 +329,10 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
         client.bulk_publish(len(sent) + (plan.summary_note is None))
     head = plan.refs.head_sha if plan.refs is not None else None
     published, summary = ours(client.discussions(), plan.viewer, head, summary_of=plan.commit_id)
-    dropped = [key for key in sent if key not in published or published[key].head_sha != head]
+    # a moved comment's old note is still there (taken back below): kept, its new note is
+    # the newer one
+    dropped = [key for key in sent if key not in published or published[key].head_sha != head
+               or published[key].note_id == plan.replaced.get(key)]
     if dropped:
         draft = draft.fold(dropped, GITLAB_DROPPED)
         report.notes.append(f"{len(dropped)} line comments moved into the summary: GitLab "
@@ -316,6 +347,7 @@ def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
     report.review_id = summary.note_id
     report.review_action = "updated" if plan.summary_note is not None else "created"
     report.posted = len(sent) - len(dropped)
+    run_retractions(client.http, plan.retractions, report, draft)
     if plan.approve:
         _approve(client, plan.commit_id)
         report.notes.append("approved the merge request")

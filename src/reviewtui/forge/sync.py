@@ -2,7 +2,8 @@
 
 ``plan_sync`` compares the draft with the pull request's review comments and reviews (the
 markers ``draft`` writes): a comment already published is edited when its text changed (PATCH)
-and left alone when not; the rest go into one new review with the verdict. When nothing new is
+and left alone when not (one moved to other lines is posted there, its old copy taken back:
+``forge.retract``); the rest go into one new review with the verdict. When nothing new is
 to be posted and the verdict is unchanged, the last summary is edited in place (PUT); when a new
 review is posted, an older summary is replaced by a pointer to it. A request for changes that a
 maintainer dismissed is not sent again for the same commit (a comment says why).
@@ -19,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from reviewtui.errors import ForgeValidationError
+from reviewtui.errors import ForgeError, ForgeValidationError
 from reviewtui.forge.draft import REFUSED, REVIEW_MARKER, ReviewDraft, marker_key, refused_keys
 from reviewtui.forge.github import GitHubClient, GitHubReview, GitHubReviewComment, GitHubUser
+from reviewtui.forge.http import ForgeHttp
 
 STATES = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 NOT_APPROVED = ("not approved on GitHub: the head moved since the review, and an approval "
@@ -43,6 +45,16 @@ class Operation:
     what: str  # one line for a person
 
 
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """A published comment taken back (``forge.retract`` picks them)."""
+
+    op: Operation
+    name: str  # "comment 1003 on app/service.py L2": what a failure names
+    label: str  # "app/service.py L2: P1 · Charge rate tripled": for the report
+    key: str  # the fingerprint of the published comment
+
+
 @dataclass
 class SyncPlan:
     draft: ReviewDraft
@@ -51,10 +63,12 @@ class SyncPlan:
     unchanged: list[str] = field(default_factory=list)  # keys already published as they are
     review: Operation | None = None  # POST of the new review (or PUT of the last summary)
     retire: Operation | None = None  # PUT of an older summary, once the new review is posted
+    # published comments the review no longer has (``forge.retract``), taken back last
+    retractions: list[Retraction] = field(default_factory=list)
 
     def operations(self) -> list[Operation]:
         rest = [op for op in (self.review, self.retire) if op is not None]
-        return [*self.edits, *rest]
+        return [*self.edits, *rest, *(r.op for r in self.retractions)]
 
 
 @dataclass
@@ -66,6 +80,7 @@ class SyncReport:
     unchanged: int = 0
     folded: list[str] = field(default_factory=list)  # "path Lx: title (reason)"
     notes: list[str] = field(default_factory=list)
+    retracted: list[str] = field(default_factory=list)  # "path Lx: title", taken back
 
 
 def by_viewer(user: GitHubUser | None, viewer: str | None) -> bool:
@@ -195,6 +210,23 @@ def _on_removed(draft: ReviewDraft) -> list[str]:
     return [c.key for c in draft.comments if c.side != "RIGHT"]
 
 
+def run_retractions(http: ForgeHttp, retractions: list[Retraction], report: SyncReport,
+                    folded: ReviewDraft) -> None:
+    """Send each; one the forge refuses is one line of ``report``'s notes, and the others go
+    on. A comment ``folded`` into the summary as it was sent (the forge refused its new lines)
+    keeps its earlier copy: it is on a line still."""
+    moved_off = {f.comment.key for f in folded.folded}
+    for item in retractions:
+        if item.key in moved_off:
+            continue
+        try:
+            http.request(item.op.method, item.op.path, body=item.op.body)
+        except ForgeError as exc:
+            report.notes.append(f"could not retract {item.name}: {exc}")
+            continue
+        report.retracted.append(item.label)
+
+
 def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -> SyncReport:
     """Send ``plan``; ``added`` (path → added line numbers) guides the 422 fallback."""
     report = SyncReport(unchanged=len(plan.unchanged))
@@ -242,6 +274,7 @@ def run_sync(client: GitHubClient, plan: SyncPlan, added: dict[str, set[int]]) -
         report.posted = len(draft.comments)
         if plan.retire is not None:
             client.http.request("PUT", plan.retire.path, body=plan.retire.body)
+    run_retractions(client.http, plan.retractions, report, draft)
     report.folded = [f"{f.comment.path} {f.comment.lines}: {f.comment.title} ({f.reason})"
                      for f in draft.folded]
     return report

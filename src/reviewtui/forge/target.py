@@ -9,8 +9,13 @@ URL's path shape says it too (``/-/merge_requests/N`` GitLab, ``/pull/N`` GitHub
 
 The API base URL is derived (``api.github.com``, ``HOST/api/v3``, ``HOST/api/v4``) unless
 ``REVIEWTUI_GITHUB_API_URL`` / ``REVIEWTUI_GITLAB_API_URL`` set it (tests point them at a local
-server). The pull refs are fetched from the remote whose URL names the same repository, else
-from the repository's HTTPS URL (git's own ``url.*.insteadOf`` rewriting applies).
+server). A GitLab served under a path (its relative URL root: ``https://HOST/gitlab/group/proj``)
+is named with it, ``REVIEWTUI_GITLAB_HOSTS=HOST/gitlab`` (or by a ``REVIEWTUI_GITLAB_API_URL``
+of ``https://HOST/gitlab/api/v4``): nothing in a URL tells that path from a group's name. Its
+API is ``HOST/gitlab/api/v4``; its https remotes and merge request URLs hold the path before the
+project, its ssh remotes do not (GitLab's ssh paths have no relative URL root). The pull refs
+are fetched from the remote whose URL names the same repository, else from the repository's
+HTTPS URL (git's own ``url.*.insteadOf`` rewriting applies).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class RepoAddress:
     path: str
     scheme: str = "https"
     port: int | None = None  # the web's (and API's) port, when not the scheme's own
+    root: str = ""  # the path a GitLab is served under ("gitlab"), "" at the host's root
 
     @property
     def authority(self) -> str:
@@ -49,8 +55,13 @@ class RepoAddress:
         return owner, repo
 
     @property
+    def web_root(self) -> str:
+        """The forge's web address: ``https://HOST[:PORT][/ROOT]``."""
+        return f"{self.scheme}://{self.authority}" + (f"/{self.root}" if self.root else "")
+
+    @property
     def web_url(self) -> str:
-        return f"{self.scheme}://{self.authority}/{self.path}"
+        return f"{self.web_root}/{self.path}"
 
     @property
     def api_url(self) -> str:
@@ -61,7 +72,7 @@ class RepoAddress:
         if self.forge == "github":
             return ("https://api.github.com" if self.host == "github.com"
                     else f"{self.scheme}://{self.authority}/api/v3")
-        return f"{self.scheme}://{self.authority}/api/v4"
+        return f"{self.web_root}/api/v4"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +122,44 @@ def _ref_part(text: str) -> str:
 
 
 def _host_list(name: str) -> set[str]:
-    return {h.strip().lower() for h in os.environ.get(name, "").split(",") if h.strip()}
+    """The hosts an environment variable names (``HOST``, ``HOST:PORT``, ``HOST/PATH`` or a
+    URL: the host's name alone)."""
+    return {_instance(entry)[0] for entry in os.environ.get(name, "").split(",")
+            if entry.strip()}
+
+
+def _instance(entry: str) -> tuple[str, str]:
+    """(host, path) of ``HOST[:PORT][/PATH]`` or ``SCHEME://HOST[:PORT][/PATH]``."""
+    text = entry.strip().split("://", 1)[-1]
+    authority, _, path = text.partition("/")
+    host = authority.rsplit("@", 1)[-1]
+    host = host.split("]")[0].lstrip("[") if host.startswith("[") else host.split(":")[0]
+    return host.lower(), path.strip("/")
+
+
+def gitlab_root(host: str) -> str:
+    """The path the GitLab at ``host`` is served under: named with the host in
+    ``REVIEWTUI_GITLAB_HOSTS`` (``HOST/gitlab``), else read from a ``REVIEWTUI_GITLAB_API_URL``
+    on that host (``https://HOST/gitlab/api/v4``); "" at the host's root."""
+    for entry in os.environ.get("REVIEWTUI_GITLAB_HOSTS", "").split(","):
+        named, path = _instance(entry)
+        if named == host and path:
+            return path
+    api = os.environ.get("REVIEWTUI_GITLAB_API_URL", "").strip()
+    if api:
+        parts = urlsplit(api)
+        path = parts.path.rstrip("/")
+        if (parts.hostname or "").lower() == host and path.endswith("/api/v4"):
+            return path.removesuffix("/api/v4").strip("/")
+    return ""
+
+
+def _within(root: str, path: str) -> str | None:
+    """``path`` with the instance path ``root`` taken off its front; None when it is not
+    under it."""
+    if not root:
+        return path
+    return path[len(root) + 1:] if path.startswith(root + "/") else None
 
 
 def forge_of_host(host: str, *, path_hint: ForgeKind | None = None) -> ForgeKind | None:
@@ -131,24 +179,28 @@ def parse_remote_url(url: str) -> RepoAddress | None:
     """The forge repository a remote URL names (https, ssh://, scp-like ``git@host:o/r``);
     None for a local path or an unknown host."""
     url = url.strip()
-    scheme, port = "https", None
+    scheme, port, web = "https", None, False
     if "://" in url:
         parts = urlsplit(url)
         host, path = (parts.hostname or ""), parts.path
         if parts.scheme not in ("http", "https", "ssh", "git"):
             return None
         if parts.scheme in ("http", "https"):  # an ssh or git port is not the web's
-            scheme, port = parts.scheme, _web_port(parts)
+            scheme, port, web = parts.scheme, _web_port(parts), True
     else:
         match = _SCP.match(url)
         if match is None:
             return None
         host, path = match.group("host"), "/" + match.group("path")
     path = path.strip("/").removesuffix(".git").strip("/")
+    host = host.lower()
     forge = forge_of_host(host)
+    root = gitlab_root(host) if forge == "gitlab" else ""
+    if web and root:  # an ssh path holds no relative URL root
+        path = _within(root, path) or path
     if not host or forge is None or path.count("/") < 1:
         return None
-    return RepoAddress(forge, host.lower(), path, scheme, port)
+    return RepoAddress(forge, host, path, scheme, port, root)
 
 
 def _web_port(parts: SplitResult) -> int | None:
@@ -169,8 +221,10 @@ def parse_pull_url(url: str) -> tuple[RepoAddress, int]:
     scheme, port = parts.scheme, _web_port(parts)
     mr = _GITLAB_MR.match(parts.path)
     if mr is not None:
-        return RepoAddress("gitlab", host, mr.group("project").strip("/"), scheme, port), int(
-            mr.group("n"))
+        root = gitlab_root(host)
+        project = mr.group("project").strip("/")
+        project = _within(root, project) or project
+        return RepoAddress("gitlab", host, project, scheme, port, root), int(mr.group("n"))
     pull = _GITHUB_PULL.match(parts.path)
     if pull is not None and forge_of_host(host, path_hint="github") == "github":
         path = f"{pull.group('owner')}/{pull.group('repo')}"

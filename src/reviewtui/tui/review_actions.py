@@ -270,8 +270,10 @@ class ReviewActions(RefreshActions):
         if outcome.head_moved:
             lines.insert(0, "the head moved since the review: line comments are in the summary")
         if report is not None:
+            retracted = f", {len(report.retracted)} retracted" if report.retracted else ""
             lines.append(f"{report.posted} line comments posted, {report.edited} edited, "
-                         f"{report.unchanged} unchanged, {len(report.folded)} in the summary")
+                         f"{report.unchanged} unchanged, {len(report.folded)} in the summary"
+                         f"{retracted}")
         self.publish_result = f"published to {outcome.pull.url}" + (
             f" ({'; '.join(lines)})" if lines else "")
         done.set()

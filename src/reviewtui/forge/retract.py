@@ -1,0 +1,94 @@
+"""Take back what an earlier publish put on a pull request's lines and the review no longer says.
+
+A finding the person dismissed after publishing it, a comment they deleted: the review kept no
+longer has it, but the forge still shows it, and publishing again only edited or posted what
+the review has. ``github_retractions`` and ``gitlab_retractions`` pick the line comments to take
+back: reviewtui's own (its fingerprint marker, written by the token's user: a colleague's
+reviewtui comments are hers), published for the head that was reviewed (a comment on an earlier
+head belongs to that head's review, left as it was sent), whose key the draft no longer holds
+(neither on a line, nor in the summary, nor left where it was), or that this publish puts on
+other lines of that head (the person moved it: the earlier copy is not left behind). GitHub:
+the review comment is deleted. GitLab: the note is deleted, or, when others replied to it, its
+thread is resolved so that their replies keep what they answer. ``sync.run_retractions`` sends
+them one by one: one that fails is one line in the report, and the rest go on.
+"""
+
+from __future__ import annotations
+
+from reviewtui.forge.draft import ReviewDraft, marker_key
+from reviewtui.forge.github import GitHubReviewComment
+from reviewtui.forge.gitlab import GitLabDiscussion
+from reviewtui.forge.gitlab_sync import by_viewer as by_gitlab_viewer
+from reviewtui.forge.sync import Operation, Retraction, by_viewer
+
+WHY = "dismissed or deleted since it was published"
+MOVED = "moved since: published again on its new lines"
+
+
+def _why(key: str, posted: set[str]) -> str:
+    return MOVED if key in posted else WHY
+
+
+def kept_keys(draft: ReviewDraft) -> set[str]:
+    """The keys the review still publishes: on a line, in the summary, or left where they are."""
+    return ({c.key for c in draft.comments} | {f.comment.key for f in draft.folded}
+            | {c.key for c in draft.left})
+
+
+def title_of(body: str) -> str:
+    """A published comment's first line, as the listings show it (without its bold marks)."""
+    for line in body.splitlines():
+        text = line.strip().strip("*").strip()
+        if text:
+            return text[:80]
+    return "(empty)"
+
+
+def github_retractions(prefix: str, comments: list[GitHubReviewComment], viewer: str | None,
+                       head: str, keep: set[str], posted: set[str]) -> list[Retraction]:
+    """The review comments to delete (``prefix``: ``repos/OWNER/REPO``). ``posted``: the keys
+    this publish puts on their lines anew (moved to other lines of the same head): their
+    earlier copies on this head are taken back too, not left where the comment was."""
+    found: list[Retraction] = []
+    for c in comments:
+        key = marker_key(c.body)
+        if (key is None or (key in keep and key not in posted) or c.in_reply_to_id is not None
+                or not by_viewer(c.user, viewer) or (c.original_commit_id or c.commit_id) != head):
+            continue
+        where = f"{c.path} L{c.line}" if c.line is not None else f"{c.path} (outdated)"
+        label = f"{where}: {title_of(c.body)}"
+        found.append(Retraction(Operation(
+            "DELETE", f"{prefix}/pulls/comments/{c.id}", None,
+            f"retract comment {c.id} on {label} ({_why(key, posted)})"),
+            f"comment {c.id} on {where}", label, key))
+    return found
+
+
+def gitlab_retractions(mr_path: str, discussions: list[GitLabDiscussion], viewer: str | None,
+                       head: str, keep: set[str], posted: set[str]) -> list[Retraction]:
+    """The notes to delete or threads to resolve (``mr_path``: the merge request's API path);
+    ``posted`` as for ``github_retractions``."""
+    found: list[Retraction] = []
+    for discussion in discussions:
+        if not discussion.notes:
+            continue
+        note = discussion.notes[0]
+        key = marker_key(note.body)
+        position = note.position
+        if (key is None or (key in keep and key not in posted) or position is None
+                or position.head_sha != head or note.resolved
+                or not by_gitlab_viewer(note.author, viewer)):
+            continue
+        line = position.new_line if position.new_line is not None else position.old_line
+        where = f"{position.new_path or position.old_path} L{line}"
+        label = f"{where}: {title_of(note.body)}"
+        why = _why(key, posted)
+        if any(not n.system for n in discussion.notes[1:]):
+            op = Operation("PUT", f"{mr_path}/discussions/{discussion.id}", {"resolved": True},
+                           f"resolve the thread of note {note.id} on {label} ({why}; others "
+                           "replied to it)")
+        else:
+            op = Operation("DELETE", f"{mr_path}/discussions/{discussion.id}/notes/{note.id}",
+                           None, f"retract note {note.id} on {label} ({why})")
+        found.append(Retraction(op, f"note {note.id} on {where}", label, key))
+    return found

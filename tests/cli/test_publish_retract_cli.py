@@ -1,0 +1,250 @@
+"""``reviewtui publish`` after the person dismissed a finding or deleted a comment it had
+published: the next publish takes the published comment back (GitHub: deletes the review
+comment; GitLab: deletes the note, or resolves its thread when others replied), shows it in the
+dry run, says so, and never touches a comment reviewtui did not publish for this review."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reviewtui.sessions import SessionStore
+from tests.cli.conftest import CliRunner
+from tests.conftest import GitRepoBuilder
+from tests.support.forge_world import PullWorld, build_world, seed_review
+from tests.support.github_server import GitHubServer
+from tests.support.gitlab_server import GitLabServer
+from tests.support.gitlab_world import MergeRequestWorld, build_gitlab_world
+
+
+@pytest.fixture
+def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> Iterator[PullWorld]:
+    with GitHubServer() as server:
+        built = build_world(make_repo, tmp_path, monkeypatch, server)
+        built.open_pull(7, built.head_sha, title="Charge three times")
+        yield built
+        assert server.fake.violations == []
+
+
+@pytest.fixture
+def mr_world(make_repo: type[GitRepoBuilder], tmp_path: Path,
+             monkeypatch: pytest.MonkeyPatch) -> Iterator[MergeRequestWorld]:
+    with GitLabServer() as server:
+        built = build_gitlab_world(make_repo, tmp_path, monkeypatch, server)
+        built.open_mr(7, built.head_sha, title="Charge three times")
+        yield built
+        assert server.fake.violations == []
+
+
+def _take_back(sid: str) -> None:
+    """The person dismisses the finding on line 2 and deletes the comment on line 3."""
+    with SessionStore() as store:
+        store.set_finding_state(sid, "f-rate", "dismissed", "on second thought, intended")
+        [comment] = store.comments(sid)
+        assert comment.comment_id is not None
+        store.delete_comment(sid, comment.comment_id)
+
+
+def _github_ours(world: PullWorld) -> dict[int, str]:
+    return {c["line"]: c["body"] for c in world.fake.comments[7]
+            if "reviewtui:fingerprint" in c["body"]}
+
+
+def test_a_dismissed_finding_and_a_deleted_comment_are_retracted_from_github(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    assert set(_github_ours(world)) == {2, 3}
+    ids = {c["line"]: c["id"] for c in world.fake.comments[7]}
+    # a colleague's own reviewtui comment, and a plain one: never ours to take back
+    theirs = world.fake.add_comment(7, path="app/service.py", line=2, user="colleague",
+                                    body="Hers.\n\n<!-- reviewtui:fingerprint=f-hers -->")
+    plain = world.fake.add_comment(7, path="app/service.py", line=3, body="Why?")
+    _take_back(sid)
+
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert world.fake.ops("DELETE") == []
+    assert (f"DELETE /repos/octo/proj/pulls/comments/{ids[2]}  # retract comment {ids[2]} on "
+            "app/service.py L2: P1 · Charge rate tripled") in dry.out
+    assert (f"DELETE /repos/octo/proj/pulls/comments/{ids[3]}  # retract comment {ids[3]} on "
+            "app/service.py L3: Is this covered by a test?") in dry.out
+
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    assert sorted(r.path for r in world.fake.ops("DELETE")) == sorted(
+        f"/repos/octo/proj/pulls/comments/{ids[n]}" for n in (2, 3))
+    assert _github_ours(world) == {2: theirs["body"]}  # hers stays
+    assert plain in world.fake.comments[7]
+    assert "2 retracted" in done.out
+    assert "retracted: app/service.py L2: P1 · Charge rate tripled" in done.out
+
+    again = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert "DELETE" not in again.out  # nothing left to take back
+
+
+def test_a_retraction_github_refuses_is_one_line_and_the_others_go_on(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    ids = {c["line"]: c["id"] for c in world.fake.comments[7]}
+    world.fake.undeletable.add(ids[2])
+    _take_back(sid)
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    assert set(_github_ours(world)) == {2}  # the refused one is still there, the other gone
+    [line] = [x for x in done.out.splitlines() if "could not retract" in x]
+    assert f"comment {ids[2]} on app/service.py L2" in line and "HTTP 403" in line
+    assert "1 retracted" in done.out
+
+
+def test_comments_of_an_earlier_heads_review_are_not_retracted_by_a_new_heads_review(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/extra.py", "def extra():\n    return 1\n")
+    moved = world.upstream.commit("more")
+    world.upstream.git("checkout", "-q", "main")
+    world.push_pull(7, moved)
+    world.fake.pulls[7]["head"]["sha"] = moved
+    assert cli("index", "--pr", "7", world.local).code == 0
+    from reviewtui.app.open_pr import locate_pull, pull_selector
+    from reviewtui.pipeline import load_change
+    from reviewtui.sessions.review_records import ReviewVerdict
+
+    _repo, target = locate_pull(world.local, "7")
+    loaded = load_change(world.local, pull_selector(target))
+    with SessionStore() as store:  # the new head's own review: a verdict only
+        session = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr")
+        store.set_verdict(session.session_id, ReviewVerdict(verdict="comment", summary="Ok."))
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    assert world.fake.ops("DELETE") == [] and set(_github_ours(world)) == {2, 3}
+
+
+def _gitlab_ours(world: MergeRequestWorld) -> list[dict[str, object]]:
+    return [n for d in world.fake.discussions[7] for n in d["notes"]
+            if "reviewtui:fingerprint" in n["body"]]
+
+
+def test_a_dismissed_finding_is_retracted_from_gitlab_and_a_replied_one_resolved(
+        mr_world: MergeRequestWorld, cli: CliRunner) -> None:
+    world = mr_world
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    notes = {n["position"]["new_line"]: n for n in _gitlab_ours(world)}  # type: ignore[index]
+    assert set(notes) == {2, 3}
+    [replied] = [d for d in world.fake.discussions[7] if d["notes"][0] is notes[3]]
+    replied["notes"].append(world.fake.note(7, "Good question, adding one.", "author",
+                                           notes[3]["position"]))  # type: ignore[arg-type]
+    hers = world.fake.add_comment(7, path="app/service.py", line=2, username="colleague",
+                                  body="Hers.\n\n<!-- reviewtui:fingerprint=f-hers -->")
+    _take_back(sid)
+    mr = "/projects/group%2Fsub%2Fproj/merge_requests/7"
+
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert dry.code == 0, dry.err
+    assert world.fake.ops("DELETE") == []
+    [rate] = [d for d in world.fake.discussions[7] if d["notes"][0] is notes[2]]
+    assert (f"DELETE {mr}/discussions/{rate['id']}/notes/{notes[2]['id']}  # retract note "
+            f"{notes[2]['id']} on app/service.py L2: P1 · Charge rate tripled") in dry.out
+    assert (f"PUT {mr}/discussions/{replied['id']}  # resolve the thread of note "
+            f"{notes[3]['id']} on app/service.py L3: Is this covered by a test?") in dry.out
+
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    left = _gitlab_ours(world)
+    assert [n["id"] for n in left] == [notes[3]["id"], hers["notes"][0]["id"]]
+    assert all(n["resolved"] for n in replied["notes"])  # its replies stay, resolved
+    assert "2 retracted" in done.out
+
+    again = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert "retract" not in again.out and "resolve the thread" not in again.out
+
+
+def _move_comment(sid: str, line: int) -> None:
+    """The person moves their comment to another line of the same head."""
+    with SessionStore() as store:
+        [comment] = store.comments(sid)
+        store.save_comment(sid, comment.model_copy(
+            update={"start_line": line, "end_line": line, "line_hash": ""}))
+
+
+def test_a_comment_moved_to_other_lines_is_not_left_twice_on_github(
+        world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    [old] = [c for c in world.fake.comments[7] if c["line"] == 3]
+    _move_comment(sid, 4)
+    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert f"DELETE /repos/octo/proj/pulls/comments/{old['id']}" in dry.out
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    mine = [c for c in world.fake.comments[7] if c["body"].startswith("Is this covered")]
+    assert [c["line"] for c in mine] == [4]  # on its new line only, not also on its old one
+
+
+def test_a_comment_moved_to_other_lines_moves_on_gitlab(
+        mr_world: MergeRequestWorld, cli: CliRunner) -> None:
+    world = mr_world
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    _move_comment(sid, 4)
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    mine = [n for n in _gitlab_ours(world) if str(n["body"]).startswith("Is this covered")]
+    assert [n["position"]["new_line"] for n in mine] == [4]  # type: ignore[index]
+
+
+def test_a_moved_comment_gitlab_does_not_keep_on_its_new_line_keeps_its_old_note(
+        mr_world: MergeRequestWorld, cli: CliRunner) -> None:
+    world = mr_world
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    world.fake.diff_lines[7] = {"app/service.py": {2, 3}}  # GitLab drops a note on line 4
+    _move_comment(sid, 4)
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    mine = [n for n in _gitlab_ours(world) if str(n["body"]).startswith("Is this covered")]
+    assert [n["position"]["new_line"] for n in mine] == [3]  # type: ignore[index]
+    assert "retracted" not in done.out
+    assert "app/service.py L4: Is this covered by a test?" in done.out  # in the summary
+
+
+def test_the_last_published_finding_dismissed_is_still_retracted(
+        world: PullWorld, cli: CliRunner) -> None:
+    """No verdict, no comment, and the one finding published dismissed since: there is nothing
+    left to publish, but what was published is still to be taken back."""
+    from reviewtui.app.open_pr import locate_pull, pull_selector
+    from reviewtui.pipeline import load_change
+    from reviewtui.sessions.review_records import StoredFinding
+
+    assert cli("index", "--pr", "7", world.local).code == 0
+    _repo, target = locate_pull(world.local, "7")
+    loaded = load_change(world.local, pull_selector(target))
+    with SessionStore() as store:
+        sid = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr").session_id
+        store.merge_findings(sid, [StoredFinding(
+            fingerprint="f-only", title="Charge rate tripled", severity="P1",
+            file_path="app/service.py", start_line=2, end_line=2)], lambda _f: True)
+        store.set_finding_state(sid, "f-only", "accepted")
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    assert set(_github_ours(world)) == {2}
+    with SessionStore() as store:
+        store.set_finding_state(sid, "f-only", "dismissed", "not a problem")
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    assert _github_ours(world) == {} and "1 retracted" in done.out
+    again = cli("publish", "--pr", "7", world.local)
+    assert again.code == 2 and "nothing to publish" in again.err  # nothing left to take back
