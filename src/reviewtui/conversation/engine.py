@@ -28,7 +28,7 @@ from reviewtui.conversation.packing import PackedPrompt, pack
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
-from reviewtui.errors import ReviewTuiError, StoreError, UsageError
+from reviewtui.errors import LLMCancelledError, ReviewTuiError, StoreError, UsageError
 from reviewtui.git.model import SideKind
 from reviewtui.llm import LLMClient, TokenCounter
 from reviewtui.llm.redact import redact_text
@@ -62,6 +62,15 @@ def _sides(change_key: str) -> str:
     """A change key's two sides as a person reads them: ``d5842c4..357659b``."""
     sides = change_key.split(":", 1)[-1]
     return re.sub(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", sides)
+
+
+class AnswerInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped an answer, and what it had streamed is kept as ``round`` (marked
+    interrupted). A ``KeyboardInterrupt``: whatever does not know it still stops."""
+
+    def __init__(self, round: RoundRecord) -> None:
+        super().__init__(f"interrupted: round {round.index + 1} kept")
+        self.round = round
 
 
 @dataclass(frozen=True)
@@ -210,6 +219,7 @@ class ChatSession:
             if on_open is not None:
                 on_open(record)
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
+            turn = AgentTurn()  # filled as the answer goes: kept in part if it is stopped
             try:
                 packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
                               rounds=ended, messages_by_round=self._messages_by_round(),
@@ -219,7 +229,17 @@ class ChatSession:
                               budget=self._budget(), count=self.counter.count,
                               window=WINDOW_ROUNDS)
                 turn = self.loop.run(packed.messages, round_index=record.index,
-                                     on_delta=on_delta, on_tool=on_tool, cancel=cancel)
+                                     on_delta=on_delta, on_tool=on_tool, cancel=cancel,
+                                     turn=turn)
+            except (KeyboardInterrupt, LLMCancelledError) as stop:
+                # the person stopped it: what was streamed is the round's answer, marked
+                kept = self._keep_interrupted(turn)
+                if kept is None and continues is not None:
+                    with contextlib.suppress(ReviewTuiError):
+                        self.store.release_claim(sid, continues, record.index)
+                if isinstance(stop, KeyboardInterrupt) and kept is not None:
+                    raise AnswerInterrupted(kept) from stop
+                raise
             except BaseException:
                 if continues is not None:  # failed: the unfinished answer may be continued
                     with contextlib.suppress(ReviewTuiError):
@@ -237,6 +257,31 @@ class ChatSession:
                                  hint="its question stays there without an answer") from error
             self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)
+
+    def _keep_interrupted(self, turn: AgentTurn) -> RoundRecord | None:
+        """End the round in flight with what ``turn`` got before the person stopped it: the
+        tool rounds done and the text streamed so far, marked interrupted. None when it could
+        not be stored (the round stays in flight, its question kept, as before)."""
+        answer = turn.streaming
+        messages = [*turn.messages, {"role": "assistant", "content": answer}]
+        stopped = AgentTurn(answer=answer, messages=messages, tool_runs=turn.tool_runs,
+                            prompt_tokens=turn.prompt_tokens,
+                            completion_tokens=turn.completion_tokens + (
+                                self.counter.count(answer) if answer else 0),
+                            cached_tokens=turn.cached_tokens)
+        done = self.rounds.end_round(
+            answer, files_used=stopped.files,
+            usage=(stopped.prompt_tokens, stopped.completion_tokens, stopped.cached_tokens),
+            interrupted=True)
+        try:
+            self.store.end_round(self.session.session_id, done,
+                                 self._turn_messages(done.index, stopped),
+                                 self._turn_results(stopped))
+        except StoreError:
+            with contextlib.suppress(StoreError):  # what the store has: the round in flight
+                self.rounds.sync(self.store.rounds(self.session.session_id))
+            return None
+        return done
 
     def _budget(self) -> int:
         """What the window leaves for the messages: less the reply and the tool schemas sent

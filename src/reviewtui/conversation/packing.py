@@ -46,6 +46,7 @@ __all__ = ["LayerAccount", "PackedPrompt", "count_messages", "pack", "round_mess
 SUMMARY_HEADER = "Earlier in this conversation:"
 INHERITED_SEPARATOR = "\n\n---\n\n"
 SHORTENED_MARKER = "[… context from earlier rounds shortened to fit the token budget]"
+INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
 
 Count = Callable[[str], int]
 
@@ -121,10 +122,25 @@ def _wire(message: MessageRecord) -> dict[str, Any]:
 
 def round_messages(round: RoundRecord,
                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
-    """One round as OpenAI chat messages, with every tool call paired with its result.
+    """One round as OpenAI chat messages, with every tool call paired with its result; an
+    answer the person stopped ends with ``INTERRUPTED_MARKER``, so the model does not take it
+    for all it had to say.
 
     Without stored messages the round is rebuilt from its record (question and answer).
     """
+    out = _round_messages(round, messages)
+    if round.interrupted:
+        last = out[-1] if out else None
+        if last is not None and last["role"] == "assistant" and not last.get("tool_calls"):
+            text = last.get("content") or ""
+            last["content"] = f"{text}\n\n{INTERRUPTED_MARKER}" if text else INTERRUPTED_MARKER
+        else:
+            out.append({"role": "assistant", "content": INTERRUPTED_MARKER})
+    return out
+
+
+def _round_messages(round: RoundRecord,
+                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not messages:
         out.append({"role": "user", "content": round.user_message})
@@ -205,7 +221,8 @@ class _Packer:
             record = self.rounds[position]
             text = record.summary or extractive_summary(record,
                                                         self.by_round.get(record.index, ()))
-            line = f"- Round {record.index + 1}: {' '.join(text.split())}"
+            stopped = " (its answer was interrupted by the person)" if record.interrupted else ""
+            line = f"- Round {record.index + 1}{stopped}: {' '.join(text.split())}"
             self._lines[position] = (line, self.count(line) + 1)
         return self._lines[position]
 

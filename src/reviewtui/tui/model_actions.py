@@ -244,6 +244,8 @@ class ModelActions(WorkbenchBase):
         counted = self.jobs.finish("chat", cancel)
         if counted:
             self.chat_pane.show_notice(error)
+        # a stopped answer is kept as its round, marked interrupted: the list says so
+        self.chat_pane.set_rounds(self.session.rounds_text())
         self._show_busy()
         return counted
 

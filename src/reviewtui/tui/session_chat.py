@@ -90,8 +90,9 @@ class SessionChat:
         lines = []
         for record in records[-3:]:
             inherited = ", ".join(record.inherited_files[:4]) or "-"
+            stopped = " · interrupted" if record.interrupted else ""
             lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
-                         f"{record.completion_tokens} tokens · inherited {inherited}")
+                         f"{record.completion_tokens} tokens · inherited {inherited}{stopped}")
         stats = chat.rounds.cache_stats().get("inheritance") if chat is not None else None
         if stats is not None:
             lines.append(f"inheritance cache: {stats.hits} hits / {stats.misses} misses "

@@ -113,7 +113,8 @@ class ChatPane(Vertical):
             log.mount(Static(f"> {record.user_message}", classes="chat-question", markup=False))
             log.mount(Markdown(record.answer, classes="chat-answer"))
             if record.incomplete:
-                why = "cut off by the server" if record.cut_off else "stopped at the token limit"
+                why = ("you stopped it" if record.interrupted else "cut off by the server"
+                       if record.cut_off else "stopped at the token limit")
                 self.show_notice(f"(this answer is not whole: {why})")
 
     def mark_cancelled(self) -> None:

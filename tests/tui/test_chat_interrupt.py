@@ -1,0 +1,67 @@
+"""The chat's stop key (Escape) in the middle of a streamed answer: what was shown is kept.
+
+The scripted server streams slowly, Pilot presses Escape once the answer is on the screen, and
+the test reads the SQLite session. Before, the round stayed in flight without an answer: the
+text the person had read was gone from the session, and a workbench opened again showed none of
+it.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.widgets import Markdown
+
+from reviewtui.git import ChangeSelector, SelectorMode
+from reviewtui.pipeline import load_change
+from reviewtui.sessions import SessionStore
+from reviewtui.tui.app import ReviewApp
+from tests.conftest import GitRepoBuilder
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
+
+WORDS = [f"word{n} " for n in range(80)]
+
+
+def _app(repo: GitRepoBuilder, store: Path) -> ReviewApp:
+    return ReviewApp(load_change(repo.root, ChangeSelector(SelectorMode.AUTO)), store_path=store)
+
+
+async def test_escape_keeps_the_streamed_answer_marked_interrupted(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    store_path = tmp_path / "s.sqlite3"
+    fake_llm.script(Reply.text("".join(WORDS), chunks=WORDS, chunk_delay=0.1))
+    app = _app(repo, store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            await pilot.pause(0.1)
+            shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+            if shown and shown[-1].count("word") >= 5:
+                break
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        header = str(app.query_one("#chat-rounds").render())
+        assert "round 1" in header and "interrupted" in header
+    with SessionStore(store_path) as store:
+        [session] = store.list_sessions(limit=0)
+        [record] = store.rounds(session.session_id)
+    assert record.ended_at is not None and record.interrupted
+    assert record.answer.startswith("word0 word1 word2 word3 word4 ")
+    assert len(record.answer) < len("".join(WORDS))
+    # opened again, the workbench shows the kept answer and that it was stopped
+    app = _app(repo, store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert shown == [record.answer]
+        assert "(this answer is not whole: you stopped it)" in notices
