@@ -231,6 +231,11 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             printed.end_line()  # what the model said before its tool calls is a line apart
             _tool_line(run, err)
 
+        def progress(text: str) -> None:
+            printed.end_line()
+            err.write(f"{text}…\n")
+            err.flush()
+
         if question is None:
             unfinished = chat.unfinished()
             if unfinished is None:
@@ -249,13 +254,14 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             try:
                 with printed.ending_its_line():
                     result = chat.continue_answer(on_delta=printed.write, on_tool=tool,
-                                                  on_open=opened)
+                                                  on_open=opened, on_progress=progress)
             except AnswerInterrupted as stop:
                 return _interrupted(stop.round, chat.session.session_id, err)
         else:
             try:
                 with printed.ending_its_line():
-                    result = chat.ask(question, on_delta=printed.write, on_tool=tool)
+                    result = chat.ask(question, on_delta=printed.write, on_tool=tool,
+                                      on_progress=progress)
             except AnswerInterrupted as stop:
                 return _interrupted(stop.round, chat.session.session_id, err)
         printed.end_line()

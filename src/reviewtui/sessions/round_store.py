@@ -189,6 +189,19 @@ class RoundStore(StorePart):
             if cursor.rowcount == 0:
                 raise StoreError(f"no round {index} in session {session_id}")
 
+    def keep_round_summary(self, session_id: str, index: int, summary: str) -> str:
+        """Keep ``summary`` as the round's unless it has one already (another process wrote
+        it first: that one stays, and is returned)."""
+        with self._writing() as conn:
+            sid, idx = clean_text(session_id), int(index)
+            conn.execute("UPDATE rounds SET summary = ? WHERE session_id = ? AND idx = ? "
+                         "AND summary IS NULL", (clean_text(summary), sid, idx))
+            row = conn.execute("SELECT summary FROM rounds WHERE session_id = ? AND idx = ?",
+                               (sid, idx)).fetchone()
+            if row is None:
+                raise StoreError(f"no round {index} in session {session_id}")
+            return str(row["summary"])
+
     def rounds(self, session_id: str) -> list[RoundRecord]:
         with self._reading() as conn:
             rows = conn.execute(f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE session_id = ? "

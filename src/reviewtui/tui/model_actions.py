@@ -223,9 +223,13 @@ class ModelActions(WorkbenchBase):
                                       f"tool {run.call.name}({run.call.arguments[:60]})",
                                       run.outcome.content[:4000])
 
+        def progress(text: str) -> None:
+            if not cancel.is_set():
+                self.call_from_thread(self.set_status, f"{text}…")
+
         try:
             result = self.session.ask(self.fused_with_overrides(), question, on_delta=delta,
-                                      on_tool=tool, cancel=cancel)
+                                      on_tool=tool, cancel=cancel, on_progress=progress)
         except ReviewTuiError as error:
             self._await_from_thread(self._chat_failed, cancel, stream, str(error))
             return
