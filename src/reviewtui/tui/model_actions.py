@@ -199,8 +199,10 @@ class ModelActions(WorkbenchBase):
 
     def on_chat_pane_continue_requested(self, event: ChatPane.ContinueRequested) -> None:
         """``c`` after an unfinished answer: the model goes on from where it stopped."""
+        from reviewtui.tui.widgets.chat_pane import CONTINUE_QUESTION
+
         chat = self.chat_pane
-        stream = chat.start_exchange("(continue the answer)")
+        stream = chat.start_exchange(CONTINUE_QUESTION)
         cancel = self.jobs.start("chat")
         self._show_busy()
         self.set_status("continuing the answer…")
