@@ -25,7 +25,7 @@ from reviewtui.agent.loop import AgentLoop, AgentTurn, ToolRun
 from reviewtui.agent.memory import ToolMemory
 from reviewtui.agent.workspace import Workspace
 from reviewtui.conversation.edits import edited_note, edited_since
-from reviewtui.conversation.packing import PackedPrompt, pack
+from reviewtui.conversation.packing import PackedPrompt, pack, tail_round
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
@@ -230,6 +230,8 @@ class ChatSession:
                     ended = self._summarise(ended, self._unsummarised(ended, packed),
                                             on_progress, cancel)
                     packed = self._pack(question, context, ended)
+                if continues is not None and continues not in packed.window_rounds:
+                    packed = self._pack_continued(question, context, ended, continues, packed)
                 turn = self.loop.run(packed.messages, round_index=record.index,
                                      on_delta=on_delta, on_tool=on_tool, cancel=cancel,
                                      turn=turn)
@@ -367,13 +369,37 @@ class ChatSession:
                 tokens=self.counter.count(content)))
         return messages
 
-    def _pack(self, question: str, context: RoundContext,
-              ended: list[RoundRecord]) -> PackedPrompt:
+    def _pack(self, question: str, context: RoundContext, ended: list[RoundRecord], *,
+              replaced: dict[int, list[MessageRecord]] | None = None) -> PackedPrompt:
+        """The prompt for ``question`` after the ``ended`` rounds (``replaced``: the messages
+        to send for some of them instead of those stored)."""
+        by_round = self._messages_by_round()
+        by_round.update(replaced or {})
         return pack(system=SYSTEM_PROMPT, static_context=self.static_context(), rounds=ended,
-                    messages_by_round=self._messages_by_round(), current=question,
+                    messages_by_round=by_round, current=question,
                     inherited_context="\n\n".join(filter(None, [
                         self._inherited(context), self._edited(ended)])),
                     budget=self._budget(), count=self.counter.count, window=WINDOW_ROUNDS)
+
+    def _pack_continued(self, question: str, context: RoundContext, ended: list[RoundRecord],
+                        continues: int, packed: PackedPrompt) -> PackedPrompt:
+        """A continuation whose unfinished answer does not fit the prompt whole: the packer
+        let the round go to the summary layer, where the model cannot see where the answer
+        stopped. Sent instead as its question and the end of its answer, in the room the
+        rest of the prompt leaves (``packed`` when even that does not fit)."""
+        record = next((r for r in ended if r.index == continues), None)
+        if record is None:
+            return packed
+        rest = [r for r in ended if r.index != continues]
+        without = self._pack(question, context, rest)
+        room = without.budget - without.tokens - 16  # (joining pieces is not quite additive)
+        cut = tail_round(record, room, self.counter.count)
+        if cut is None:
+            return packed
+        shorter, messages = cut
+        fitted = self._pack(question, context, [*rest, shorter],
+                            replaced={continues: messages})
+        return fitted if continues in fitted.window_rounds else packed
 
     @staticmethod
     def _unsummarised(ended: list[RoundRecord], packed: PackedPrompt) -> list[RoundRecord]:

@@ -41,12 +41,14 @@ from reviewtui.conversation.summary import extractive_summary, truncate_tokens
 from reviewtui.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
-__all__ = ["LayerAccount", "PackedPrompt", "count_messages", "pack", "round_messages"]
+__all__ = ["LayerAccount", "PackedPrompt", "count_messages", "pack", "round_messages",
+           "tail_round"]
 
 SUMMARY_HEADER = "Earlier in this conversation:"
 INHERITED_SEPARATOR = "\n\n---\n\n"
 SHORTENED_MARKER = "[… context from earlier rounds shortened to fit the token budget]"
 INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
+TAIL_MARKER = "[… the start of this answer is left out to fit the context window; it goes on:]"
 
 Count = Callable[[str], int]
 
@@ -175,6 +177,43 @@ def _round_messages(round: RoundRecord,
         elif message.content:
             out.append({"role": "assistant", "content": message.content})
     return out
+
+
+def tail_text(text: str, max_tokens: int, count: Count) -> str:
+    """The shortest-cut suffix of ``text`` that fits in ``max_tokens``: it starts after a
+    line break or a space when one is near, never mid-word otherwise."""
+    if max_tokens <= 0 or not text:
+        return ""
+    if count(text) <= max_tokens:
+        return text
+    low, high = 0, len(text)  # the smallest start whose suffix fits
+    while low < high:
+        middle = (low + high) // 2
+        if count(text[middle:]) <= max_tokens:
+            high = middle
+        else:
+            low = middle + 1
+    boundary = max(text.rfind("\n", low, low + 200), text.find(" ", low, low + 40))
+    return text[boundary + 1:] if boundary >= low else text[low:]
+
+
+def tail_round(round: RoundRecord, max_tokens: int,
+               count: Count) -> tuple[RoundRecord, list[MessageRecord]] | None:
+    """``round`` cut to fit ``max_tokens`` as a window round: its question and the end of its
+    answer after ``TAIL_MARKER`` (its tool calls left out) -- what a continuation must see of
+    an unfinished answer too long for the prompt whole: where it stopped. None when not even
+    the question and a few lines of the answer fit."""
+    marker = count(TAIL_MARKER) + 2
+    question = round.user_message
+    interrupted = count(INTERRUPTED_MARKER) + 2 if round.interrupted else 0
+    room = max_tokens - 2 * MESSAGE_OVERHEAD - count(question) - marker - interrupted
+    if room < 32:
+        return None
+    tail = tail_text(round.answer, room, count)
+    answer = f"{TAIL_MARKER}\n\n{tail}" if tail != round.answer else tail
+    messages = [MessageRecord(round_index=round.index, role="user", content=question),
+                MessageRecord(round_index=round.index, role="assistant", content=answer)]
+    return round.model_copy(update={"answer": answer}), messages
 
 
 def _memoised(count: Count) -> Count:
