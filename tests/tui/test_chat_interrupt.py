@@ -65,3 +65,39 @@ async def test_escape_keeps_the_streamed_answer_marked_interrupted(
         notices = [str(w.render()) for w in app.query(".chat-notice")]
         assert shown == [record.answer]
         assert "(this answer is not whole: you stopped it)" in notices
+
+
+async def test_a_question_asked_while_an_answer_streams_stops_it_and_says_so(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The second question stopped the first answer without a word in the transcript: it
+    looked like the model's whole answer."""
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    store_path = tmp_path / "s.sqlite3"
+    fake_llm.script(Reply.text("".join(WORDS), chunks=WORDS, chunk_delay=0.1),
+                    Reply.text("It checks the account is active."))
+    app = _app(repo, store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            await pilot.pause(0.1)
+            shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+            if shown and shown[-1].count("word") >= 5:
+                break
+        await pilot.press(*"and now?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        log = [(w.classes, str(w.render()) if not isinstance(w, Markdown) else w.source)
+               for w in app.query("#chat-log > *")]
+        texts = [text for _, text in log]
+        assert texts[0] == "> why?" and texts[1].startswith("word0 ")
+        assert texts[2] == "cancelled"  # said where it stopped, before the next question
+        assert texts[3:] == ["> and now?", "It checks the account is active."]
+    with SessionStore(store_path) as store:
+        [session] = store.list_sessions(limit=0)
+        first, second = store.rounds(session.session_id)
+    assert first.interrupted and first.answer.startswith("word0 ")
+    assert second.answer == "It checks the account is active." and not second.interrupted

@@ -191,6 +191,7 @@ class ModelActions(WorkbenchBase):
         if not self.session.model_configured():
             chat.show_notice(self.session.not_configured_hint())
             return
+        self._stop_running_answer()
         stream = chat.start_exchange(event.text)
         cancel = self.jobs.start("chat")
         self._show_busy()
@@ -202,11 +203,18 @@ class ModelActions(WorkbenchBase):
         from reviewtui.tui.widgets.chat_pane import CONTINUE_QUESTION
 
         chat = self.chat_pane
+        self._stop_running_answer()
         stream = chat.start_exchange(CONTINUE_QUESTION)
         cancel = self.jobs.start("chat")
         self._show_busy()
         self.set_status("continuing the answer…")
         self._chat_worker(None, stream, cancel)
+
+    def _stop_running_answer(self) -> None:
+        """A question asked while an answer streams stops that answer (``jobs.start``): the
+        transcript says so where it stopped, as Escape does, or it read as the whole answer."""
+        if self.jobs.running("chat"):
+            self.chat_pane.mark_cancelled()
 
     @work(thread=True, exclusive=True, group="chat")
     def _chat_worker(self, question: str | None, stream: AnswerStream,
