@@ -341,6 +341,7 @@ def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
         open_rounds = s.rounds - s.answered
         unanswered = f" (+{open_rounds} unanswered)" if open_rounds else ""
         rounds = "round" if s.answered == 1 else "rounds"
-        out.write(f"{s.session_id}  {when}  {s.answered:>3} {rounds}{unanswered}  "
+        stopped = f", {s.interrupted} interrupted" if s.interrupted else ""
+        out.write(f"{s.session_id}  {when}  {s.answered:>3} {rounds}{stopped}{unanswered}  "
                   f"{s.title}{where}\n")
     return 0

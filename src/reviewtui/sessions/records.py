@@ -27,6 +27,7 @@ class SessionInfo(_Record):
     rounds: int = 0
     # of them, those with an answer (not in flight, interrupted, nor left empty by the model)
     answered: int = 0
+    interrupted: int = 0  # of them, those the person stopped mid-answer (kept, marked)
     model: str | None = None
 
 
