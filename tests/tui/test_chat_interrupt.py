@@ -101,3 +101,39 @@ async def test_a_question_asked_while_an_answer_streams_stops_it_and_says_so(
         first, second = store.rounds(session.session_id)
     assert first.interrupted and first.answer.startswith("word0 ")
     assert second.answer == "It checks the account is active." and not second.interrupted
+
+
+async def test_the_status_says_summarising_only_while_it_does(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The round whose prompt needs an old round's summary asks for it first, and says so; the
+    status line must not go on saying so while the answer streams."""
+    from reviewtui.sessions.records import RoundRecord
+
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    store_path = tmp_path / "s.sqlite3"
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.AUTO))
+    with SessionStore(store_path) as store:
+        sid = store.session_for_change(str(loaded.root), loaded.change_set.key, "chat").session_id
+        for n in range(7):  # round 1 is out of the last six, without a summary
+            store.end_round(sid, RoundRecord(index=n, user_message=f"question {n}?",
+                                             answer=f"answer {n}."))
+    fake_llm.script(Reply.delay(0.5, Reply.text("Round 1 asked question 0.")),
+                    Reply.text("".join(WORDS), chunks=WORDS, chunk_delay=0.1))
+    app = ReviewApp(loaded, store_path=store_path)
+    statuses: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            await pilot.pause(0.05)
+            statuses.append(str(app.query_one("#status").render()))
+            shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+            if shown and shown[-1].count("word") >= 5:
+                break
+        assert any("summarising round 1 for the prompt" in s for s in statuses)
+        assert "summarising" not in statuses[-1]
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()

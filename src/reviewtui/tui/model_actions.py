@@ -222,19 +222,30 @@ class ModelActions(WorkbenchBase):
         """One round; ``question`` None continues the last answer. The streamed pieces go to
         ``stream`` without waiting for the screen (it shows them coalesced)."""
         pane = self.chat_pane
+        asking = "asking the model…" if question is not None else "continuing the answer…"
+        preparing = [False]  # the status says what the round does before the answer
+
+        def answering() -> None:
+            """The answer has begun: the status says so again, not the work done before."""
+            if preparing[0]:
+                preparing[0] = False
+                self.call_from_thread(self.set_status, asking)
 
         def delta(text: str) -> None:
             if not cancel.is_set():
+                answering()
                 stream.feed(text)
 
         def tool(run: Any) -> None:
             if not cancel.is_set():
+                answering()
                 self.call_from_thread(pane.add_tool,
                                       f"tool {run.call.name}({run.call.arguments[:60]})",
                                       run.outcome.content[:4000])
 
         def progress(text: str) -> None:
             if not cancel.is_set():
+                preparing[0] = True
                 self.call_from_thread(self.set_status, f"{text}…")
 
         try:
