@@ -92,3 +92,24 @@ def test_ctrl_c_keeps_the_answer_so_far_marked_interrupted(
                  if m["role"] == "assistant" and "word0" in (m["content"] or "")]
     assert partial.startswith(second.answer)
     assert "interrupted" in partial[len(second.answer):]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell pipe")
+def test_a_reader_that_goes_away_is_not_taken_for_a_server_that_cut_the_answer(
+        repo: GitRepoBuilder, fake_llm: ScriptedOpenAIServer) -> None:
+    # 'reviewtui ask ... | head -2': the broken pipe was taken for the server cutting the stream
+    # off -- the round kept 'cut off' (and --continue offered 'the server closed the stream')
+    _repo(repo)
+    lines = [f"line{n}\n" for n in range(40)]
+    fake_llm.script(Reply.text("".join(lines), chunks=lines, chunk_delay=0.05))
+    exe = shutil.which("reviewtui")
+    command = f"{exe or sys.executable + ' -m reviewtui'} ask --rules-plan 'Why?' | head -2"
+    proc = subprocess.run(command, shell=True, cwd=repo.root, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.stdout == "line0\nline1\n" and "Traceback" not in proc.stderr
+    with SessionStore() as store:
+        [session] = store.list_sessions(limit=0)
+        [record] = store.rounds(session.session_id)
+    assert len(fake_llm.chat_requests) == 1  # not asked again either
+    assert (record.cut_off, record.interrupted) == (False, True)
+    assert record.ended_at is not None and record.answer.startswith("line0\nline1\n")

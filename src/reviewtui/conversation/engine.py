@@ -224,6 +224,7 @@ class ChatSession:
                 on_open(record)
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
             turn = AgentTurn()  # filled as the answer goes: kept in part if it is stopped
+            gone: list[Exception] = []  # what the reader of the answer failed with, if it did
             try:
                 packed = self._pack(question, context, ended)
                 if self._unsummarised(ended, packed):  # asked for now, then packed again
@@ -233,21 +234,18 @@ class ChatSession:
                 if continues is not None and continues not in packed.window_rounds:
                     packed = self._pack_continued(question, context, ended, continues, packed)
                 turn = self.loop.run(packed.messages, round_index=record.index,
-                                     on_delta=on_delta, on_tool=on_tool, cancel=cancel,
-                                     turn=turn)
-            except (KeyboardInterrupt, LLMCancelledError) as stop:
-                # the person stopped it: what was streamed is the round's answer, marked
-                kept = self._keep_interrupted(turn)
-                if kept is None and continues is not None:
+                                     on_delta=self._reader(on_delta, gone), on_tool=on_tool,
+                                     cancel=cancel, turn=turn)
+            except BaseException as error:
+                # stopped by the person (Ctrl-C, a cancel) or by the reader of the answer (a
+                # closed pipe): what was streamed is the round's answer, marked interrupted
+                stopped = bool(gone) or isinstance(error, (KeyboardInterrupt, LLMCancelledError))
+                kept = self._keep_interrupted(turn) if stopped else None
+                if kept is None and continues is not None:  # the answer may be continued
                     with contextlib.suppress(ReviewTuiError):
                         self.store.release_claim(sid, continues, record.index)
-                if isinstance(stop, KeyboardInterrupt) and kept is not None:
-                    raise AnswerInterrupted(kept) from stop
-                raise
-            except BaseException:
-                if continues is not None:  # failed: the unfinished answer may be continued
-                    with contextlib.suppress(ReviewTuiError):
-                        self.store.release_claim(sid, continues, record.index)
+                if isinstance(error, KeyboardInterrupt) and kept is not None:
+                    raise AnswerInterrupted(kept) from error
                 raise
             done = self.rounds.end_round(
                 turn.answer, files_used=turn.files,
@@ -260,6 +258,23 @@ class ChatSession:
                 raise StoreError(f"the answer was not kept in session {sid}: {error.message}",
                                  hint="its question stays there without an answer") from error
             return AskResult(turn.answer, done, context, packed, turn)
+
+    @staticmethod
+    def _reader(on_delta: Callable[[str], None] | None,
+                gone: list[Exception]) -> Callable[[str], None] | None:
+        """``on_delta``, noting in ``gone`` an error it raises (its output closed)."""
+        if on_delta is None:
+            return None
+        heard = on_delta
+
+        def read(text: str) -> None:
+            try:
+                heard(text)
+            except Exception as error:
+                gone.append(error)
+                raise
+
+        return read
 
     def _keep_interrupted(self, turn: AgentTurn) -> RoundRecord | None:
         """End the round in flight with what ``turn`` got before the person stopped it: the
