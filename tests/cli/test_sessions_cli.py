@@ -61,3 +61,23 @@ def test_a_data_dir_that_is_a_file_is_named_as_such(repo: GitRepoBuilder, cli: C
     last = result.err.splitlines()[-1]
     assert f"{tmp_path / 'notes'} is a file, not a folder" in last, last
     assert (tmp_path / "notes").read_text() == "mine\n"
+
+
+def test_rounds_the_person_interrupted_are_counted(repo: GitRepoBuilder,
+                                                   cli: CliRunner) -> None:
+    # An answer stopped with Ctrl-C is kept as its round's answer, marked: the listing said
+    # nothing of it, as if the session held only whole answers.
+    from reviewtui.sessions.records import RoundRecord
+
+    repo.write("a.py", "x = 1\n")
+    repo.commit("base")
+    with SessionStore() as store:
+        session = store.session_for_change(str(repo.root), "range:a..b", "chat")
+        store.end_round(session.session_id, RoundRecord(index=0, user_message="why?",
+                                                        answer="because"))
+        store.end_round(session.session_id, RoundRecord(index=1, user_message="and?",
+                                                        answer="first, the", interrupted=True))
+    listed = cli("sessions", repo.root)
+    assert "  2 rounds, 1 interrupted  chat" in listed.out
+    [info] = cli("sessions", "--json", repo.root).json()
+    assert (info["rounds"], info["answered"], info["interrupted"]) == (2, 2, 1)

@@ -62,3 +62,30 @@ async def test_the_rounds_of_an_earlier_workbench_are_shown_when_the_chat_opens(
         await pilot.press("escape", "c", "c")  # closed and opened again: shown once
         await pilot.pause()
         assert len(again.query(".chat-question")) == 2
+
+
+async def test_a_continuation_is_shown_as_one_not_as_the_prompt_sent_for_it(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """A round that went on with an unfinished answer showed, opened again, the instruction
+    reviewtui sends the model ("Your previous answer stopped before...") as the person's
+    question; while it ran it was "(continue the answer)"."""
+    _repo(repo)
+    store = tmp_path / "s.sqlite3"
+    fake_llm.script(Reply.text("It checks the account", finish_reason="length"),
+                    Reply.text(" is active."))
+    first = _app(repo, store)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await _ask(first, pilot, "what changed")
+        await pilot.press("c")  # the transcript has the focus: c continues the answer
+        await first.workers.wait_for_complete()
+        await pilot.pause()
+        live = [str(w.render()) for w in first.query(".chat-question")]
+    assert live == ["> what changed", "> (continue the answer)"]
+    again = _app(repo, store)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert [str(w.render()) for w in again.query(".chat-question")] == live

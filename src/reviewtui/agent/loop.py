@@ -52,10 +52,17 @@ class AgentTurn:
     truncated: bool = False  # the model stopped at its output token limit: ``answer`` is partial
     filtered: bool = False  # the provider's content filter stopped it (``cut_off`` too)
     estimated: bool = False  # the server sent no usage: the tokens were counted here
+    # the pieces the reply in flight has streamed so far (``streaming``)
+    pieces: list[str] = field(default_factory=list)
 
     @property
     def incomplete(self) -> bool:
         return self.cut_off or self.truncated
+
+    @property
+    def streaming(self) -> str:
+        """What the reply in flight has streamed so far: the answer, should it be stopped."""
+        return "".join(self.pieces)
 
     @property
     def files(self) -> list[str]:
@@ -157,9 +164,21 @@ class AgentLoop:
     def run(self, messages: Sequence[Mapping[str, Any]], *, round_index: int = 0,
             on_delta: Callable[[str], None] | None = None,
             on_tool: Callable[[ToolRun], None] | None = None,
-            cancel: threading.Event | None = None) -> AgentTurn:
-        """Answer the conversation ``messages``; raises ``LLMError`` (the caller reports it)."""
-        turn = AgentTurn()
+            cancel: threading.Event | None = None,
+            turn: AgentTurn | None = None) -> AgentTurn:
+        """Answer the conversation ``messages``; raises ``LLMError`` (the caller reports it).
+
+        ``turn``, when given, is filled as the answer goes (and returned): a caller whose run
+        is stopped (a cancel, Ctrl-C) still has the tool rounds done and, in ``streaming``,
+        the text of the reply in flight."""
+        turn = turn if turn is not None else AgentTurn()
+        heard = on_delta
+
+        if on_delta is not None:
+            def heard(text: str) -> None:
+                turn.pieces.append(text)
+                on_delta(text)
+
         history = [dict(m) for m in messages]
         tools = self.schemas()
         results: list[tuple[int, ToolRun]] = []  # this answer's tool results in history
@@ -172,7 +191,9 @@ class AgentLoop:
                 self._cap(turn, history, FULL_MESSAGE)
                 offer = None
                 self._fit(history, results, offer)
-            reply = self.client.chat(history, tools=offer, on_delta=on_delta, cancel=cancel)
+            turn.pieces.clear()
+            reply = self.client.chat(history, tools=offer, on_delta=heard, cancel=cancel)
+            turn.pieces.clear()
             self._account(turn, reply, history, offer)
             if reply.cut_off or reply.truncated or not reply.tool_calls or offer is None:
                 # The tool calls of a reply cut off, or stopped at the token limit, may be

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from reviewtui.agent.loop import ToolRun
     from reviewtui.agent.workspace import Workspace
     from reviewtui.llm import LLMClient, TokenCounter
+    from reviewtui.sessions.records import RoundRecord
 
 
 CUT_OFF_MARK = "[answer cut off: the server closed the stream before it finished]"
@@ -200,9 +201,19 @@ class _Printed:
             raise
 
 
+def _interrupted(record: RoundRecord, session_id: str, err: TextIO) -> int:
+    """Ctrl-C stopped the answer, and the round was kept: one line, the interrupt's code."""
+    where = f"in session {session_id} (round {record.index + 1}, marked interrupted)"
+    kept = (f"the answer so far is kept {where}" if record.answer.strip()
+            else f"the question is kept {where}, without an answer")
+    err.write(f"reviewtui: interrupted: {kept}\n")
+    err.flush()
+    return 130
+
+
 def run_ask(args: argparse.Namespace, out: TextIO,
             err: TextIO) -> int:
-    from reviewtui.conversation.engine import ChatSession
+    from reviewtui.conversation.engine import AnswerInterrupted, ChatSession
     from reviewtui.sessions.store import SessionStore
 
     question = _ask_arguments(args)
@@ -220,6 +231,11 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             printed.end_line()  # what the model said before its tool calls is a line apart
             _tool_line(run, err)
 
+        def progress(text: str) -> None:
+            printed.end_line()
+            err.write(f"{text}…\n")
+            err.flush()
+
         if question is None:
             unfinished = chat.unfinished()
             if unfinished is None:
@@ -235,12 +251,19 @@ def run_ask(args: argparse.Namespace, out: TextIO,
             def opened(_: object) -> None:  # once this run holds the round, not before
                 err.write(f"continuing round {number}\n")
 
-            with printed.ending_its_line():
-                result = chat.continue_answer(on_delta=printed.write, on_tool=tool,
-                                              on_open=opened)
+            try:
+                with printed.ending_its_line():
+                    result = chat.continue_answer(on_delta=printed.write, on_tool=tool,
+                                                  on_open=opened, on_progress=progress)
+            except AnswerInterrupted as stop:
+                return _interrupted(stop.round, chat.session.session_id, err)
         else:
-            with printed.ending_its_line():
-                result = chat.ask(question, on_delta=printed.write, on_tool=tool)
+            try:
+                with printed.ending_its_line():
+                    result = chat.ask(question, on_delta=printed.write, on_tool=tool,
+                                      on_progress=progress)
+            except AnswerInterrupted as stop:
+                return _interrupted(stop.round, chat.session.session_id, err)
         printed.end_line()
         if result.turn.filtered:
             out.write(FILTERED_MARK + "\n")
@@ -318,6 +341,7 @@ def run_sessions(args: argparse.Namespace, out: TextIO) -> int:
         open_rounds = s.rounds - s.answered
         unanswered = f" (+{open_rounds} unanswered)" if open_rounds else ""
         rounds = "round" if s.answered == 1 else "rounds"
-        out.write(f"{s.session_id}  {when}  {s.answered:>3} {rounds}{unanswered}  "
+        stopped = f", {s.interrupted} interrupted" if s.interrupted else ""
+        out.write(f"{s.session_id}  {when}  {s.answered:>3} {rounds}{stopped}{unanswered}  "
                   f"{s.title}{where}\n")
     return 0

@@ -10,6 +10,6 @@ rounds -> recent window -> the question). The answer comes from the agent's tool
 
 from __future__ import annotations
 
-from reviewtui.conversation.engine import AskResult, ChatSession
+from reviewtui.conversation.engine import AnswerInterrupted, AskResult, ChatSession
 
-__all__ = ["AskResult", "ChatSession"]
+__all__ = ["AnswerInterrupted", "AskResult", "ChatSession"]

@@ -7,9 +7,10 @@ seed 002), the agent loop answers with tools, and everything is written to the s
 it happens: the question when the round starts, tool results and the answer when it ends (each
 in one transaction, under an index the store gives, so that several processes can ask in one
 session at once). Old rounds that fall out of the window are summarised (by the model when there
-is one). An answer that is not whole (stopped at the model's output token limit, or cut off by
-the server) is kept marked, and ``continue_answer`` asks the model to go on with it in a new
-round.
+is one) by the first round whose prompt needs them, before its question is sent: the answer that
+pushed them out returns at once. An answer that is not whole (stopped at the model's output
+token limit, cut off by the server, or stopped by the person: Ctrl-C, the chat's stop key) is
+kept marked, and ``continue_answer`` asks the model to go on with it in a new round.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from reviewtui.agent.loop import AgentLoop, AgentTurn, ToolRun
 from reviewtui.agent.memory import ToolMemory
 from reviewtui.agent.workspace import Workspace
 from reviewtui.conversation.edits import edited_note, edited_since
-from reviewtui.conversation.packing import PackedPrompt, pack
+from reviewtui.conversation.packing import PackedPrompt, pack, tail_round
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
-from reviewtui.errors import ReviewTuiError, StoreError, UsageError
+from reviewtui.errors import LLMCancelledError, ReviewTuiError, StoreError, UsageError
 from reviewtui.git.model import SideKind
 from reviewtui.llm import LLMClient, TokenCounter
 from reviewtui.llm.redact import redact_text
@@ -62,6 +63,15 @@ def _sides(change_key: str) -> str:
     """A change key's two sides as a person reads them: ``d5842c4..357659b``."""
     sides = change_key.split(":", 1)[-1]
     return re.sub(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", sides)
+
+
+class AnswerInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped an answer, and what it had streamed is kept as ``round`` (marked
+    interrupted). A ``KeyboardInterrupt``: whatever does not know it still stops."""
+
+    def __init__(self, round: RoundRecord) -> None:
+        super().__init__(f"interrupted: round {round.index + 1} kept")
+        self.round = round
 
 
 @dataclass(frozen=True)
@@ -183,9 +193,12 @@ class ChatSession:
             on_tool: Callable[[ToolRun], None] | None = None,
             cancel: threading.Event | None = None,
             continues: int | None = None,
-            on_open: Callable[[RoundRecord], None] | None = None) -> AskResult:
+            on_open: Callable[[RoundRecord], None] | None = None,
+            on_progress: Callable[[str], None] | None = None) -> AskResult:
         """One round: question in, streamed answer out, all of it persisted. ``on_open`` hears
-        the round once it is stored (a continuation: once it holds the claim on its round).
+        the round once it is stored (a continuation: once it holds the claim on its round);
+        ``on_progress`` what the round does before the answer starts (summaries of old rounds
+        its prompt needs).
 
         The round is written twice, each time whole: the question when it starts (the store
         gives it the session's next index, so another process asking at the same moment gets
@@ -210,20 +223,29 @@ class ChatSession:
             if on_open is not None:
                 on_open(record)
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
+            turn = AgentTurn()  # filled as the answer goes: kept in part if it is stopped
+            gone: list[Exception] = []  # what the reader of the answer failed with, if it did
             try:
-                packed = pack(system=SYSTEM_PROMPT, static_context=self.static_context(),
-                              rounds=ended, messages_by_round=self._messages_by_round(),
-                              current=question,
-                              inherited_context="\n\n".join(filter(None, [
-                                  self._inherited(context), self._edited(ended)])),
-                              budget=self._budget(), count=self.counter.count,
-                              window=WINDOW_ROUNDS)
+                packed = self._pack(question, context, ended)
+                if self._unsummarised(ended, packed):  # asked for now, then packed again
+                    ended = self._summarise(ended, self._unsummarised(ended, packed),
+                                            on_progress, cancel)
+                    packed = self._pack(question, context, ended)
+                if continues is not None and continues not in packed.window_rounds:
+                    packed = self._pack_continued(question, context, ended, continues, packed)
                 turn = self.loop.run(packed.messages, round_index=record.index,
-                                     on_delta=on_delta, on_tool=on_tool, cancel=cancel)
-            except BaseException:
-                if continues is not None:  # failed: the unfinished answer may be continued
+                                     on_delta=self._reader(on_delta, gone), on_tool=on_tool,
+                                     cancel=cancel, turn=turn)
+            except BaseException as error:
+                # stopped by the person (Ctrl-C, a cancel) or by the reader of the answer (a
+                # closed pipe): what was streamed is the round's answer, marked interrupted
+                stopped = bool(gone) or isinstance(error, (KeyboardInterrupt, LLMCancelledError))
+                kept = self._keep_interrupted(turn) if stopped else None
+                if kept is None and continues is not None:  # the answer may be continued
                     with contextlib.suppress(ReviewTuiError):
                         self.store.release_claim(sid, continues, record.index)
+                if isinstance(error, KeyboardInterrupt) and kept is not None:
+                    raise AnswerInterrupted(kept) from error
                 raise
             done = self.rounds.end_round(
                 turn.answer, files_used=turn.files,
@@ -235,8 +257,49 @@ class ChatSession:
             except StoreError as error:  # shown, not kept: "try again" would ask it anew
                 raise StoreError(f"the answer was not kept in session {sid}: {error.message}",
                                  hint="its question stays there without an answer") from error
-            self._summarise_old_rounds()
             return AskResult(turn.answer, done, context, packed, turn)
+
+    @staticmethod
+    def _reader(on_delta: Callable[[str], None] | None,
+                gone: list[Exception]) -> Callable[[str], None] | None:
+        """``on_delta``, noting in ``gone`` an error it raises (its output closed)."""
+        if on_delta is None:
+            return None
+        heard = on_delta
+
+        def read(text: str) -> None:
+            try:
+                heard(text)
+            except Exception as error:
+                gone.append(error)
+                raise
+
+        return read
+
+    def _keep_interrupted(self, turn: AgentTurn) -> RoundRecord | None:
+        """End the round in flight with what ``turn`` got before the person stopped it: the
+        tool rounds done and the text streamed so far, marked interrupted. None when it could
+        not be stored (the round stays in flight, its question kept, as before)."""
+        answer = turn.streaming
+        messages = [*turn.messages, {"role": "assistant", "content": answer}]
+        stopped = AgentTurn(answer=answer, messages=messages, tool_runs=turn.tool_runs,
+                            prompt_tokens=turn.prompt_tokens,
+                            completion_tokens=turn.completion_tokens + (
+                                self.counter.count(answer) if answer else 0),
+                            cached_tokens=turn.cached_tokens)
+        done = self.rounds.end_round(
+            answer, files_used=stopped.files,
+            usage=(stopped.prompt_tokens, stopped.completion_tokens, stopped.cached_tokens),
+            interrupted=True)
+        try:
+            self.store.end_round(self.session.session_id, done,
+                                 self._turn_messages(done.index, stopped),
+                                 self._turn_results(stopped))
+        except StoreError:
+            with contextlib.suppress(StoreError):  # what the store has: the round in flight
+                self.rounds.sync(self.store.rounds(self.session.session_id))
+            return None
+        return done
 
     def _budget(self) -> int:
         """What the window leaves for the messages: less the reply and the tool schemas sent
@@ -272,8 +335,8 @@ class ChatSession:
         """The longest a round can take before its answer is stored: every tool round and
         the answer, each a call given up on after ``timeout`` x (``max_retries`` + 1). A
         continuation still in flight after that was killed: its claim no longer holds."""
-        config = self.client.config
-        return config.timeout * (config.max_retries + 1) * (self.loop.max_tool_rounds + 1)
+        config = self.client.config  # (+ 2: the answer, and the summary its prompt may need)
+        return config.timeout * (config.max_retries + 1) * (self.loop.max_tool_rounds + 2)
 
     def unfinished(self) -> RoundRecord | None:
         """The session's last round if its answer is not whole (stopped at the token limit or
@@ -286,7 +349,8 @@ class ChatSession:
     def continue_answer(self, *, on_delta: Callable[[str], None] | None = None,
                         on_tool: Callable[[ToolRun], None] | None = None,
                         cancel: threading.Event | None = None,
-                        on_open: Callable[[RoundRecord], None] | None = None) -> AskResult:
+                        on_open: Callable[[RoundRecord], None] | None = None,
+                        on_progress: Callable[[str], None] | None = None) -> AskResult:
         """Ask the model to go on from where the last answer stopped, as a new round that
         says which round it continues (the unfinished one stays marked). ``UsageError`` when
         the last answer is whole."""
@@ -295,7 +359,7 @@ class ChatSession:
             raise UsageError(f"nothing to continue: the last answer of session "
                              f"{self.session.session_id} is complete")
         return self.ask(CONTINUE_PROMPT, on_delta=on_delta, on_tool=on_tool, cancel=cancel,
-                        continues=last.index, on_open=on_open)
+                        continues=last.index, on_open=on_open, on_progress=on_progress)
 
     def _messages_by_round(self) -> dict[int, list[MessageRecord]]:
         grouped: dict[int, list[MessageRecord]] = {}
@@ -320,14 +384,70 @@ class ChatSession:
                 tokens=self.counter.count(content)))
         return messages
 
-    def _summarise_old_rounds(self) -> None:
-        rounds = [r for r in self.rounds.rounds if r.ended_at is not None]
-        old = rounds[:-WINDOW_ROUNDS] if len(rounds) > WINDOW_ROUNDS else []
-        if not old:
-            return
+    def _pack(self, question: str, context: RoundContext, ended: list[RoundRecord], *,
+              replaced: dict[int, list[MessageRecord]] | None = None) -> PackedPrompt:
+        """The prompt for ``question`` after the ``ended`` rounds (``replaced``: the messages
+        to send for some of them instead of those stored)."""
         by_round = self._messages_by_round()
-        for record in old:
-            if record.summary is None:
-                summary = self.summarizer.summarize(record, by_round.get(record.index, []))
-                self.store.update_round_summary(self.session.session_id, record.index, summary)
-                self.rounds.set_summary(record.index, summary)
+        by_round.update(replaced or {})
+        return pack(system=SYSTEM_PROMPT, static_context=self.static_context(), rounds=ended,
+                    messages_by_round=by_round, current=question,
+                    inherited_context="\n\n".join(filter(None, [
+                        self._inherited(context), self._edited(ended)])),
+                    budget=self._budget(), count=self.counter.count, window=WINDOW_ROUNDS)
+
+    def _pack_continued(self, question: str, context: RoundContext, ended: list[RoundRecord],
+                        continues: int, packed: PackedPrompt) -> PackedPrompt:
+        """A continuation whose unfinished answer does not fit the prompt whole: the packer
+        let the round go to the summary layer, where the model cannot see where the answer
+        stopped. Sent instead as its question and the end of its answer, in the room the
+        rest of the prompt leaves (``packed`` when even that does not fit)."""
+        record = next((r for r in ended if r.index == continues), None)
+        if record is None:
+            return packed
+        rest = [r for r in ended if r.index != continues]
+        without = self._pack(question, context, rest)
+        room = without.budget - without.tokens - 16  # (joining pieces is not quite additive)
+        cut = tail_round(record, room, self.counter.count)
+        if cut is None:
+            return packed
+        shorter, messages = cut
+        fitted = self._pack(question, context, [*rest, shorter],
+                            replaced={continues: messages})
+        return fitted if continues in fitted.window_rounds else packed
+
+    @staticmethod
+    def _unsummarised(ended: list[RoundRecord], packed: PackedPrompt) -> list[RoundRecord]:
+        """The rounds out of the recent window that the prompt sends as summary lines but
+        have no summary yet (a round the window let go only to fit the budget has its line by
+        rules, as one the summaries' share leaves out has none)."""
+        sent = set(packed.summarized_rounds)
+        old = ended[:-WINDOW_ROUNDS] if len(ended) > WINDOW_ROUNDS else []
+        return [record for record in old if record.summary is None and record.index in sent]
+
+    def _summarise(self, ended: list[RoundRecord], pending: list[RoundRecord],
+                   on_progress: Callable[[str], None] | None,
+                   cancel: threading.Event | None) -> list[RoundRecord]:
+        """Summaries the prompt about to be sent needs, asked for by the first round whose
+        prompt holds them -- not after the answer that pushed them out of the window, which
+        would wait on them. One kept by another process meanwhile is used, not asked for
+        again, and the store keeps the first one written; a failing request leaves the
+        summary by rules, kept (``Summarizer``). ``ended`` again, with the summaries."""
+        sid = self.session.session_id
+        try:
+            stored = {r.index: r.summary for r in self.store.rounds(sid) if r.summary}
+            by_round = self._messages_by_round()
+        except StoreError:
+            stored, by_round = {}, {}
+        for record in pending:
+            summary = stored.get(record.index)
+            if summary is None:
+                if on_progress is not None:
+                    on_progress(f"summarising round {record.index + 1} for the prompt (it left "
+                                f"the last {WINDOW_ROUNDS} rounds)")
+                summary = self.summarizer.summarize(record, by_round.get(record.index, []),
+                                                    cancel=cancel)
+                with contextlib.suppress(StoreError):  # not kept: asked again next time
+                    summary = self.store.keep_round_summary(sid, record.index, summary)
+            self.rounds.set_summary(record.index, summary)
+        return [r for r in self.rounds.rounds if r.ended_at is not None]

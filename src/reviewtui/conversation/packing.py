@@ -41,11 +41,14 @@ from reviewtui.conversation.summary import extractive_summary, truncate_tokens
 from reviewtui.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
-__all__ = ["LayerAccount", "PackedPrompt", "count_messages", "pack", "round_messages"]
+__all__ = ["LayerAccount", "PackedPrompt", "count_messages", "pack", "round_messages",
+           "tail_round"]
 
 SUMMARY_HEADER = "Earlier in this conversation:"
 INHERITED_SEPARATOR = "\n\n---\n\n"
 SHORTENED_MARKER = "[… context from earlier rounds shortened to fit the token budget]"
+INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
+TAIL_MARKER = "[… the start of this answer is left out to fit the context window; it goes on:]"
 
 Count = Callable[[str], int]
 
@@ -121,10 +124,25 @@ def _wire(message: MessageRecord) -> dict[str, Any]:
 
 def round_messages(round: RoundRecord,
                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
-    """One round as OpenAI chat messages, with every tool call paired with its result.
+    """One round as OpenAI chat messages, with every tool call paired with its result; an
+    answer the person stopped ends with ``INTERRUPTED_MARKER``, so the model does not take it
+    for all it had to say.
 
     Without stored messages the round is rebuilt from its record (question and answer).
     """
+    out = _round_messages(round, messages)
+    if round.interrupted:
+        last = out[-1] if out else None
+        if last is not None and last["role"] == "assistant" and not last.get("tool_calls"):
+            text = last.get("content") or ""
+            last["content"] = f"{text}\n\n{INTERRUPTED_MARKER}" if text else INTERRUPTED_MARKER
+        else:
+            out.append({"role": "assistant", "content": INTERRUPTED_MARKER})
+    return out
+
+
+def _round_messages(round: RoundRecord,
+                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not messages:
         out.append({"role": "user", "content": round.user_message})
@@ -159,6 +177,43 @@ def round_messages(round: RoundRecord,
         elif message.content:
             out.append({"role": "assistant", "content": message.content})
     return out
+
+
+def tail_text(text: str, max_tokens: int, count: Count) -> str:
+    """The shortest-cut suffix of ``text`` that fits in ``max_tokens``: it starts after a
+    line break or a space when one is near, never mid-word otherwise."""
+    if max_tokens <= 0 or not text:
+        return ""
+    if count(text) <= max_tokens:
+        return text
+    low, high = 0, len(text)  # the smallest start whose suffix fits
+    while low < high:
+        middle = (low + high) // 2
+        if count(text[middle:]) <= max_tokens:
+            high = middle
+        else:
+            low = middle + 1
+    boundary = max(text.rfind("\n", low, low + 200), text.find(" ", low, low + 40))
+    return text[boundary + 1:] if boundary >= low else text[low:]
+
+
+def tail_round(round: RoundRecord, max_tokens: int,
+               count: Count) -> tuple[RoundRecord, list[MessageRecord]] | None:
+    """``round`` cut to fit ``max_tokens`` as a window round: its question and the end of its
+    answer after ``TAIL_MARKER`` (its tool calls left out) -- what a continuation must see of
+    an unfinished answer too long for the prompt whole: where it stopped. None when not even
+    the question and a few lines of the answer fit."""
+    marker = count(TAIL_MARKER) + 2
+    question = round.user_message
+    interrupted = count(INTERRUPTED_MARKER) + 2 if round.interrupted else 0
+    room = max_tokens - 2 * MESSAGE_OVERHEAD - count(question) - marker - interrupted
+    if room < 32:
+        return None
+    tail = tail_text(round.answer, room, count)
+    answer = f"{TAIL_MARKER}\n\n{tail}" if tail != round.answer else tail
+    messages = [MessageRecord(round_index=round.index, role="user", content=question),
+                MessageRecord(round_index=round.index, role="assistant", content=answer)]
+    return round.model_copy(update={"answer": answer}), messages
 
 
 def _memoised(count: Count) -> Count:
@@ -205,7 +260,8 @@ class _Packer:
             record = self.rounds[position]
             text = record.summary or extractive_summary(record,
                                                         self.by_round.get(record.index, ()))
-            line = f"- Round {record.index + 1}: {' '.join(text.split())}"
+            stopped = " (its answer was interrupted by the person)" if record.interrupted else ""
+            line = f"- Round {record.index + 1}{stopped}: {' '.join(text.split())}"
             self._lines[position] = (line, self.count(line) + 1)
         return self._lines[position]
 

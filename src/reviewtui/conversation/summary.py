@@ -12,11 +12,12 @@ error.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from reviewtui.conversation.keywords import file_references
-from reviewtui.errors import LLMError
+from reviewtui.errors import LLMCancelledError, LLMError
 from reviewtui.llm.types import ChatResult
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
@@ -44,7 +45,8 @@ class ChatClient(Protocol):
     """What ``Summarizer`` needs of ``LLMClient`` (tests pass a small fake)."""
 
     def chat(self, messages: Sequence[Mapping[str, Any]], *,
-             max_tokens: int | None = None) -> ChatResult: ...
+             max_tokens: int | None = None,
+             cancel: threading.Event | None = None) -> ChatResult: ...
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -194,7 +196,10 @@ class Summarizer:
         return truncate_tokens("\n".join(lines), self.max_input_tokens, self.count,
                                "[… transcript shortened]", partial_line=True)
 
-    def summarize(self, round: RoundRecord, messages: Sequence[MessageRecord]) -> str:
+    def summarize(self, round: RoundRecord, messages: Sequence[MessageRecord], *,
+                  cancel: threading.Event | None = None) -> str:
+        """The round's summary; ``LLMCancelledError`` when ``cancel`` stops the request (no
+        summary then: the one by rules would be kept as if the model had failed)."""
         extractive = extractive_summary(round, messages)
         if self.client is None:
             return extractive
@@ -203,7 +208,9 @@ class Summarizer:
             {"role": "user", "content": self.transcript(round, messages)},
         ]
         try:
-            result = self.client.chat(request, max_tokens=4 * self.max_words)
+            result = self.client.chat(request, max_tokens=4 * self.max_words, cancel=cancel)
+        except LLMCancelledError:
+            raise
         except LLMError:
             return extractive
         text = " ".join((result.content or "").split())

@@ -37,6 +37,16 @@ class _CutOff(Exception):
     is safe (once)."""
 
 
+class _DeltaFailed(Exception):
+    """The caller's ``on_delta`` raised (its stdout is gone: ``reviewtui ask | head``): not a
+    stream the server cut, nor a failure to retry -- the caller's own error, given back to it
+    as it was raised (``error``)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class _Rejected(Exception):
     """A 400/422: maybe a feature the server lacks; the caller decides whether to downgrade."""
 
@@ -111,6 +121,8 @@ class LLMClient:
                                         max_tokens, streaming=on_delta is not None)
             try:
                 result = self._send(params, on_delta, cancel)
+            except _DeltaFailed as failed:
+                raise failed.error from None
             except _Rejected as rejected:
                 better = degrade(compat, chain, rejected.message, sent)
                 if better is None:
@@ -187,7 +199,7 @@ class LLMClient:
                 delay = failures.retry_delay(0)
                 if attempt >= 1 or not self._time_left(deadline, delay):
                     raise failures.response_error(str(cut), config) from None
-            except (LLMError, _Rejected):
+            except (LLMError, _Rejected, _DeltaFailed):
                 raise
             except Exception as exc:
                 kind = failures.transport_kind(exc)
@@ -242,7 +254,10 @@ class LLMClient:
             text = assembler.feed(chunk)
             if text:
                 emitted[0] = True
-                on_delta(text)
+                try:
+                    on_delta(text)
+                except Exception as error:
+                    raise _DeltaFailed(error) from error
 
         try:
             if cancel is not None and transport.can_run_cancellable():
@@ -250,7 +265,7 @@ class LLMClient:
                                                             cancel, feed)
             else:
                 content_type = transport.stream(self._sdk, params, timeout, feed)
-        except LLMCancelledError:
+        except (LLMCancelledError, _DeltaFailed):
             raise
         except Exception:
             if not emitted[0] or assembler.finish_reason is not None:

@@ -27,6 +27,7 @@ class SessionInfo(_Record):
     rounds: int = 0
     # of them, those with an answer (not in flight, interrupted, nor left empty by the model)
     answered: int = 0
+    interrupted: int = 0  # of them, those the person stopped mid-answer (kept, marked)
     model: str | None = None
 
 
@@ -64,11 +65,13 @@ class RoundRecord(_Record):
     cut_off: bool = False  # the server closed the stream before the answer was finished
     truncated: bool = False  # the model stopped at its output token limit (finish "length")
     continues: int | None = None  # the index of the round whose answer this one goes on with
+    interrupted: bool = False  # the person stopped it (Ctrl-C, the chat's stop key) mid-answer
 
     @property
     def incomplete(self) -> bool:
-        """The answer is not whole: cut off by the server or stopped by the token limit."""
-        return self.cut_off or self.truncated
+        """The answer is not whole: cut off by the server, stopped by the token limit, or
+        stopped by the person."""
+        return self.cut_off or self.truncated or self.interrupted
 
 
 class ToolResultRecord(_Record):

@@ -44,7 +44,8 @@ from reviewtui.sessions.values import (
 
 _ROUND_COLUMNS = (
     "idx, user_message, answer, files, units, inherited_files, keywords, summary, prompt_tokens, "
-    "completion_tokens, cached_tokens, started_at, ended_at, cut_off, truncated, continues"
+    "completion_tokens, cached_tokens, started_at, ended_at, cut_off, truncated, continues, "
+    "interrupted"
 )
 _ROUND_SLOTS = ", ".join("?" * (_ROUND_COLUMNS.count(",") + 2))  # session_id + the columns
 _LIST_FIELDS = ("files", "units", "inherited_files", "keywords")
@@ -92,15 +93,17 @@ class RoundStore(StorePart):
         the caller's write transaction, so exactly one of two racing processes gets it."""
         cursor = conn.execute(
             "UPDATE rounds SET continued_by = ? WHERE session_id = ? AND idx = ? "
-            "AND ended_at IS NOT NULL AND (cut_off = 1 OR truncated = 1) "
+            "AND ended_at IS NOT NULL AND (cut_off = 1 OR truncated = 1 OR interrupted = 1) "
             "AND (continued_by IS NULL OR continued_by IN (SELECT idx FROM rounds "
             "WHERE session_id = ? AND ended_at IS NULL AND started_at < ?))",
             (by, session_id, continued, session_id, stale))
         if cursor.rowcount == 1:
             return
-        row = conn.execute("SELECT ended_at, cut_off, truncated, continued_by FROM rounds "
-                           "WHERE session_id = ? AND idx = ?", (session_id, continued)).fetchone()
-        if row is None or row["ended_at"] is None or not (row["cut_off"] or row["truncated"]):
+        row = conn.execute("SELECT ended_at, cut_off, truncated, interrupted, continued_by "
+                           "FROM rounds WHERE session_id = ? AND idx = ?",
+                           (session_id, continued)).fetchone()
+        if row is None or row["ended_at"] is None or not (
+                row["cut_off"] or row["truncated"] or row["interrupted"]):
             raise StoreError(f"round {continued + 1} of session {session_id} has no "
                              "unfinished answer to continue")
         holder = conn.execute("SELECT ended_at, started_at FROM rounds WHERE session_id = ? "
@@ -185,6 +188,19 @@ class RoundStore(StorePart):
                 (clean_text(summary), clean_text(session_id), int(index)))
             if cursor.rowcount == 0:
                 raise StoreError(f"no round {index} in session {session_id}")
+
+    def keep_round_summary(self, session_id: str, index: int, summary: str) -> str:
+        """Keep ``summary`` as the round's unless it has one already (another process wrote
+        it first: that one stays, and is returned)."""
+        with self._writing() as conn:
+            sid, idx = clean_text(session_id), int(index)
+            conn.execute("UPDATE rounds SET summary = ? WHERE session_id = ? AND idx = ? "
+                         "AND summary IS NULL", (clean_text(summary), sid, idx))
+            row = conn.execute("SELECT summary FROM rounds WHERE session_id = ? AND idx = ?",
+                               (sid, idx)).fetchone()
+            if row is None:
+                raise StoreError(f"no round {index} in session {session_id}")
+            return str(row["summary"])
 
     def rounds(self, session_id: str) -> list[RoundRecord]:
         with self._reading() as conn:
@@ -273,7 +289,8 @@ def _round_values(record: RoundRecord) -> tuple[object, ...]:
             clean_opt_text(record.summary), int(record.prompt_tokens),
             int(record.completion_tokens), int(record.cached_tokens),
             clean_text(record.started_at), clean_opt_text(record.ended_at),
-            int(record.cut_off), int(record.truncated), record.continues)
+            int(record.cut_off), int(record.truncated), record.continues,
+            int(record.interrupted))
 
 
 def _round_record(row: sqlite3.Row) -> RoundRecord:
@@ -281,6 +298,7 @@ def _round_record(row: sqlite3.Row) -> RoundRecord:
     data["index"] = data.pop("idx")
     data["cut_off"] = bool(data["cut_off"])
     data["truncated"] = bool(data["truncated"])
+    data["interrupted"] = bool(data["interrupted"])
     for name in _LIST_FIELDS:
         data[name] = json.loads(data[name])
     return RoundRecord.model_validate(data)

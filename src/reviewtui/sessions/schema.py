@@ -188,6 +188,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
             FROM review_marks""",
         "DROP TABLE review_marks",
     ),
+    # v9: a round whose answer the person stopped (Ctrl-C, the chat's stop key) keeps what was
+    # streamed until then, and says so.
+    (
+        "ALTER TABLE rounds ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

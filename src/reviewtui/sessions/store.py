@@ -73,7 +73,9 @@ _SESSION_COLUMNS = (
     "s.session_id, s.repo_key, s.change_key, s.title, s.created_at, s.updated_at, s.model, "
     "(SELECT count(*) FROM rounds r WHERE r.session_id = s.session_id) AS rounds, "
     "(SELECT count(*) FROM rounds r WHERE r.session_id = s.session_id AND r.answer != '') "
-    "AS answered"
+    "AS answered, "
+    "(SELECT count(*) FROM rounds r WHERE r.session_id = s.session_id AND r.interrupted = 1) "
+    "AS interrupted"
 )
 
 

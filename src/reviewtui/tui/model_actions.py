@@ -188,6 +188,7 @@ class ModelActions(WorkbenchBase):
         if not self.session.model_configured():
             chat.show_notice(self.session.not_configured_hint())
             return
+        self._stop_running_answer()
         stream = chat.start_exchange(event.text)
         cancel = self.jobs.start("chat")
         self._show_busy()
@@ -196,12 +197,21 @@ class ModelActions(WorkbenchBase):
 
     def on_chat_pane_continue_requested(self, event: ChatPane.ContinueRequested) -> None:
         """``c`` after an unfinished answer: the model goes on from where it stopped."""
+        from reviewtui.tui.widgets.chat_pane import CONTINUE_QUESTION
+
         chat = self.chat_pane
-        stream = chat.start_exchange("(continue the answer)")
+        self._stop_running_answer()
+        stream = chat.start_exchange(CONTINUE_QUESTION)
         cancel = self.jobs.start("chat")
         self._show_busy()
         self.set_status("continuing the answer…")
         self._chat_worker(None, stream, cancel)
+
+    def _stop_running_answer(self) -> None:
+        """A question asked while an answer streams stops that answer (``jobs.start``): the
+        transcript says so where it stopped, as Escape does, or it read as the whole answer."""
+        if self.jobs.running("chat"):
+            self.chat_pane.mark_cancelled()
 
     @work(thread=True, exclusive=True, group="chat")
     def _chat_worker(self, question: str | None, stream: AnswerStream,
@@ -209,20 +219,35 @@ class ModelActions(WorkbenchBase):
         """One round; ``question`` None continues the last answer. The streamed pieces go to
         ``stream`` without waiting for the screen (it shows them coalesced)."""
         pane = self.chat_pane
+        asking = "asking the model…" if question is not None else "continuing the answer…"
+        preparing = [False]  # the status says what the round does before the answer
+
+        def answering() -> None:
+            """The answer has begun: the status says so again, not the work done before."""
+            if preparing[0]:
+                preparing[0] = False
+                self.call_from_thread(self.set_status, asking)
 
         def delta(text: str) -> None:
             if not cancel.is_set():
+                answering()
                 stream.feed(text)
 
         def tool(run: Any) -> None:
             if not cancel.is_set():
+                answering()
                 self.call_from_thread(pane.add_tool,
                                       f"tool {run.call.name}({run.call.arguments[:60]})",
                                       run.outcome.content[:4000])
 
+        def progress(text: str) -> None:
+            if not cancel.is_set():
+                preparing[0] = True
+                self.call_from_thread(self.set_status, f"{text}…")
+
         try:
             result = self.session.ask(self.fused_with_overrides(), question, on_delta=delta,
-                                      on_tool=tool, cancel=cancel)
+                                      on_tool=tool, cancel=cancel, on_progress=progress)
         except ReviewTuiError as error:
             self._await_from_thread(self._chat_failed, cancel, stream, str(error))
             return
@@ -241,6 +266,8 @@ class ModelActions(WorkbenchBase):
         counted = self.jobs.finish("chat", cancel)
         if counted:
             self.chat_pane.show_notice(error)
+        # a stopped answer is kept as its round, marked interrupted: the list says so
+        self.chat_pane.set_rounds(self.session.rounds_text())
         self._show_busy()
         return counted
 

@@ -44,12 +44,15 @@ class SessionChat:
 
     def ask(self: _Host, plan: FusedPlan, question: str | None, *,
             on_delta: Callable[[str], None], on_tool: Callable[[Any], None],
-            cancel: threading.Event) -> AskResult:
+            cancel: threading.Event,
+            on_progress: Callable[[str], None] | None = None) -> AskResult:
         """One round of the chat; ``question`` None: go on with the last, unfinished answer."""
         chat = SessionChat._chat_session(self, plan)
         if question is None:
-            return chat.continue_answer(on_delta=on_delta, on_tool=on_tool, cancel=cancel)
-        return chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel)
+            return chat.continue_answer(on_delta=on_delta, on_tool=on_tool, cancel=cancel,
+                                        on_progress=on_progress)
+        return chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel,
+                        on_progress=on_progress)
 
     def _chat_session(self: _Host, plan: FusedPlan) -> ChatSession:
         from reviewtui.conversation.engine import ChatSession
@@ -90,8 +93,9 @@ class SessionChat:
         lines = []
         for record in records[-3:]:
             inherited = ", ".join(record.inherited_files[:4]) or "-"
+            stopped = " · interrupted" if record.interrupted else ""
             lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
-                         f"{record.completion_tokens} tokens · inherited {inherited}")
+                         f"{record.completion_tokens} tokens · inherited {inherited}{stopped}")
         stats = chat.rounds.cache_stats().get("inheritance") if chat is not None else None
         if stats is not None:
             lines.append(f"inheritance cache: {stats.hits} hits / {stats.misses} misses "

@@ -15,6 +15,8 @@ from reviewtui.conversation.packing import (
     PackedPrompt,
     pack,
     round_messages,
+    tail_round,
+    tail_text,
 )
 from reviewtui.llm import token_counter
 from reviewtui.sessions.records import MessageRecord, RoundRecord
@@ -275,3 +277,21 @@ def test_no_system_and_no_rounds() -> None:
                   current="hello", budget=100, count=COUNT)
     assert packed.messages == [{"role": "user", "content": "hello"}]
     assert packed.tokens == COUNTER.count_messages(packed.messages)
+
+
+def test_the_tail_of_an_answer_fits_and_starts_at_a_word() -> None:
+    count = token_counter(None).count
+    text = " ".join(f"word{n}" for n in range(500)) + " END"
+    tail = tail_text(text, 60, count)
+    assert count(tail) <= 60 and tail.endswith(" END") and text.endswith(tail)
+    assert tail.split(" ", 1)[0] in text.split(" ")  # a whole word first
+    assert tail_text("short", 60, count) == "short" and tail_text(text, 0, count) == ""
+    record = RoundRecord(index=2, user_message="walk me through it", answer=text,
+                         ended_at="x", truncated=True)
+    cut = tail_round(record, 200, count)
+    assert cut is not None
+    shorter, messages = cut
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert shorter.answer == messages[1].content and shorter.answer.endswith(" END")
+    assert sum(count(m.content) for m in messages) <= 200
+    assert tail_round(record, 20, count) is None  # no room for a useful tail

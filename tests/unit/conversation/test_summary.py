@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -83,7 +84,8 @@ class FakeClient:
         self.requests: list[list[Mapping[str, Any]]] = []
 
     def chat(self, messages: Sequence[Mapping[str, Any]], *,
-             max_tokens: int | None = None) -> ChatResult:
+             max_tokens: int | None = None,
+             cancel: threading.Event | None = None) -> ChatResult:
         self.requests.append(list(messages))
         if isinstance(self.reply, Exception):
             raise self.reply

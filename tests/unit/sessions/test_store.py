@@ -231,6 +231,17 @@ def test_writes_to_an_unknown_session_are_refused(store: SessionStore) -> None:
 # -- rounds, messages, tool memory --------------------------------------------------------------
 
 
+def test_a_round_summary_is_kept_once_the_first_written_wins(store: SessionStore) -> None:
+    # two processes summarising one round at once: the second does not replace the first
+    sid = store.create_session("/r", "c", "t").session_id
+    store.end_round(sid, RoundRecord(index=0, user_message="why?", answer="because"))
+    assert store.keep_round_summary(sid, 0, "first") == "first"
+    assert store.keep_round_summary(sid, 0, "second") == "first"
+    assert store.rounds(sid)[0].summary == "first"
+    with pytest.raises(StoreError, match="no round 3"):
+        store.keep_round_summary(sid, 3, "x")
+
+
 def test_round_lifecycle(store: SessionStore) -> None:
     sid = store.create_session("/r", "c", "t").session_id
     store.start_round(sid, RoundRecord(index=0, user_message="first?"))

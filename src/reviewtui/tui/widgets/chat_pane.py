@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from reviewtui.sessions.records import RoundRecord
 
 
+CONTINUE_QUESTION = "(continue the answer)"  # what a round that continues an answer shows
+
+
 class ChatPane(Vertical):
     """Messages, the rounds list and the input."""
 
@@ -110,10 +113,14 @@ class ChatPane(Vertical):
         if left_out:
             self.show_notice(f"{left_out} earlier rounds of this change's session not shown")
         for record in rounds:
-            log.mount(Static(f"> {record.user_message}", classes="chat-question", markup=False))
+            # a continuation's question is reviewtui's instruction to the model, not the
+            # person's words: shown as it was while it ran
+            asked = CONTINUE_QUESTION if record.continues is not None else record.user_message
+            log.mount(Static(f"> {asked}", classes="chat-question", markup=False))
             log.mount(Markdown(record.answer, classes="chat-answer"))
             if record.incomplete:
-                why = "cut off by the server" if record.cut_off else "stopped at the token limit"
+                why = ("you stopped it" if record.interrupted else "cut off by the server"
+                       if record.cut_off else "stopped at the token limit")
                 self.show_notice(f"(this answer is not whole: {why})")
 
     def mark_cancelled(self) -> None:
