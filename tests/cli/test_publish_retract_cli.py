@@ -248,3 +248,40 @@ def test_the_last_published_finding_dismissed_is_still_retracted(
     assert _github_ours(world) == {} and "1 retracted" in done.out
     again = cli("publish", "--pr", "7", world.local)
     assert again.code == 2 and "nothing to publish" in again.err  # nothing left to take back
+
+
+def test_notes_gitlab_carried_to_a_new_head_are_not_retracted_by_that_heads_new_review(
+        mr_world: MergeRequestWorld, cli: CliRunner) -> None:
+    """GitLab moves a note onto the new head when its line is still there (its position's
+    head_sha becomes the new head's): a fresh review of the new head, which never had those
+    comments, must not take back what the earlier review published."""
+    world = mr_world
+    assert cli("index", "--pr", "7", world.local).code == 0
+    seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    published = {n["id"] for n in _gitlab_ours(world)}
+    assert len(published) == 2
+    world.upstream.git("checkout", "-q", "feature")
+    world.upstream.write("app/extra.py", "def extra():\n    return 1\n")
+    moved = world.upstream.commit("more")
+    world.upstream.git("checkout", "-q", "main")
+    world.push_mr(7, moved)
+    mr = world.fake.mrs[7]
+    mr["sha"] = moved
+    mr["diff_refs"]["head_sha"] = moved  # type: ignore[index]
+    for note in _gitlab_ours(world):  # what GitLab's position tracing does after the push
+        note["position"]["head_sha"] = moved  # type: ignore[index]
+    assert cli("index", "--pr", "7", world.local).code == 0
+    from reviewtui.app.open_pr import locate_pull, pull_selector
+    from reviewtui.pipeline import load_change
+    from reviewtui.sessions.review_records import ReviewVerdict
+
+    _repo, target = locate_pull(world.local, "7")
+    loaded = load_change(world.local, pull_selector(target))
+    with SessionStore() as store:  # the new head's own review: a verdict only
+        session = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr")
+        store.set_verdict(session.session_id, ReviewVerdict(verdict="comment", summary="Ok."))
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    assert world.fake.ops("DELETE") == [] and "retracted" not in done.out
+    assert {n["id"] for n in _gitlab_ours(world)} == published

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -28,6 +29,11 @@ from tests.support.swagger_contract import SwaggerContract
 
 DATA = Path(__file__).parent.parent / "data" / "forge" / "gitlab"
 STAMP = "2026-11-27T00:00:00.000Z"
+
+
+def now_stamp() -> str:
+    """The time now as GitLab writes it (a note's ``created_at``: retraction reads it)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _contract() -> SwaggerContract:
@@ -83,8 +89,8 @@ class FakeGitLab(FakeForge):
              position: dict[str, Any] | None = None) -> dict[str, Any]:
         found: dict[str, Any] = {
             "id": self.new_id(), "type": "DiffNote" if position else None, "body": body,
-            "attachment": None, "author": self.user(username), "created_at": STAMP,
-            "updated_at": STAMP, "system": False, "noteable_id": 9000 + iid,
+            "attachment": None, "author": self.user(username), "created_at": now_stamp(),
+            "updated_at": now_stamp(), "system": False, "noteable_id": 9000 + iid,
             "noteable_type": "MergeRequest", "project_id": self.project_id,
             "noteable_iid": iid, "resolvable": bool(position)}
         if position:

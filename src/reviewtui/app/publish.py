@@ -123,7 +123,7 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
     draft = build_draft(review, loaded.change_set)
     client = open_client(target, token=token, sleep=sleep)
     try:
-        outcome = _plan(client, draft, reviewed_head, loaded.change_set)
+        outcome = _plan(client, draft, reviewed_head, loaded.change_set, session.created_at)
         if empty and not outcome.plan.retractions:
             raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
                              "no accepted findings")
@@ -142,9 +142,10 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
         client.close()
 
 
-def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
-          change_set: ChangeSet) -> PublishOutcome:
-    """What publishing ``draft`` of the reviewed ``head`` would send, and the others' threads."""
+def _plan(client: ForgeClient, draft: ReviewDraft, head: str, change_set: ChangeSet,
+          began: str | None = None) -> PublishOutcome:
+    """What publishing ``draft`` of the reviewed ``head`` would send, and the others' threads
+    (``began``: when the review's session began)."""
     mr = client.merge_request() if isinstance(client, GitLabClient) else None
     pull = from_gitlab(mr, client.target) if mr is not None else read_pull(client)
     if isinstance(client, GitLabClient):
@@ -158,7 +159,7 @@ def _plan(client: ForgeClient, draft: ReviewDraft, head: str,
                                                   LineMap.of(change_set), viewer)
         plan.retractions = gitlab_retractions(client.mr_path(), discussions, viewer, head,
                                               kept_keys(draft),
-                                              {c.key for c in plan.draft.comments})
+                                              {c.key for c in plan.draft.comments}, began)
         threads = [t.describe() for t in gitlab_threads(discussions, viewer)]
     else:
         viewer = client.viewer()

@@ -81,6 +81,7 @@ class GitLabNote(_Read):
     system: bool = False
     position: GitLabPosition | None = None
     resolved: bool | None = None  # None: not resolvable (a plain comment)
+    created_at: str | None = None  # ISO 8601
 
 
 class GitLabDiscussion(_Read):

@@ -15,6 +15,8 @@ them one by one: one that fails is one line in the report, and the rest go on.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from reviewtui.forge.draft import ReviewDraft, marker_key
 from reviewtui.forge.github import GitHubReviewComment
 from reviewtui.forge.gitlab import GitLabDiscussion
@@ -64,10 +66,28 @@ def github_retractions(prefix: str, comments: list[GitHubReviewComment], viewer:
     return found
 
 
+def _stamp(text: str | None) -> datetime | None:
+    try:
+        found = datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+    return found.replace(tzinfo=UTC) if found is not None and found.tzinfo is None else found
+
+
+def _before(note_created: str | None, since: str | None) -> bool:
+    """Whether a note was written before ``since`` (the review's start): GitLab moves a note
+    onto a new head when its line is still there, so its head does not tell which review
+    published it; a note older than the review was not published by it."""
+    created, start = _stamp(note_created), _stamp(since)
+    return created is not None and start is not None and created < start
+
+
 def gitlab_retractions(mr_path: str, discussions: list[GitLabDiscussion], viewer: str | None,
-                       head: str, keep: set[str], posted: set[str]) -> list[Retraction]:
+                       head: str, keep: set[str], posted: set[str],
+                       since: str | None = None) -> list[Retraction]:
     """The notes to delete or threads to resolve (``mr_path``: the merge request's API path);
-    ``posted`` as for ``github_retractions``."""
+    ``posted`` as for ``github_retractions``; ``since``: when the review began (notes written
+    before it are an earlier review's, whatever head GitLab now places them on)."""
     found: list[Retraction] = []
     for discussion in discussions:
         if not discussion.notes:
@@ -77,7 +97,8 @@ def gitlab_retractions(mr_path: str, discussions: list[GitLabDiscussion], viewer
         position = note.position
         if (key is None or (key in keep and key not in posted) or position is None
                 or position.head_sha != head or note.resolved
-                or not by_gitlab_viewer(note.author, viewer)):
+                or not by_gitlab_viewer(note.author, viewer)
+                or _before(note.created_at, since)):
             continue
         line = position.new_line if position.new_line is not None else position.old_line
         where = f"{position.new_path or position.old_path} L{line}"
