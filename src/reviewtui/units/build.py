@@ -122,9 +122,13 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
         base_tags.add("generated_or_vendored")
     new_structure = structures.get("new")
     old_structure = structures.get("old")
-    groups = group_hunks(change.hunks, merge_gap=settings.merge_gap,
-                         max_hunks=settings.max_hunks, max_lines=settings.max_lines,
-                         cut_points=lambda: cut_points(new_structure, settings.max_lines)) or [()]
+    if change.kept_on_disk:  # leaves the repository, unchanged on disk: one decision, one unit
+        groups = [change.hunks]
+    else:
+        groups = group_hunks(
+            change.hunks, merge_gap=settings.merge_gap, max_hunks=settings.max_hunks,
+            max_lines=settings.max_lines,
+            cut_points=lambda: cut_points(new_structure, settings.max_lines)) or [()]
     units: list[ReviewUnit] = []
     for hunks in groups:
         lines = [line for hunk in hunks for line in hunk.lines]

@@ -112,3 +112,18 @@ def test_working_refresh_keeps_one_unit(repo: GitRepoBuilder) -> None:
     _same_as_whole(fresh, selector)
     [unit] = [u for u in fresh.units if u.file_path == "pkg/a.py"]
     assert unit.change_type == "delete" and "kept_on_disk" in unit.tags
+
+
+def test_a_large_file_untracked_in_place_is_one_unit(repo: GitRepoBuilder) -> None:
+    # a deleted file longer than a unit is cut into several; this one leaves the repository
+    # unchanged on disk: one decision, one unit
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(80))
+    _untracked_in_place(repo)
+    repo.write("pkg/big.py", body)
+    repo.git("add", "pkg/big.py")
+    repo.git("commit", "-q", "-m", "big")
+    repo.git("rm", "-q", "--cached", "pkg/big.py")
+    for selector in SELECTORS:
+        [unit] = _units_of(repo, selector, "pkg/big.py")
+        assert unit.change_type == "delete" and "kept_on_disk" in unit.tags
+        assert unit.removed_lines == body.count("\n")
