@@ -37,17 +37,19 @@ def listed_untracked(change: FileChange) -> bool:
     return change.untracked and not change.kept_on_disk
 
 
-def _staged_deletions(repo: GitRepo, head: str, paths: set[str],
+def _staged_deletions(repo: GitRepo, paths: set[str],
                       diff: Callable[..., list[FileChange]]) -> list[FileChange]:
-    """HEAD's deletions in the index among ``paths``, each kept on disk (``diff``:
-    ``collect.diff_files``, which calls this module)."""
-    out = repo.run("diff-index", "--cached", "-z", "--name-only", "--no-renames",
-                   "--diff-filter=D", head, "--")
-    names = sorted({raw.decode("utf-8", "replace") for raw in out.split(b"\0") if raw} & paths)
+    """HEAD's deletions in the index among ``paths``, each kept on disk (none before the
+    first commit; ``diff``: ``collect.diff_files``, which calls this module)."""
+    out = repo.try_run("diff-index", "--cached", "-z", "--name-only", "--no-renames",
+                       "--diff-filter=D", "HEAD", "--")
+    names = sorted({raw.decode("utf-8", "replace") for raw in (out or b"").split(b"\0")
+                    if raw} & paths)
     if not names:
         return []
     return [dataclasses.replace(change, untracked=True)
-            for change in diff(repo, head, cached=True, paths=[f":(literal){p}" for p in names])
+            for change in diff(repo, "HEAD", cached=True,
+                               paths=[f":(literal){p}" for p in names])
             if change.status is ChangeStatus.DELETE]
 
 
@@ -60,8 +62,7 @@ def fold_kept_on_disk(repo: GitRepo, files: list[FileChange],
     adds = {c.path for c in files if listed_untracked(c)}
     kept: list[FileChange] = []
     if against_index and adds:
-        head = repo.try_resolve("HEAD")
-        kept = _staged_deletions(repo, head, adds, diff) if head is not None else []
+        kept = _staged_deletions(repo, adds, diff)
     marked = {i: dataclasses.replace(c, untracked=True) for i, c in enumerate(files)
               if c.status is ChangeStatus.DELETE and not c.untracked and _on_disk(repo, c)}
     if not kept and not marked:

@@ -127,3 +127,10 @@ def test_a_large_file_untracked_in_place_is_one_unit(repo: GitRepoBuilder) -> No
         [unit] = _units_of(repo, selector, "pkg/big.py")
         assert unit.change_type == "delete" and "kept_on_disk" in unit.tags
         assert unit.removed_lines == body.count("\n")
+
+
+def test_working_before_the_first_commit_lists_untracked_files_as_new(
+        repo: GitRepoBuilder) -> None:
+    repo.write("a.py", BODY)
+    [unit] = _units_of(repo, SELECTORS[1], "a.py")
+    assert unit.change_type == "add" and "untracked" in unit.tags
