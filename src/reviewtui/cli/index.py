@@ -85,6 +85,20 @@ def binary_by_attribute_line(index: ReviewIndex, shown: int = 5) -> str:
     return f"binary by gitattribute: {named} - {BINARY_BY_ATTRIBUTE_NOTE}"
 
 
+def kept_on_disk_line(index: ReviewIndex, shown: int = 5) -> str:
+    """``kept on disk: .env - deleted from the repository, ...`` when the change stops
+    tracking files that stay on disk (``git rm --cached``)."""
+    from reviewtui.units.path_tags import KEPT_ON_DISK_NOTE
+
+    paths = sorted({unit.file_path for unit in index.units if "kept_on_disk" in unit.tags})
+    if not paths:
+        return ""
+    named = ", ".join(shown_text(path, one_line=True) for path in paths[:shown])
+    if len(paths) > shown:
+        named += f" and {len(paths) - shown} more"
+    return f"kept on disk: {named} - {KEPT_ON_DISK_NOTE}"
+
+
 def _table(index: ReviewIndex, intent: str = "") -> str:
     meta = index.review_metadata
     total = index.summary.total_lines
@@ -96,6 +110,9 @@ def _table(index: ReviewIndex, intent: str = "") -> str:
     by_attribute = binary_by_attribute_line(index)
     if by_attribute:
         header += "\n" + by_attribute
+    kept = kept_on_disk_line(index)
+    if kept:
+        header += "\n" + kept
     if intent:
         header += "\n" + intent
     if not index.units:

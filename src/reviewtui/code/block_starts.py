@@ -14,11 +14,14 @@ import operator
 import re
 
 # A line that opens with one of these continues or closes something; it never starts a block
-# (a brace on its own line opens the body of the header above it: C#, C, C++ layout).
+# (a brace on its own line opens the body of the header above it: C#, C, C++ layout). An
+# annotation or decorator is glued to the block below it -- unless that block's header follows
+# it on its line (``@Test fun f() {``, ``@Override public void f() {``): a start of its own.
 NOT_START = (
     rb"[ \t\r\n]|\)|\]|\}|\{|\[|(?:else|elif|except|finally|end|rescue|ensure|when|catch)\b"
     rb"|template[ \t]*<"
-    rb"|\"\"\"|'''|\*|,|\.|\?|:|\+|-|&&|\|\||@|\#|//|/\*"
+    rb"|\"\"\"|'''|\*|,|\.|\?|:|\+|-|&&|\|\|"
+    rb"|@(?![\w.:]+(?:\([^()\n]*\))?[ \t]+[A-Za-z_])|\#|//|/\*"
 )
 # A C++ access label governs the members below it: a member's skeleton keeps the last one.
 _ACCESS_LABEL = rb"[ \t]*(?:public|protected|private)(?:[ \t]+\w+)?[ \t]*:[ \t]*$"

@@ -37,7 +37,7 @@ from reviewtui.models import (
     LineNumbers,
 )
 from reviewtui.units.model import ReviewUnit
-from reviewtui.units.path_tags import BINARY_BY_ATTRIBUTE_NOTE
+from reviewtui.units.path_tags import BINARY_BY_ATTRIBUTE_NOTE, KEPT_ON_DISK_NOTE
 
 Counter = Callable[[str], int]
 _TREES_KEPT = 32  # parse trees of the files in use (units come in priority, not file, order)
@@ -206,6 +206,8 @@ class ContextScheduler:
             fit.note(f"{BINARY_BY_ATTRIBUTE_NOTE}: no content beyond the diff summary")
         elif change is not None and change.is_binary:
             fit.note("binary file: no content beyond the diff summary")
+        if change is not None and change.kept_on_disk:
+            fit.note(KEPT_ON_DISK_NOTE)
         clean = self._redact
         fit.add("diff", clean(diff_excerpt(unit)), required=True, wrap=code("Diff", "diff"))
         name = level_name

@@ -19,6 +19,7 @@ from reviewtui.errors import (
 )
 from reviewtui.git.attributes import mark_binary_by_attribute
 from reviewtui.git.diff_parse import parse_raw_patch_stream
+from reviewtui.git.kept_on_disk import fold_kept_on_disk
 from reviewtui.git.model import ChangeSet, FileChange, Side, SideKind
 from reviewtui.git.patch_file import parse_patch, read_patch_bytes
 from reviewtui.git.runner import DIFF_OPTIONS, GitRepo
@@ -99,7 +100,7 @@ def _worktree_change(repo: GitRepo, selector: ChangeSelector, max_bytes: int,
     if mode is SelectorMode.STAGED:
         old = head or _head_side(repo)
         assert old.rev is not None
-        files = diff_files(repo, old.rev, cached=True)
+        files = fold_kept_on_disk(repo, diff_files(repo, old.rev, cached=True), diff_files)
         return ChangeSet(repo.root, "staged", old, Side(SideKind.INDEX), files=tuple(files))
     if mode is SelectorMode.WORKING:
         files = diff_files(repo)
@@ -110,6 +111,8 @@ def _worktree_change(repo: GitRepo, selector: ChangeSelector, max_bytes: int,
         files = diff_files(repo, old.rev)
     if selector.include_untracked:
         files.extend(untracked_changes(repo, max_bytes))
+    files = fold_kept_on_disk(repo, files, diff_files,
+                              against_index=mode is SelectorMode.WORKING)
     return ChangeSet(repo.root, mode.value if mode is not SelectorMode.AUTO else "all", old,
                      Side(SideKind.WORKTREE), files=tuple(files))
 

@@ -117,7 +117,7 @@ class FileChange:
     is_binary: bool = False
     non_utf8: bool = False
     too_large: bool = False
-    untracked: bool = False
+    untracked: bool = False  # an untracked file, or (deleted) one that stays on disk untracked
     hunks: tuple[Hunk, ...] = ()
     unreadable: bool = False  # an untracked file that could not be read: listed, not reviewed
     # binary because a gitattribute (``-diff``, ``binary``) says so, not by its content
@@ -127,6 +127,12 @@ class FileChange:
     def path(self) -> str:
         """The path a reviewer knows the file by: the new path unless deleted."""
         return self.new_path or self.old_path or ""
+
+    @property
+    def kept_on_disk(self) -> bool:
+        """A deletion from the repository of a file that stays on disk, untracked (``git rm
+        --cached``: see ``git.kept_on_disk``)."""
+        return self.untracked and self.status is ChangeStatus.DELETE
 
     @property
     def kind(self) -> EntryKind:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewtui.git.collect import diff_files
+from reviewtui.git.kept_on_disk import fold_kept_on_disk, listed_untracked
 from reviewtui.git.model import ChangeSet, FileChange, SideKind
 from reviewtui.git.runner import GitRepo
 from reviewtui.git.untracked import untracked_change, untracked_names
@@ -122,7 +123,7 @@ def recollect(repo: GitRepo, previous: ChangeSet, stamps: WorktreeStamps, *,
     if not tracked and not others:
         return None  # a clean tree: the automatic mode would pick another change
     before = {p for change in previous.files for p in _paths(change)}
-    before_tracked = {p for change in previous.files if not change.untracked
+    before_tracked = {p for change in previous.files if not listed_untracked(change)
                       for p in _paths(change)}
     now = tracked | others.keys()
     changed = (now ^ before) | {p for p in now & before if stamps.dirty(repo.root, p)}
@@ -139,8 +140,11 @@ def recollect(repo: GitRepo, previous: ChangeSet, stamps: WorktreeStamps, *,
         fresh = diff_files(repo, *revs, paths=[f":(literal){p}" for p in pathspecs])
     new_untracked = [c for c in (untracked_change(repo, p, max_file_bytes, name=others[p])
                                  for p in sorted(changed & others.keys())) if c is not None]
-    files = sorted([c for c in kept if not c.untracked] + fresh, key=lambda c: c.path) + sorted(
-        [c for c in kept if c.untracked] + new_untracked, key=lambda c: c.path)
+    files = sorted([c for c in kept if not listed_untracked(c)] + fresh,
+                   key=lambda c: c.path) + sorted(
+        [c for c in kept if listed_untracked(c)] + new_untracked, key=lambda c: c.path)
+    files = fold_kept_on_disk(repo, files, diff_files,
+                              against_index=previous.mode == "working" and bool(new_untracked))
     change_set = ChangeSet(previous.repo_root, previous.mode, previous.old_side,
                            previous.new_side, previous.base_branch, tuple(files))
     listed = {p for change in files for p in _paths(change)}

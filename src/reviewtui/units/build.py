@@ -15,6 +15,7 @@ from reviewtui.code.languages import PathLanguages
 from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
+from reviewtui.units.cut_points import cut_points
 from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts, security_in_lines
 from reviewtui.units.model import ReviewUnit, review_unit
@@ -103,16 +104,6 @@ def _has_generated_marker(change: FileChange, reader: ContentReader,
                else any(marker in line for line in head_lines) for marker in markers)
 
 
-def _cut_points(structure: FileStructure | None) -> frozenset[int]:
-    """Where an oversized hunk is best cut: where a top-level definition starts, a definition
-    directly in a namespace counting as top-level (C++, C#, PHP, Rust modules)."""
-    if structure is None:
-        return frozenset()
-    namespaces = {d.qualified_name for d in structure.definitions if d.kind == "namespace"}
-    return frozenset(d.start_line for d in structure.definitions
-                     if d.parent is None or d.parent in namespaces)
-
-
 def file_units(change: FileChange, reader: ContentReader, settings: UnitsSettings,
                vocab: Vocabulary,
                languages: PathLanguages = DEFAULT_LANGUAGES) -> list[ReviewUnit]:
@@ -131,10 +122,13 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
         base_tags.add("generated_or_vendored")
     new_structure = structures.get("new")
     old_structure = structures.get("old")
-    cut_before = _cut_points(new_structure)
-    groups = group_hunks(change.hunks, merge_gap=settings.merge_gap,
-                         max_hunks=settings.max_hunks, max_lines=settings.max_lines,
-                         cut_before=cut_before) or [()]
+    if change.kept_on_disk:  # leaves the repository, unchanged on disk: one decision, one unit
+        groups = [change.hunks]
+    else:
+        groups = group_hunks(
+            change.hunks, merge_gap=settings.merge_gap, max_hunks=settings.max_hunks,
+            max_lines=settings.max_lines,
+            cut_points=lambda: cut_points(new_structure, settings.max_lines)) or [()]
     units: list[ReviewUnit] = []
     for hunks in groups:
         lines = [line for hunk in hunks for line in hunk.lines]

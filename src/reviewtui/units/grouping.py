@@ -2,13 +2,14 @@
 
 Nearby hunks (gap <= ``merge_gap`` lines) belong together, but a unit is capped by hunk count
 and by changed lines, so a unit never swallows a whole file. A single hunk larger than the cap
-(a new 2,000-line file) is split, preferably where a top-level definition starts or at a blank
-line, so each piece is still readable on its own.
+(a new 2,000-line file) is split, preferably where a definition starts (``units.cut_points``) or
+at a blank line, so each piece is still readable on its own: a piece ends before a definition
+that would not fit in it whole, and not at a blank line when a definition starts before the cap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 
 from reviewtui.git.model import DiffLine, Hunk
@@ -43,6 +44,21 @@ def split_hunk(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[H
     return _split(hunk, max_lines, cut_before)
 
 
+def _to_next_cut(lines: Sequence[DiffLine], cut_before: frozenset[int]) -> list[int]:
+    """For each line, the changed lines from it (included) to the next cut point after it
+    (excluded), or past the end of the hunk."""
+    counts = [0] * len(lines)
+    ahead = 0
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
+        if line.kind != " ":
+            ahead += 1
+        counts[i] = ahead
+        if line.new_no in cut_before:
+            ahead = 0
+    return counts
+
+
 def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[Hunk]:
     """``split_hunk`` of a hunk with more than ``max_lines`` changed lines."""
     pieces: list[Hunk] = []
@@ -53,9 +69,19 @@ def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[Hunk]
     piece_old, piece_new = old_pos, new_pos
     soft_limit = max(max_lines // 2, 1)
     blank_limit = max(max_lines * 3 // 4, 1)
-    for line in hunk.lines:
-        at_definition = changed >= soft_limit and line.new_no in cut_before
-        at_blank = changed >= blank_limit and not line.text.strip()
+    small = max(max_lines // 4, 1)
+    # changed lines to the next cut point: a definition that does not fit starts a new piece,
+    # and a blank line is no cut when a definition starts before the cap
+    ahead = _to_next_cut(hunk.lines, cut_before) if cut_before else None
+    for i, line in enumerate(hunk.lines):
+        if ahead is None:
+            at_definition = False
+            at_blank = changed >= blank_limit and not line.text.strip()
+        else:
+            at_definition = line.new_no in cut_before and (
+                changed >= soft_limit or (changed >= small and changed + ahead[i] > max_lines))
+            at_blank = (changed >= blank_limit and changed + ahead[i] > max_lines
+                        and not line.text.strip())
         if current and (changed >= max_lines or at_definition or at_blank):
             pieces.append(_piece(current, piece_old, piece_new, hunk.section))
             current, changed = [], 0
@@ -86,17 +112,26 @@ def group_hunks(
     merge_gap: int,
     max_hunks: int,
     max_lines: int,
-    cut_before: frozenset[int] = frozenset(),
+    cut_points: Callable[[], frozenset[int]] | None = None,
 ) -> list[tuple[Hunk, ...]]:
-    """Group a file's hunks (in file order) into units."""
+    """Group a file's hunks (in file order) into units.
+
+    ``cut_points`` gives the new-side lines where an oversized hunk is best cut; it is called
+    once, and only if a hunk is oversized.
+    """
+    cut_before: frozenset[int] | None = None
     groups: list[list[Hunk]] = []
     group_lines = 0
     previous_end = -(10**9)
     for original in hunks:
         # a hunk that is not split is counted once (its pieces are counted each)
         changed = _changed(original)
-        pieces = ([original] if changed <= max_lines
-                  else _split(original, max_lines, cut_before))
+        if changed <= max_lines:
+            pieces = [original]
+        else:
+            if cut_before is None:
+                cut_before = cut_points() if cut_points is not None else frozenset()
+            pieces = _split(original, max_lines, cut_before)
         for hunk in pieces:
             size = changed if hunk is original else _changed(hunk)
             gap = hunk.new_start - previous_end - 1

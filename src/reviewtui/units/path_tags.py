@@ -8,8 +8,9 @@ binary (with binary_by_attribute when a ``-diff`` / ``binary`` gitattribute made
 so, not its content), new_file, deleted_file, renamed, mode_change (with mode_only when the
 content is unchanged, made_executable when it gains the executable bit, and
 sensitive_executable when that happens where hooks or CI run files), symlink, submodule,
-non_utf8, too_large, unreadable (an untracked file that could not be read: listed, never
-reviewed). Computed once per file and shared by all its units.
+non_utf8, too_large, untracked, kept_on_disk (a deletion from the repository of a file that
+stays on disk: ``git rm --cached``), unreadable (an untracked file that could not be read:
+listed, never reviewed). Computed once per file and shared by all its units.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ EXECUTABLE = "100755"
 # the file binary because the repository's attributes say so, whatever its content.
 BINARY_BY_ATTRIBUTE_NOTE = ("treated as binary because of a gitattribute ('-diff', 'binary', or a "
                             "diff driver set binary; git shows no lines, the content may be code)")
+# What a unit tagged kept_on_disk is told with (index, bundles): the change removes the file
+# from the repository, not from the disk, so its lines are not lost where it is checked out.
+KEPT_ON_DISK_NOTE = ("deleted from the repository, kept on disk untracked ('git rm --cached'): "
+                     "clones lose the file, this working tree keeps it")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -150,7 +155,9 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
         tags.add("non_utf8")
     if change.too_large:
         tags.add("too_large")
-    if change.untracked:
+    if change.kept_on_disk:
+        tags.add("kept_on_disk")
+    elif change.untracked:
         tags.add("untracked")
     if change.unreadable:
         tags.add("unreadable")

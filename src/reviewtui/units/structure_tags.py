@@ -3,11 +3,12 @@
 complete_function and complete_class (every line of a definition changed), signature_change
 and annotations_only (a header changed, or only its type annotations; a header line that
 changed in the body written on it, the signature reading the same, is neither, nor a function
-added or removed but for its last line), in_single_function (the non-blank changed lines all
-sit in one function), with the symbols a unit defines or sits in and their scopes. "+" lines
-are read against the new file's definitions, "-" lines against the old file's
-(``units.definition_lookup``). ``units.line_tags`` calls these once it knows the file was
-parsed.
+added or removed but for its last line; a function rewritten whole on both sides, as a one-line
+declaration is, whose header reads differently, is a signature_change), in_single_function
+(the non-blank changed lines all sit in one function), with the symbols a unit defines or sits
+in and their scopes. "+" lines are read against the new file's definitions, "-" lines against
+the old file's (``units.definition_lookup``). ``units.line_tags`` calls these once it knows the
+file was parsed.
 """
 
 from __future__ import annotations
@@ -71,6 +72,19 @@ def strip_annotations(signature: str) -> str:
     return TRAILING_COMMA.sub("", "".join("".join(out).split()))
 
 
+def _re_signed(whole_headers: dict[str, dict[str, set[str]]], language: str | None) -> bool:
+    """Whether a function rewritten whole on both sides reads differently in its header (in
+    Python, in more than its type annotations)."""
+    old, new = whole_headers["old"], whole_headers["new"]
+    for name in old.keys() & new.keys():
+        before, after = old[name], new[name]
+        if language == "python":
+            before, after = set(map(strip_annotations, before)), set(map(strip_annotations, after))
+        if before != after:
+            return True
+    return False
+
+
 def structure_tags(
     plus: list[tuple[int, str]],
     minus: list[tuple[int, str]],
@@ -88,6 +102,11 @@ def structure_tags(
     added_or_removed: dict[str, set[str]] = {"new": set(), "old": set()}
     changed_lines = {"new": frozenset(map(NUMBER, plus)),
                      "old": frozenset(map(NUMBER, minus))}
+    # the signatures of functions every line of which changed, when both sides changed: one
+    # of the same name on both sides was re-signed if they differ (a one-line declaration:
+    # an interface method, ``fun f(x: Int) = x``, ``int F(int x) => x;``)
+    whole_headers: dict[str, dict[str, set[str]]] | None = (
+        {"new": {}, "old": {}} if plus and minus else None)
     for key, lookup in (("new", new), ("old", old)):
         numbers = changed_lines[key]
         if lookup is None or not numbers:
@@ -107,11 +126,18 @@ def structure_tags(
             whole = numbers.issuperset(range(definition.start_line, definition.end_line + 1))
             symbols.append(definition.qualified_name)
             _add_scope(scopes, lookup, definition, "defines")
-            if definition.kind in FUNCTION_KINDS and not whole:
+            if definition.kind not in FUNCTION_KINDS:
+                continue
+            if not whole:
                 if numbers.issuperset(range(definition.start_line, definition.end_line)):
                     added_or_removed[key].add(definition.qualified_name)
                 headers[key][definition.qualified_name] = definition.signature
                 header_lines[key][definition.qualified_name] = header
+            elif whole_headers is not None:
+                whole_headers[key].setdefault(definition.qualified_name, set()).add(
+                    " ".join(definition.signature.split()))
+    if whole_headers is not None and _re_signed(whole_headers, language):
+        tags.add("signature_change")
     typed_only: set[str] = set()
     for name in headers["new"].keys() | headers["old"].keys():
         before, after = headers["old"].get(name), headers["new"].get(name)

@@ -14,7 +14,7 @@ PATH_TAGS = frozenset({
     "translation_catalog", "translation_file", "asset_file", "security_area", "binary",
     "binary_by_attribute", "new_file", "deleted_file", "renamed", "copied", "mode_change",
     "mode_only", "made_executable", "sensitive_executable", "symlink", "submodule", "too_large",
-    "untracked", "unreadable", "non_utf8",
+    "untracked", "kept_on_disk", "unreadable", "non_utf8",
 })
 LINE_TAGS = frozenset({
     "only_whitespace", "only_comments", "only_imports", "only_logging", "only_data",

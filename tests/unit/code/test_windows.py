@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reviewtui.code import Definition, FileStructure, analyze_source
 from reviewtui.code.block_starts import Lines
 from reviewtui.code.windows import skeletons
+
+DATA = Path(__file__).parents[2] / "data" / "code"
 
 
 def _key(d: Definition | None) -> tuple[str, str, int, int, int] | None:
@@ -270,3 +274,37 @@ def test_a_change_inside_a_ruby_block_comment_is_read_as_a_comment() -> None:
     assert 100 in whole.comment_lines
     assert 100 in windowed.comment_lines
     assert windowed.enclosing(100) is None
+
+
+def _one_line_annotated(annotation: str, header: str, field: str, count: int = 30) -> str:
+    """A class of annotated methods between two plain members (a field, a last method)."""
+    body = "".join(f"        x{j}();\n" for j in range(4))
+    return (f"class Cases {{\n    {field}\n\n" + "\n".join(
+        f"    {annotation} {header.format(i=i)} {{\n{body}    }}\n" for i in range(count))
+        + f"\n    {header.format(i='Last')} {{\n    }}\n}}\n")
+
+
+@pytest.mark.parametrize(("language", "source"), [
+    ("kotlin", _one_line_annotated("@Test", "fun case{i}()",
+                                   "private val a =\n        listOf(\n            1,\n        )")),
+    ("java", _one_line_annotated("@Test", "public void case{i}()",
+                                 "private final List<Integer> a =\n        List.of(\n"
+                                 "            1);")),
+    ("java", _one_line_annotated('@SuppressWarnings("x")', "void case{i}()",
+                                 "int a =\n        f(\n            1);")),
+    ("typescript", _one_line_annotated("@Input()", "case{i}(): void",
+                                       "private a =\n        f(\n            1);")),
+], ids=["kotlin", "java", "java-arguments", "typescript"])
+def test_a_member_annotated_on_its_header_line_starts_a_block(language: str, source: str) -> None:
+    # "@Test fun case3() {": the annotation and the header on one line; the member is a block
+    # of its own, not part of the one above (the skeleton read a change in case3 as case0's)
+    rows = source.split("\n")
+    case15 = rows.index(next(r for r in rows if "case15()" in r)) + 1
+    _assert_same(language, source, [(case15 + 2, case15 + 3)])
+
+
+def test_okhttp_raw_strings_in_one_line_test_methods_are_in_their_method() -> None:
+    source = (DATA / "WebSocketWriterTest.kt").read_text()
+    part = _assert_same("kotlin", source, [(134, 137), (173, 176)])
+    assert part.enclosing(135) is not None
+    assert part.enclosing(135).qualified_name == "WebSocketWriterTest.serverBinaryMessage"

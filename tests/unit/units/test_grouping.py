@@ -132,3 +132,44 @@ def test_diff_text_carries_line_numbers(repo: GitRepoBuilder) -> None:
     assert lines[0].startswith("@@ -1,3 +1,3 @@")
     assert "    2       -b = 2" in lines
     assert "          2 +b = 20" in lines
+
+
+def _members(indent: str, opener: str, count: int = 30) -> str:
+    """``count`` methods of 4 to 24 lines, each with a doc comment and blank lines inside."""
+    return "\n".join(
+        f"{indent}/**\n{indent} * Method {i}.\n{indent} */\n"
+        f"{indent}{opener.format(i=i)} {{\n"
+        + "".join(f"{indent}    x += {j};\n" + ("\n" if j % 3 == 2 else "")
+                  for j in range(2 + (i * 7) % 15))
+        + f"{indent}    return x;\n{indent}}}\n"
+        for i in range(count))
+
+
+@pytest.mark.parametrize(("path", "text", "opener"), [
+    ("src/Big.java", "package app;\n\n/** A big class. */\npublic final class Big {\n"
+     "  private int x;\n\n" + _members("  ", "public int m{i}(int x)") + "}\n",
+     "public int m"),
+    ("Big.cs", "namespace App\n{\n    public class Big\n    {\n"
+     + _members("        ", "public int M{i}(int x)") + "    }\n}\n", "public int M"),
+    ("Big.kt", "package app\n\nclass Big {\n" + _members("    ", "fun m{i}(x: Int): Int")
+     + "}\n", "fun m"),
+    ("big.ts", "export class Big {\n" + _members("  ", "m{i}(x: number): number") + "}\n", "m"),
+])
+def test_a_new_large_class_is_split_between_its_methods(
+        repo: GitRepoBuilder, path: str, text: str, opener: str) -> None:
+    repo.write("README.md", "x\n")
+    repo.commit("base")
+    repo.write(path, text)
+    units = [u for u in load_change(repo.root, ALL).units if u.file_path == path]
+    assert len(units) > 3
+    assert all(u.added_lines <= UnitsSettings().max_lines for u in units)
+    assert sum(u.added_lines for u in units) == text.count("\n")
+    for unit in units[1:]:  # every piece but the first starts at a method's doc comment
+        added = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "+"]
+        assert added[0].strip() == "/**", added[:4]
+        assert added[3].strip().startswith(opener), added[:4]
+    # and every piece but the last ends with a method's closing brace
+    for unit in units[:-1]:
+        added = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "+"]
+        assert added[-1].strip() in ("}", ""), added[-3:]
+        assert [t for t in added if t.strip()][-1].strip() == "}", added[-3:]

@@ -381,3 +381,48 @@ def test_a_file_added_or_deleted_whole_has_no_signature_change(
     units = _units(make_repo(), "Big.java", before, after)
     assert len(units) > 1
     assert all("signature_change" not in u.tags for u in units), [u.tags for u in units]
+
+
+# guzzle/guzzle src/ClientInterface.php, commit 72aa33d2 ("Update SA tools"), shortened: the
+# declaration of an interface method is one line, so changing its parameters changes all of it.
+GUZZLE_INTERFACE = """<?php
+
+namespace GuzzleHttp;
+
+interface ClientInterface
+{
+    /**
+     * @deprecated ClientInterface::getConfig will be removed in guzzlehttp/guzzle:8.0.
+     */
+    public function getConfig(?string $option = null);
+}
+"""
+
+
+@pytest.mark.parametrize(("path", "before", "old", "new"), [
+    ("src/ClientInterface.php", GUZZLE_INTERFACE, "?string $option", "string $option"),
+    ("Api.java", "interface Api {\n    int get(int id);\n}\n", "int id", "long id"),
+    ("Api.kt", "class Api {\n    fun get(id: Int) = id + 1\n}\n", "id: Int", "id: Long"),
+    ("Api.cs", "class Api\n{\n    int Get(int id) => id + 1;\n}\n", "int id", "long id"),
+    ("api.py", "def get(id): return id + 1\n", "(id)", "(id, default=None)"),
+], ids=["php-interface", "java-interface", "kotlin-expression", "csharp-expression",
+        "python-one-line"])
+def test_a_one_line_declaration_whose_parameters_change_is_a_signature_change(
+        make_repo: type[GitRepoBuilder], path: str, before: str, old: str, new: str) -> None:
+    # every line of the declaration changed on both sides: the same function, re-signed
+    tags = _tags(make_repo(), path, before, before.replace(old, new))
+    assert "signature_change" in tags, tags
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    # a one-line function rewritten in its body only: its signature reads the same
+    ("class Api {\n    fun get(id: Int) = id + 1\n}\n",
+     "class Api {\n    fun get(id: Int) = id + 2\n}\n"),
+    # a one-line function replaced by another of another name
+    ("class Api {\n    fun get(id: Int) = id + 1\n}\n",
+     "class Api {\n    fun fetch(id: Long) = id + 1\n}\n"),
+], ids=["body-only", "renamed"])
+def test_a_one_line_declaration_rewritten_alike_is_not_a_signature_change(
+        make_repo: type[GitRepoBuilder], before: str, after: str) -> None:
+    tags = _tags(make_repo(), "Api.kt", before, after)
+    assert "signature_change" not in tags, tags
