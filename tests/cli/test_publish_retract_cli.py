@@ -285,3 +285,31 @@ def test_notes_gitlab_carried_to_a_new_head_are_not_retracted_by_that_heads_new_
     assert done.code == 0, done.err
     assert world.fake.ops("DELETE") == [] and "retracted" not in done.out
     assert {n["id"] for n in _gitlab_ours(world)} == published
+
+
+def test_a_github_comment_others_replied_to_is_marked_taken_back_not_deleted(
+        world: PullWorld, cli: CliRunner) -> None:
+    """GitHub's REST API cannot resolve a thread: deleting a comment others answered left
+    their replies answering nothing. It is edited to say it was taken back instead, once."""
+    assert cli("index", "--pr", "7", world.local).code == 0
+    sid = seed_review(world)
+    assert cli("publish", "--pr", "7", world.local).code == 0
+    ids = {c["line"]: c["id"] for c in world.fake.comments[7]}
+    reply = world.fake.add_comment(7, path="app/service.py", line=2, user="author",
+                                   body="It is intended, see the ticket.", reply_to=ids[2])
+    _take_back(sid)
+
+    done = cli("publish", "--pr", "7", world.local)
+    assert done.code == 0, done.err
+    deleted = [r.path for r in world.fake.ops("DELETE")]
+    assert deleted == [f"/repos/octo/proj/pulls/comments/{ids[3]}"]  # no one answered it
+    [kept] = [c for c in world.fake.comments[7] if c["id"] == ids[2]]
+    assert kept["body"].startswith("~~P1 · Charge rate tripled~~")
+    assert "taken back by the reviewer" in kept["body"]
+    assert "reviewtui:fingerprint=f-rate" in kept["body"]
+    assert reply in world.fake.comments[7]
+    assert "2 retracted" in done.out
+
+    again = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert again.code == 0, again.err
+    assert f"pulls/comments/{ids[2]}" not in again.out  # taken back once, not again

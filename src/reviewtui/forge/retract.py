@@ -8,8 +8,10 @@ reviewtui comments are hers), published for the head that was reviewed (a commen
 head belongs to that head's review, left as it was sent), whose key the draft no longer holds
 (neither on a line, nor in the summary, nor left where it was), or that this publish puts on
 other lines of that head (the person moved it: the earlier copy is not left behind). GitHub:
-the review comment is deleted. GitLab: the note is deleted, or, when others replied to it, its
-thread is resolved so that their replies keep what they answer. ``sync.run_retractions`` sends
+the review comment is deleted, or, when others replied to it, edited to say it was taken back
+(the REST API cannot resolve a thread, and the replies would answer nothing). GitLab: the note
+is deleted, or, when others replied to it, its thread is resolved so that their replies keep
+what they answer. ``sync.run_retractions`` sends
 them one by one: one that fails is one line in the report, and the rest go on.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from reviewtui.forge.draft import ReviewDraft, marker_key
+from reviewtui.forge.draft import ReviewDraft, marker, marker_key
 from reviewtui.forge.github import GitHubReviewComment
 from reviewtui.forge.gitlab import GitLabDiscussion
 from reviewtui.forge.gitlab_sync import by_viewer as by_gitlab_viewer
@@ -46,23 +48,44 @@ def title_of(body: str) -> str:
     return "(empty)"
 
 
+TAKEN_BACK = "<!-- reviewtui:taken-back -->"
+
+
+def taken_back_body(body: str, key: str, why: str) -> str:
+    """A published comment others answered, edited to say it was taken back: GitHub's REST
+    API cannot resolve a thread, and deleting the comment leaves the replies answering
+    nothing. Its marker stays, so a finding accepted again edits it back."""
+    return (f"~~{title_of(body)}~~\n\n*This comment was taken back by the reviewer ({why}); "
+            f"it is left here because others replied to it.*\n\n{TAKEN_BACK}\n{marker(key)}")
+
+
 def github_retractions(prefix: str, comments: list[GitHubReviewComment], viewer: str | None,
                        head: str, keep: set[str], posted: set[str]) -> list[Retraction]:
-    """The review comments to delete (``prefix``: ``repos/OWNER/REPO``). ``posted``: the keys
-    this publish puts on their lines anew (moved to other lines of the same head): their
-    earlier copies on this head are taken back too, not left where the comment was."""
+    """The review comments to delete (``prefix``: ``repos/OWNER/REPO``), or, when others
+    replied to one, to mark taken back. ``posted``: the keys this publish puts on their lines
+    anew (moved to other lines of the same head): their earlier copies on this head are taken
+    back too, not left where the comment was."""
+    answered = {c.in_reply_to_id for c in comments
+                if c.in_reply_to_id is not None and not by_viewer(c.user, viewer)}
     found: list[Retraction] = []
     for c in comments:
         key = marker_key(c.body)
         if (key is None or (key in keep and key not in posted) or c.in_reply_to_id is not None
-                or not by_viewer(c.user, viewer) or (c.original_commit_id or c.commit_id) != head):
+                or not by_viewer(c.user, viewer) or (c.original_commit_id or c.commit_id) != head
+                or TAKEN_BACK in c.body):
             continue
         where = f"{c.path} L{c.line}" if c.line is not None else f"{c.path} (outdated)"
         label = f"{where}: {title_of(c.body)}"
-        found.append(Retraction(Operation(
-            "DELETE", f"{prefix}/pulls/comments/{c.id}", None,
-            f"retract comment {c.id} on {label} ({_why(key, posted)})"),
-            f"comment {c.id} on {where}", label, key))
+        why = _why(key, posted)
+        if c.id in answered:
+            op = Operation("PATCH", f"{prefix}/pulls/comments/{c.id}",
+                           {"body": taken_back_body(c.body, key, why)},
+                           f"mark comment {c.id} on {label} taken back ({why}; others replied "
+                           "to it)")
+        else:
+            op = Operation("DELETE", f"{prefix}/pulls/comments/{c.id}", None,
+                           f"retract comment {c.id} on {label} ({why})")
+        found.append(Retraction(op, f"comment {c.id} on {where}", label, key))
     return found
 
 
