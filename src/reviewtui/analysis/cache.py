@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from reviewtui.analysis.cache_file import cache_path
 from reviewtui.analysis.records import FileRecord, load
+from reviewtui.cache_layout import prepare
 
 if TYPE_CHECKING:
     from reviewtui.config import Settings
@@ -46,27 +47,8 @@ CREATE TABLE files (
 
 
 def _prepare(db: sqlite3.Connection) -> None:
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version == _VERSION:
+    if not prepare(db, _VERSION, "files", _SCHEMA):
         return
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        # Asked again under the write lock: another process may have made the table meanwhile
-        # (and stored records in it), which dropping it now would lose.
-        (version,) = db.execute("PRAGMA user_version").fetchone()
-        if version == _VERSION:
-            db.execute("COMMIT")
-            return
-        db.execute("DROP TABLE IF EXISTS files")
-        db.execute(_SCHEMA)
-        db.execute(f"PRAGMA user_version = {_VERSION}")
-        db.execute("COMMIT")
-    except sqlite3.Error:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
     # Give the dropped pages back, and let later deletes do so too (incremental_vacuum). A
     # busy file (another process writing already) keeps its pages: that is all it costs.
     try:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui import __version__
+from reviewtui.cache_layout import prepare
 from reviewtui.plan.schema import LLMPlanItem, PlannerReport
 
 if TYPE_CHECKING:
@@ -100,25 +101,7 @@ def plan_key(planner: Planner, index: PlannerIndex, intent: ChangeIntent | None,
 
 
 def _prepare(db: sqlite3.Connection) -> None:
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version == _VERSION:
-        return
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        # Asked again under the write lock: another process may have made it meanwhile (and
-        # kept plans in it), which dropping it now would lose.
-        (version,) = db.execute("PRAGMA user_version").fetchone()
-        if version != _VERSION:
-            db.execute("DROP TABLE IF EXISTS plans")
-            db.execute(_SCHEMA)
-            db.execute(f"PRAGMA user_version = {_VERSION}")
-        db.execute("COMMIT")
-    except sqlite3.Error:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
+    prepare(db, _VERSION, "plans", _SCHEMA)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
