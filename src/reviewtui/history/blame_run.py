@@ -14,9 +14,10 @@ read as given: it exists or blame fails as git's own would.)
 The repository's own list is another matter: ``eval`` blames a fix's lines to find the commit
 that planted the bug, and a mass reformat the project lists in its committed
 ``.git-blame-ignore-revs`` would otherwise be that commit. ``ignored_revisions`` reads the list
-as the repository's HEAD has it -- the project's latest word on which commits are noise; mining
-may read the future, only the ranking may not -- and ``run_blame`` gives it to git as a file
-of its own, whatever the person's setting says. git dies on a line it cannot read as a commit
+as a commit has it: ``eval`` reads HEAD's -- the project's latest word on which commits are
+noise; mining may read the future -- and the priority's line history reads the base's of the
+change it ranks, which may not. ``run_blame`` gives it to git as a file of its own, whatever
+the person's setting says. git dies on a line it cannot read as a commit
 (a short id, one this clone lacks, junk), so only full ids of commits git has are kept.
 
 A unit names a file whose name is not UTF-8 with a replacement character for each such byte;

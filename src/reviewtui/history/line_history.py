@@ -17,15 +17,21 @@ message (trailers included) whether it was a fix. From that, per unit:
 * ``many_authors`` -- how many people wrote those lines;
 * ``unfamiliar`` -- the change's author wrote none of them.
 
-Blame walks only the base's ancestry, so nothing here can see a later commit: an evaluation of
-an old commit scores it as a reviewer could have then. Results are kept per base commit in
-``.git/reviewtui/history/`` (a second look costs one file read). At most ``MAX_FILES`` files
+Blame looks through the commits the project's ``.git-blame-ignore-revs`` lists *as the base
+has it* (``history.blame_run``): a mass reformat is nobody's last touch of a line, so the fix
+under it still counts. Blame walks only the base's ancestry and that list is read at the base
+too, so nothing here can see a later commit: an evaluation of an old commit scores it as a
+reviewer could have then (a project that lists its reformat only later gets no benefit
+before). Results are kept per base commit in
+``.git/reviewtui/history/`` (a second look costs one file read), under a key that names the
+list's commits as well. At most ``MAX_FILES`` files
 of a change are blamed, the most changed first, in parallel: a release-sized change must not
 cost a minute of blame.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import time
@@ -39,7 +45,7 @@ from reviewtui.git.model import ChangeSet, SideKind
 from reviewtui.git.object_cache import ObjectCache
 from reviewtui.git.runner import GitRepo
 from reviewtui.history.blame_graph import BlameGraph
-from reviewtui.history.blame_run import run_blame, tree_path
+from reviewtui.history.blame_run import ignored_revisions, run_blame, tree_path
 from reviewtui.history.commit_facts import CommitFacts, Progress
 from reviewtui.history.fixes import FixMatcher
 from reviewtui.units.model import ReviewUnit
@@ -151,14 +157,16 @@ def _ranges(units: Sequence[ReviewUnit]) -> list[str]:
 
 def blame_lines(repo: GitRepo, base: str, path: str, ranges: list[str],
                 matcher: FixMatcher, since: int | None = None,
-                env: Mapping[str, str] | None = None) -> dict[int, LineOrigin]:
+                env: Mapping[str, str] | None = None,
+                ignore: Sequence[str] = ()) -> dict[int, LineOrigin]:
     """Old-side line number -> where it came from (``git blame -w --porcelain`` at ``base``);
     ``since``: a time before which blame stops walking -- older lines come back as
     ``OLDER`` (no commit, author or fix: only that they are older); ``env``: the cached
-    commit graph's (``history.blame_graph``)."""
+    commit graph's (``history.blame_graph``); ``ignore``: the commits blame looks through
+    (``blame_run.ignored_revisions`` at ``base``)."""
     window = [f"--since={since}"] if since else []
     out = run_blame(repo, "-w", "--porcelain", *window, *ranges, base, "--",
-                    tree_path(repo, base, path), timeout=_TIMEOUT, env=env)
+                    tree_path(repo, base, path), timeout=_TIMEOUT, env=env, ignore=ignore)
     commits: dict[str, dict[bytes, bytes]] = {}
     lines: dict[int, LineOrigin] = {}
     current: str | None = None
@@ -275,13 +283,19 @@ class LineHistory:
         zero = {u.unit_id: dict.fromkeys(FEATURES, 0.0) for u in units}
         if base is None or self._repo.is_shallow():
             return zero  # a shallow clone's blame ends at its cut: it would say nothing true
+        # the base's own list (never HEAD's: that would be the future of an old base); which
+        # of its ids count depends on the clone too (an id it lacks is left out), so the key
+        # names them
+        ignore = ignored_revisions(self._repo, base)
         key = f"{base}-{_CACHE_VERSION}-{self._matcher.stamp}"
+        if ignore:
+            key += "-" + hashlib.sha256(" ".join(ignore).encode()).hexdigest()[:12]
         cached = self._cache.read(key)
         why = cached.setdefault(_WHY, {})
         missing = [u for u in units if u.unit_id not in cached or u.unit_id not in why
                    or len(cached[u.unit_id]) != len(FEATURES)]
         if missing:
-            features, evidence, failed = self._compute(base, missing)
+            features, evidence, failed = self._compute(base, missing, ignore)
             # a unit whose file git failed to blame (a timeout) has no history this time
             # only: kept, its zeros would stand for this base from now on
             cached.update({uid: v for uid, v in features.items() if uid not in failed})
@@ -290,10 +304,10 @@ class LineHistory:
         self.evidence = {u.unit_id: why[u.unit_id] for u in units if why.get(u.unit_id)}
         return {u.unit_id: cached.get(u.unit_id, zero[u.unit_id]) for u in units}
 
-    def _compute(self, base: str, units: Sequence[ReviewUnit]
+    def _compute(self, base: str, units: Sequence[ReviewUnit], ignore: Sequence[str] = ()
                  ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]], set[str]]:
         """The features and evidence of ``units``, and the units whose file git failed to
-        blame."""
+        blame (``ignore``: the commits blame looks through)."""
         matcher = self._matcher
         author = change_author(self._repo, self._change)
         stamp = self._repo.try_run("log", "-1", "--format=%ct", "--end-of-options", base)
@@ -313,7 +327,8 @@ class LineHistory:
         def blamed(path: str) -> dict[int, LineOrigin] | None:
             try:
                 return blame_lines(self._repo, base, path, _ranges(by_file[path]), matcher,
-                                   base_time - WINDOW if base_time > WINDOW else None, env)
+                                   base_time - WINDOW if base_time > WINDOW else None, env,
+                                   ignore)
             except GitCommandError as exc:
                 _log.info("no line history for %s: %s", path, exc)
                 return None

@@ -324,3 +324,79 @@ def test_a_file_whose_name_is_not_utf8_has_its_history(repo: GitRepoBuilder) -> 
     repo.write(name, f.replace("    if total > limit:", "    if total >= limit:"))
     repo.commit("cap at the limit", date="2024-03-01T00:00:00")
     assert _history(repo)["measure"]["fixed_before"] > 0
+
+
+def _fixed_reformatted_then_capped(repo: GitRepoBuilder, listed_before: bool) -> str:
+    """``measure`` fixed on its ``if`` line, that line then rewritten by a mass reformat, the
+    project's ``.git-blame-ignore-revs`` naming the reformat (with lines git would stop on:
+    a short id, an unknown id, a blob, junk) before the edit of that line (``listed_before``)
+    or only after it; returns the edit's commit, the change ranked."""
+    f, g = _BODY.format(name="measure"), _BODY.format(name="weigh")
+    _two(repo, f, g)
+    repo.commit("sizes", date="2024-01-01T00:00:00")
+    f = f.replace("    if total > limit:", "    if total >= limit:")
+    _two(repo, f, g)
+    repo.commit("fix measure: the limit itself is over", date="2024-02-01T00:00:00")
+    reformat = ("    if total >= limit:", "    if (total >= limit):")
+    f = f.replace(*reformat)
+    _two(repo, f, g)
+    reformatted = repo.commit("reformat the sizes", date="2024-02-10T00:00:00")
+    blob = repo.git("rev-parse", "HEAD:sizes.py").strip()
+    listing = (f"# the reformat\n{reformatted}  # black\n{reformatted[:12]}\n{'ab' * 20}\n"
+               f"{blob}\nnot an id\n")
+
+    def listed() -> None:
+        repo.write(".git-blame-ignore-revs", listing)
+        repo.commit("ignore the reformat in blame", date="2024-02-11T00:00:00")
+
+    if listed_before:
+        listed()
+    _two(repo, f.replace("    if (total >= limit):", "    if (total >= limit + 1):"), g)
+    edit = repo.commit("cap above the limit", date="2024-03-01T00:00:00")
+    if not listed_before:
+        listed()
+    return edit
+
+
+def _history_of(repo: GitRepoBuilder, rev: str, keep: bool = False
+                ) -> dict[str, dict[str, float]]:
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref=rev),
+                         use_cache=False).with_reach(keep=keep)
+    return {u.functions[0]: loaded.learned_features[u.unit_id] for u in loaded.units}
+
+
+def test_the_repositorys_blame_ignore_list_at_the_base_looks_through_a_reformat(
+        repo: GitRepoBuilder, isolated_git: Path) -> None:
+    """A mass reformat the project lists in its ``.git-blame-ignore-revs`` stood as the last
+    change of every line it rewrote: the fix under it no longer counted. The list as the
+    change's base has it applies (the lines git would stop on left out, the person's
+    ``blame.ignoreRevsFile`` changing nothing)."""
+    edit = _fixed_reformatted_then_capped(repo, listed_before=True)
+    history = _history_of(repo, edit)
+    assert history["measure"]["fixed_before"] > 0
+    assert history["measure"]["definition_fixed"] > 0
+    with isolated_git.open("a") as config:
+        config.write("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    assert _history_of(repo, edit) == history
+
+
+def test_a_blame_ignore_list_written_after_the_base_is_not_read(repo: GitRepoBuilder) -> None:
+    """The ranking must not see the future: a list the project wrote after the change's base
+    (as HEAD now has it) does not apply to that change."""
+    edit = _fixed_reformatted_then_capped(repo, listed_before=False)
+    assert _history_of(repo, edit)["measure"]["fixed_before"] == 0
+    assert _history_of(repo, edit)["measure"]["definition_fixed"] == 0
+
+
+def test_the_kept_history_is_keyed_by_the_blame_ignore_list(
+        repo: GitRepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A history kept for a base under another list (none, as before the list counted, or
+    one naming commits this clone lacked) is read again, not reused."""
+    import reviewtui.history.line_history as line_history
+
+    edit = _fixed_reformatted_then_capped(repo, listed_before=True)
+    real = line_history.ignored_revisions
+    monkeypatch.setattr(line_history, "ignored_revisions", lambda *args: ())
+    assert _history_of(repo, edit, keep=True)["measure"]["fixed_before"] == 0
+    monkeypatch.setattr(line_history, "ignored_revisions", real)
+    assert _history_of(repo, edit, keep=True)["measure"]["fixed_before"] > 0
