@@ -8,6 +8,7 @@ it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -137,3 +138,36 @@ async def test_the_status_says_summarising_only_while_it_does(
         assert "summarising" not in statuses[-1]
         await pilot.press("escape")
         await app.workers.wait_for_complete()
+
+
+async def test_quitting_mid_answer_keeps_what_was_streamed(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """``q`` while an answer streams: the workbench closes, and the answer read so far is kept
+    in the session marked interrupted, as Escape keeps it (the worker's save ends first)."""
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    store_path = tmp_path / "s.sqlite3"
+    fake_llm.script(Reply.text("".join(WORDS), chunks=WORDS, chunk_delay=0.1))
+    app = _app(repo, store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            await pilot.pause(0.1)
+            shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+            if shown and shown[-1].count("word") >= 5:
+                break
+        app.table.focus()  # (out of the input: there q is a letter; Escape would stop it)
+        await pilot.pause()
+        assert app.jobs.running("chat")
+        await pilot.press("q")
+    # The process ends as ``App.run`` (``asyncio.run``) ends: once the default executor, where
+    # the worker threads run, is shut down -- the chat worker's save must be done by then.
+    await asyncio.get_running_loop().shutdown_default_executor()
+    with SessionStore(store_path) as store:
+        [session] = store.list_sessions(limit=0)
+        [record] = store.rounds(session.session_id)
+    assert record.ended_at is not None and record.interrupted
+    assert record.answer.startswith("word0 word1 word2 word3 word4 ")
