@@ -8,6 +8,7 @@ it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -137,3 +138,121 @@ async def test_the_status_says_summarising_only_while_it_does(
         assert "summarising" not in statuses[-1]
         await pilot.press("escape")
         await app.workers.wait_for_complete()
+
+
+async def test_quitting_mid_answer_keeps_what_was_streamed(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """``q`` while an answer streams: the workbench closes, and the answer read so far is kept
+    in the session marked interrupted, as Escape keeps it (the worker's save ends first)."""
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    store_path = tmp_path / "s.sqlite3"
+    fake_llm.script(Reply.text("".join(WORDS), chunks=WORDS, chunk_delay=0.1))
+    app = _app(repo, store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            await pilot.pause(0.1)
+            shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+            if shown and shown[-1].count("word") >= 5:
+                break
+        app.table.focus()  # (out of the input: there q is a letter; Escape would stop it)
+        await pilot.pause()
+        assert app.jobs.running("chat")
+        await pilot.press("q")
+    # The process ends as ``App.run`` (``asyncio.run``) ends: once the default executor, where
+    # the worker threads run, is shut down -- the chat worker's save must be done by then.
+    await asyncio.get_running_loop().shutdown_default_executor()
+    with SessionStore(store_path) as store:
+        [session] = store.list_sessions(limit=0)
+        [record] = store.rounds(session.session_id)
+    assert record.ended_at is not None and record.interrupted
+    assert record.answer.startswith("word0 word1 word2 word3 word4 ")
+
+
+async def test_an_answer_stopped_with_escape_is_offered_for_continuing(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """Escape mid-answer kept the text, but only ``reviewtui ask --continue`` could go on with
+    it: the workbench offered ``c`` for a cut-off answer, not for one the person stopped. The
+    input keeps the focus (the person may type another question at once); shift+tab reaches
+    the transcript, where ``c`` continues."""
+    from reviewtui.conversation.packing import INTERRUPTED_MARKER
+    from reviewtui.tui.widgets.chat_input import ChatInput
+
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    store_path = tmp_path / "s.sqlite3"
+    fake_llm.script(Reply.text("".join(WORDS), chunks=WORDS, chunk_delay=0.1),
+                    Reply.text("word79 and that is all."))
+    app = _app(repo, store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            await pilot.pause(0.1)
+            shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+            if shown and shown[-1].count("word") >= 5:
+                break
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert notices[0] == "cancelled"
+        assert "you stopped the answer" in notices[-1] and "c continues it" in notices[-1]
+        assert "cancelled: chat" in str(app.query_one("#status").render())
+        assert isinstance(app.focused, ChatInput)  # still typing: c there is a letter
+        await pilot.press("shift+tab")
+        assert app.focused is app.query_one("#chat-log")
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+        assert shown[-1] == "word79 and that is all."
+        assert "round 1 continued in round 2" in str(app.query_one("#status").render())
+        assert isinstance(app.focused, ChatInput)
+    stopped = fake_llm.chat_requests[1].body["messages"]
+    assert stopped[-2]["role"] == "assistant"
+    assert stopped[-2]["content"].startswith("word0 word1 word2 word3 word4 ")
+    assert stopped[-2]["content"].endswith(INTERRUPTED_MARKER)
+    with SessionStore(store_path) as store:
+        [session] = store.list_sessions(limit=0)
+        rounds = store.rounds(session.session_id)
+    assert [(r.interrupted, r.continues) for r in rounds] == [(True, None), (False, 0)]
+
+
+async def test_escape_away_from_the_input_gives_the_transcript_the_focus_to_continue(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """Stopped from the table (not typing), the transcript takes the focus, as for a cut-off
+    answer: ``c`` continues at once."""
+    repo.write("app/auth.py", "def login(user):\n    return user.ok\n")
+    repo.commit("base")
+    repo.write("app/auth.py", "def login(user):\n    return user.ok and user.active\n")
+    store_path = tmp_path / "s.sqlite3"
+    fake_llm.script(Reply.text("".join(WORDS), chunks=WORDS, chunk_delay=0.1),
+                    Reply.text("word79 and that is all."))
+    app = _app(repo, store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            await pilot.pause(0.1)
+            shown = [m.source for m in app.query(".chat-answer").results(Markdown)]
+            if shown and shown[-1].count("word") >= 5:
+                break
+        app.table.focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.focused is app.query_one("#chat-log")
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "round 1 continued in round 2" in str(app.query_one("#status").render())
+    assert len(fake_llm.chat_requests) == 2

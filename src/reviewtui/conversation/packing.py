@@ -48,6 +48,10 @@ SUMMARY_HEADER = "Earlier in this conversation:"
 INHERITED_SEPARATOR = "\n\n---\n\n"
 SHORTENED_MARKER = "[… context from earlier rounds shortened to fit the token budget]"
 INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
+# what the prompt carries for a round whose answer had no text (the model sent none): an
+# assistant message with empty content is refused by some OpenAI-compatible servers, and none
+# at all leaves two user messages in a row, which strict chat templates refuse
+EMPTY_ANSWER_MARKER = "[no answer: the reply to this question had no text]"
 TAIL_MARKER = "[… the start of this answer is left out to fit the context window; it goes on:]"
 
 Count = Callable[[str], int]
@@ -126,18 +130,21 @@ def round_messages(round: RoundRecord,
                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
     """One round as OpenAI chat messages, with every tool call paired with its result; an
     answer the person stopped ends with ``INTERRUPTED_MARKER``, so the model does not take it
-    for all it had to say.
+    for all it had to say, and one that had no text is ``EMPTY_ANSWER_MARKER``: never an
+    assistant message with empty content, nor none (two user messages in a row).
 
     Without stored messages the round is rebuilt from its record (question and answer).
     """
     out = _round_messages(round, messages)
+    last = out[-1] if out else None
+    if last is None or last["role"] != "assistant" or last.get("tool_calls"):
+        last = {"role": "assistant", "content": ""}  # no answer after the question or tools
+        out.append(last)
+    text = last.get("content") or ""
     if round.interrupted:
-        last = out[-1] if out else None
-        if last is not None and last["role"] == "assistant" and not last.get("tool_calls"):
-            text = last.get("content") or ""
-            last["content"] = f"{text}\n\n{INTERRUPTED_MARKER}" if text else INTERRUPTED_MARKER
-        else:
-            out.append({"role": "assistant", "content": INTERRUPTED_MARKER})
+        last["content"] = f"{text}\n\n{INTERRUPTED_MARKER}" if text else INTERRUPTED_MARKER
+    elif not text:
+        last["content"] = EMPTY_ANSWER_MARKER
     return out
 
 
@@ -170,8 +177,8 @@ def _round_messages(round: RoundRecord,
             if call_id is not None and call_id in ids and call_id not in results:
                 results[call_id] = _wire(result)
         answered = [call for call in calls if call["id"] in results]
-        if answered:
-            out.append({"role": "assistant", "content": message.content,
+        if answered:  # without text: null, as the live request sent it (``AgentLoop``)
+            out.append({"role": "assistant", "content": message.content or None,
                         "tool_calls": answered})
             out.extend(results[call["id"]] for call in answered)
         elif message.content:

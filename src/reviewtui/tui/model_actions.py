@@ -249,7 +249,9 @@ class ModelActions(WorkbenchBase):
             result = self.session.ask(self.fused_with_overrides(), question, on_delta=delta,
                                       on_tool=tool, cancel=cancel, on_progress=progress)
         except ReviewTuiError as error:
-            self._await_from_thread(self._chat_failed, cancel, stream, str(error))
+            # stopped (Escape, q, another question): the text streamed is kept as the round
+            stopped = self.session.stopped_round() if cancel.is_set() else None
+            self._await_from_thread(self._chat_failed, cancel, stream, str(error), stopped)
             return
         # (the worker ends once the answer is shown whole)
         self._await_from_thread(self._chat_done, cancel, stream, result.answer, result.round)
@@ -260,8 +262,11 @@ class ModelActions(WorkbenchBase):
         return self.call_from_thread(work, *args)  # type: ignore[arg-type]
 
     async def _chat_failed(self, cancel: threading.Event, stream: AnswerStream,
-                           error: str) -> bool:
-        """Whether the failure counted (the round was neither cancelled nor replaced)."""
+                           error: str, stopped: RoundRecord | None = None) -> bool:
+        """Whether the failure counted (the round was neither cancelled nor replaced).
+        ``stopped``: the round kept with what streamed before the person stopped it."""
+        from reviewtui.tui.widgets.chat_input import ChatInput
+
         await stream.finish()  # what came before the failure stays shown
         counted = self.jobs.finish("chat", cancel)
         if counted:
@@ -269,6 +274,13 @@ class ModelActions(WorkbenchBase):
         # a stopped answer is kept as its round, marked interrupted: the list says so
         self.chat_pane.set_rounds(self.session.rounds_text())
         self._show_busy()
+        if stopped is not None and not counted and not self.jobs.running("chat"):
+            # stopped, not replaced by another question: offered for continuing (the
+            # person typing in the input keeps it: there c is a letter)
+            self.chat_pane.offer_continue(
+                "you stopped the answer (what was shown is kept in the session, marked "
+                "interrupted)", focus=not isinstance(self.focused, ChatInput))
+            # (the status line keeps "cancelled: …": it names every job the key stopped)
         return counted
 
     async def _chat_done(self, cancel: threading.Event, stream: AnswerStream, text: str,

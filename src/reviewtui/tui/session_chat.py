@@ -54,6 +54,20 @@ class SessionChat:
         return chat.ask(question, on_delta=on_delta, on_tool=on_tool, cancel=cancel,
                         on_progress=on_progress)
 
+    def stopped_round(self: _Host) -> RoundRecord | None:
+        """The chat's last round if the person stopped its answer (kept, marked interrupted):
+        what ``c`` would continue. None when it was not kept (the round stays in flight)."""
+        chat = self._chat
+        if chat is None:
+            return None
+        try:
+            last = chat.unfinished()  # (read again from the store)
+        except StoreError:
+            return None
+        if last is None or not last.interrupted or chat.rounds.rounds[-1].index != last.index:
+            return None
+        return last
+
     def _chat_session(self: _Host, plan: FusedPlan) -> ChatSession:
         from reviewtui.conversation.engine import ChatSession
 

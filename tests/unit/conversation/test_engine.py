@@ -280,3 +280,53 @@ def test_the_summary_of_an_old_round_fits_a_small_window(
     for body in summaries:
         assert counter.count_messages(body["messages"]) + body["max_tokens"] <= 2000
     assert summary.summary is not None and summary.summary.startswith("A short summary")
+
+
+def test_a_round_left_empty_is_resent_with_a_note_not_an_empty_message(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """A round whose answer had no text went into the next prompts as an assistant message
+    with empty content (and its tool-call message with "" where the live request had null):
+    some OpenAI-compatible servers refuse both. The next request, as the server received it
+    through the SDK, carries a short bracketed note instead, and the tool-call message as it
+    was first sent."""
+    from reviewtui.conversation.packing import EMPTY_ANSWER_MARKER
+
+    _repo(repo)
+    store = SessionStore(tmp_path / "s.sqlite3")
+    chat = _session(repo, store)
+    fake_llm.script(
+        Reply.tool_calls([{"name": "read_file_hunk", "id": "call_a",
+                           "arguments": {"path": "app/auth.py", "start": 1, "end": 2}}]),
+        Reply.text(""),  # the model read the file and said nothing
+        Reply.text(""),  # ... and nothing to the next question either
+        Reply.text("It checks user.active."))
+    assert chat.ask("What does login check?").answer == ""
+    assert chat.ask("Anything?").answer == ""
+    assert chat.ask("Well?").answer == "It checks user.active."
+    live = fake_llm.chat_requests[1].body["messages"]  # round 1's answer, after the tool
+    sent = fake_llm.chat_requests[3].body["messages"]  # round 3: both rounds before it
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "assistant",
+                                         "user", "assistant", "user"]
+    assert sent[2]["tool_calls"][0]["id"] == "call_a"
+    assert sent[2]["content"] is None and sent[2]["content"] == live[2]["content"]
+    assert sent[4]["content"] == EMPTY_ANSWER_MARKER
+    assert sent[6]["content"] == EMPTY_ANSWER_MARKER
+    assert all(m["content"] != "" for m in sent)
+    # stored as they were: the note is what is sent, not what the model said
+    assert [r.answer for r in store.rounds(chat.session.session_id)] == [
+        "", "", "It checks user.active."]
+    store.close()
+
+
+def test_a_round_without_stored_messages_and_no_answer_keeps_the_turns_alternating() -> None:
+    """Rebuilt from its record alone (no stored messages), an empty round was its question
+    only: two user messages in a row, which strict chat templates refuse."""
+    from reviewtui.conversation.packing import EMPTY_ANSWER_MARKER, round_messages
+    from reviewtui.sessions.records import RoundRecord
+
+    record = RoundRecord(index=0, user_message="why?", answer="")
+    assert round_messages(record, []) == [
+        {"role": "user", "content": "why?"},
+        {"role": "assistant", "content": EMPTY_ANSWER_MARKER}]
+    answered = RoundRecord(index=0, user_message="why?", answer="Because.")
+    assert round_messages(answered, [])[-1] == {"role": "assistant", "content": "Because."}

@@ -227,7 +227,7 @@ def test_tool_pairs_are_repaired_not_broken() -> None:
     wire = round_messages(record, messages)
     assert wire == [
         {"role": "user", "content": "q0"},
-        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "assistant", "content": None, "tool_calls": [call]},  # as sent live
         {"role": "tool", "content": "A", "tool_call_id": "a", "name": "read"},
         {"role": "assistant", "content": "thinking"},
         {"role": "assistant", "content": "done"},

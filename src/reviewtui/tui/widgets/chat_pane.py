@@ -6,8 +6,9 @@ call is a collapsed line that expands to its (compressed) output. The transcript
 its end: it follows the newest text while an answer streams, until the person scrolls up to
 read something earlier (scrolling back to the end follows again).
 
-An answer that is not whole (stopped at the model's output token limit, or cut off by the
-server) is offered for continuing: the transcript takes the focus and ``c`` there asks the model
+An answer that is not whole (stopped at the model's output token limit, cut off by the server,
+or stopped by the person) is offered for continuing: the transcript takes the focus (unless the
+person stopped it while typing in the input) and ``c`` there asks the model
 to go on (``ContinueRequested``), giving the focus back to the input; anywhere else ``c`` is
 what it always is (the chat key, or a letter in the input), so a question that starts with "c"
 is never taken for it. Textual's Markdown widget (and its parser) loads with the first answer,
@@ -64,11 +65,16 @@ class ChatPane(Vertical):
         self.query_one(ChatInput).focus()
         self.post_message(self.ContinueRequested())
 
-    def offer_continue(self, why: str) -> None:
-        """Say the last answer is not whole, and let ``c`` in the transcript continue it."""
+    def offer_continue(self, why: str, *, focus: bool = True) -> None:
+        """Say the last answer is not whole, and let ``c`` in the transcript continue it.
+        ``focus`` False leaves the focus where it is (the person typing in the input, where
+        ``c`` is a letter): the notice says how to reach the transcript."""
         self.continuable = True
-        self.show_notice(f"{why} — press c to continue it (tab goes back to the input)")
-        self.log_view.focus()
+        if focus:
+            self.show_notice(f"{why} — press c to continue it (tab goes back to the input)")
+            self.log_view.focus()
+        else:
+            self.show_notice(f"{why} — shift+tab to the transcript, where c continues it")
 
     def compose(self) -> ComposeResult:
         yield Static("chat — no messages yet", id="chat-rounds")
