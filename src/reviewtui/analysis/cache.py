@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reviewtui.analysis.cache_file import cache_path
+from reviewtui.analysis.cache_layout import prepare
 from reviewtui.analysis.records import FileRecord, load
-from reviewtui.cache_layout import prepare
 
 if TYPE_CHECKING:
     from reviewtui.config import Settings

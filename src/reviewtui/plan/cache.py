@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui import __version__
-from reviewtui.cache_layout import prepare
+from reviewtui.analysis.cache_layout import prepare
 from reviewtui.plan.schema import LLMPlanItem, PlannerReport
 
 if TYPE_CHECKING:
