@@ -128,7 +128,8 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
         groups = group_hunks(
             change.hunks, merge_gap=settings.merge_gap, max_hunks=settings.max_hunks,
             max_lines=settings.max_lines,
-            cut_points=lambda: cut_points(new_structure, settings.max_lines)) or [()]
+            cut_points=lambda: cut_points(new_structure, settings.max_lines),
+            old_cut_points=lambda: cut_points(old_structure, settings.max_lines)) or [()]
     units: list[ReviewUnit] = []
     for hunks in groups:
         lines = [line for hunk in hunks for line in hunk.lines]

@@ -18,7 +18,8 @@ from reviewtui.code.kinds import CONTAINER_KINDS
 
 
 def cut_points(structure: FileStructure | None, max_lines: int) -> frozenset[int]:
-    """New-side lines before which an oversized hunk is best cut.
+    """Lines of ``structure``'s version (the new one; the old one for a hunk that only removes
+    lines, a deleted file) before which an oversized hunk is best cut.
 
     The starts of top-level definitions (a definition directly in a namespace counting as
     top-level: C++, C#, PHP, Rust modules) and of the definitions directly in a container
