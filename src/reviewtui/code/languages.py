@@ -85,3 +85,7 @@ NOT_CODE = frozenset({"css", "protobuf", "yaml", "toml", "ini", "properties", "m
 def is_code(language: str | None) -> bool:
     """A programming language (not a data, documentation or build-settings format)."""
     return language is not None and language not in NOT_CODE
+
+
+# Languages whose test files are read as Mocha/Jest/Vitest specs (``code.spec_calls``).
+SPEC_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})

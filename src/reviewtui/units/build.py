@@ -11,16 +11,21 @@ import hashlib
 from collections.abc import Iterable
 
 from reviewtui.code import FileStructure
-from reviewtui.code.languages import PathLanguages
+from reviewtui.code.languages import SPEC_LANGUAGES, PathLanguages
 from reviewtui.config import UnitsSettings
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet, ChangeStatus, FileChange, Hunk
-from reviewtui.units.cut_points import cut_points
+from reviewtui.units.cut_points import cut_points, spec_cut_points
 from reviewtui.units.grouping import group_hunks
 from reviewtui.units.line_tags import line_facts, security_in_lines
 from reviewtui.units.model import ReviewUnit, review_unit
 from reviewtui.units.path_tags import identifier_tokens, path_tags
-from reviewtui.units.structures import DEFAULT_LANGUAGES, analyze_file, structure_language
+from reviewtui.units.structures import (
+    DEFAULT_LANGUAGES,
+    analyze_file,
+    minified,
+    structure_language,
+)
 from reviewtui.units.vocabulary import Vocabulary, default_vocabulary
 
 _CHANGE_TYPE = {
@@ -104,6 +109,18 @@ def _has_generated_marker(change: FileChange, reader: ContentReader,
                else any(marker in line for line in head_lines) for marker in markers)
 
 
+def _cut_points(change: FileChange, reader: ContentReader, side: str,
+                structure: FileStructure | None, language: str | None, tags: set[str],
+                max_lines: int) -> frozenset[int]:
+    """Where an oversized hunk of one side of ``change`` is best cut (a test file's version
+    read as a spec when it is one)."""
+    if "test_file" not in tags or language not in SPEC_LANGUAGES:
+        return cut_points(structure, max_lines)
+    source = reader.new(change) if side == "new" else reader.old(change)
+    return spec_cut_points(language, None if source is None or minified(source) else source,
+                           structure, max_lines)
+
+
 def file_units(change: FileChange, reader: ContentReader, settings: UnitsSettings,
                vocab: Vocabulary,
                languages: PathLanguages = DEFAULT_LANGUAGES) -> list[ReviewUnit]:
@@ -128,7 +145,10 @@ def _file_units(change: FileChange, reader: ContentReader, structures: dict[str,
         groups = group_hunks(
             change.hunks, merge_gap=settings.merge_gap, max_hunks=settings.max_hunks,
             max_lines=settings.max_lines,
-            cut_points=lambda: cut_points(new_structure, settings.max_lines)) or [()]
+            cut_points=lambda: _cut_points(change, reader, "new", new_structure, language,
+                                           base_tags, settings.max_lines),
+            old_cut_points=lambda: _cut_points(change, reader, "old", old_structure, language,
+                                               base_tags, settings.max_lines)) or [()]
     units: list[ReviewUnit] = []
     for hunks in groups:
         lines = [line for hunk in hunks for line in hunk.lines]

@@ -8,17 +8,25 @@ through methods. The members of a container too large to be one unit (methods, c
 nested types) are cut points as well, at every depth. A definition's doc comment (a Javadoc, a
 ``///`` block, ``#`` lines above a function) belongs to it: the cut is made above the comment.
 
+A JavaScript/TypeScript spec file is ``describe`` and ``it`` calls, no definitions: there the
+statements of the file and of its long test callbacks are the cut points
+(``code.spec_calls``), and definitions inside a test call's callback are none.
+
 Only asked about when a hunk is oversized, so the common path never pays for it.
 """
 
 from __future__ import annotations
 
+import bisect
+
 from reviewtui.code import FileStructure
 from reviewtui.code.kinds import CONTAINER_KINDS
+from reviewtui.code.languages import SPEC_LANGUAGES
 
 
 def cut_points(structure: FileStructure | None, max_lines: int) -> frozenset[int]:
-    """New-side lines before which an oversized hunk is best cut.
+    """Lines of ``structure``'s version (the new one; the old one for a hunk that only removes
+    lines, a deleted file) before which an oversized hunk is best cut.
 
     The starts of top-level definitions (a definition directly in a namespace counting as
     top-level: C++, C#, PHP, Rust modules) and of the definitions directly in a container
@@ -41,3 +49,25 @@ def cut_points(structure: FileStructure | None, max_lines: int) -> frozenset[int
             start -= 1
         points.add(start)
     return frozenset(points)
+
+
+def spec_cut_points(language: str | None, source: bytes | None,
+                    structure: FileStructure | None, max_lines: int) -> frozenset[int]:
+    """``cut_points`` of a test file's version ``source``: if it is a JavaScript/TypeScript
+    spec, the starts of its test blocks (``code.spec_calls``) and those of its definitions
+    outside its top-level test calls."""
+    defined = cut_points(structure, max_lines)
+    if language not in SPEC_LANGUAGES or source is None:
+        return defined
+    from reviewtui.code.spec_calls import spec_blocks  # a parser: loaded when asked for
+
+    blocks = spec_blocks(language, source, max_lines)
+    if blocks is None:
+        return defined
+    firsts = [first for first, _ in blocks.spans]
+    outside: set[int] = set()
+    for point in defined:
+        i = bisect.bisect_left(firsts, point) - 1  # the last test call starting before it
+        if i < 0 or blocks.spans[i][1] < point:
+            outside.add(point)
+    return blocks.starts | outside

@@ -5,6 +5,8 @@ and by changed lines, so a unit never swallows a whole file. A single hunk large
 (a new 2,000-line file) is split, preferably where a definition starts (``units.cut_points``) or
 at a blank line, so each piece is still readable on its own: a piece ends before a definition
 that would not fit in it whole, and not at a blank line when a definition starts before the cap.
+A hunk that only removes lines (a deleted file) has no new side to read definitions from: it is
+cut where the old version's definitions start, its lines numbered as the old version has them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from operator import attrgetter
 from reviewtui.git.model import DiffLine, Hunk
 
 _KIND = attrgetter("kind")
+_NEW_NO = attrgetter("new_no")
+_OLD_NO = attrgetter("old_no")
 
 
 def _changed(hunk: Hunk) -> int:
@@ -34,17 +38,27 @@ def _start(start: int, count: int) -> int:
     return start if count else start + 1
 
 
-def split_hunk(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[Hunk]:
+def split_hunk(hunk: Hunk, max_lines: int, cut_before: frozenset[int],
+               old_cut_before: frozenset[int] = frozenset()) -> list[Hunk]:
     """Split ``hunk`` into pieces of at most about ``max_lines`` changed lines.
 
-    ``cut_before`` holds new-side line numbers where a definition starts (good places to cut).
+    ``cut_before`` holds new-side line numbers where a definition starts (good places to cut);
+    ``old_cut_before`` old-side ones, for a hunk that only removes lines.
     """
     if _changed(hunk) <= max_lines:
         return [hunk]
+    if removes_only(hunk):
+        return _split(hunk, max_lines, old_cut_before, _OLD_NO)
     return _split(hunk, max_lines, cut_before)
 
 
-def _to_next_cut(lines: Sequence[DiffLine], cut_before: frozenset[int]) -> list[int]:
+def removes_only(hunk: Hunk) -> bool:
+    """Whether ``hunk`` adds no line (its cut points are the old version's)."""
+    return "+" not in map(_KIND, hunk.lines)
+
+
+def _to_next_cut(lines: Sequence[DiffLine], cut_before: frozenset[int],
+                 number: Callable[[DiffLine], int | None]) -> list[int]:
     """For each line, the changed lines from it (included) to the next cut point after it
     (excluded), or past the end of the hunk."""
     counts = [0] * len(lines)
@@ -54,13 +68,15 @@ def _to_next_cut(lines: Sequence[DiffLine], cut_before: frozenset[int]) -> list[
         if line.kind != " ":
             ahead += 1
         counts[i] = ahead
-        if line.new_no in cut_before:
+        if number(line) in cut_before:
             ahead = 0
     return counts
 
 
-def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[Hunk]:
-    """``split_hunk`` of a hunk with more than ``max_lines`` changed lines."""
+def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int],
+           number: Callable[[DiffLine], int | None] = _NEW_NO) -> list[Hunk]:
+    """``split_hunk`` of a hunk with more than ``max_lines`` changed lines; ``number`` reads
+    a line's number on the side ``cut_before`` numbers."""
     pieces: list[Hunk] = []
     current: list[DiffLine] = []
     changed = 0
@@ -72,13 +88,13 @@ def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int]) -> list[Hunk]
     small = max(max_lines // 4, 1)
     # changed lines to the next cut point: a definition that does not fit starts a new piece,
     # and a blank line is no cut when a definition starts before the cap
-    ahead = _to_next_cut(hunk.lines, cut_before) if cut_before else None
+    ahead = _to_next_cut(hunk.lines, cut_before, number) if cut_before else None
     for i, line in enumerate(hunk.lines):
         if ahead is None:
             at_definition = False
             at_blank = changed >= blank_limit and not line.text.strip()
         else:
-            at_definition = line.new_no in cut_before and (
+            at_definition = number(line) in cut_before and (
                 changed >= soft_limit or (changed >= small and changed + ahead[i] > max_lines))
             at_blank = (changed >= blank_limit and changed + ahead[i] > max_lines
                         and not line.text.strip())
@@ -113,13 +129,16 @@ def group_hunks(
     max_hunks: int,
     max_lines: int,
     cut_points: Callable[[], frozenset[int]] | None = None,
+    old_cut_points: Callable[[], frozenset[int]] | None = None,
 ) -> list[tuple[Hunk, ...]]:
     """Group a file's hunks (in file order) into units.
 
-    ``cut_points`` gives the new-side lines where an oversized hunk is best cut; it is called
-    once, and only if a hunk is oversized.
+    ``cut_points`` gives the new-side lines where an oversized hunk is best cut, and
+    ``old_cut_points`` the old-side ones, for an oversized hunk that only removes lines; each
+    is called once, and only if such a hunk is oversized.
     """
     cut_before: frozenset[int] | None = None
+    old_cut_before: frozenset[int] | None = None
     groups: list[list[Hunk]] = []
     group_lines = 0
     previous_end = -(10**9)
@@ -128,6 +147,10 @@ def group_hunks(
         changed = _changed(original)
         if changed <= max_lines:
             pieces = [original]
+        elif removes_only(original):
+            if old_cut_before is None:
+                old_cut_before = old_cut_points() if old_cut_points is not None else frozenset()
+            pieces = _split(original, max_lines, old_cut_before, _OLD_NO)
         else:
             if cut_before is None:
                 cut_before = cut_points() if cut_points is not None else frozenset()

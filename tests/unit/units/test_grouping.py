@@ -173,3 +173,46 @@ def test_a_new_large_class_is_split_between_its_methods(
         added = [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "+"]
         assert added[-1].strip() in ("}", ""), added[-3:]
         assert [t for t in added if t.strip()][-1].strip() == "}", added[-3:]
+
+
+def _removed(unit: object) -> list[str]:
+    return [ln.text for h in unit.hunks for ln in h.lines if ln.kind == "-"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("path", "text", "opener"), [
+    ("big.py", "".join(
+        f"def func_{i}(x):\n" + "".join(f"    x += {j}\n" + ("\n" if j % 4 == 3 else "")
+                                        for j in range(3 + (i * 5) % 13))
+        + "    return x\n\n\n" for i in range(40)), "def func_"),
+    ("src/Big.java", "package app;\n\npublic final class Big {\n  private int x;\n\n"
+     + _members("  ", "public int m{i}(int x)") + "}\n", "/**"),
+], ids=["python", "java"])
+def test_a_deleted_large_file_is_split_at_its_old_definitions(
+        repo: GitRepoBuilder, path: str, text: str, opener: str) -> None:
+    repo.write("README.md", "x\n")
+    repo.write(path, text)
+    repo.commit("base")
+    repo.git("rm", "-q", path)
+    sha = repo.commit("delete")
+    units = [u for u in load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref=sha)).units
+             if u.file_path == path]
+    assert len(units) > 3
+    assert all(u.removed_lines <= UnitsSettings().max_lines for u in units)
+    assert sum(u.removed_lines for u in units) == text.count("\n")
+    for unit in units[1:]:  # every piece but the first starts where a definition starts
+        assert _removed(unit)[0].strip().startswith(opener), _removed(unit)[:3]
+
+
+def test_lines_removed_from_a_large_file_are_split_at_its_old_definitions(
+        repo: GitRepoBuilder) -> None:
+    kept = "".join(f"def kept_{i}():\n    return {i}\n\n\n" for i in range(5))
+    gone = "".join(f"def gone_{i}(x):\n" + "".join(f"    x += {j}\n\n" for j in range(2 + i % 9))
+                   + "    return x\n\n\n" for i in range(40))
+    repo.write("mod.py", kept + gone + kept.replace("kept_", "tail_"))
+    repo.commit("base")
+    repo.write("mod.py", kept + kept.replace("kept_", "tail_"))
+    units = [u for u in load_change(repo.root, ALL).units if u.file_path == "mod.py"]
+    assert len(units) > 3 and all(u.added_lines == 0 for u in units)
+    for unit in units[1:]:
+        assert _removed(unit)[0].startswith("def gone_"), _removed(unit)[:3]
+
