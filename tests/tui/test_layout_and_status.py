@@ -609,3 +609,5 @@ async def test_a_tiny_terminal_keeps_rows_for_the_chat_transcript(
         assert entry.region.bottom <= chat.region.bottom  # the input is not cut off below
         answer = chat.query(".chat-answer").last()
         assert answer.region.height > 0 and log.region.y <= answer.region.y < log.region.bottom
+        table = app.query_one(UnitTable)  # the cursor's row stays in sight above the chat
+        assert table.scrollable_content_region.height > table.header_height, table.region
