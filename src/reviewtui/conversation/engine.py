@@ -24,6 +24,11 @@ from dataclasses import dataclass
 from reviewtui.agent.loop import AgentLoop, AgentTurn, ToolRun
 from reviewtui.agent.memory import ToolMemory
 from reviewtui.agent.workspace import Workspace
+from reviewtui.conversation.due_summaries import (
+    messages_by_round,
+    summarise_due,
+    unsummarised,
+)
 from reviewtui.conversation.edits import edited_note, edited_since
 from reviewtui.conversation.packing import PackedPrompt, pack, tail_round
 from reviewtui.conversation.rounds import RoundContext, RoundManager
@@ -227,9 +232,11 @@ class ChatSession:
             gone: list[Exception] = []  # what the reader of the answer failed with, if it did
             try:
                 packed = self._pack(question, context, ended)
-                if self._unsummarised(ended, packed):  # asked for now, then packed again
-                    ended = self._summarise(ended, self._unsummarised(ended, packed),
-                                            on_progress, cancel)
+                due = unsummarised(ended, packed, WINDOW_ROUNDS)
+                if due:  # asked for now, then packed again
+                    ended = summarise_due(self.store, self.session.session_id, self.rounds,
+                                          self.summarizer, due, WINDOW_ROUNDS, on_progress,
+                                          cancel)
                     packed = self._pack(question, context, ended)
                 if continues is not None and continues not in packed.window_rounds:
                     packed = self._pack_continued(question, context, ended, continues, packed)
@@ -361,12 +368,6 @@ class ChatSession:
         return self.ask(CONTINUE_PROMPT, on_delta=on_delta, on_tool=on_tool, cancel=cancel,
                         continues=last.index, on_open=on_open, on_progress=on_progress)
 
-    def _messages_by_round(self) -> dict[int, list[MessageRecord]]:
-        grouped: dict[int, list[MessageRecord]] = {}
-        for message in self.store.messages(self.session.session_id):
-            grouped.setdefault(message.round_index, []).append(message)
-        return grouped
-
     def _turn_results(self, turn: AgentTurn) -> list[ToolResultRecord]:
         found = (self.memory.get(run.ref_id) for run in turn.tool_runs)
         return [record for record in found if record is not None]
@@ -388,7 +389,7 @@ class ChatSession:
               replaced: dict[int, list[MessageRecord]] | None = None) -> PackedPrompt:
         """The prompt for ``question`` after the ``ended`` rounds (``replaced``: the messages
         to send for some of them instead of those stored)."""
-        by_round = self._messages_by_round()
+        by_round = messages_by_round(self.store, self.session.session_id)
         by_round.update(replaced or {})
         return pack(system=SYSTEM_PROMPT, static_context=self.static_context(), rounds=ended,
                     messages_by_round=by_round, current=question,
@@ -415,39 +416,3 @@ class ChatSession:
         fitted = self._pack(question, context, [*rest, shorter],
                             replaced={continues: messages})
         return fitted if continues in fitted.window_rounds else packed
-
-    @staticmethod
-    def _unsummarised(ended: list[RoundRecord], packed: PackedPrompt) -> list[RoundRecord]:
-        """The rounds out of the recent window that the prompt sends as summary lines but
-        have no summary yet (a round the window let go only to fit the budget has its line by
-        rules, as one the summaries' share leaves out has none)."""
-        sent = set(packed.summarized_rounds)
-        old = ended[:-WINDOW_ROUNDS] if len(ended) > WINDOW_ROUNDS else []
-        return [record for record in old if record.summary is None and record.index in sent]
-
-    def _summarise(self, ended: list[RoundRecord], pending: list[RoundRecord],
-                   on_progress: Callable[[str], None] | None,
-                   cancel: threading.Event | None) -> list[RoundRecord]:
-        """Summaries the prompt about to be sent needs, asked for by the first round whose
-        prompt holds them -- not after the answer that pushed them out of the window, which
-        would wait on them. One kept by another process meanwhile is used, not asked for
-        again, and the store keeps the first one written; a failing request leaves the
-        summary by rules, kept (``Summarizer``). ``ended`` again, with the summaries."""
-        sid = self.session.session_id
-        try:
-            stored = {r.index: r.summary for r in self.store.rounds(sid) if r.summary}
-            by_round = self._messages_by_round()
-        except StoreError:
-            stored, by_round = {}, {}
-        for record in pending:
-            summary = stored.get(record.index)
-            if summary is None:
-                if on_progress is not None:
-                    on_progress(f"summarising round {record.index + 1} for the prompt (it left "
-                                f"the last {WINDOW_ROUNDS} rounds)")
-                summary = self.summarizer.summarize(record, by_round.get(record.index, []),
-                                                    cancel=cancel)
-                with contextlib.suppress(StoreError):  # not kept: asked again next time
-                    summary = self.store.keep_round_summary(sid, record.index, summary)
-            self.rounds.set_summary(record.index, summary)
-        return [r for r in self.rounds.rounds if r.ended_at is not None]
