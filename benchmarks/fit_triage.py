@@ -19,6 +19,7 @@ features there) and reports, on changes of 10+ units and on all changes:
     python benchmarks/fit_triage.py --refit            # held-out rows with a refit, not the file
     python benchmarks/fit_triage.py --write            # and write that refit as the shipped one
     python benchmarks/fit_triage.py --markdown
+    python benchmarks/fit_triage.py --refit --without novel_tokens   # an ablation
 
 Run it with the project's virtualenv active.
 """
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench_triage import table
@@ -43,7 +45,12 @@ from reviewtui.eval.fit import (
 )
 from reviewtui.eval.metrics import EvalMetrics, GroupMetrics
 from reviewtui.eval.rank import CaseResult
-from reviewtui.rules.triage_model import TriageWeights, load_weights, write_weights
+from reviewtui.rules.triage_model import (
+    ALL_FEATURES,
+    TriageWeights,
+    load_weights,
+    write_weights,
+)
 from reviewtui.rules.weights_files import shipped_weights_path
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -54,10 +61,25 @@ FRESH = ("commander.js", "marshmallow", "rack", "starlette", "viper")
 LATER = ("curl",)
 
 
-def load() -> dict[str, list[CaseResult]]:
-    return {p.stem.removeprefix("triage-"): [CaseResult.model_validate(c)
-                                             for c in json.loads(p.read_text())["cases"]]
-            for p in sorted(RESULTS.glob("triage-*.json"))}
+def load(without: Sequence[str] = ()) -> dict[str, list[CaseResult]]:
+    """The kept runs by project; ``without``: features whose values are set to 0 in every
+    unit (the fit then cannot use them: an ablation, with every other part of the fit and
+    the data the same)."""
+    zeroed = {ALL_FEATURES.index(name) for name in without}
+    projects = {p.stem.removeprefix("triage-"): [CaseResult.model_validate(c)
+                                                 for c in json.loads(p.read_text())["cases"]]
+                for p in sorted(RESULTS.glob("triage-*.json"))}
+    if not zeroed:
+        return projects
+    return {name: [_without(case, zeroed) for case in cases] for name, cases in projects.items()}
+
+
+def _without(case: CaseResult, zeroed: set[int]) -> CaseResult:
+    if not case.samples:
+        return case
+    return case.model_copy(update={"samples": [s.model_copy(update={"features": [
+        0.0 if i in zeroed else value for i, value in enumerate(s.features)]})
+        for s in case.samples]})
 
 
 def _row(name: str, group: GroupMetrics) -> list[str]:
@@ -82,8 +104,12 @@ def main() -> int:
     parser.add_argument("--own-l2", type=float, default=None,
                         help="the penalty towards the weights in use of a repository's own fit "
                              "(default: chosen per repository as `reviewtui eval --fit` does)")
+    parser.add_argument("--without", action="append", default=[], choices=ALL_FEATURES,
+                        metavar="FEATURE",
+                        help="leave this feature out (its value 0 in every unit); repeatable; "
+                             "with --refit, an ablation")
     args = parser.parse_args()
-    projects = load()
+    projects = load(args.without)
     dev = {n: c for n, c in projects.items()
            if n not in HELD_OUT and n not in FRESH and n not in LATER}
     held = {n: c for n, c in projects.items() if n in HELD_OUT}
