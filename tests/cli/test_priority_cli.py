@@ -49,6 +49,12 @@ def test_explain_lists_the_priority_parts_and_the_reach(repo: GitRepoBuilder,
     assert " + reach 6 + learned " in out  # 3 files: 3 x log2(1 + 3) points
     assert "learned (weights: " in out
     assert "reach: 3 other files use its definitions" in out
+    # each feature's value as a person reads it: 0.664, not 0.664386
+    values = [line.split(" -> ", 1)[0].split()[-1] for line in out.splitlines()
+              if line.startswith("    ") and " -> " in line]
+    shown = [v for v in values if v.replace(".", "", 1).isdigit()]
+    assert shown, out
+    assert all(len(v.lstrip("0.").replace(".", "")) <= 3 for v in shown), shown
 
 
 def test_a_test_file_sinks_further_than_the_learned_part_can_lift(

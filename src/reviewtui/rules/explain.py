@@ -161,13 +161,13 @@ def learned_lines(unit: ReviewUnit, contributions: Sequence[tuple[str, float]],
         lines.append("    no feature of this unit carries weight")
     for name, points in shown:
         evidence = feature_evidence(unit, name) or (history or {}).get(name)
-        value = f" {features[name]:g}" if name in features else ""
+        value = f" {features[name]:.3g}" if name in features else ""
         lines.append(f"    {name}{value} -> {points:+g}" + (f"   {evidence}" if evidence else ""))
     # the unit's history is worth knowing whatever the weights make of it: a definition fixed
     # three times is news to a reviewer even where the fitted weight is near zero
     counted, named = dict(contributions), {name for name, _ in shown}
     for name, evidence in (history or {}).items():
         if features.get(name) and name not in named:
-            lines.append(f"    {name} {features[name]:g} -> {counted.get(name, 0.0):+g} "
+            lines.append(f"    {name} {features[name]:.3g} -> {counted.get(name, 0.0):+g} "
                          f"(weighs little in these weights)   {evidence}")
     return lines
