@@ -218,6 +218,10 @@ def test_ruby(make_repo: type[GitRepoBuilder]) -> None:
     [
         ("docs/guide.md", "# Guide\n", "doc_file"),
         ("README.rst", "Title\n", "doc_file"),
+        # the forge's issue forms and their chooser: prose for people, not configuration
+        (".github/ISSUE_TEMPLATE/config.yml", "contact_links:\n  - name: Security issue\n",
+         "doc_file"),
+        (".github/DISCUSSION_TEMPLATE/ideas.yml", "title: Idea\n", "doc_file"),
         ("tests/test_api.py", "def test_x():\n    pass\n", "test_file"),
         ("web/__tests__/a.spec.ts", "it('x', () => {});\n", "test_file"),
         # Kotlin multiplatform and Gradle test source sets: helpers there are test code too
@@ -259,6 +263,10 @@ def test_path_and_content_tags(repo: GitRepoBuilder, path: str, content: str, ta
         ("pkg/author.py", "AUTHOR = 'me'\n", "security_sensitive"),
         ("poetry.lock", "[[package]]\n", "config_file"),
         ("requirements.txt", "requests\n", "doc_file"),
+        (".github/ISSUE_TEMPLATE/config.yml",
+         "contact_links:\n  - name: Security issue\n    about: Report security issues here.\n",
+         "security_sensitive"),
+        (".github/workflows/ci.yml", "on: push\n", "doc_file"),  # CI stays configuration
     ],
 )
 def test_tags_that_must_not_be_given(repo: GitRepoBuilder, path: str, content: str,
