@@ -87,16 +87,20 @@ def path_tags(change: FileChange, vocab: Vocabulary) -> set[str]:
     dirs = _dirs(pure)
     tags: set[str] = set()
 
+    config_by_name = (name in pack.config_names or suffix in pack.config_suffixes
+                      or name.startswith(".env"))
     if name in pack.lockfile_names:
         tags.add("lockfile")
-    elif name in pack.config_names or suffix in pack.config_suffixes or _has_dir(
-        dirs, path, pack.config_dirs
-    ) or name.startswith(".env"):
+    elif config_by_name or _has_dir(dirs, path, pack.config_dirs):
         tags.add("config_file")
-    plain = "config_file" not in tags and "lockfile" not in tags
-    if _has_dir(dirs, path, pack.doc_dirs) or (plain and (
-            suffix in pack.doc_suffixes or pure.stem.upper() in pack.doc_names)):
+    if _has_dir(dirs, path, pack.doc_dirs):
         tags.add("doc_file")  # under docs/ even a build config (docs/conf.py) is documentation
+    elif "lockfile" not in tags and not config_by_name and (
+            suffix in pack.doc_suffixes or pure.stem.upper() in pack.doc_names):
+        # a document in a configuration folder (.github/SECURITY.md, config/README.md) is a
+        # document, not configuration
+        tags.add("doc_file")
+        tags.discard("config_file")
     if _has_dir(dirs, path, pack.tooling_dirs):
         tags.add("tooling_file")
     if suffix == ".pyi" or name.endswith(".d.ts"):

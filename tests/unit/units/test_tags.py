@@ -222,6 +222,10 @@ def test_ruby(make_repo: type[GitRepoBuilder]) -> None:
         (".github/ISSUE_TEMPLATE/config.yml", "contact_links:\n  - name: Security issue\n",
          "doc_file"),
         (".github/DISCUSSION_TEMPLATE/ideas.yml", "title: Idea\n", "doc_file"),
+        # a document in a configuration folder is a document
+        (".github/SECURITY.md", "# Reporting a vulnerability\n", "doc_file"),
+        ("config/README.md", "# Settings\n", "doc_file"),
+        (".github/CODEOWNERS", "* @team\n", "config_file"),
         ("tests/test_api.py", "def test_x():\n    pass\n", "test_file"),
         ("web/__tests__/a.spec.ts", "it('x', () => {});\n", "test_file"),
         # Kotlin multiplatform and Gradle test source sets: helpers there are test code too
@@ -267,6 +271,9 @@ def test_path_and_content_tags(repo: GitRepoBuilder, path: str, content: str, ta
          "contact_links:\n  - name: Security issue\n    about: Report security issues here.\n",
          "security_sensitive"),
         (".github/workflows/ci.yml", "on: push\n", "doc_file"),  # CI stays configuration
+        (".github/SECURITY.md", "# Reporting a vulnerability\n", "config_file"),
+        (".github/SECURITY.md", "# Reporting a vulnerability\n", "security_sensitive"),
+        ("CMakeLists.txt", "project(x)\n", "doc_file"),
     ],
 )
 def test_tags_that_must_not_be_given(repo: GitRepoBuilder, path: str, content: str,
