@@ -6,7 +6,10 @@ and by changed lines, so a unit never swallows a whole file. A single hunk large
 at a blank line, so each piece is still readable on its own: a piece ends before a definition
 that would not fit in it whole, and not at a blank line when a definition starts before the cap.
 A hunk that only removes lines (a deleted file) has no new side to read definitions from: it is
-cut where the old version's definitions start, its lines numbered as the old version has them.
+cut where the old version's definitions start, its lines numbered as the old version has them;
+a hunk that does both is cut where either version's definitions start (a removed line at an old
+one, any other line at a new one): forty functions replaced by a short table are cut between
+the functions, as their removal alone is.
 """
 
 from __future__ import annotations
@@ -17,8 +20,21 @@ from operator import attrgetter
 from reviewtui.git.model import DiffLine, Hunk
 
 _KIND = attrgetter("kind")
-_NEW_NO = attrgetter("new_no")
-_OLD_NO = attrgetter("old_no")
+CutTest = Callable[[DiffLine], bool]  # is the hunk best cut before this line?
+
+
+def _new_cut(cut_before: frozenset[int]) -> CutTest:
+    return lambda line: line.new_no in cut_before
+
+
+def _old_cut(cut_before: frozenset[int]) -> CutTest:
+    return lambda line: line.old_no in cut_before
+
+
+def _either_cut(new: frozenset[int], old: frozenset[int]) -> CutTest:
+    """A removed line is a cut where the old version's definition starts, any other line where
+    the new version's does."""
+    return lambda line: (line.old_no in old) if line.kind == "-" else (line.new_no in new)
 
 
 def _changed(hunk: Hunk) -> int:
@@ -43,13 +59,15 @@ def split_hunk(hunk: Hunk, max_lines: int, cut_before: frozenset[int],
     """Split ``hunk`` into pieces of at most about ``max_lines`` changed lines.
 
     ``cut_before`` holds new-side line numbers where a definition starts (good places to cut);
-    ``old_cut_before`` old-side ones, for a hunk that only removes lines.
+    ``old_cut_before`` old-side ones, for the removed lines.
     """
     if _changed(hunk) <= max_lines:
         return [hunk]
     if removes_only(hunk):
-        return _split(hunk, max_lines, old_cut_before, _OLD_NO)
-    return _split(hunk, max_lines, cut_before)
+        return _split(hunk, max_lines, _old_cut(old_cut_before) if old_cut_before else None)
+    if "-" in map(_KIND, hunk.lines) and old_cut_before:
+        return _split(hunk, max_lines, _either_cut(cut_before, old_cut_before))
+    return _split(hunk, max_lines, _new_cut(cut_before) if cut_before else None)
 
 
 def removes_only(hunk: Hunk) -> bool:
@@ -57,8 +75,7 @@ def removes_only(hunk: Hunk) -> bool:
     return "+" not in map(_KIND, hunk.lines)
 
 
-def _to_next_cut(lines: Sequence[DiffLine], cut_before: frozenset[int],
-                 number: Callable[[DiffLine], int | None]) -> list[int]:
+def _to_next_cut(lines: Sequence[DiffLine], is_cut: CutTest) -> list[int]:
     """For each line, the changed lines from it (included) to the next cut point after it
     (excluded), or past the end of the hunk."""
     counts = [0] * len(lines)
@@ -68,15 +85,14 @@ def _to_next_cut(lines: Sequence[DiffLine], cut_before: frozenset[int],
         if line.kind != " ":
             ahead += 1
         counts[i] = ahead
-        if number(line) in cut_before:
+        if is_cut(line):
             ahead = 0
     return counts
 
 
-def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int],
-           number: Callable[[DiffLine], int | None] = _NEW_NO) -> list[Hunk]:
-    """``split_hunk`` of a hunk with more than ``max_lines`` changed lines; ``number`` reads
-    a line's number on the side ``cut_before`` numbers."""
+def _split(hunk: Hunk, max_lines: int, is_cut: CutTest | None) -> list[Hunk]:
+    """``split_hunk`` of a hunk with more than ``max_lines`` changed lines; ``is_cut``: is a
+    line where a definition starts (None: no definition is known, cut at blank lines)."""
     pieces: list[Hunk] = []
     current: list[DiffLine] = []
     changed = 0
@@ -88,13 +104,13 @@ def _split(hunk: Hunk, max_lines: int, cut_before: frozenset[int],
     small = max(max_lines // 4, 1)
     # changed lines to the next cut point: a definition that does not fit starts a new piece,
     # and a blank line is no cut when a definition starts before the cap
-    ahead = _to_next_cut(hunk.lines, cut_before, number) if cut_before else None
+    ahead = _to_next_cut(hunk.lines, is_cut) if is_cut is not None else None
     for i, line in enumerate(hunk.lines):
-        if ahead is None:
+        if ahead is None or is_cut is None:
             at_definition = False
             at_blank = changed >= blank_limit and not line.text.strip()
         else:
-            at_definition = number(line) in cut_before and (
+            at_definition = is_cut(line) and (
                 changed >= soft_limit or (changed >= small and changed + ahead[i] > max_lines))
             at_blank = (changed >= blank_limit and changed + ahead[i] > max_lines
                         and not line.text.strip())
@@ -134,8 +150,8 @@ def group_hunks(
     """Group a file's hunks (in file order) into units.
 
     ``cut_points`` gives the new-side lines where an oversized hunk is best cut, and
-    ``old_cut_points`` the old-side ones, for an oversized hunk that only removes lines; each
-    is called once, and only if such a hunk is oversized.
+    ``old_cut_points`` the old-side ones, for the removed lines of an oversized hunk; each is
+    called once, and only if such a hunk is oversized.
     """
     cut_before: frozenset[int] | None = None
     old_cut_before: frozenset[int] | None = None
@@ -147,14 +163,14 @@ def group_hunks(
         changed = _changed(original)
         if changed <= max_lines:
             pieces = [original]
-        elif removes_only(original):
-            if old_cut_before is None:
-                old_cut_before = old_cut_points() if old_cut_points is not None else frozenset()
-            pieces = _split(original, max_lines, old_cut_before, _OLD_NO)
         else:
-            if cut_before is None:
+            removes = "-" in map(_KIND, original.lines)
+            if removes and old_cut_before is None:
+                old_cut_before = old_cut_points() if old_cut_points is not None else frozenset()
+            if not removes_only(original) and cut_before is None:
                 cut_before = cut_points() if cut_points is not None else frozenset()
-            pieces = _split(original, max_lines, cut_before)
+            pieces = split_hunk(original, max_lines, cut_before or frozenset(),
+                                old_cut_before or frozenset())
         for hunk in pieces:
             size = changed if hunk is original else _changed(hunk)
             gap = hunk.new_start - previous_end - 1

@@ -216,3 +216,27 @@ def test_lines_removed_from_a_large_file_are_split_at_its_old_definitions(
     for unit in units[1:]:
         assert _removed(unit)[0].startswith("def gone_"), _removed(unit)[:3]
 
+
+
+def _first_changed(unit: object) -> str:
+    return next(ln.kind + ln.text for h in unit.hunks for ln in h.lines  # type: ignore[attr-defined]
+                if ln.kind != " ")
+
+
+def test_a_large_block_replaced_by_a_small_one_is_split_at_its_old_definitions(
+        repo: GitRepoBuilder) -> None:
+    """An oversized hunk that removes a lot and adds a little (40 functions replaced by one
+    table) is cut where the old version's definitions start, as a removal alone is: its new
+    side has no definition there to cut at."""
+    kept = "".join(f"def kept_{i}():\n    return {i}\n\n\n" for i in range(5))
+    gone = "".join(f"def gone_{i}(x):\n" + "".join(f"    x += {j}\n\n" for j in range(2 + i % 9))
+                   + "    return x\n\n\n" for i in range(40))
+    table = "STEPS = {\n    'gone': 0,\n}\n\n\n"
+    repo.write("mod.py", kept + gone + kept.replace("kept_", "tail_"))
+    repo.commit("base")
+    repo.write("mod.py", kept + table + kept.replace("kept_", "tail_"))
+    units = [u for u in load_change(repo.root, ALL).units if u.file_path == "mod.py"]
+    assert len(units) > 3 and sum(u.added_lines for u in units) == table.count("\n") - 2
+    assert all(u.added_lines + u.removed_lines <= UnitsSettings().max_lines for u in units)
+    for unit in units[1:]:
+        assert _first_changed(unit).startswith(("-def gone_", "+")), _removed(unit)[:3]
