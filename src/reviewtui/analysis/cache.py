@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reviewtui.analysis.cache_file import cache_path
-from reviewtui.analysis.cache_layout import prepare
+from reviewtui.analysis.cache_layout import prepare, release
 from reviewtui.analysis.records import FileRecord, load
 
 if TYPE_CHECKING:
@@ -165,12 +165,8 @@ class UnitCache:
     def _disable(self, exc: Exception) -> None:
         _log.debug("index cache at %s disabled for this run: %s", self.path, exc)
         if self._db is not None:
-            try:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
-            self.close()
+            release(self._db)
+            self._db = None
 
 
 def open_unit_cache(git_common_dir: Path, settings: Settings,

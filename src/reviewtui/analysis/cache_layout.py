@@ -35,3 +35,13 @@ def prepare(db: sqlite3.Connection, version: int, table: str, schema: str) -> bo
             db.execute("ROLLBACK")
         raise
     return True
+
+
+def release(db: sqlite3.Connection) -> None:
+    """Roll back what ``db`` left open and close it: a cache given up on for this run."""
+    try:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+    db.close()

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui import __version__
-from reviewtui.analysis.cache_layout import prepare
+from reviewtui.analysis.cache_layout import prepare, release
 from reviewtui.plan.schema import LLMPlanItem, PlannerReport
 
 if TYPE_CHECKING:
@@ -195,12 +195,8 @@ class PlanCache:
         too, so that the next run starts a new one instead of missing for ever."""
         _log.debug("plan cache at %s disabled for this run: %s", self.path, exc)
         if self._db is not None:
-            try:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
-            self.close()
+            release(self._db)
+            self._db = None
         if not isinstance(exc, sqlite3.OperationalError):
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
