@@ -23,7 +23,8 @@ from reviewtui.forge.draft import PUBLISHED_STATES, ReviewDraft, build_draft, ma
 from reviewtui.forge.github import GitHubClient, GitHubReviewComment
 from reviewtui.forge.gitlab import GitLabClient
 from reviewtui.forge.gitlab_position import LineMap
-from reviewtui.forge.gitlab_sync import GitLabPlan, plan_gitlab, run_gitlab
+from reviewtui.forge.gitlab_send import run_gitlab
+from reviewtui.forge.gitlab_sync import GitLabPlan, plan_gitlab
 from reviewtui.forge.gitlab_sync import ours as gitlab_ours
 from reviewtui.forge.gitlab_sync import threads_of as gitlab_threads
 from reviewtui.forge.http import Sleep
