@@ -6,6 +6,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -113,3 +114,38 @@ def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedOpenAIServer]:
         yield server
     finally:
         server.stop()
+
+
+if TYPE_CHECKING:
+    from tests.support.forge_world import PullWorld
+    from tests.support.gitlab_world import MergeRequestWorld
+
+
+@pytest.fixture
+def pull_world(make_repo: type[GitRepoBuilder], tmp_path: Path,
+               monkeypatch: pytest.MonkeyPatch) -> Iterator[PullWorld]:
+    """GitHub pull request 7 ("Charge three times") on the local GitHub
+    (``tests.support.forge_world``); every request and answer must match the contract."""
+    from tests.support.forge_world import build_world
+    from tests.support.github_server import GitHubServer
+
+    with GitHubServer() as server:
+        built = build_world(make_repo, tmp_path, monkeypatch, server)
+        built.open_pull(7, built.head_sha, title="Charge three times")
+        yield built
+        assert server.fake.violations == []
+
+
+@pytest.fixture
+def mr_world(make_repo: type[GitRepoBuilder], tmp_path: Path,
+             monkeypatch: pytest.MonkeyPatch) -> Iterator[MergeRequestWorld]:
+    """GitLab merge request 7 ("Charge three times") on the local GitLab
+    (``tests.support.gitlab_world``); every request and answer must match the contract."""
+    from tests.support.gitlab_server import GitLabServer
+    from tests.support.gitlab_world import build_gitlab_world
+
+    with GitLabServer() as server:
+        built = build_gitlab_world(make_repo, tmp_path, monkeypatch, server)
+        built.open_mr(7, built.head_sha, title="Charge three times")
+        yield built
+        assert server.fake.violations == []

@@ -7,38 +7,26 @@ run (``remote.origin.uploadpack``)."""
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
-from tests.support.forge_world import HEAD, PullWorld, build_world, git, seed_review
-from tests.support.github_server import GitHubServer
+from tests.support.forge_world import HEAD, PullWorld, git, seed_review
 
 PULL_REFS = "refs/reviewtui/pr/github.com/octo/proj/7"
 
 
 @pytest.fixture
-def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
-          monkeypatch: pytest.MonkeyPatch) -> Iterator[PullWorld]:
-    with GitHubServer() as server:
-        built = build_world(make_repo, tmp_path, monkeypatch, server)
-        built.open_pull(7, built.head_sha, title="Charge three times")
-        yield built
-        assert server.fake.violations == []
-
-
-@pytest.fixture
-def fetches(world: PullWorld, tmp_path: Path) -> Path:
+def fetches(pull_world: PullWorld, tmp_path: Path) -> Path:
     """The log of the remote's ``upload-pack`` runs: one line per fetch from it."""
     log = tmp_path / "fetches.log"
     log.write_text("")
     wrapper = tmp_path / "upload-pack-counting"
     wrapper.write_text(f'#!/bin/sh\necho fetch >> "{log}"\nexec git-upload-pack "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    git(world.local, "config", "remote.origin.uploadpack", str(wrapper))
+    git(pull_world.local, "config", "remote.origin.uploadpack", str(wrapper))
     return log
 
 
@@ -47,57 +35,57 @@ def _count(log: Path) -> int:
 
 
 def test_a_pull_request_already_here_is_not_fetched_again(
-        world: PullWorld, cli: CliRunner, fetches: Path) -> None:
-    first = cli("index", "--pr", "7", world.local)
+        pull_world: PullWorld, cli: CliRunner, fetches: Path) -> None:
+    first = cli("index", "--pr", "7", pull_world.local)
     assert first.code == 0, first.err
     assert _count(fetches) == 1
-    seed_review(world)
+    seed_review(pull_world)
     for command in (("index",), ("findings",), ("export",), ("index", "--json")):
-        result = cli(*command, "--pr", "7", world.local)
+        result = cli(*command, "--pr", "7", pull_world.local)
         assert result.code == 0, (command, result.err)
     assert _count(fetches) == 1  # head and base were here: no fetch
-    assert git(world.local, "rev-parse", f"{PULL_REFS}/head") == world.head_sha
-    published = cli("publish", "--dry-run", "--pr", "7", world.local)
+    assert git(pull_world.local, "rev-parse", f"{PULL_REFS}/head") == pull_world.head_sha
+    published = cli("publish", "--dry-run", "--pr", "7", pull_world.local)
     assert published.code == 0 and "app/service.py" in published.out
 
 
 def test_a_head_that_moved_to_a_commit_not_here_is_fetched(
-        world: PullWorld, cli: CliRunner, fetches: Path) -> None:
-    assert cli("index", "--pr", "7", world.local).code == 0
-    seed_review(world)
-    world.upstream.git("checkout", "-q", "feature")
-    world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
-    world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
-    moved = world.upstream.head()
-    world.upstream.git("checkout", "-q", "main")
-    world.push_pull(7, moved)
-    world.fake.pulls[7]["head"]["sha"] = moved
-    listed = cli("findings", "--pr", "7", world.local)
+        pull_world: PullWorld, cli: CliRunner, fetches: Path) -> None:
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    seed_review(pull_world)
+    pull_world.upstream.git("checkout", "-q", "feature")
+    pull_world.upstream.write("app/service.py", HEAD.replace("amount * 3", "amount * 4"))
+    pull_world.upstream.git("commit", "-q", "--amend", "-a", "-m", "Quadruple")
+    moved = pull_world.upstream.head()
+    pull_world.upstream.git("checkout", "-q", "main")
+    pull_world.push_pull(7, moved)
+    pull_world.fake.pulls[7]["head"]["sha"] = moved
+    listed = cli("findings", "--pr", "7", pull_world.local)
     assert listed.code == 0, listed.err
     assert _count(fetches) == 2
-    assert git(world.local, "rev-parse", f"{PULL_REFS}/head") == moved
-    assert f"at {world.head_sha[:10]}; its head is {moved[:10]} now" in listed.err
+    assert git(pull_world.local, "rev-parse", f"{PULL_REFS}/head") == moved
+    assert f"at {pull_world.head_sha[:10]}; its head is {moved[:10]} now" in listed.err
 
 
 def test_a_head_that_moved_to_a_commit_already_here_is_not_fetched(
-        world: PullWorld, cli: CliRunner, fetches: Path) -> None:
+        pull_world: PullWorld, cli: CliRunner, fetches: Path) -> None:
     """The author's own clone: the new head was committed (and pushed) from here."""
-    assert cli("index", "--pr", "7", world.local).code == 0
-    seed_review(world)
-    git(world.local, "checkout", "-q", "-b", "mine", world.head_sha)
-    (world.local / "app" / "service.py").write_text(HEAD.replace("amount * 3", "amount * 5"))
-    git(world.local, "commit", "-q", "-a", "-m", "Five times")
-    moved = git(world.local, "rev-parse", "HEAD")
-    git(world.local, "push", "-q", str(world.remote), f"{moved}:refs/pull/7/head")
-    world.fake.pulls[7]["head"]["sha"] = moved
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    seed_review(pull_world)
+    git(pull_world.local, "checkout", "-q", "-b", "mine", pull_world.head_sha)
+    (pull_world.local / "app" / "service.py").write_text(HEAD.replace("amount * 3", "amount * 5"))
+    git(pull_world.local, "commit", "-q", "-a", "-m", "Five times")
+    moved = git(pull_world.local, "rev-parse", "HEAD")
+    git(pull_world.local, "push", "-q", str(pull_world.remote), f"{moved}:refs/pull/7/head")
+    pull_world.fake.pulls[7]["head"]["sha"] = moved
     before = _count(fetches)
-    listed = cli("findings", "--pr", "7", world.local)
+    listed = cli("findings", "--pr", "7", pull_world.local)
     assert listed.code == 0, listed.err
     assert _count(fetches) == before  # the push does not fetch, nor does the command
-    assert git(world.local, "rev-parse", f"{PULL_REFS}/head") == moved
+    assert git(pull_world.local, "rev-parse", f"{PULL_REFS}/head") == moved
     # the head the review was made on stays in the ref's reflog: that review is still found
-    assert f"at {world.head_sha[:10]}; its head is {moved[:10]} now" in listed.err
-    indexed = cli("index", "--json", "--pr", "7", world.local)
+    assert f"at {pull_world.head_sha[:10]}; its head is {moved[:10]} now" in listed.err
+    indexed = cli("index", "--json", "--pr", "7", pull_world.local)
     assert indexed.code == 0, indexed.err
     assert {u["file_path"] for u in indexed.json()["units"]} == {"app/service.py"}
 

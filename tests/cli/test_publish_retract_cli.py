@@ -5,38 +5,14 @@ dry run, says so, and never touches a comment reviewtui did not publish for this
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from reviewtui.sessions import SessionStore
 from tests.cli.conftest import CliRunner
-from tests.conftest import GitRepoBuilder
-from tests.support.forge_world import PullWorld, build_world, seed_review
-from tests.support.github_server import GitHubServer
-from tests.support.gitlab_server import GitLabServer
-from tests.support.gitlab_world import MergeRequestWorld, build_gitlab_world
-
-
-@pytest.fixture
-def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
-          monkeypatch: pytest.MonkeyPatch) -> Iterator[PullWorld]:
-    with GitHubServer() as server:
-        built = build_world(make_repo, tmp_path, monkeypatch, server)
-        built.open_pull(7, built.head_sha, title="Charge three times")
-        yield built
-        assert server.fake.violations == []
-
-
-@pytest.fixture
-def mr_world(make_repo: type[GitRepoBuilder], tmp_path: Path,
-             monkeypatch: pytest.MonkeyPatch) -> Iterator[MergeRequestWorld]:
-    with GitLabServer() as server:
-        built = build_gitlab_world(make_repo, tmp_path, monkeypatch, server)
-        built.open_mr(7, built.head_sha, title="Charge three times")
-        yield built
-        assert server.fake.violations == []
+from tests.support.forge_world import PullWorld, seed_review
+from tests.support.gitlab_world import MergeRequestWorld
 
 
 def _take_back(sid: str) -> None:
@@ -54,79 +30,79 @@ def _github_ours(world: PullWorld) -> dict[int, str]:
 
 
 def test_a_dismissed_finding_and_a_deleted_comment_are_retracted_from_github(
-        world: PullWorld, cli: CliRunner) -> None:
-    assert cli("index", "--pr", "7", world.local).code == 0
-    sid = seed_review(world)
-    assert cli("publish", "--pr", "7", world.local).code == 0
-    assert set(_github_ours(world)) == {2, 3}
-    ids = {c["line"]: c["id"] for c in world.fake.comments[7]}
+        pull_world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    sid = seed_review(pull_world)
+    assert cli("publish", "--pr", "7", pull_world.local).code == 0
+    assert set(_github_ours(pull_world)) == {2, 3}
+    ids = {c["line"]: c["id"] for c in pull_world.fake.comments[7]}
     # a colleague's own reviewtui comment, and a plain one: never ours to take back
-    theirs = world.fake.add_comment(7, path="app/service.py", line=2, user="colleague",
-                                    body="Hers.\n\n<!-- reviewtui:fingerprint=f-hers -->")
-    plain = world.fake.add_comment(7, path="app/service.py", line=3, body="Why?")
+    theirs = pull_world.fake.add_comment(7, path="app/service.py", line=2, user="colleague",
+                                         body="Hers.\n\n<!-- reviewtui:fingerprint=f-hers -->")
+    plain = pull_world.fake.add_comment(7, path="app/service.py", line=3, body="Why?")
     _take_back(sid)
 
-    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    dry = cli("publish", "--dry-run", "--pr", "7", pull_world.local)
     assert dry.code == 0, dry.err
-    assert world.fake.ops("DELETE") == []
+    assert pull_world.fake.ops("DELETE") == []
     assert (f"DELETE /repos/octo/proj/pulls/comments/{ids[2]}  # retract comment {ids[2]} on "
             "app/service.py L2: P1 · Charge rate tripled") in dry.out
     assert (f"DELETE /repos/octo/proj/pulls/comments/{ids[3]}  # retract comment {ids[3]} on "
             "app/service.py L3: Is this covered by a test?") in dry.out
 
-    done = cli("publish", "--pr", "7", world.local)
+    done = cli("publish", "--pr", "7", pull_world.local)
     assert done.code == 0, done.err
-    assert sorted(r.path for r in world.fake.ops("DELETE")) == sorted(
+    assert sorted(r.path for r in pull_world.fake.ops("DELETE")) == sorted(
         f"/repos/octo/proj/pulls/comments/{ids[n]}" for n in (2, 3))
-    assert _github_ours(world) == {2: theirs["body"]}  # hers stays
-    assert plain in world.fake.comments[7]
+    assert _github_ours(pull_world) == {2: theirs["body"]}  # hers stays
+    assert plain in pull_world.fake.comments[7]
     assert "2 retracted" in done.out
     assert "retracted: app/service.py L2: P1 · Charge rate tripled" in done.out
 
-    again = cli("publish", "--dry-run", "--pr", "7", world.local)
+    again = cli("publish", "--dry-run", "--pr", "7", pull_world.local)
     assert "DELETE" not in again.out  # nothing left to take back
 
 
 def test_a_retraction_github_refuses_is_one_line_and_the_others_go_on(
-        world: PullWorld, cli: CliRunner) -> None:
-    assert cli("index", "--pr", "7", world.local).code == 0
-    sid = seed_review(world)
-    assert cli("publish", "--pr", "7", world.local).code == 0
-    ids = {c["line"]: c["id"] for c in world.fake.comments[7]}
-    world.fake.undeletable.add(ids[2])
+        pull_world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    sid = seed_review(pull_world)
+    assert cli("publish", "--pr", "7", pull_world.local).code == 0
+    ids = {c["line"]: c["id"] for c in pull_world.fake.comments[7]}
+    pull_world.fake.undeletable.add(ids[2])
     _take_back(sid)
-    done = cli("publish", "--pr", "7", world.local)
+    done = cli("publish", "--pr", "7", pull_world.local)
     assert done.code == 0, done.err
-    assert set(_github_ours(world)) == {2}  # the refused one is still there, the other gone
+    assert set(_github_ours(pull_world)) == {2}  # the refused one is still there, the other gone
     [line] = [x for x in done.out.splitlines() if "could not retract" in x]
     assert f"comment {ids[2]} on app/service.py L2" in line and "HTTP 403" in line
     assert "1 retracted" in done.out
 
 
 def test_comments_of_an_earlier_heads_review_are_not_retracted_by_a_new_heads_review(
-        world: PullWorld, cli: CliRunner) -> None:
-    assert cli("index", "--pr", "7", world.local).code == 0
-    seed_review(world)
-    assert cli("publish", "--pr", "7", world.local).code == 0
-    world.upstream.git("checkout", "-q", "feature")
-    world.upstream.write("app/extra.py", "def extra():\n    return 1\n")
-    moved = world.upstream.commit("more")
-    world.upstream.git("checkout", "-q", "main")
-    world.push_pull(7, moved)
-    world.fake.pulls[7]["head"]["sha"] = moved
-    assert cli("index", "--pr", "7", world.local).code == 0
+        pull_world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    seed_review(pull_world)
+    assert cli("publish", "--pr", "7", pull_world.local).code == 0
+    pull_world.upstream.git("checkout", "-q", "feature")
+    pull_world.upstream.write("app/extra.py", "def extra():\n    return 1\n")
+    moved = pull_world.upstream.commit("more")
+    pull_world.upstream.git("checkout", "-q", "main")
+    pull_world.push_pull(7, moved)
+    pull_world.fake.pulls[7]["head"]["sha"] = moved
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
     from reviewtui.app.open_pr import locate_pull, pull_selector
     from reviewtui.pipeline import load_change
     from reviewtui.sessions.review_records import ReviewVerdict
 
-    _repo, target = locate_pull(world.local, "7")
-    loaded = load_change(world.local, pull_selector(target))
+    _repo, target = locate_pull(pull_world.local, "7")
+    loaded = load_change(pull_world.local, pull_selector(target))
     with SessionStore() as store:  # the new head's own review: a verdict only
         session = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr")
         store.set_verdict(session.session_id, ReviewVerdict(verdict="comment", summary="Ok."))
-    done = cli("publish", "--pr", "7", world.local)
+    done = cli("publish", "--pr", "7", pull_world.local)
     assert done.code == 0, done.err
-    assert world.fake.ops("DELETE") == [] and set(_github_ours(world)) == {2, 3}
+    assert pull_world.fake.ops("DELETE") == [] and set(_github_ours(pull_world)) == {2, 3}
 
 
 def _gitlab_ours(world: MergeRequestWorld) -> list[dict[str, object]]:
@@ -179,17 +155,17 @@ def _move_comment(sid: str, line: int) -> None:
 
 
 def test_a_comment_moved_to_other_lines_is_not_left_twice_on_github(
-        world: PullWorld, cli: CliRunner) -> None:
-    assert cli("index", "--pr", "7", world.local).code == 0
-    sid = seed_review(world)
-    assert cli("publish", "--pr", "7", world.local).code == 0
-    [old] = [c for c in world.fake.comments[7] if c["line"] == 3]
+        pull_world: PullWorld, cli: CliRunner) -> None:
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    sid = seed_review(pull_world)
+    assert cli("publish", "--pr", "7", pull_world.local).code == 0
+    [old] = [c for c in pull_world.fake.comments[7] if c["line"] == 3]
     _move_comment(sid, 4)
-    dry = cli("publish", "--dry-run", "--pr", "7", world.local)
+    dry = cli("publish", "--dry-run", "--pr", "7", pull_world.local)
     assert f"DELETE /repos/octo/proj/pulls/comments/{old['id']}" in dry.out
-    done = cli("publish", "--pr", "7", world.local)
+    done = cli("publish", "--pr", "7", pull_world.local)
     assert done.code == 0, done.err
-    mine = [c for c in world.fake.comments[7] if c["body"].startswith("Is this covered")]
+    mine = [c for c in pull_world.fake.comments[7] if c["body"].startswith("Is this covered")]
     assert [c["line"] for c in mine] == [4]  # on its new line only, not also on its old one
 
 
@@ -223,30 +199,30 @@ def test_a_moved_comment_gitlab_does_not_keep_on_its_new_line_keeps_its_old_note
 
 
 def test_the_last_published_finding_dismissed_is_still_retracted(
-        world: PullWorld, cli: CliRunner) -> None:
+        pull_world: PullWorld, cli: CliRunner) -> None:
     """No verdict, no comment, and the one finding published dismissed since: there is nothing
     left to publish, but what was published is still to be taken back."""
     from reviewtui.app.open_pr import locate_pull, pull_selector
     from reviewtui.pipeline import load_change
     from reviewtui.sessions.review_records import StoredFinding
 
-    assert cli("index", "--pr", "7", world.local).code == 0
-    _repo, target = locate_pull(world.local, "7")
-    loaded = load_change(world.local, pull_selector(target))
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    _repo, target = locate_pull(pull_world.local, "7")
+    loaded = load_change(pull_world.local, pull_selector(target))
     with SessionStore() as store:
         sid = store.session_for_change(str(loaded.root), loaded.change_set.key, "pr").session_id
         store.merge_findings(sid, [StoredFinding(
             fingerprint="f-only", title="Charge rate tripled", severity="P1",
             file_path="app/service.py", start_line=2, end_line=2)], lambda _f: True)
         store.set_finding_state(sid, "f-only", "accepted")
-    assert cli("publish", "--pr", "7", world.local).code == 0
-    assert set(_github_ours(world)) == {2}
+    assert cli("publish", "--pr", "7", pull_world.local).code == 0
+    assert set(_github_ours(pull_world)) == {2}
     with SessionStore() as store:
         store.set_finding_state(sid, "f-only", "dismissed", "not a problem")
-    done = cli("publish", "--pr", "7", world.local)
+    done = cli("publish", "--pr", "7", pull_world.local)
     assert done.code == 0, done.err
-    assert _github_ours(world) == {} and "1 retracted" in done.out
-    again = cli("publish", "--pr", "7", world.local)
+    assert _github_ours(pull_world) == {} and "1 retracted" in done.out
+    again = cli("publish", "--pr", "7", pull_world.local)
     assert again.code == 2 and "nothing to publish" in again.err  # nothing left to take back
 
 
@@ -288,28 +264,61 @@ def test_notes_gitlab_carried_to_a_new_head_are_not_retracted_by_that_heads_new_
 
 
 def test_a_github_comment_others_replied_to_is_marked_taken_back_not_deleted(
-        world: PullWorld, cli: CliRunner) -> None:
+        pull_world: PullWorld, cli: CliRunner) -> None:
     """GitHub's REST API cannot resolve a thread: deleting a comment others answered left
     their replies answering nothing. It is edited to say it was taken back instead, once."""
-    assert cli("index", "--pr", "7", world.local).code == 0
-    sid = seed_review(world)
-    assert cli("publish", "--pr", "7", world.local).code == 0
-    ids = {c["line"]: c["id"] for c in world.fake.comments[7]}
-    reply = world.fake.add_comment(7, path="app/service.py", line=2, user="author",
-                                   body="It is intended, see the ticket.", reply_to=ids[2])
+    assert cli("index", "--pr", "7", pull_world.local).code == 0
+    sid = seed_review(pull_world)
+    assert cli("publish", "--pr", "7", pull_world.local).code == 0
+    ids = {c["line"]: c["id"] for c in pull_world.fake.comments[7]}
+    reply = pull_world.fake.add_comment(7, path="app/service.py", line=2, user="author",
+                                        body="It is intended, see the ticket.", reply_to=ids[2])
     _take_back(sid)
 
-    done = cli("publish", "--pr", "7", world.local)
+    done = cli("publish", "--pr", "7", pull_world.local)
     assert done.code == 0, done.err
-    deleted = [r.path for r in world.fake.ops("DELETE")]
+    deleted = [r.path for r in pull_world.fake.ops("DELETE")]
     assert deleted == [f"/repos/octo/proj/pulls/comments/{ids[3]}"]  # no one answered it
-    [kept] = [c for c in world.fake.comments[7] if c["id"] == ids[2]]
+    [kept] = [c for c in pull_world.fake.comments[7] if c["id"] == ids[2]]
     assert kept["body"].startswith("~~P1 · Charge rate tripled~~")
     assert "taken back by the reviewer" in kept["body"]
     assert "reviewtui:fingerprint=f-rate" in kept["body"]
-    assert reply in world.fake.comments[7]
+    assert reply in pull_world.fake.comments[7]
     assert "2 retracted" in done.out
 
-    again = cli("publish", "--dry-run", "--pr", "7", world.local)
+    again = cli("publish", "--dry-run", "--pr", "7", pull_world.local)
     assert again.code == 0, again.err
     assert f"pulls/comments/{ids[2]}" not in again.out  # taken back once, not again
+
+
+def _empty_review(local: Path) -> str:
+    """The pull request's review as the workbench keeps it before the person said anything:
+    no verdict, no comment, no finding; returns its label."""
+    from reviewtui.app.open_pr import locate_pull, pull_selector
+    from reviewtui.pipeline import load_change
+
+    _repo, target = locate_pull(local, "7")
+    loaded = load_change(local, pull_selector(target))
+    with SessionStore() as store:
+        store.session_for_change(str(loaded.root), loaded.change_set.key, "pr")
+    return target.label
+
+
+@pytest.mark.parametrize("forge", ["github", "gitlab"])
+def test_nothing_to_publish_and_nothing_published_before_asks_the_forge_nothing(
+        forge: str, request: pytest.FixtureRequest, cli: CliRunner) -> None:
+    """An empty review of a pull request this clone never published to: nothing to send and
+    nothing to take back, so the forge is not asked (offline, it would have failed on the
+    network first); the one-line message and exit code are the ones the forge's answer gave."""
+    world: PullWorld | MergeRequestWorld = request.getfixturevalue(
+        "pull_world" if forge == "github" else "mr_world")
+    assert cli("index", "--pr", "7", world.local).code == 0
+    label = _empty_review(world.local)
+    asked = len(world.fake.requests)
+    for dry in ([], ["--dry-run"]):
+        done = cli("publish", *dry, "--pr", "7", world.local)
+        assert done.code == 2 and done.out == ""
+        assert done.err.strip().splitlines() == [
+            f"reviewtui: error: nothing to publish for {label}: no verdict, no comments, "
+            "no accepted findings"]
+        assert len(world.fake.requests) == asked  # the forge received nothing

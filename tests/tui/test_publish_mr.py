@@ -4,38 +4,22 @@ merge request's diff threads beside their lines."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from textual.widgets import Select, Static
 
 from reviewtui.app.open_pr import open_pull_request
 from reviewtui.pipeline import load_change
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportModal
-from tests.conftest import GitRepoBuilder
 from tests.support.forge_world import seed_review
-from tests.support.gitlab_server import GitLabServer
-from tests.support.gitlab_world import MergeRequestWorld, build_gitlab_world
+from tests.support.gitlab_world import MergeRequestWorld
 from tests.support.opening import published
 from tests.support.rendered import static_text
 
 
-@pytest.fixture
-def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
-          monkeypatch: pytest.MonkeyPatch) -> Iterator[MergeRequestWorld]:
-    with GitLabServer() as server:
-        built = build_gitlab_world(make_repo, tmp_path, monkeypatch, server)
-        built.open_mr(7, built.head_sha, title="Charge three times")
-        yield built
-        assert server.fake.violations == []
-
-
-async def test_x_publishes_the_review_to_the_merge_request(world: MergeRequestWorld) -> None:
-    opened = open_pull_request(world.local, "7")
-    seed_review(world)
-    app = ReviewApp(load_change(world.local, opened.selector), pull="7",
+async def test_x_publishes_the_review_to_the_merge_request(mr_world: MergeRequestWorld) -> None:
+    opened = open_pull_request(mr_world.local, "7")
+    seed_review(mr_world)
+    app = ReviewApp(load_change(mr_world.local, opened.selector), pull="7",
                     description=opened.description, description_source="pull request")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
@@ -45,7 +29,7 @@ async def test_x_publishes_the_review_to_the_merge_request(world: MergeRequestWo
         await pilot.pause()
         await pilot.press("ctrl+s")
         await published(app, pilot)
-        lines = sorted(n["position"]["new_line"] for n in world.fake.ours(7) if "position" in n)
+        lines = sorted(n["position"]["new_line"] for n in mr_world.fake.ours(7) if "position" in n)
         assert lines == [2, 3]
         messages = [str(n.message) for n in app._notifications]
         assert any("2 line comments posted" in m for m in messages), messages
@@ -54,16 +38,16 @@ async def test_x_publishes_the_review_to_the_merge_request(world: MergeRequestWo
         app.screen.query_one("#export-format", Select).value = PUBLISH
         await pilot.press("ctrl+s")
         await published(app, pilot)
-        assert len(world.fake.ours(7)) == 3 and len(world.fake.ops("PUT")) == 1
+        assert len(mr_world.fake.ours(7)) == 3 and len(mr_world.fake.ops("PUT")) == 1
 
 
 async def test_the_merge_requests_diff_threads_show_beside_their_lines(
-        world: MergeRequestWorld) -> None:
-    opened = open_pull_request(world.local, "7")
-    thread = world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?\nmore")
-    thread["notes"].append(world.fake.note(7, "Because.", "author"))
-    world.fake.add_comment(7, path="app/service.py", line=30, body="Unrelated line")
-    app = ReviewApp(load_change(world.local, opened.selector), pull="7")
+        mr_world: MergeRequestWorld) -> None:
+    opened = open_pull_request(mr_world.local, "7")
+    thread = mr_world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?\nmore")
+    thread["notes"].append(mr_world.fake.note(7, "Because.", "author"))
+    mr_world.fake.add_comment(7, path="app/service.py", line=30, body="Unrelated line")
+    app = ReviewApp(load_change(mr_world.local, opened.selector), pull="7")
     async with app.run_test(size=(140, 40)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

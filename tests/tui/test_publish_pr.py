@@ -3,37 +3,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from textual.widgets import Input, Select, Static
 
 from reviewtui.app.open_pr import open_pull_request
 from reviewtui.pipeline import load_change
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.screens.export_modal import PUBLISH, ExportModal
-from tests.conftest import GitRepoBuilder
-from tests.support.forge_world import PullWorld, build_world, seed_review
-from tests.support.github_server import GitHubServer
+from tests.support.forge_world import PullWorld, seed_review
 from tests.support.opening import published
 from tests.support.rendered import static_text
 
 
-@pytest.fixture
-def world(make_repo: type[GitRepoBuilder], tmp_path: Path,
-          monkeypatch: pytest.MonkeyPatch) -> Iterator[PullWorld]:
-    with GitHubServer() as server:
-        built = build_world(make_repo, tmp_path, monkeypatch, server)
-        built.open_pull(7, built.head_sha, title="Charge three times")
-        yield built
-        assert server.fake.violations == []
-
-
-async def test_x_publishes_the_review_to_the_pull_request(world: PullWorld) -> None:
-    opened = open_pull_request(world.local, "7")
-    seed_review(world)
-    app = ReviewApp(load_change(world.local, opened.selector), pull="7",
+async def test_x_publishes_the_review_to_the_pull_request(pull_world: PullWorld) -> None:
+    opened = open_pull_request(pull_world.local, "7")
+    seed_review(pull_world)
+    app = ReviewApp(load_change(pull_world.local, opened.selector), pull="7",
                     description=opened.description, description_source="pull request")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
@@ -47,7 +31,7 @@ async def test_x_publishes_the_review_to_the_pull_request(world: PullWorld) -> N
         assert app.screen.query_one("#export-path", Input).disabled
         await pilot.press("ctrl+s")
         await published(app, pilot)
-        [post] = world.fake.ops("POST")
+        [post] = pull_world.fake.ops("POST")
         assert post.body["event"] == "REQUEST_CHANGES"
         assert {c["line"] for c in post.body["comments"]} == {2, 3}
         messages = [str(n.message) for n in app._notifications]
@@ -57,12 +41,12 @@ async def test_x_publishes_the_review_to_the_pull_request(world: PullWorld) -> N
         app.screen.query_one("#export-format", Select).value = PUBLISH
         await pilot.press("ctrl+s")
         await published(app, pilot)
-        assert len(world.fake.ops("POST")) == 1 and len(world.fake.ops("PUT")) == 1
+        assert len(pull_world.fake.ops("POST")) == 1 and len(pull_world.fake.ops("PUT")) == 1
 
 
-async def test_export_offers_no_publishing_without_a_pull_request(world: PullWorld) -> None:
-    opened = open_pull_request(world.local, "7")
-    app = ReviewApp(load_change(world.local, opened.selector))
+async def test_export_offers_no_publishing_without_a_pull_request(pull_world: PullWorld) -> None:
+    opened = open_pull_request(pull_world.local, "7")
+    app = ReviewApp(load_change(pull_world.local, opened.selector))
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         await pilot.press("X")
@@ -72,12 +56,12 @@ async def test_export_offers_no_publishing_without_a_pull_request(world: PullWor
 
 
 async def test_the_pull_requests_review_threads_show_beside_their_lines(
-        world: PullWorld) -> None:
-    opened = open_pull_request(world.local, "7")
-    world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?\nmore",
-                           user="colleague")
-    world.fake.add_comment(7, path="app/service.py", line=30, body="Unrelated line")
-    app = ReviewApp(load_change(world.local, opened.selector), pull="7")
+        pull_world: PullWorld) -> None:
+    opened = open_pull_request(pull_world.local, "7")
+    pull_world.fake.add_comment(7, path="app/service.py", line=2, body="Why 3?\nmore",
+                                user="colleague")
+    pull_world.fake.add_comment(7, path="app/service.py", line=30, body="Unrelated line")
+    app = ReviewApp(load_change(pull_world.local, opened.selector), pull="7")
     async with app.run_test(size=(140, 40)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

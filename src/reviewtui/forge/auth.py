@@ -2,8 +2,17 @@
 
 GitHub: ``GH_TOKEN``, ``GITHUB_TOKEN`` (``GH_ENTERPRISE_TOKEN`` / ``GITHUB_ENTERPRISE_TOKEN``
 first for a host other than github.com), then ``gh auth token --hostname HOST`` when ``gh`` is
-installed. GitLab: ``GITLAB_TOKEN``, then the host's ``token`` in glab's ``config.yml``
+installed. GitLab: ``GITLAB_TOKEN``, then the instance's ``token`` in glab's ``config.yml``
 (``$GLAB_CONFIG_DIR``, else ``~/.config/glab-cli``).
+
+glab keys its ``hosts`` by host name (``glab auth login`` refuses a name with a path); the
+instance an entry is for is where its API is, ``{api_protocol}://{api_host}/api/v4``, with
+``api_host`` the key itself when not set. A GitLab served under a path (``HOST/gitlab``,
+``target.gitlab_root``) is therefore an entry whose ``api_host`` is ``HOST/gitlab`` (or, set
+by hand with ``glab config set --host HOST/gitlab``, whose key is). That entry is preferred;
+else the host's entry that names no path (what ``glab auth login HOST`` writes) stands for
+it. An entry naming another path on the host is another GitLab, and when an entry names
+this one's path the bare host's is the host-root GitLab's: neither token is used for it.
 
 A ``Token`` never shows its value: ``str`` and ``repr`` give its source, so an error message,
 a log line or ``--dry-run`` output can name it without leaking it. reviewtui stores none.
@@ -61,7 +70,7 @@ def glab_config_path() -> Path:
     return Path(base) / "glab-cli" / "config.yml"
 
 
-def _glab_token(host: str) -> Token | None:
+def _glab_token(repo: RepoAddress) -> Token | None:
     path = glab_config_path()
     try:
         text = path.read_text(encoding="utf-8")
@@ -74,11 +83,40 @@ def _glab_token(host: str) -> Token | None:
     except yaml.YAMLError:
         return None
     hosts = data.get("hosts") if isinstance(data, dict) else None
-    entry = hosts.get(host) if isinstance(hosts, dict) else None
+    if not isinstance(hosts, dict):
+        return None
+    key = _glab_entry(hosts, repo)
+    entry = hosts.get(key) if key is not None else None
     value = entry.get("token") if isinstance(entry, dict) else None
     if isinstance(value, str) and value.strip():
-        return Token(f"glab config ({path})", value.strip())
+        return Token(f"glab config ({path}, host {key})", value.strip())
     return None
+
+
+def _split(name: str) -> tuple[str, str]:
+    """(``host[:port]`` lower case, path) of ``[SCHEME://]HOST[:PORT][/PATH][/]``."""
+    authority, _, path = name.strip().split("://", 1)[-1].partition("/")
+    return authority.lower(), path.strip("/")
+
+
+def _glab_entry(hosts: dict[object, object], repo: RepoAddress) -> str | None:
+    """The key of the glab ``hosts`` entry for ``repo``'s GitLab instance (module docstring):
+    one for its host (or whose API is on it) serving its path, else, for an instance under a
+    path that no entry names, the host's entry that names no path; None when none is."""
+    names = {repo.host, repo.authority}
+    bare: str | None = None
+    for key, entry in hosts.items():
+        if not isinstance(key, str) or not isinstance(entry, dict):
+            continue
+        where, path = _split(key)
+        api = entry.get("api_host")
+        api_where, api_path = _split(api) if isinstance(api, str) and api.strip() else (
+            where, path)
+        if (where in names or api_where in names) and api_path == repo.root:
+            return key
+        if where in names and not api_path and bare is None:
+            bare = key
+    return bare if repo.root else None
 
 
 def find_token(repo: RepoAddress) -> Token:
@@ -92,8 +130,14 @@ def find_token(repo: RepoAddress) -> Token:
             raise ForgeAuthError(f"no GitHub token for {repo.host}",
                                  hint=f"set {' or '.join(names)}, or run 'gh auth login'")
         return token
-    token = _env("GITLAB_TOKEN") or _glab_token(repo.host)
+    token = _env("GITLAB_TOKEN") or _glab_token(repo)
     if token is None:
-        raise ForgeAuthError(f"no GitLab token for {repo.host}",
-                             hint="set GITLAB_TOKEN, or run 'glab auth login'")
+        if not repo.root:
+            raise ForgeAuthError(f"no GitLab token for {repo.host}",
+                                 hint="set GITLAB_TOKEN, or run 'glab auth login'")
+        instance = f"{repo.host}/{repo.root}"
+        raise ForgeAuthError(f"no GitLab token for {instance}",
+                             hint=f"set GITLAB_TOKEN, or run 'glab auth login --hostname "
+                                  f"{repo.host}' and 'glab config set --host {repo.host} "
+                                  f"api_host {instance}'")
     return token

@@ -1,4 +1,5 @@
-"""Send a ``ReviewDraft`` to a GitLab merge request as one review, without duplicating.
+"""What sending a ``ReviewDraft`` to a GitLab merge request as one review takes, without
+duplicating: reviewtui's notes already there, others' threads, and the plan.
 
 GitLab's review is its draft notes published together (``draft_notes/bulk_publish``: one
 notification, like a GitHub review): a draft note per new line comment (``gitlab_position``),
@@ -15,15 +16,10 @@ note), left alone when not, and drafted again on its new line when the person mo
 (the old note then taken back, ``forge.retract``; kept if GitLab drops the new one), the
 published summary is edited in place, and draft notes of reviewtui's that an interrupted
 publish left pending are deleted first (a bulk publish would publish them too). ``--dry-run``
-prints these operations as they would be sent.
-
-``run_gitlab`` sends them, then reads the discussions back: GitLab creates a draft note on any
-line but, on publishing, drops a diff note whose line it cannot find in its diff (the note's
-line code is invalid; ``DraftNotes::PublishService`` does not stop for it). Each line comment
-not found afterwards, and each one a draft-note request refused (HTTP 400), goes into the
-summary, which is edited again, so nothing is lost. The summary marks those comments and names
-the head it was written for (``<!-- reviewtui:head=SHA -->``): publishing the same head again
-keeps them in the summary instead of drafting them again, as GitHub's refused lines are kept.
+prints these operations as they would be sent; ``forge.gitlab_send`` sends them. The summary
+names the head it was written for (``<!-- reviewtui:head=SHA -->``) and marks the comments
+GitLab refused or dropped: publishing the same head again keeps them in the summary instead
+of drafting them again, as GitHub's refused lines are kept.
 """
 
 from __future__ import annotations
@@ -32,10 +28,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from reviewtui.errors import ForgeAuthError, ForgeError
 from reviewtui.forge.draft import (
     GITLAB_DROPPED,
-    GITLAB_REFUSED,
     REVIEW_MARKER,
     DraftComment,
     ReviewDraft,
@@ -50,7 +44,7 @@ from reviewtui.forge.gitlab import (
     GitLabUser,
 )
 from reviewtui.forge.gitlab_position import DiffRefs, LineMap, draft_note, gitlab_body, position
-from reviewtui.forge.sync import Operation, Retraction, SyncReport, run_retractions
+from reviewtui.forge.sync import Operation, Retraction
 from reviewtui.forge.threads import PullThread
 
 VERDICTS = {"APPROVE": "approve", "REQUEST_CHANGES": "request changes", "COMMENT": "comment"}
@@ -217,7 +211,8 @@ class GitLabPlan:
         return ops
 
 
-def _edit(client: GitLabClient, old: Published, body: str, what: str) -> Operation:
+def edit_note(client: GitLabClient, old: Published, body: str, what: str) -> Operation:
+    """The ``PUT`` that gives reviewtui's published note ``old`` the text ``body``."""
     return Operation("PUT", client.mr_path(f"/discussions/{old.discussion_id}/notes/{old.note_id}"),
                      {"body": body}, f"edit note {old.note_id} {what}")
 
@@ -250,7 +245,7 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
         elif old.body.strip() == body.strip():
             plan.unchanged.append(comment.key)
         else:
-            plan.edits.append(_edit(client, old, body,
+            plan.edits.append(edit_note(client, old, body,
                                     f"on {comment.path} {comment.lines}: {comment.title}"))
     # published on a line before, now in the summary, or left on it as the head moved: its
     # text as it is now
@@ -258,7 +253,7 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
         old = published.get(kept.key)
         body = gitlab_body(kept)
         if old is not None and old.body.strip() != body.strip():
-            plan.edits.append(_edit(client, old, body, f"on {kept.path}: {kept.title}"))
+            plan.edits.append(edit_note(client, old, body, f"on {kept.path}: {kept.title}"))
         elif old is not None and kept in draft.left:
             plan.unchanged.append(kept.key)
     for pending in client.draft_notes():
@@ -287,74 +282,3 @@ def plan_gitlab(client: GitLabClient, draft: ReviewDraft, commit_id: str,
         plan.unapprove = True
         plan.verdict_note = "the approval given before is withdrawn"
     return plan
-
-
-def _approve(client: GitLabClient, sha: str) -> None:
-    """Approve the merge request at ``sha``, once the review is published. GitLab answers a
-    refused approval with HTTP 401 (``unauthorized!``), which is not a rejected token here:
-    every request before it was taken."""
-    try:
-        client.http.request("POST", client.mr_path("/approve"), body={"sha": sha})
-    except ForgeAuthError as exc:
-        if exc.status != 401:
-            raise
-        raise ForgeError(f"the review is published, but {client.http.what} refused to approve "
-                         f"{client.target.label} (HTTP 401): it does not let the token's user "
-                         "approve it", status=401) from None
-
-
-def run_gitlab(client: GitLabClient, plan: GitLabPlan) -> SyncReport:
-    """Send ``plan``; line comments GitLab refuses or drops go into the summary."""
-    report = SyncReport(unchanged=len(plan.unchanged))
-    for op in [*plan.stale, *plan.edits]:
-        client.http.request(op.method, op.path, body=op.body)
-    report.edited = len(plan.edits)
-    draft = plan.draft
-    sent: list[str] = []
-    for comment in plan.draft.comments:
-        op = plan.line_operation(comment)
-        try:
-            client.http.request(op.method, op.path, body=op.body)
-            sent.append(comment.key)
-        except ForgeError as exc:
-            if exc.status not in (400, 422):
-                raise
-            draft = draft.fold([comment.key], GITLAB_REFUSED)
-            report.notes.append(f"{comment.path} {comment.lines} moved into the summary "
-                                f"after: {exc}")
-    summary_op = plan.summary_operation(draft)
-    if plan.summary_note is None:
-        client.http.request(summary_op.method, summary_op.path, body=summary_op.body)
-    if sent or plan.summary_note is None:
-        client.bulk_publish(len(sent) + (plan.summary_note is None))
-    head = plan.refs.head_sha if plan.refs is not None else None
-    published, summary = ours(client.discussions(), plan.viewer, head, summary_of=plan.commit_id)
-    # a moved comment's old note is still there (taken back below): kept, its new note is
-    # the newer one
-    dropped = [key for key in sent if key not in published or published[key].head_sha != head
-               or published[key].note_id == plan.replaced.get(key)]
-    if dropped:
-        draft = draft.fold(dropped, GITLAB_DROPPED)
-        report.notes.append(f"{len(dropped)} line comments moved into the summary: GitLab "
-                            "did not keep them on their lines")
-    if summary is None:
-        raise ForgeError("GitLab does not show the published summary",
-                         hint="its draft notes may still be pending: see the merge request")
-    if plan.summary_note is not None or dropped:
-        final = plan.summary_operation(draft) if plan.summary_note is not None else _edit(
-            client, summary, plan.summary(draft), "(the summary)")
-        client.http.request("PUT", final.path, body=final.body)
-    report.review_id = summary.note_id
-    report.review_action = "updated" if plan.summary_note is not None else "created"
-    report.posted = len(sent) - len(dropped)
-    run_retractions(client.http, plan.retractions, report, draft)
-    if plan.approve:
-        _approve(client, plan.commit_id)
-        report.notes.append("approved the merge request")
-    if plan.unapprove:
-        client.http.request("POST", client.mr_path("/unapprove"))
-        report.notes.append("withdrew the approval given before")
-    report.folded = [f"{f.comment.path} {f.comment.lines}: {f.comment.title} ({f.reason})"
-                     for f in draft.folded]
-    return report
-

@@ -18,7 +18,10 @@ as a commit has it: ``eval`` reads HEAD's -- the project's latest word on which 
 noise; mining may read the future -- and the priority's line history reads the base's of the
 change it ranks, which may not. ``run_blame`` gives it to git as a file of its own, whatever
 the person's setting says. git dies on a line it cannot read as a commit
-(a short id, one this clone lacks, junk), so only full ids of commits git has are kept.
+(a short id, one this clone lacks, junk), so only full ids of commits git has are kept. The
+list of a commit named by its full id is read once per opened repository (two git calls):
+the line history asks for its base's at every look, its features mostly read from its cache
+(a listed commit fetched later counts from the repository's next opening).
 
 A unit names a file whose name is not UTF-8 with a replacement character for each such byte;
 ``tree_path`` finds the name's own bytes in the tree, which is what blame must be asked about.
@@ -42,6 +45,9 @@ _FULL_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 # Asked once per opened repository (a run blames up to a hundred files; a git call each).
 _LISTS: weakref.WeakKeyDictionary[GitRepo, list[str]] = weakref.WeakKeyDictionary()
+# The list a commit has, by the commit's full id (a name such as HEAD may move: read each time).
+_REVISIONS: weakref.WeakKeyDictionary[GitRepo, dict[str, tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def _ignore_lists(repo: GitRepo) -> list[str]:
@@ -57,6 +63,16 @@ def ignored_revisions(repo: GitRepo, rev: str = "HEAD") -> tuple[str, ...]:
     """The commits ``rev``'s ``.git-blame-ignore-revs`` lists, as full ids git can peel to a
     commit, sorted; () without such a file. Comments (``#`` to the end of the line) and lines
     git would stop on are left out."""
+    if not _FULL_ID.fullmatch(rev):
+        return _read_ignored(repo, rev)
+    known = _REVISIONS.setdefault(repo, {})
+    found = known.get(rev)
+    if found is None:
+        found = known[rev] = _read_ignored(repo, rev)
+    return found
+
+
+def _read_ignored(repo: GitRepo, rev: str) -> tuple[str, ...]:
     raw = repo.try_run("cat-file", "blob", f"{rev}:{IGNORE_FILE}")
     if not raw:
         return ()

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewtui.config import toml_text
 from reviewtui.errors import ConfigError, not_utf8
-from reviewtui.history.line_history import FEATURES as HISTORY_FEATURES
+from reviewtui.history.unit_features import FEATURES as HISTORY_FEATURES
 from reviewtui.rules.priority import MAX_REACH_POINTS, MAX_SIGNALS, SIGNAL_POINTS
 from reviewtui.rules.suggestion import RuleSuggestion
 from reviewtui.rules.triage_features import FEATURES

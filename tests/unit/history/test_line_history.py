@@ -400,3 +400,36 @@ def test_the_kept_history_is_keyed_by_the_blame_ignore_list(
     assert _history_of(repo, edit, keep=True)["measure"]["fixed_before"] == 0
     monkeypatch.setattr(line_history, "ignored_revisions", real)
     assert _history_of(repo, edit, keep=True)["measure"]["fixed_before"] > 0
+
+
+def test_a_warm_look_reads_the_blame_ignore_list_once(
+        repo: GitRepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base's ``.git-blame-ignore-revs`` is read (two git calls) on the first look only:
+    a second look at the same base of the same repository -- its features kept -- asks git
+    nothing about the list, and finds the same features."""
+    from subprocess import CompletedProcess
+
+    from reviewtui.history.line_history import LineHistory
+
+    edit = _fixed_reformatted_then_capped(repo, listed_before=True)
+    loaded = load_change(repo.root, ChangeSelector(SelectorMode.COMMIT, ref=edit),
+                         use_cache=False)
+    git = open_repository(repo.root)
+    calls: list[tuple[str, ...]] = []
+    original = GitRepo.run_status
+
+    def spy(self: GitRepo, *args: str, **kwargs: object) -> CompletedProcess[bytes]:
+        calls.append(args)
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GitRepo, "run_status", spy)
+    cache = tmp_path / "history"
+    first = LineHistory(git, loaded.change_set, cache)
+    cold = first.features(loaded.units)
+    assert any(args[0] == "cat-file" for args in calls)  # the list was read
+    by_name = {u.functions[0]: cold[u.unit_id] for u in loaded.units}
+    assert by_name["measure"]["fixed_before"] > 0  # through the listed reformat
+    for reader in (first, LineHistory(git, loaded.change_set, cache)):
+        calls.clear()
+        assert reader.features(loaded.units) == cold
+        assert [args for args in calls if args[0] == "cat-file"] == []
