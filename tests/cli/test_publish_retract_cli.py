@@ -5,10 +5,6 @@ dry run, says so, and never touches a comment reviewtui did not publish for this
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from reviewtui.sessions import SessionStore
 from tests.cli.conftest import CliRunner
 from tests.support.forge_world import PullWorld, seed_review
@@ -289,36 +285,3 @@ def test_a_github_comment_others_replied_to_is_marked_taken_back_not_deleted(
     again = cli("publish", "--dry-run", "--pr", "7", pull_world.local)
     assert again.code == 0, again.err
     assert f"pulls/comments/{ids[2]}" not in again.out  # taken back once, not again
-
-
-def _empty_review(local: Path) -> str:
-    """The pull request's review as the workbench keeps it before the person said anything:
-    no verdict, no comment, no finding; returns its label."""
-    from reviewtui.app.open_pr import locate_pull, pull_selector
-    from reviewtui.pipeline import load_change
-
-    _repo, target = locate_pull(local, "7")
-    loaded = load_change(local, pull_selector(target))
-    with SessionStore() as store:
-        store.session_for_change(str(loaded.root), loaded.change_set.key, "pr")
-    return target.label
-
-
-@pytest.mark.parametrize("forge", ["github", "gitlab"])
-def test_nothing_to_publish_and_nothing_published_before_asks_the_forge_nothing(
-        forge: str, request: pytest.FixtureRequest, cli: CliRunner) -> None:
-    """An empty review of a pull request this clone never published to: nothing to send and
-    nothing to take back, so the forge is not asked (offline, it would have failed on the
-    network first); the one-line message and exit code are the ones the forge's answer gave."""
-    world: PullWorld | MergeRequestWorld = request.getfixturevalue(
-        "pull_world" if forge == "github" else "mr_world")
-    assert cli("index", "--pr", "7", world.local).code == 0
-    label = _empty_review(world.local)
-    asked = len(world.fake.requests)
-    for dry in ([], ["--dry-run"]):
-        done = cli("publish", *dry, "--pr", "7", world.local)
-        assert done.code == 2 and done.out == ""
-        assert done.err.strip().splitlines() == [
-            f"reviewtui: error: nothing to publish for {label}: no verdict, no comments, "
-            "no accepted findings"]
-        assert len(world.fake.requests) == asked  # the forge received nothing

@@ -5,9 +5,7 @@ The change is the one fetched when the pull request was opened (``refs/reviewtui
 the head that was reviewed), its review what the session keeps (``agent.deliverable.gather``). The
 draft (``forge.draft``) is compared with what the pull request already has (``forge.sync``), then
 sent unless ``dry_run``; the comments an earlier publish left that the review no longer has (a
-finding dismissed, a comment deleted since) are taken back (``forge.retract``); an empty review
-of a pull request nothing was ever published to from here is "nothing to publish" without
-asking the forge (``forge.published``). When the pull
+finding dismissed, a comment deleted since) are taken back (``forge.retract``). When the pull
 request's head moved since (a force-push, new commits), the line comments are not anchored on
 lines that may mean something else now: they go into the summary, with a note saying why.
 """
@@ -28,7 +26,6 @@ from reviewtui.forge.gitlab_sync import GitLabPlan, plan_gitlab
 from reviewtui.forge.gitlab_sync import ours as gitlab_ours
 from reviewtui.forge.gitlab_sync import threads_of as gitlab_threads
 from reviewtui.forge.http import Sleep
-from reviewtui.forge.published import mark_published, published_before
 from reviewtui.forge.pull import ForgeClient, PullInfo, from_gitlab, open_client, read_pull
 from reviewtui.forge.retract import github_retractions, gitlab_retractions, kept_keys
 from reviewtui.forge.sync import SyncPlan, SyncReport, by_viewer, plan_sync, run_sync
@@ -122,21 +119,16 @@ def publish_review(path: str | Path | None, spec: str, *, dry_run: bool = False,
         review = redacted(ws, gather(ws, store, session.session_id, everything=True))
     review = review.model_copy(update={"findings": [
         f for f in review.findings if f.state in PUBLISHED_STATES]})
-    # with nothing left, a publish still takes back what an earlier one published; with
-    # nothing ever published from here (``forge.published``) the forge is not asked
+    # with nothing left, a publish still takes back what an earlier one published
     empty = review.verdict is None and not review.comments and not review.findings
-    nothing = ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
-                         "no accepted findings")
-    if empty and not published_before(repo, target):
-        raise nothing
     draft = build_draft(review, loaded.change_set)
     client = open_client(target, token=token, sleep=sleep)
     try:
         outcome = _plan(client, draft, reviewed_head, loaded.change_set, session.created_at)
         if empty and not outcome.plan.retractions:
-            raise nothing
+            raise ForgeError(f"nothing to publish for {target.label}: no verdict, no comments, "
+                             "no accepted findings")
         if not dry_run:
-            mark_published(repo, target, reviewed_head)
             plan = outcome.plan
             if isinstance(plan, GitLabPlan):
                 outcome.report = run_gitlab(plan.client, plan)
