@@ -48,6 +48,8 @@ SUMMARY_HEADER = "Earlier in this conversation:"
 INHERITED_SEPARATOR = "\n\n---\n\n"
 SHORTENED_MARKER = "[… context from earlier rounds shortened to fit the token budget]"
 INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
+TRUNCATED_MARKER = ("[cut short: this answer stopped here at the model's output token limit, "
+                    "before it was finished]")
 # what the prompt carries for a round whose answer had no text (the model sent none): an
 # assistant message with empty content is refused by some OpenAI-compatible servers, and none
 # at all leaves two user messages in a row, which strict chat templates refuse
@@ -129,9 +131,10 @@ def _wire(message: MessageRecord) -> dict[str, Any]:
 def round_messages(round: RoundRecord,
                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
     """One round as OpenAI chat messages, with every tool call paired with its result; an
-    answer the person stopped ends with ``INTERRUPTED_MARKER``, so the model does not take it
-    for all it had to say, and one that had no text is ``EMPTY_ANSWER_MARKER``: never an
-    assistant message with empty content, nor none (two user messages in a row).
+    answer the person stopped ends with ``INTERRUPTED_MARKER`` and one the model stopped at
+    its output token limit with ``TRUNCATED_MARKER``, so the model does not take it for all
+    it had to say, and one that had no text is ``EMPTY_ANSWER_MARKER``: never an assistant
+    message with empty content, nor none (two user messages in a row).
 
     Without stored messages the round is rebuilt from its record (question and answer).
     """
@@ -141,11 +144,20 @@ def round_messages(round: RoundRecord,
         last = {"role": "assistant", "content": ""}  # no answer after the question or tools
         out.append(last)
     text = last.get("content") or ""
-    if round.interrupted:
-        last["content"] = f"{text}\n\n{INTERRUPTED_MARKER}" if text else INTERRUPTED_MARKER
+    marker = unfinished_marker(round)
+    if marker:
+        last["content"] = f"{text}\n\n{marker}" if text else marker
     elif not text:
         last["content"] = EMPTY_ANSWER_MARKER
     return out
+
+
+def unfinished_marker(round: RoundRecord) -> str:
+    """What ends an answer that is not whole in the prompt ("" for a whole one): stopped by
+    the person, or by the model's output token limit."""
+    if round.interrupted:
+        return INTERRUPTED_MARKER
+    return TRUNCATED_MARKER if round.truncated else ""
 
 
 def _round_messages(round: RoundRecord,
@@ -212,8 +224,9 @@ def tail_round(round: RoundRecord, max_tokens: int,
     the question and a few lines of the answer fit."""
     marker = count(TAIL_MARKER) + 2
     question = round.user_message
-    interrupted = count(INTERRUPTED_MARKER) + 2 if round.interrupted else 0
-    room = max_tokens - 2 * MESSAGE_OVERHEAD - count(question) - marker - interrupted
+    unfinished = unfinished_marker(round)
+    stopped = count(unfinished) + 2 if unfinished else 0  # round_messages adds it
+    room = max_tokens - 2 * MESSAGE_OVERHEAD - count(question) - marker - stopped
     if room < 32:
         return None
     tail = tail_text(round.answer, room, count)
@@ -267,7 +280,9 @@ class _Packer:
             record = self.rounds[position]
             text = record.summary or extractive_summary(record,
                                                         self.by_round.get(record.index, ()))
-            stopped = " (its answer was interrupted by the person)" if record.interrupted else ""
+            stopped = (" (its answer was interrupted by the person)" if record.interrupted
+                       else " (its answer stopped at the model's output token limit, "
+                            "unfinished)" if record.truncated else "")
             line = f"- Round {record.index + 1}{stopped}: {' '.join(text.split())}"
             self._lines[position] = (line, self.count(line) + 1)
         return self._lines[position]
