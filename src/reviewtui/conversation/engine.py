@@ -32,7 +32,8 @@ from reviewtui.conversation.due_summaries import (
     unsummarised,
 )
 from reviewtui.conversation.edits import edited_note, edited_since
-from reviewtui.conversation.packing import PackedPrompt, pack, tail_round
+from reviewtui.conversation.packing import PackedPrompt, pack
+from reviewtui.conversation.replay import tail_round
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
