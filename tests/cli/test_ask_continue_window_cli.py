@@ -9,6 +9,7 @@ first sentences). The continued answer's end must reach the model.
 
 from __future__ import annotations
 
+from reviewtui.conversation.packing import TRUNCATED_MARKER
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
@@ -35,7 +36,7 @@ def test_the_end_of_a_long_unfinished_answer_reaches_its_continuation(
                if m["role"] == "assistant" and "STOPPED-HERE" in (m["content"] or "")]
     assert shown.startswith("[… the start of this answer is left out to fit the context "
                             "window; it goes on:]")
-    assert shown.endswith(answer[-200:])
+    assert shown.endswith(answer[-200:] + "\n\n" + TRUNCATED_MARKER)
     assert request[-2:][0]["role"] == "assistant" and request[-1]["role"] == "user"
     assert request[-1]["content"].endswith("do not start over.")
     assert "packed" in going_on.err

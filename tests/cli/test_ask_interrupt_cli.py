@@ -113,3 +113,45 @@ def test_a_reader_that_goes_away_is_not_taken_for_a_server_that_cut_the_answer(
     assert len(fake_llm.chat_requests) == 1  # not asked again either
     assert (record.cut_off, record.interrupted) == (False, True)
     assert record.ended_at is not None and record.answer.startswith("line0\nline1\n")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a subprocess is POSIX")
+def test_ctrl_c_before_the_first_word_leaves_nothing_to_continue(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """Stopped while the model had said nothing (no text, no tool call), the round was kept and
+    ``--continue`` asked the model to go on from nowhere; the workbench's ``c`` agrees now."""
+    import time
+
+    _repo(repo)
+    fake_llm.script(Reply.delay(10.0, Reply.text("too late")))
+    exe = shutil.which("reviewtui")
+    command = [*([exe] if exe else [sys.executable, "-m", "reviewtui"]), "ask", "--rules-plan",
+               "What changed?"]
+    proc = subprocess.Popen(command, cwd=repo.root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=_interruptible)
+    try:
+        deadline = time.monotonic() + 60
+        while not fake_llm.chat_requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # (the request is on its way; no answer will come for seconds)
+        proc.send_signal(signal.SIGINT)
+        _, err_bytes = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = err_bytes.decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    last = err.splitlines()[-1]
+    assert last.startswith("reviewtui: interrupted: the question is kept in session ")
+    assert "the model had said nothing" in last and "ask it again" in last
+    again = cli("ask", "--rules-plan", "--continue", repo.root)
+    assert again.code == 2
+    assert "nothing to continue" in again.err and "before the model said anything" in again.err
+    assert len(fake_llm.chat_requests) == 1  # the continuation was never sent
+    with SessionStore() as store:
+        [session] = store.list_sessions(limit=0)
+        [stopped] = store.rounds(session.session_id)
+    assert (stopped.user_message, stopped.answer, stopped.interrupted) == (
+        "What changed?", "", True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from reviewtui.conversation.packing import TRUNCATED_MARKER
 from reviewtui.sessions import SessionStore
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
@@ -91,7 +92,8 @@ def test_an_answer_stopped_at_the_token_limit_is_flagged_and_continued(
     def rest(request: dict[str, Any]) -> Reply:
         messages = request["messages"]
         assert messages[-2:-1] == [{"role": "assistant",
-                                    "content": "It triples the charge, which breaks"}]
+                                    "content": "It triples the charge, which breaks\n\n"
+                                               + TRUNCATED_MARKER}]
         assert "Continue it exactly where it stopped" in messages[-1]["content"]
         return Reply.text(" every caller of charge().")
 

@@ -364,6 +364,8 @@ async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_pa
 
 async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_it(
         repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    from reviewtui.conversation.packing import TRUNCATED_MARKER
+
     _one_unit(repo)
     app = _app(repo, tmp_path)
     fake_llm.script(Reply.text("It now checks active users, so",
@@ -381,7 +383,8 @@ async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_i
         def rest(request: dict[str, object]) -> Reply:
             messages = request["messages"]
             assert isinstance(messages, list)
-            assert messages[-2]["content"] == "It now checks active users, so"
+            assert messages[-2]["content"] == ("It now checks active users, so\n\n"
+                                               + TRUNCATED_MARKER)
             return Reply.text(" inactive ones cannot log in.")
 
         fake_llm.script(rest)

@@ -16,12 +16,19 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from reviewtui.cli.parser import typed_text
 from reviewtui.cli.selectors import selector_from_args
-from reviewtui.errors import LLMError, LLMResponseError, LLMTruncatedError, UsageError
+from reviewtui.errors import (
+    LLMError,
+    LLMResponseError,
+    LLMTruncatedError,
+    StoreError,
+    UsageError,
+)
 
 if TYPE_CHECKING:
     from reviewtui.agent.findings import ReviewResult
     from reviewtui.agent.loop import ToolRun
     from reviewtui.agent.workspace import Workspace
+    from reviewtui.conversation.engine import ChatSession
     from reviewtui.llm import LLMClient, TokenCounter
     from reviewtui.sessions.records import RoundRecord
 
@@ -201,11 +208,24 @@ class _Printed:
             raise
 
 
-def _interrupted(record: RoundRecord, session_id: str, err: TextIO) -> int:
+def _said_nothing(record: RoundRecord, chat: ChatSession) -> bool:
+    try:
+        unsaid = chat.stopped_unsaid()
+    except StoreError:  # (the store is busy: the line still says where the round is kept)
+        return False
+    return unsaid is not None and unsaid.index == record.index
+
+
+def _interrupted(record: RoundRecord, chat: ChatSession, err: TextIO) -> int:
     """Ctrl-C stopped the answer, and the round was kept: one line, the interrupt's code."""
-    where = f"in session {session_id} (round {record.index + 1}, marked interrupted)"
-    kept = (f"the answer so far is kept {where}" if record.answer.strip()
-            else f"the question is kept {where}, without an answer")
+    where = f"in session {chat.session.session_id} (round {record.index + 1}, marked interrupted)"
+    if record.answer.strip():
+        kept = f"the answer so far is kept {where}"
+    elif _said_nothing(record, chat):  # --continue would refuse it
+        kept = (f"the question is kept {where}; the model had said nothing, so there is "
+                "nothing to continue: ask it again")
+    else:  # tool rounds done: --continue goes on from them
+        kept = f"the question is kept {where}, without an answer"
     err.write(f"reviewtui: interrupted: {kept}\n")
     err.flush()
     return 130
@@ -238,14 +258,8 @@ def run_ask(args: argparse.Namespace, out: TextIO,
 
         if question is None:
             unfinished = chat.unfinished()
-            if unfinished is None:
-                rounds = chat.rounds.rounds
-                if rounds and rounds[-1].ended_at is None:  # synced by unfinished()
-                    raise UsageError(f"nothing to continue: the last question of session "
-                                     f"{chat.session.session_id} has no answer (its request "
-                                     "failed, or is still running)", hint="ask it again")
-                raise UsageError(f"nothing to continue: the last answer of session "
-                                 f"{chat.session.session_id} is complete")
+            if unfinished is None:  # (the workbench's c offers exactly what this takes)
+                raise chat.nothing_to_continue()
             number = unfinished.index + 1
 
             def opened(_: object) -> None:  # once this run holds the round, not before
@@ -256,14 +270,14 @@ def run_ask(args: argparse.Namespace, out: TextIO,
                     result = chat.continue_answer(on_delta=printed.write, on_tool=tool,
                                                   on_open=opened, on_progress=progress)
             except AnswerInterrupted as stop:
-                return _interrupted(stop.round, chat.session.session_id, err)
+                return _interrupted(stop.round, chat, err)
         else:
             try:
                 with printed.ending_its_line():
                     result = chat.ask(question, on_delta=printed.write, on_tool=tool,
                                       on_progress=progress)
             except AnswerInterrupted as stop:
-                return _interrupted(stop.round, chat.session.session_id, err)
+                return _interrupted(stop.round, chat, err)
         printed.end_line()
         if result.turn.filtered:
             out.write(FILTERED_MARK + "\n")

@@ -4,8 +4,8 @@ Entry point: ``ChatSession`` (``engine``; ``reviewtui ask`` and the workbench's 
 question is a round (``rounds``: the files it mentioned or read, and the files it inherits from
 earlier rounds by relevance, with ``lru`` caches and ``keywords`` similarity); the prompt is
 packed at send time under the token budget (``packing``: static context -> ``summary`` of older
-rounds -> recent window -> the question). The answer comes from the agent's tool loop
-(``reviewtui.agent``); everything is stored in ``reviewtui.sessions``.
+rounds -> recent window, its rounds as ``replay`` sends them -> the question). The answer comes
+from the agent's tool loop (``reviewtui.agent``); everything is stored in ``reviewtui.sessions``.
 """
 
 from __future__ import annotations

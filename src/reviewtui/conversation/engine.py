@@ -10,7 +10,9 @@ session at once). Old rounds that fall out of the window are summarised (by the 
 is one) by the first round whose prompt needs them, before its question is sent: the answer that
 pushed them out returns at once. An answer that is not whole (stopped at the model's output
 token limit, cut off by the server, or stopped by the person: Ctrl-C, the chat's stop key) is
-kept marked, and ``continue_answer`` asks the model to go on with it in a new round.
+kept marked, and ``continue_answer`` asks the model to go on with it in a new round -- unless the
+person stopped it before the model said anything (``unfinished``): then its question is asked
+again.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from reviewtui.conversation.due_summaries import (
     unsummarised,
 )
 from reviewtui.conversation.edits import edited_note, edited_since
-from reviewtui.conversation.packing import PackedPrompt, pack, tail_round
+from reviewtui.conversation.packing import PackedPrompt, pack
+from reviewtui.conversation.replay import tail_round
 from reviewtui.conversation.rounds import RoundContext, RoundManager
 from reviewtui.conversation.static import StaticContext, fit_static
 from reviewtui.conversation.summary import Summarizer
+from reviewtui.conversation.unfinished import nothing_to_continue, said_nothing
 from reviewtui.errors import LLMCancelledError, ReviewTuiError, StoreError, UsageError
 from reviewtui.git.model import SideKind
 from reviewtui.llm import LLMClient, TokenCounter
@@ -346,12 +350,36 @@ class ChatSession:
         return config.timeout * (config.max_retries + 1) * (self.loop.max_tool_rounds + 2)
 
     def unfinished(self) -> RoundRecord | None:
-        """The session's last round if its answer is not whole (stopped at the token limit or
-        cut off by the server): what ``continue_answer`` would go on with."""
+        """The session's last round if its answer is not whole (stopped at the token limit,
+        cut off by the server or stopped by the person): what ``continue_answer`` would go on
+        with. Not one the person stopped before the model said anything (``stopped_unsaid``):
+        there is nothing to go on from, the question is asked again."""
+        last = self._last_ended()
+        if last is None or not last.incomplete or self._said_nothing(last):
+            return None
+        return last
+
+    def stopped_unsaid(self) -> RoundRecord | None:
+        """The session's last round if the person stopped its answer before the model said
+        anything: no text and no tool round. It is kept (its question, marked interrupted),
+        but not continued."""
+        last = self._last_ended()
+        return last if last is not None and self._said_nothing(last) else None
+
+    def _last_ended(self) -> RoundRecord | None:
         with self._lock:
             self.rounds.sync(self.store.rounds(self.session.session_id))
             ended = [r for r in self.rounds.rounds if r.ended_at is not None]
-        return ended[-1] if ended and ended[-1].incomplete else None
+        return ended[-1] if ended else None
+
+    def _said_nothing(self, record: RoundRecord) -> bool:
+        return said_nothing(self.store, self.session.session_id, record)
+
+    def nothing_to_continue(self) -> UsageError:
+        """Why ``continue_answer`` has nothing to go on with (``unfinished`` is None)."""
+        rounds = self.rounds.rounds  # (as ``unfinished`` synced them)
+        return nothing_to_continue(self.session.session_id, rounds,
+                                   self.stopped_unsaid() is not None)
 
     def continue_answer(self, *, on_delta: Callable[[str], None] | None = None,
                         on_tool: Callable[[ToolRun], None] | None = None,
@@ -360,11 +388,10 @@ class ChatSession:
                         on_progress: Callable[[str], None] | None = None) -> AskResult:
         """Ask the model to go on from where the last answer stopped, as a new round that
         says which round it continues (the unfinished one stays marked). ``UsageError`` when
-        the last answer is whole."""
+        there is nothing to go on with (``nothing_to_continue``)."""
         last = self.unfinished()
         if last is None:
-            raise UsageError(f"nothing to continue: the last answer of session "
-                             f"{self.session.session_id} is complete")
+            raise self.nothing_to_continue()
         return self.ask(CONTINUE_PROMPT, on_delta=on_delta, on_tool=on_tool, cancel=cancel,
                         continues=last.index, on_open=on_open, on_progress=on_progress)
 

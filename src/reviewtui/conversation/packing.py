@@ -15,8 +15,8 @@ Storage keeps every message; *what is sent* is decided here, at send time ("在�
 3. window — the most recent ``window`` rounds in full, as stored (tool results already
    compressed with their ref ids). An assistant message's ``tool_calls`` always travel with
    their tool results: the window holds whole rounds, and a round's stream is repaired on the
-   way out (calls without a result and results without a call are dropped, as the OpenAI API
-   rejects both).
+   way out (``replay``: calls without a result and results without a call are dropped, as the
+   OpenAI API rejects both; an unfinished or empty answer says so).
 4. inherited — the files text from earlier rounds, put before the question in the final user
    message.
 5. current — the user's message; never dropped.
@@ -37,22 +37,27 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reviewtui.conversation.replay import (
+    EMPTY_ANSWER_MARKER,
+    INTERRUPTED_MARKER,
+    TAIL_MARKER,
+    TRUNCATED_MARKER,
+    round_messages,
+    tail_round,
+    tail_text,
+)
 from reviewtui.conversation.summary import extractive_summary, truncate_tokens
 from reviewtui.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
-__all__ = ["LayerAccount", "PackedPrompt", "count_messages", "pack", "round_messages",
-           "tail_round"]
+# (the round messages are ``replay``'s: named here too, where the packer's callers look)
+__all__ = ["EMPTY_ANSWER_MARKER", "INTERRUPTED_MARKER", "SHORTENED_MARKER", "SUMMARY_HEADER",
+           "TAIL_MARKER", "TRUNCATED_MARKER", "LayerAccount", "PackedPrompt", "count_messages",
+           "message_tokens", "pack", "round_messages", "tail_round", "tail_text"]
 
 SUMMARY_HEADER = "Earlier in this conversation:"
 INHERITED_SEPARATOR = "\n\n---\n\n"
 SHORTENED_MARKER = "[… context from earlier rounds shortened to fit the token budget]"
-INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
-# what the prompt carries for a round whose answer had no text (the model sent none): an
-# assistant message with empty content is refused by some OpenAI-compatible servers, and none
-# at all leaves two user messages in a row, which strict chat templates refuse
-EMPTY_ANSWER_MARKER = "[no answer: the reply to this question had no text]"
-TAIL_MARKER = "[… the start of this answer is left out to fit the context window; it goes on:]"
 
 Count = Callable[[str], int]
 
@@ -108,121 +113,6 @@ def count_messages(messages: Sequence[Mapping[str, Any]], count: Count) -> int:
     return REPLY_PRIMING + sum(message_tokens(message, count) for message in messages)
 
 
-def _wire_call(call: Mapping[str, Any]) -> dict[str, Any]:
-    function = dict(call.get("function") or {})
-    arguments = function.get("arguments", "")
-    if not isinstance(arguments, str):
-        function["arguments"] = json.dumps(arguments)
-    return {"id": str(call.get("id", "")), "type": call.get("type") or "function",
-            "function": function}
-
-
-def _wire(message: MessageRecord) -> dict[str, Any]:
-    wire: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.role == "tool":
-        wire["tool_call_id"] = message.tool_call_id
-        if message.name:
-            wire["name"] = message.name
-    return wire
-
-
-def round_messages(round: RoundRecord,
-                   messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
-    """One round as OpenAI chat messages, with every tool call paired with its result; an
-    answer the person stopped ends with ``INTERRUPTED_MARKER``, so the model does not take it
-    for all it had to say, and one that had no text is ``EMPTY_ANSWER_MARKER``: never an
-    assistant message with empty content, nor none (two user messages in a row).
-
-    Without stored messages the round is rebuilt from its record (question and answer).
-    """
-    out = _round_messages(round, messages)
-    last = out[-1] if out else None
-    if last is None or last["role"] != "assistant" or last.get("tool_calls"):
-        last = {"role": "assistant", "content": ""}  # no answer after the question or tools
-        out.append(last)
-    text = last.get("content") or ""
-    if round.interrupted:
-        last["content"] = f"{text}\n\n{INTERRUPTED_MARKER}" if text else INTERRUPTED_MARKER
-    elif not text:
-        last["content"] = EMPTY_ANSWER_MARKER
-    return out
-
-
-def _round_messages(round: RoundRecord,
-                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    if not messages:
-        out.append({"role": "user", "content": round.user_message})
-        if round.answer:
-            out.append({"role": "assistant", "content": round.answer})
-        return out
-    if not any(message.role == "user" for message in messages):
-        out.append({"role": "user", "content": round.user_message})
-    position = 0
-    while position < len(messages):
-        message = messages[position]
-        position += 1
-        if message.role == "tool":
-            continue  # a result without a call just before it: the API would reject it
-        if message.role != "assistant" or not message.tool_calls:
-            out.append(_wire(message))
-            continue
-        calls = [_wire_call(call) for call in message.tool_calls]
-        ids = {call["id"] for call in calls}
-        results: dict[str, dict[str, Any]] = {}
-        while position < len(messages) and messages[position].role == "tool":
-            result = messages[position]
-            position += 1
-            call_id = result.tool_call_id
-            if call_id is not None and call_id in ids and call_id not in results:
-                results[call_id] = _wire(result)
-        answered = [call for call in calls if call["id"] in results]
-        if answered:  # without text: null, as the live request sent it (``AgentLoop``)
-            out.append({"role": "assistant", "content": message.content or None,
-                        "tool_calls": answered})
-            out.extend(results[call["id"]] for call in answered)
-        elif message.content:
-            out.append({"role": "assistant", "content": message.content})
-    return out
-
-
-def tail_text(text: str, max_tokens: int, count: Count) -> str:
-    """The shortest-cut suffix of ``text`` that fits in ``max_tokens``: it starts after a
-    line break or a space when one is near, never mid-word otherwise."""
-    if max_tokens <= 0 or not text:
-        return ""
-    if count(text) <= max_tokens:
-        return text
-    low, high = 0, len(text)  # the smallest start whose suffix fits
-    while low < high:
-        middle = (low + high) // 2
-        if count(text[middle:]) <= max_tokens:
-            high = middle
-        else:
-            low = middle + 1
-    boundary = max(text.rfind("\n", low, low + 200), text.find(" ", low, low + 40))
-    return text[boundary + 1:] if boundary >= low else text[low:]
-
-
-def tail_round(round: RoundRecord, max_tokens: int,
-               count: Count) -> tuple[RoundRecord, list[MessageRecord]] | None:
-    """``round`` cut to fit ``max_tokens`` as a window round: its question and the end of its
-    answer after ``TAIL_MARKER`` (its tool calls left out) -- what a continuation must see of
-    an unfinished answer too long for the prompt whole: where it stopped. None when not even
-    the question and a few lines of the answer fit."""
-    marker = count(TAIL_MARKER) + 2
-    question = round.user_message
-    interrupted = count(INTERRUPTED_MARKER) + 2 if round.interrupted else 0
-    room = max_tokens - 2 * MESSAGE_OVERHEAD - count(question) - marker - interrupted
-    if room < 32:
-        return None
-    tail = tail_text(round.answer, room, count)
-    answer = f"{TAIL_MARKER}\n\n{tail}" if tail != round.answer else tail
-    messages = [MessageRecord(round_index=round.index, role="user", content=question),
-                MessageRecord(round_index=round.index, role="assistant", content=answer)]
-    return round.model_copy(update={"answer": answer}), messages
-
-
 def _memoised(count: Count) -> Count:
     """``count`` remembering its answers for this call: the final exact count of the prompt
     then only encodes the text that is new (the joined first and last messages)."""
@@ -267,7 +157,9 @@ class _Packer:
             record = self.rounds[position]
             text = record.summary or extractive_summary(record,
                                                         self.by_round.get(record.index, ()))
-            stopped = " (its answer was interrupted by the person)" if record.interrupted else ""
+            stopped = (" (its answer was interrupted by the person)" if record.interrupted
+                       else " (its answer stopped at the model's output token limit, "
+                            "unfinished)" if record.truncated else "")
             line = f"- Round {record.index + 1}{stopped}: {' '.join(text.split())}"
             self._lines[position] = (line, self.count(line) + 1)
         return self._lines[position]

@@ -251,7 +251,10 @@ class ModelActions(WorkbenchBase):
         except ReviewTuiError as error:
             # stopped (Escape, q, another question): the text streamed is kept as the round
             stopped = self.session.stopped_round() if cancel.is_set() else None
-            self._await_from_thread(self._chat_failed, cancel, stream, str(error), stopped)
+            unsaid = (self.session.stopped_unsaid() if cancel.is_set() and stopped is None
+                      else None)
+            self._await_from_thread(self._chat_failed, cancel, stream, str(error), stopped,
+                                    unsaid)
             return
         # (the worker ends once the answer is shown whole)
         self._await_from_thread(self._chat_done, cancel, stream, result.answer, result.round)
@@ -262,9 +265,11 @@ class ModelActions(WorkbenchBase):
         return self.call_from_thread(work, *args)  # type: ignore[arg-type]
 
     async def _chat_failed(self, cancel: threading.Event, stream: AnswerStream,
-                           error: str, stopped: RoundRecord | None = None) -> bool:
+                           error: str, stopped: RoundRecord | None = None,
+                           unsaid: RoundRecord | None = None) -> bool:
         """Whether the failure counted (the round was neither cancelled nor replaced).
-        ``stopped``: the round kept with what streamed before the person stopped it."""
+        ``stopped``: the round kept with what streamed before the person stopped it;
+        ``unsaid``: the round stopped before the model said anything (nothing to continue)."""
         from reviewtui.tui.widgets.chat_input import ChatInput
 
         await stream.finish()  # what came before the failure stays shown
@@ -281,6 +286,8 @@ class ModelActions(WorkbenchBase):
                 "you stopped the answer (what was shown is kept in the session, marked "
                 "interrupted)", focus=not isinstance(self.focused, ChatInput))
             # (the status line keeps "cancelled: …": it names every job the key stopped)
+        elif unsaid is not None and not counted and not self.jobs.running("chat"):
+            self.chat_pane.offer_again(unsaid.user_message)
         return counted
 
     async def _chat_done(self, cancel: threading.Event, stream: AnswerStream, text: str,

@@ -56,12 +56,21 @@ class SessionChat:
 
     def stopped_round(self: _Host) -> RoundRecord | None:
         """The chat's last round if the person stopped its answer (kept, marked interrupted):
-        what ``c`` would continue. None when it was not kept (the round stays in flight)."""
+        what ``c`` would continue. None when it was not kept (the round stays in flight), or
+        when the model had said nothing (``stopped_unsaid``)."""
+        return SessionChat._last_stopped(self, unsaid=False)
+
+    def stopped_unsaid(self: _Host) -> RoundRecord | None:
+        """The chat's last round if the person stopped its answer before the model said
+        anything: kept, not continued (``reviewtui ask --continue`` refuses it too)."""
+        return SessionChat._last_stopped(self, unsaid=True)
+
+    def _last_stopped(self: _Host, *, unsaid: bool) -> RoundRecord | None:
         chat = self._chat
         if chat is None:
             return None
-        try:
-            last = chat.unfinished()  # (read again from the store)
+        try:  # (read again from the store)
+            last = chat.stopped_unsaid() if unsaid else chat.unfinished()
         except StoreError:
             return None
         if last is None or not last.interrupted or chat.rounds.rounds[-1].index != last.index:

@@ -11,9 +11,11 @@ or stopped by the person) is offered for continuing: the transcript takes the fo
 person stopped it while typing in the input) and ``c`` there asks the model
 to go on (``ContinueRequested``), giving the focus back to the input; anywhere else ``c`` is
 what it always is (the chat key, or a letter in the input), so a question that starts with "c"
-is never taken for it. Textual's Markdown widget (and its parser) loads with the first answer,
-not with the workbench. Opened the first time, the pane shows the rounds the change's session
-already had (``show_earlier``): the conversation the next question continues.
+is never taken for it. An answer stopped before the model said anything is not offered: its
+question goes back into the input (``offer_again``). Textual's Markdown widget (and its parser)
+loads with the first answer, not with the workbench. Opened the first time, the pane shows the
+rounds the change's session already had (``show_earlier``): the conversation the next question
+continues.
 """
 
 from __future__ import annotations
@@ -75,6 +77,20 @@ class ChatPane(Vertical):
             self.log_view.focus()
         else:
             self.show_notice(f"{why} — shift+tab to the transcript, where c continues it")
+
+    def offer_again(self, question: str) -> None:
+        """The person stopped the answer to ``question`` before the model said anything:
+        nothing to continue, so the question goes back into the input to be asked again
+        (unless something else is being typed there; Up recalls it then)."""
+        chat_input = self.query_one(ChatInput)
+        if chat_input.text:
+            self.show_notice("you stopped the answer before the model said anything: nothing "
+                             "to continue — Up in the input brings the question back")
+            return
+        chat_input.load_text(question)
+        chat_input.move_cursor(chat_input.document.end)
+        self.show_notice("you stopped the answer before the model said anything: nothing to "
+                         "continue — the question is back in the input, Enter asks it again")
 
     def compose(self) -> ComposeResult:
         yield Static("chat — no messages yet", id="chat-rounds")

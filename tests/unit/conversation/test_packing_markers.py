@@ -1,0 +1,97 @@
+"""The packer marks an answer that is not whole, so the model never takes it for complete.
+
+An answer the person stopped already ended with ``INTERRUPTED_MARKER``; one the model stopped
+at its output token limit (finish_reason "length", ``RoundRecord.truncated``) went into every
+later prompt as it was, with nothing to say it was half an answer.
+"""
+
+from __future__ import annotations
+
+from reviewtui.conversation.packing import (
+    EMPTY_ANSWER_MARKER,
+    INTERRUPTED_MARKER,
+    SUMMARY_HEADER,
+    TRUNCATED_MARKER,
+    message_tokens,
+    pack,
+    round_messages,
+    tail_round,
+)
+from reviewtui.llm import token_counter
+from reviewtui.sessions.records import MessageRecord, RoundRecord
+
+COUNTER = token_counter(None)
+COUNT = COUNTER.count
+HALF = "login() now also checks user.active, and the session cookie is"
+
+
+def _truncated(index: int = 0, answer: str = HALF) -> tuple[RoundRecord, list[MessageRecord]]:
+    record = RoundRecord(index=index, user_message="What does login check?", answer=answer,
+                         ended_at="2026-01-01", truncated=True)
+    messages = [MessageRecord(round_index=index, role="user", content=record.user_message),
+                MessageRecord(round_index=index, role="assistant", content=answer)]
+    return record, messages
+
+
+def test_a_truncated_answer_ends_with_its_marker_and_the_marker_is_counted() -> None:
+    record, messages = _truncated()
+    packed = pack(system="You review code.", static_context="", rounds=[record],
+                  messages_by_round={0: messages}, current="And logout?", budget=10_000,
+                  count=COUNT)
+    assert packed.window_rounds == (0,)
+    answer = packed.messages[2]
+    assert answer["role"] == "assistant"
+    assert answer["content"] == f"{HALF}\n\n{TRUNCATED_MARKER}"
+    assert INTERRUPTED_MARKER not in answer["content"]
+    # counted in the budget: the prompt's count and its layers' include the marker
+    assert packed.tokens == COUNTER.count_messages(packed.messages)
+    assert sum(layer.tokens for layer in packed.layers) == packed.tokens
+    assert packed.layer("window").tokens == sum(message_tokens(m, COUNT)
+                                                for m in packed.messages[1:-1])
+    # a budget one token short of the marked round moves it out of the window
+    tight = pack(system="You review code.", static_context="", rounds=[record],
+                 messages_by_round={0: messages}, current="And logout?",
+                 budget=packed.tokens - 1, count=COUNT)
+    assert tight.window_rounds == ()
+
+
+def test_a_truncated_answer_rebuilt_from_its_record_or_without_text_is_marked() -> None:
+    record, _ = _truncated()
+    assert round_messages(record, [])[-1] == {
+        "role": "assistant", "content": f"{HALF}\n\n{TRUNCATED_MARKER}"}
+    empty, messages = _truncated(answer="")  # the limit hit before any text
+    assert round_messages(empty, messages)[-1] == {"role": "assistant",
+                                                   "content": TRUNCATED_MARKER}
+    whole = record.model_copy(update={"truncated": False})
+    assert round_messages(whole, [])[-1]["content"] == HALF
+    assert EMPTY_ANSWER_MARKER not in str(round_messages(empty, messages))
+
+
+def test_the_summary_line_of_a_truncated_round_says_so() -> None:
+    record, messages = _truncated()
+    whole, whole_messages = _truncated(1, "It checks the password.")
+    whole = whole.model_copy(update={"truncated": False})
+    packed = pack(system="You review code.", static_context="", rounds=[record, whole],
+                  messages_by_round={0: messages, 1: whole_messages}, current="q",
+                  budget=10_000, count=COUNT, window=0)
+    assert packed.summarized_rounds == (0, 1)
+    first = packed.messages[0]["content"]
+    lines = first[first.index(SUMMARY_HEADER):].splitlines()
+    assert lines[1].startswith("- Round 1 (its answer stopped at the model's output token "
+                               "limit, unfinished): ")
+    assert lines[2].startswith("- Round 2: ")
+    assert packed.tokens == COUNTER.count_messages(packed.messages)
+
+
+def test_the_tail_of_a_truncated_answer_leaves_room_for_its_marker() -> None:
+    """A continuation sends the end of a long unfinished answer: with its marker, the round
+    must still fit the room it was cut for."""
+    text = " ".join(f"word{n}" for n in range(2000))
+    record, _ = _truncated(answer=text)
+    for room in (120, 200, 400):
+        cut = tail_round(record, room, COUNT)
+        assert cut is not None
+        shorter, messages = cut
+        sent = round_messages(shorter, messages)
+        assert sent[-1]["content"].endswith(TRUNCATED_MARKER)
+        assert sum(message_tokens(m, COUNT) for m in sent) <= room
