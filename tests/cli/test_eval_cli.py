@@ -172,7 +172,7 @@ def test_fit_reports_on_newer_cases_and_accepting_writes_the_repository_weights(
         repo: GitRepoBuilder, cli: CliRunner) -> None:
     from tests.support.histories import many_bugs
 
-    bugs = many_bugs(repo)
+    bugs = many_bugs(repo, bug_in="constant")  # where the weights in use do not look first
     result = cli("eval", "--fit", "--json", "--jobs", "2", repo.root)
     assert result.code == 0, result.err
     report = result.json()
@@ -182,6 +182,9 @@ def test_fit_reports_on_newer_cases_and_accepting_writes_the_repository_weights(
     assert fit["evaluated_on"] == 4  # the newest 30 %
     # 10 training cases leave too few to choose how far to move on: the default penalty
     assert fit["validated_on"] == 0 and fit["l2"] == 0.5 and not fit["kept_weights_in_use"]
+    assert fit["proposed"]
+    assert fit["after"]["all"]["orders"]["reviewtui"]["mrr"] > (
+        fit["before"]["all"]["orders"]["reviewtui"]["mrr"])
     proposal = Path(fit["proposal"])
     assert proposal.is_file() and not (repo.root / ".reviewtui").exists()
     table = cli("eval", "--fit", repo.root)
@@ -194,6 +197,30 @@ def test_fit_reports_on_newer_cases_and_accepting_writes_the_repository_weights(
     unit = cli("index", "--json", "--commit", bugs[-1], repo.root).json()["units"][0]
     explained = cli("rules", "explain", unit["unit_id"], "--commit", bugs[-1], repo.root)
     assert f"learned (weights: {written})" in explained.out
+
+
+def test_a_fit_no_better_than_the_weights_in_use_proposes_nothing(
+        repo: GitRepoBuilder, cli: CliRunner) -> None:
+    """The weights in use already rank every bug first: the fit on the older cases cannot do
+    better on the newer ones, so nothing is proposed (and an earlier proposal goes), and
+    accepting says so instead of copying weights that tested no better."""
+    from tests.support.histories import many_bugs
+
+    many_bugs(repo)
+    stale = repo.root / ".git" / "reviewtui" / "eval" / "triage_weights.toml"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text("version = 1\n")
+    result = cli("eval", "--fit", "--json", "--jobs", "2", repo.root)
+    assert result.code == 0, result.err
+    fit = result.json()["fit"]
+    assert not fit["proposed"] and fit["proposal"] is None and not stale.exists()
+    table = cli("eval", "--fit", repo.root)
+    assert "nothing proposed: on the 4 newer cases the fit ranks no better than the weights " \
+           "in use (MRR 1.00 against 1.00); keep them" in table.out
+    assert "accept with" not in table.out
+    accepted = cli("eval", "--accept-weights", repo.root)
+    assert accepted.code == 2 and "no fitted weights to accept" in accepted.err
+    assert not (repo.root / ".reviewtui").exists()
 
 
 def test_accepting_weights_before_any_fit_is_a_clear_error(repo: GitRepoBuilder,

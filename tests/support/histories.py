@@ -72,9 +72,11 @@ def planted_bug(repo: GitRepoBuilder) -> PlantedBug:
     return PlantedBug(root, bug, unrelated, fix, typo, later, line)
 
 
-def many_bugs(repo: GitRepoBuilder, count: int = 14) -> list[str]:
-    """``count`` bug commits, each changing a function (the bug) and a far-away constant, each
-    fixed by a later commit; committed a day apart so time order is clear. The bug commits."""
+def many_bugs(repo: GitRepoBuilder, count: int = 14, *, bug_in: str = "function") -> list[str]:
+    """``count`` bug commits, each changing a function and a far-away constant, the bug in the
+    function (``bug_in="constant"``: in the constant, which the shipped weights rank below the
+    function), each fixed by a later commit; committed a day apart so time order is clear. The
+    bug commits."""
     functions = "".join(f"def f{i}(x):\n    return x + {i}\n" + "\n" * 12 for i in range(count))
     constants = "".join(f"C{i} = {i}\n" + "\n" * 12 for i in range(count))
     repo.write("calc.py", functions + "\n" * 12 + constants)
@@ -89,6 +91,10 @@ def many_bugs(repo: GitRepoBuilder, count: int = 14) -> list[str]:
         bugs.append(repo.commit(f"rework f{i} and C{i}", date=f"2024-01-{i + 2:02d}T00:00:00Z"))
     for i in range(count):
         text = (repo.root / "calc.py").read_text()
+        if bug_in == "constant":
+            repo.write("calc.py", text.replace(f"C{i} = {i + 100}\n", f"C{i} = {i + 10}\n"))
+            repo.commit(f"fix C{i}: wrong value", date=f"2024-02-{i + 2:02d}T00:00:00Z")
+            continue
         repo.write("calc.py", text.replace(f"        return x - {i}\n",
                                            f"        return x * {i}\n"))
         repo.commit(f"fix f{i}: wrong sign", date=f"2024-02-{i + 2:02d}T00:00:00Z")

@@ -5,14 +5,17 @@ the report compares them with the weights in use on the newer 30 % only (no trai
 newer than the evaluation window). How far the fit moves from the weights in use is chosen the
 same way inside the training window (``eval.fit.fit_own``): a repository's few dozen bugs
 often rank its newest ones worse than the weights fitted on other projects' hundreds, and then
-the proposal is the weights in use. The fit is written as a proposal,
-``.git/reviewtui/eval/triage_weights.toml``; ``--accept-weights`` copies it to
-``.reviewtui/triage_weights.toml`` (reviewable, committable), which then wins over the shipped
-weights; deleting that file reverts.
+the fit is the weights in use. The fit is proposed only when it ranks the newer cases better
+than the weights in use (mean reciprocal rank): a fit that does no better is reported and not
+proposed, so that accepting never makes the order worse on the cases that tested it. A
+proposal is written to ``.git/reviewtui/eval/triage_weights.toml``; ``--accept-weights``
+copies it to ``.reviewtui/triage_weights.toml`` (reviewable, committable), which then wins
+over the shipped weights; deleting that file reverts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from dataclasses import dataclass
@@ -41,6 +44,12 @@ class FitReport:
     in_use: Path
     l2: float | None  # how far the fit moved (its penalty); None: it kept the weights in use
     validated_on: int  # the newest training cases that choice was made on
+    proposed: bool  # it ranked the newer cases better than the weights in use: written
+
+    @property
+    def mrr(self) -> tuple[float, float]:
+        """(the weights in use, the fitted ones): mean reciprocal rank on the newer cases."""
+        return (self.before.all.orders["reviewtui"].mrr, self.after.all.orders["reviewtui"].mrr)
 
 
 def proposal_path(common_dir: Path) -> Path:
@@ -58,14 +67,21 @@ def fit_repository(report: EvalReport) -> FitReport:
                   fitted_on=f"{repo.root.name}: {len(train)} bug-introducing commits before "
                             f"{window}")
     weights = own.weights
+    before, after = evaluate(test, current), evaluate(test, weights)
+    proposed = (after.all.orders["reviewtui"].mrr
+                > before.all.orders["reviewtui"].mrr + 1e-9)
     proposal = proposal_path(repo.common_dir)
-    write_weights(proposal, weights, [
-        "The learned priority fitted on this repository's bug history (reviewtui eval --fit).",
-        "Accept it with 'reviewtui eval --accept-weights': it becomes",
-        ".reviewtui/triage_weights.toml, which wins over the shipped weights until deleted."])
-    return FitReport(weights, proposal, len(train), len(test), test[0].case.time,
-                     evaluate(test, current), evaluate(test, weights), in_use, own.l2,
-                     own.validated_on)
+    if proposed:
+        write_weights(proposal, weights, [
+            "The learned priority fitted on this repository's bug history "
+            "(reviewtui eval --fit).",
+            "Accept it with 'reviewtui eval --accept-weights': it becomes",
+            ".reviewtui/triage_weights.toml, which wins over the shipped weights until deleted."])
+    else:  # an earlier proposal is not this fit's: accepting it now would be a surprise
+        with contextlib.suppress(OSError):
+            proposal.unlink(missing_ok=True)
+    return FitReport(weights, proposal, len(train), len(test), test[0].case.time, before,
+                     after, in_use, own.l2, own.validated_on, proposed)
 
 
 def accept_weights(path: str | Path | None) -> Path:
@@ -73,7 +89,9 @@ def accept_weights(path: str | Path | None) -> Path:
     repo = open_repository(path)
     proposal = proposal_path(repo.common_dir)
     if not proposal.is_file():
-        raise EvalError("no fitted weights to accept", hint="run 'reviewtui eval --fit' first")
+        raise EvalError("no fitted weights to accept",
+                        hint="run 'reviewtui eval --fit' first; a fit that ranks the newer "
+                             "cases no better than the weights in use proposes nothing")
     target = repository_weights_path(repo.root)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

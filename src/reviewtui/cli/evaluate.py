@@ -104,7 +104,8 @@ def run_eval_command(args: argparse.Namespace, out: TextIO, err: TextIO,
 
 
 def fit_json(fit: FitReport) -> dict[str, object]:
-    return {"proposal": str(fit.proposal), "trained_on": fit.trained_on,
+    return {"proposal": str(fit.proposal) if fit.proposed else None,
+            "proposed": fit.proposed, "trained_on": fit.trained_on,
             "evaluated_on": fit.evaluated_on, "weights": fit.weights.weights,
             "in_use": str(fit.in_use), "before": fit.before.model_dump(mode="json"),
             "after": fit.after.model_dump(mode="json"), "l2": fit.l2,
@@ -125,12 +126,18 @@ def render_fit(fit: FitReport, *, markdown: bool = False) -> str:
     lines += _table(rows, markdown)
     if fit.l2 is None:
         lines += ["", f"the weights in use ranked the newest {fit.validated_on} training cases "
-                  "better than any fit on the older ones: the proposal keeps them"]
+                  "better than any fit on the older ones: the fit keeps them"]
     elif fit.validated_on:
         lines += ["", f"the fit moves from the weights in use as far as the newest "
                   f"{fit.validated_on} training cases supported (penalty {fit.l2:g})"]
-    lines += ["", f"in use: {fit.in_use}", f"proposed: {fit.proposal}",
-              "accept with 'reviewtui eval --accept-weights'"]
+    lines += ["", f"in use: {fit.in_use}"]
+    if fit.proposed:
+        lines += [f"proposed: {fit.proposal}", "accept with 'reviewtui eval --accept-weights'"]
+    else:
+        used, fitted = fit.mrr
+        lines += [f"nothing proposed: on the {fit.evaluated_on} newer cases the fit ranks no "
+                  f"better than the weights in use (MRR {fitted:.2f} against {used:.2f}); "
+                  "keep them"]
     return "\n".join(lines) + "\n"
 
 
