@@ -71,6 +71,16 @@ async def test_escape_before_the_first_word_offers_the_question_again_not_contin
         rounds = store.rounds(session.session_id)
     assert [(r.user_message, r.answer, r.interrupted, r.continues) for r in rounds] == [
         ("why?", "", True, None), ("why?", "It checks user.active.", False, None)]
+    # opened again, the stopped question says what happened, not that an answer is partial
+    app = ReviewApp(load_change(repo.root, ChangeSelector(SelectorMode.AUTO)),
+                    store_path=store_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert "(you stopped this question before any answer came)" in notices
+        assert not any("this answer is not whole" in notice for notice in notices)
 
 
 async def test_stopped_from_the_table_before_the_first_word_c_does_not_continue(

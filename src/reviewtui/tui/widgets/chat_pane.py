@@ -139,6 +139,10 @@ class ChatPane(Vertical):
             # person's words: shown as it was while it ran
             asked = CONTINUE_QUESTION if record.continues is not None else record.user_message
             log.mount(Static(f"> {asked}", classes="chat-question", markup=False))
+            if record.interrupted and not record.answer.strip():
+                # stopped before a word came: there is no answer to call partial
+                self.show_notice("(you stopped this question before any answer came)")
+                continue
             log.mount(Markdown(record.answer, classes="chat-answer"))
             if record.incomplete:
                 why = ("you stopped it" if record.interrupted else "cut off by the server"
