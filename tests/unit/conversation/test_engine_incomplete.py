@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from reviewtui.conversation.engine import CONTINUE_PROMPT
 from reviewtui.conversation.packing import (
     CUT_OFF_MARKER,
     INTERRUPTED_MARKER,
     TRUNCATED_MARKER,
 )
-from reviewtui.errors import LLMCancelledError, UsageError
+from reviewtui.errors import LLMCancelledError, StoreError, UsageError
 from reviewtui.sessions import SessionStore
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
@@ -146,4 +147,26 @@ def test_an_answer_stopped_after_a_tool_round_can_still_be_continued(
     assert unfinished is not None and unfinished.interrupted and unfinished.answer == ""
     more = chat.continue_answer()
     assert more.round.continues == 0 and more.answer == "It checks user.active."
+    store.close()
+
+
+def test_ask_continuing_a_round_where_nothing_was_said_is_refused_by_the_store(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """``unfinished`` and ``continue_answer`` leave such a round out; ``ask(continues=...)``
+    called directly is refused too, by the store's claim, before anything is sent."""
+    _repo(repo)
+    store = SessionStore(tmp_path / "s.sqlite3")
+    chat = _session(repo, store)
+    fake_llm.script(Reply.delay(3.0, Reply.text("too late")))
+    cancel = threading.Event()
+    timer = _stop_at_once(cancel)
+    with pytest.raises(LLMCancelledError):
+        chat.ask("What does login check?", cancel=cancel)
+    timer.join()
+    asked = len(fake_llm.chat_requests)
+    with pytest.raises(StoreError, match="before the model said anything"):
+        chat.ask(CONTINUE_PROMPT, continues=0)
+    assert len(fake_llm.chat_requests) == asked  # the model was asked nothing
+    assert [r.index for r in store.rounds(chat.session.session_id)] == [0]
+    assert [r.index for r in chat.rounds.rounds] == [0]  # the guess was dropped
     store.close()
