@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from reviewtui.conversation.packing import TRUNCATED_MARKER
+from reviewtui.conversation.packing import CUT_OFF_MARKER, TRUNCATED_MARKER
 from reviewtui.sessions import SessionStore
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
@@ -38,6 +38,33 @@ def test_an_answer_cut_off_mid_stream_is_marked_and_kept(
         [session] = store.list_sessions()
         [record] = store.rounds(session.session_id)
     assert (record.answer, record.cut_off) == ("It triples the charge ", True)
+
+
+def test_an_answer_cut_off_mid_stream_is_continued_with_its_marker(
+        repo: GitRepoBuilder, cli: CliRunner, fake_llm: ScriptedOpenAIServer) -> None:
+    """``ask --continue`` goes on with a cut-off answer as with the other unfinished kinds,
+    and its prompt shows that answer ending with the cut-off marker."""
+    _repo(repo)
+    fake_llm.script(Reply.text("It triples the charge because",
+                               chunks=["It triples ", "the charge ", "because"], cut_after=2))
+    assert cli("ask", "--rules-plan", "what changed?", repo.root).code == 2
+
+    def rest(request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        assert messages[-2:-1] == [{"role": "assistant",
+                                    "content": "It triples the charge \n\n" + CUT_OFF_MARKER}]
+        assert "Continue it exactly where it stopped" in messages[-1]["content"]
+        return Reply.text("because amount is now multiplied by 3.")
+
+    fake_llm.script(rest)
+    going_on = cli("ask", "--rules-plan", "--continue", repo.root)
+    assert going_on.code == 0, going_on.err
+    assert going_on.out == "because amount is now multiplied by 3.\n"
+    assert "continuing round 1" in going_on.err
+    with SessionStore() as store:
+        [session] = store.list_sessions()
+        stopped, continued = store.rounds(session.session_id)
+    assert (stopped.cut_off, continued.continues, continued.incomplete) == (True, 0, False)
 
 
 def test_a_stream_that_ends_before_its_first_word_is_asked_again(

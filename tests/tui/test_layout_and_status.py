@@ -346,6 +346,8 @@ async def test_ctrl_c_stops_the_planner(repo: GitRepoBuilder, tmp_path: Path,
 
 async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_path: Path,
                                                     fake_llm: ScriptedOpenAIServer) -> None:
+    from reviewtui.conversation.packing import CUT_OFF_MARKER
+
     _one_unit(repo)
     app = _app(repo, tmp_path)
     fake_llm.script(Reply.text("It now checks active users because",
@@ -360,6 +362,22 @@ async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_pa
         assert answer.source == "It now checks active users "  # type: ignore[attr-defined]
         notices = [str(w.render()) for w in app.query(".chat-notice")]
         assert any("cut off" in n for n in notices)
+        assert "round 1 cut off by the server — c continues" in _status(app)
+
+        def rest(request: dict[str, object]) -> Reply:
+            messages = request["messages"]
+            assert isinstance(messages, list)
+            assert messages[-2]["content"] == ("It now checks active users \n\n"
+                                               + CUT_OFF_MARKER)
+            return Reply.text("because inactive ones cannot log in.")
+
+        fake_llm.script(rest)
+        await pilot.press("c")  # the transcript has the focus: c continues
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        answer = app.query(".chat-answer").last()
+        assert answer.source == "because inactive ones cannot log in."  # type: ignore[attr-defined]
+        assert "round 1 continued in round 2" in _status(app)
 
 
 async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_it(

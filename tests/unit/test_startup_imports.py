@@ -61,10 +61,11 @@ WORKBENCH_MODELS = ("reviewtui.plan", "reviewtui.sessions", "reviewtui.pipeline"
                     "reviewtui.models", "reviewtui.llm", "reviewtui.forge",
                     "reviewtui.git.intent", "reviewtui.git.intent_text", "reviewtui.tui.session",
                     "reviewtui.tui.triage", "pydantic", "pydantic_core")
-# The chat's widgets (a TextArea, grapheme clusters through ``regex``): composed with the
-# workbench, after loading.
+# The chat's widgets (a TextArea, grapheme clusters through ``regex``; the input's layout and
+# editing by cluster load with it): composed with the workbench, after loading.
 CHAT_WIDGETS = ("reviewtui.tui.widgets.chat_pane", "reviewtui.tui.widgets.chat_input",
-                "reviewtui.tui.text_cursor", "regex")
+                "reviewtui.tui.widgets.grapheme_layout",
+                "reviewtui.tui.widgets.grapheme_text_area", "reviewtui.tui.text_cursor", "regex")
 
 
 def _is_stage(name: str) -> bool:

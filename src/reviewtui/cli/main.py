@@ -57,8 +57,11 @@ def _run(command: str, args: argparse.Namespace) -> int:
     gc.enable()  # a conversation can run for long: collect its garbage cycles as usual
     if command == "sessions":
         return agent.run_sessions(args, sys.stdout)
-    runner = agent.run_review if command == "review" else agent.run_ask
-    return runner(args, sys.stdout, sys.stderr)
+    if command == "review":
+        return agent.run_review(args, sys.stdout, sys.stderr)
+    from reviewtui.cli.ask import run_ask
+
+    return run_ask(args, sys.stdout, sys.stderr)
 
 
 def _dispatch(argv: list[str]) -> int:

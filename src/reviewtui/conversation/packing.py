@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewtui.conversation.replay import (
+    CUT_OFF_MARKER,
     EMPTY_ANSWER_MARKER,
     INTERRUPTED_MARKER,
     TAIL_MARKER,
@@ -51,9 +52,10 @@ from reviewtui.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVER
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
 # (the round messages are ``replay``'s: named here too, where the packer's callers look)
-__all__ = ["EMPTY_ANSWER_MARKER", "INTERRUPTED_MARKER", "SHORTENED_MARKER", "SUMMARY_HEADER",
-           "TAIL_MARKER", "TRUNCATED_MARKER", "LayerAccount", "PackedPrompt", "count_messages",
-           "message_tokens", "pack", "round_messages", "tail_round", "tail_text"]
+__all__ = ["CUT_OFF_MARKER", "EMPTY_ANSWER_MARKER", "INTERRUPTED_MARKER", "SHORTENED_MARKER",
+           "SUMMARY_HEADER", "TAIL_MARKER", "TRUNCATED_MARKER", "LayerAccount", "PackedPrompt",
+           "count_messages", "message_tokens", "pack", "round_messages", "tail_round",
+           "tail_text"]
 
 SUMMARY_HEADER = "Earlier in this conversation:"
 INHERITED_SEPARATOR = "\n\n---\n\n"
@@ -159,7 +161,9 @@ class _Packer:
                                                         self.by_round.get(record.index, ()))
             stopped = (" (its answer was interrupted by the person)" if record.interrupted
                        else " (its answer stopped at the model's output token limit, "
-                            "unfinished)" if record.truncated else "")
+                            "unfinished)" if record.truncated
+                       else " (its answer was cut off before it was finished: the server "
+                            "stopped sending it)" if record.cut_off else "")
             line = f"- Round {record.index + 1}{stopped}: {' '.join(text.split())}"
             self._lines[position] = (line, self.count(line) + 1)
         return self._lines[position]

@@ -19,12 +19,16 @@ from typing import Any
 from reviewtui.llm.tokens import MESSAGE_OVERHEAD
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
-__all__ = ["EMPTY_ANSWER_MARKER", "INTERRUPTED_MARKER", "TAIL_MARKER", "TRUNCATED_MARKER",
-           "round_messages", "tail_round", "tail_text", "unfinished_marker"]
+__all__ = ["CUT_OFF_MARKER", "EMPTY_ANSWER_MARKER", "INTERRUPTED_MARKER", "TAIL_MARKER",
+           "TRUNCATED_MARKER", "round_messages", "tail_round", "tail_text", "unfinished_marker"]
 
 INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
 TRUNCATED_MARKER = ("[cut short: this answer stopped here at the model's output token limit, "
                     "before it was finished]")
+# the server stopped sending the answer: the stream closed with no finish reason (a dropped
+# connection), or the provider's content filter ended it -- ``RoundRecord.cut_off`` either way
+CUT_OFF_MARKER = ("[cut off: the server stopped sending this answer here, before it was "
+                  "finished]")
 # what the prompt carries for a round whose answer had no text (the model sent none): an
 # assistant message with empty content is refused by some OpenAI-compatible servers, and none
 # at all leaves two user messages in a row, which strict chat templates refuse
@@ -55,10 +59,11 @@ def _wire(message: MessageRecord) -> dict[str, Any]:
 def round_messages(round: RoundRecord,
                    messages: Sequence[MessageRecord]) -> list[dict[str, Any]]:
     """One round as OpenAI chat messages, with every tool call paired with its result; an
-    answer the person stopped ends with ``INTERRUPTED_MARKER`` and one the model stopped at
-    its output token limit with ``TRUNCATED_MARKER``, so the model does not take it for all
-    it had to say, and one that had no text is ``EMPTY_ANSWER_MARKER``: never an assistant
-    message with empty content, nor none (two user messages in a row).
+    answer the person stopped ends with ``INTERRUPTED_MARKER``, one the model stopped at its
+    output token limit with ``TRUNCATED_MARKER`` and one the server cut off mid-stream with
+    ``CUT_OFF_MARKER``, so the model does not take it for all it had to say, and one that had
+    no text is ``EMPTY_ANSWER_MARKER``: never an assistant message with empty content, nor
+    none (two user messages in a row).
 
     Without stored messages the round is rebuilt from its record (question and answer).
     """
@@ -78,10 +83,12 @@ def round_messages(round: RoundRecord,
 
 def unfinished_marker(round: RoundRecord) -> str:
     """What ends an answer that is not whole in the prompt ("" for a whole one): stopped by
-    the person, or by the model's output token limit."""
+    the person, by the model's output token limit, or cut off by the server."""
     if round.interrupted:
         return INTERRUPTED_MARKER
-    return TRUNCATED_MARKER if round.truncated else ""
+    if round.truncated:
+        return TRUNCATED_MARKER
+    return CUT_OFF_MARKER if round.cut_off else ""
 
 
 def _round_messages(round: RoundRecord,

@@ -6,7 +6,8 @@ on from where it stopped. One the person stopped before the model said anything 
 no tool round -- is kept too (its question, marked interrupted), but has no such place: a
 continuation would ask the model to go on from nothing. ``reviewtui ask --continue`` and the
 workbench's ``c`` both ask ``ChatSession.unfinished``, which leaves it out through
-``said_nothing``; the person asks the question again.
+``said_nothing``; the person asks the question again. The session store refuses the claim on
+such a round too, so a caller of ``ChatSession.ask(continues=...)`` cannot get past.
 """
 
 from __future__ import annotations
@@ -14,18 +15,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reviewtui.errors import UsageError
+from reviewtui.sessions import records
 from reviewtui.sessions.records import RoundRecord
 from reviewtui.sessions.store import SessionStore
 
 
 def said_nothing(store: SessionStore, session_id: str, record: RoundRecord) -> bool:
     """Whether ``record`` is an answer the person stopped before the model said anything: no
-    text, and no tool call among the round's stored messages."""
+    text, and no tool call among the round's stored messages (``records.said_nothing``, the
+    test the store's claim on a continued round makes too)."""
     if not record.interrupted or record.answer.strip():
-        return False
-    stored = store.messages(session_id, since_round=record.index)
-    return not any(message.tool_calls for message in stored
-                   if message.round_index == record.index)
+        return False  # (without reading its messages)
+    return records.said_nothing(record, store.messages(session_id, since_round=record.index))
 
 
 def nothing_to_continue(session_id: str, rounds: Sequence[RoundRecord],

@@ -6,6 +6,7 @@ Storage keeps everything; what is *sent* to the model is decided at send time by
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -83,3 +84,14 @@ class ToolResultRecord(_Record):
     arguments: str
     content: str
     created_at: str = ""
+
+
+def said_nothing(record: RoundRecord, messages: Iterable[MessageRecord]) -> bool:
+    """Whether ``record`` is an answer the person stopped before the model said anything: no
+    text, and no tool call among ``messages`` (those of other rounds are ignored). It is kept,
+    but a continuation would have nothing to go on from: the store refuses to let one claim
+    it, and the conversation does not offer it."""
+    if not record.interrupted or record.answer.strip():
+        return False
+    return not any(message.tool_calls for message in messages
+                   if message.round_index == record.index)

@@ -33,7 +33,12 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from reviewtui.errors import RoundClaimedError, StoreError
-from reviewtui.sessions.records import MessageRecord, RoundRecord, ToolResultRecord
+from reviewtui.sessions.records import (
+    MessageRecord,
+    RoundRecord,
+    ToolResultRecord,
+    said_nothing,
+)
 from reviewtui.sessions.store_parts import StorePart
 from reviewtui.sessions.values import (
     clean_json,
@@ -90,7 +95,9 @@ class RoundStore(StorePart):
     def _claim(self, conn: sqlite3.Connection, session_id: str, continued: int, by: int,
                stale: str) -> None:
         """Round ``by`` claims unfinished round ``continued``: one conditional UPDATE inside
-        the caller's write transaction, so exactly one of two racing processes gets it."""
+        the caller's write transaction, so exactly one of two racing processes gets it. A
+        round stopped before the model said anything (``said_nothing``) is never claimed."""
+        self._refuse_unsaid(conn, session_id, continued)
         cursor = conn.execute(
             "UPDATE rounds SET continued_by = ? WHERE session_id = ? AND idx = ? "
             "AND ended_at IS NOT NULL AND (cut_off = 1 OR truncated = 1 OR interrupted = 1) "
@@ -118,6 +125,15 @@ class RoundStore(StorePart):
         raise RoundClaimedError(f"{taken} is already being continued by another run "
                                 f"(round {row['continued_by'] + 1}, started {since} UTC)",
                                 hint="wait for it to end")
+
+    def _refuse_unsaid(self, conn: sqlite3.Connection, session_id: str, continued: int) -> None:
+        row = conn.execute(f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE session_id = ? AND "
+                           "idx = ?", (session_id, continued)).fetchone()
+        if row is not None and said_nothing(_round_record(row), _message_records(
+                conn, session_id, continued, only=True)):
+            raise StoreError(f"round {continued + 1} of session {session_id} was stopped "
+                             "before the model said anything: there is nothing to continue",
+                             hint="ask the question again")
 
     def release_claim(self, session_id: str, continued: int, by: int) -> None:
         """Round ``by`` gives back its claim on round ``continued`` (its request failed), so
@@ -236,13 +252,7 @@ class RoundStore(StorePart):
     def messages(self, session_id: str, *, since_round: int = 0) -> list[MessageRecord]:
         """The session's messages in order, from round ``since_round`` on."""
         with self._reading() as conn:
-            rows = conn.execute(
-                f"SELECT message_id, {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? "
-                "AND round_index >= ? ORDER BY message_id",
-                (clean_text(session_id), int(since_round))).fetchall()
-            return [MessageRecord.model_validate({**dict(row),
-                                                  "tool_calls": json.loads(row["tool_calls"])})
-                    for row in rows]
+            return _message_records(conn, clean_text(session_id), int(since_round))
 
     def save_tool_result(self, session_id: str, record: ToolResultRecord) -> None:
         """Keep the full output of a tool call under its ``ref_id`` (saving again replaces:
@@ -281,6 +291,16 @@ def _before(now: str, seconds: float | None) -> str:
             timespec="microseconds")
     except OverflowError:
         return ""
+
+
+def _message_records(conn: sqlite3.Connection, session_id: str, since_round: int, *,
+                     only: bool = False) -> list[MessageRecord]:
+    """The session's messages in order from round ``since_round`` on (``only``: of it alone)."""
+    rows = conn.execute(f"SELECT message_id, {_MESSAGE_COLUMNS} FROM messages WHERE "
+                        f"session_id = ? AND round_index {'=' if only else '>='} ? "
+                        "ORDER BY message_id", (session_id, since_round)).fetchall()
+    return [MessageRecord.model_validate({**dict(row), "tool_calls": json.loads(row["tool_calls"])})
+            for row in rows]
 
 
 def _round_values(record: RoundRecord) -> tuple[object, ...]:

@@ -8,8 +8,8 @@ Triage runs on the rules' plan at once; the LLM planner (``P``), scanners (``S``
 table stays responsive. Every decision (level, skip, requests, reviewed) is applied by the core's
 override layer and persisted in the session store of this change. This module is the layout;
 the keys live in one mixin per group (``triage_actions``, ``view_actions``, ``model_actions``,
-``review_actions`` and ``fix_actions`` over it, ``learn_actions``, ``intent_actions``) over
-``base.WorkbenchBase``.
+``chat_actions``, ``review_actions`` and ``fix_actions`` over it, ``learn_actions``,
+``intent_actions``) over ``base.WorkbenchBase``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, ProgressBar, Static
 
 from reviewtui.tui import rich_graphemes, terminal_safe  # noqa: F401  (installed on import)
+from reviewtui.tui.chat_actions import ChatActions
 from reviewtui.tui.fix_actions import FixActions
 from reviewtui.tui.idle_gc import CHECK_EVERY
 from reviewtui.tui.intent_actions import IntentActions
@@ -40,8 +41,8 @@ from reviewtui.tui.widgets.loading_view import LoadingView
 from reviewtui.tui.widgets.unit_table import UnitTable, longest_location
 
 
-class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ModelActions,
-                ViewActions, TriageActions):
+class ReviewApp(OpeningActions, FixActions, IntentActions, LearnActions, ChatActions,
+                ModelActions, ViewActions, TriageActions):
     CSS_PATH = "app.tcss"
     TITLE = "reviewtui"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012

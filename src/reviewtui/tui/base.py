@@ -1,8 +1,8 @@
 """The workbench's state and the helpers every group of keys uses (no keys of its own here).
 
 ``ReviewApp`` is assembled from one mixin per group of keys (``triage_actions``,
-``view_actions``, ``model_actions``, ``review_actions``) over this base, so each file reads as
-one kind of work and the app module stays the layout.
+``view_actions``, ``model_actions``, ``chat_actions``, ``review_actions``) over this base, so
+each file reads as one kind of work and the app module stays the layout.
 """
 
 from __future__ import annotations

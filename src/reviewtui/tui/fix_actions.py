@@ -36,7 +36,7 @@ class FixActions(ReviewActions):
         else:
             self._ask_for_fix(finding)
 
-    # Textual's handler name for ``ChatPane.FixRequested`` (see model_actions).
+    # Textual's handler name for ``ChatPane.FixRequested`` (see chat_actions).
     def on_chat_pane_fix_requested(self, event: ChatPane.FixRequested) -> None:
         self.action_fix_finding()
 

@@ -1,13 +1,15 @@
 """The packer marks an answer that is not whole, so the model never takes it for complete.
 
 An answer the person stopped already ended with ``INTERRUPTED_MARKER``; one the model stopped
-at its output token limit (finish_reason "length", ``RoundRecord.truncated``) went into every
-later prompt as it was, with nothing to say it was half an answer.
+at its output token limit (finish_reason "length", ``RoundRecord.truncated``), and one the
+server cut off mid-stream (no finish reason, ``RoundRecord.cut_off``), went into every later
+prompt as they were, with nothing to say they were half an answer.
 """
 
 from __future__ import annotations
 
 from reviewtui.conversation.packing import (
+    CUT_OFF_MARKER,
     EMPTY_ANSWER_MARKER,
     INTERRUPTED_MARKER,
     SUMMARY_HEADER,
@@ -94,4 +96,53 @@ def test_the_tail_of_a_truncated_answer_leaves_room_for_its_marker() -> None:
         shorter, messages = cut
         sent = round_messages(shorter, messages)
         assert sent[-1]["content"].endswith(TRUNCATED_MARKER)
+        assert sum(message_tokens(m, COUNT) for m in sent) <= room
+
+
+def _cut_off(index: int = 0, answer: str = HALF) -> tuple[RoundRecord, list[MessageRecord]]:
+    """A round whose stream the server closed mid-answer, with no finish reason."""
+    record, messages = _truncated(index, answer)
+    return record.model_copy(update={"truncated": False, "cut_off": True}), messages
+
+
+def test_an_answer_cut_off_by_the_server_ends_with_its_own_marker_and_it_is_counted() -> None:
+    record, messages = _cut_off()
+    packed = pack(system="You review code.", static_context="", rounds=[record],
+                  messages_by_round={0: messages}, current="And logout?", budget=10_000,
+                  count=COUNT)
+    assert packed.window_rounds == (0,)
+    answer = packed.messages[2]
+    assert answer == {"role": "assistant", "content": f"{HALF}\n\n{CUT_OFF_MARKER}"}
+    assert CUT_OFF_MARKER not in (TRUNCATED_MARKER, INTERRUPTED_MARKER)
+    assert packed.tokens == COUNTER.count_messages(packed.messages)
+    assert sum(layer.tokens for layer in packed.layers) == packed.tokens
+    tight = pack(system="You review code.", static_context="", rounds=[record],
+                 messages_by_round={0: messages}, current="And logout?",
+                 budget=packed.tokens - 1, count=COUNT)
+    assert tight.window_rounds == ()
+    # rebuilt from its record alone, marked the same
+    assert round_messages(record, [])[-1]["content"] == f"{HALF}\n\n{CUT_OFF_MARKER}"
+
+
+def test_the_summary_line_of_a_cut_off_round_says_so() -> None:
+    record, messages = _cut_off()
+    packed = pack(system="You review code.", static_context="", rounds=[record],
+                  messages_by_round={0: messages}, current="q", budget=10_000, count=COUNT,
+                  window=0)
+    assert packed.summarized_rounds == (0,)
+    first = packed.messages[0]["content"]
+    line = first[first.index(SUMMARY_HEADER):].splitlines()[1]
+    assert line.startswith("- Round 1 (its answer was cut off before it was finished: the "
+                           "server stopped sending it): ")
+
+
+def test_the_tail_of_a_cut_off_answer_leaves_room_for_its_marker() -> None:
+    text = " ".join(f"word{n}" for n in range(2000))
+    record, _ = _cut_off(answer=text)
+    for room in (120, 200, 400):
+        cut = tail_round(record, room, COUNT)
+        assert cut is not None
+        shorter, messages = cut
+        sent = round_messages(shorter, messages)
+        assert sent[-1]["content"].endswith(CUT_OFF_MARKER)
         assert sum(message_tokens(m, COUNT) for m in sent) <= room

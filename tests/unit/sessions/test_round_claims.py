@@ -15,6 +15,7 @@ from reviewtui.sessions.records import MessageRecord, RoundRecord
 from reviewtui.sessions.store import SessionStore
 
 RACERS = 4
+CONTINUE = "go on"
 
 
 def _question(store: SessionStore, sid: str, text: str, *,
@@ -123,3 +124,35 @@ def test_a_longest_round_beyond_the_calendar_means_the_claim_always_holds(
         with pytest.raises(RoundClaimedError, match="already being continued"):
             _question(store, sid, "go on", continues=unfinished.index,
                       stale_after=stale_after)
+
+
+def test_a_round_stopped_before_the_model_said_anything_cannot_be_claimed(
+        tmp_path: Path) -> None:
+    """Kept (its question, marked interrupted), but there is nowhere to go on from: the
+    store refuses the claim itself, whoever asks for it, and writes nothing."""
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        sid = store.create_session("/repo", "all:HEAD..worktree", "t").session_id
+        unsaid = _question(store, sid, "why?")
+        store.end_round(sid, unsaid.model_copy(update={"answer": " \n", "interrupted": True}))
+        with pytest.raises(StoreError, match=r"round 1 of session \S+ was stopped before the "
+                                             r"model said anything") as refused:
+            _question(store, sid, CONTINUE, continues=unsaid.index)
+        assert refused.value.hint is not None and "ask the question again" in refused.value.hint
+        assert [r.index for r in store.rounds(sid)] == [0]  # nothing written
+        assert store.rounds(sid)[0].summary is None
+        # a tool round done before the stop is something to go on from: claimed
+        read = _question(store, sid, "and the caller?")
+        call = {"id": "c1", "type": "function",
+                "function": {"name": "read_file_hunk", "arguments": "{}"}}
+        store.end_round(sid, read.model_copy(update={"answer": "", "interrupted": True}), [
+            MessageRecord(round_index=read.index, role="assistant", content="",
+                          tool_calls=[call]),
+            MessageRecord(round_index=read.index, role="tool", content="def f(): ...",
+                          tool_call_id="c1", name="read_file_hunk")])
+        going_on = _question(store, sid, CONTINUE, continues=read.index)
+        assert going_on.continues == read.index
+        # a tool call of another round does not count for this one
+        other = _question(store, sid, "one more?")
+        store.end_round(sid, other.model_copy(update={"answer": "", "interrupted": True}))
+        with pytest.raises(StoreError, match="before the model said anything"):
+            _question(store, sid, CONTINUE, continues=other.index)
