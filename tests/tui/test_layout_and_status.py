@@ -344,6 +344,11 @@ async def test_ctrl_c_stops_the_planner(repo: GitRepoBuilder, tmp_path: Path,
         assert not any("planner failed" in str(n.title) for n in app._notifications)
 
 
+def _rounds(app: ReviewApp) -> str:
+    """The chat's rounds line (the last rounds, their tokens and how each ended)."""
+    return str(app.query_one("#chat-rounds").render())
+
+
 async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_path: Path,
                                                     fake_llm: ScriptedOpenAIServer) -> None:
     from reviewtui.conversation.packing import CUT_OFF_MARKER
@@ -363,6 +368,7 @@ async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_pa
         notices = [str(w.render()) for w in app.query(".chat-notice")]
         assert any("cut off" in n for n in notices)
         assert "round 1 cut off by the server — c continues" in _status(app)
+        assert "round 1: " in _rounds(app) and " · cut off" in _rounds(app)
 
         def rest(request: dict[str, object]) -> Reply:
             messages = request["messages"]
@@ -395,6 +401,7 @@ async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_i
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "round 1 incomplete: the model's token limit — c continues" in _status(app)
+        assert " · cut short (token limit)" in _rounds(app)
         notices = [str(w.render()) for w in app.query(".chat-notice")]
         assert any("output token limit" in n and "press c" in n for n in notices)
 

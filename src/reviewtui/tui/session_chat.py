@@ -116,7 +116,8 @@ class SessionChat:
         lines = []
         for record in records[-3:]:
             inherited = ", ".join(record.inherited_files[:4]) or "-"
-            stopped = " · interrupted" if record.interrupted else ""
+            stopped = (" · interrupted" if record.interrupted else " · cut off" if record.cut_off
+                       else " · cut short (token limit)" if record.truncated else "")
             lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
                          f"{record.completion_tokens} tokens · inherited {inherited}{stopped}")
         stats = chat.rounds.cache_stats().get("inheritance") if chat is not None else None
