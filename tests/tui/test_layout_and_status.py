@@ -386,6 +386,36 @@ async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_pa
         assert "round 1 continued in round 2" in _status(app)
 
 
+async def test_an_answer_the_content_filter_stopped_says_so_then_and_reopened(
+        repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
+    """The provider's content filter ended the answer: the workbench said "cut off by the
+    server" then, and the reopened chat did too (the round kept only ``cut_off``)."""
+    _one_unit(repo)
+    fake_llm.script(Reply.text("It now checks", finish_reason="content_filter"))
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c", *"why?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "round 1 stopped by the content filter — c continues" in _status(app)
+        assert " · content filter" in _rounds(app)
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert any("content filter" in n for n in notices)
+        assert not any("server closed the stream" in n for n in notices)
+    with SessionStore(tmp_path / "s.sqlite3") as store:
+        [session] = store.list_sessions(limit=0)
+        [record] = store.rounds(session.session_id)
+    assert record.filtered and record.cut_off and record.answer == "It now checks"
+    app = _app(repo, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        notices = [str(w.render()) for w in app.query(".chat-notice")]
+        assert "(this answer is not whole: stopped by the provider's content filter)" in notices
+
+
 async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_it(
         repo: GitRepoBuilder, tmp_path: Path, fake_llm: ScriptedOpenAIServer) -> None:
     from reviewtui.conversation.packing import TRUNCATED_MARKER

@@ -184,7 +184,7 @@ class ChatSession:
             done = self.rounds.end_round(
                 turn.answer, files_used=turn.files,
                 usage=(turn.prompt_tokens, turn.completion_tokens, turn.cached_tokens),
-                cut_off=turn.cut_off, truncated=turn.truncated)
+                cut_off=turn.cut_off, truncated=turn.truncated, filtered=turn.filtered)
             try:
                 self.store.end_round(sid, done, self.keeper.messages(record.index, turn),
                                      self.keeper.results(turn))

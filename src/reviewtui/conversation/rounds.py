@@ -246,11 +246,12 @@ class RoundManager:
                   units: Collection[str] = (),
                   usage: tuple[int, int, int] = (0, 0, 0),
                   cut_off: bool = False, truncated: bool = False,
-                  interrupted: bool = False) -> RoundRecord:
+                  interrupted: bool = False, filtered: bool = False) -> RoundRecord:
         """Complete the round in flight: the answer, the files the tools read and the files the
         answer mentions, units, token usage (prompt, completion, cached), ``ended_at``, and
-        whether the answer was ``cut_off`` by the server, ``truncated`` by the model's output
-        token limit or ``interrupted`` by the person."""
+        whether the answer was ``cut_off`` by the server (``filtered``: by the provider's content
+        filter), ``truncated`` by the model's output token limit or ``interrupted`` by the
+        person."""
         if self._current is None:
             raise RuntimeError("no round in flight: call start_round first")
         record = self._rounds[self._current]
@@ -266,7 +267,7 @@ class RoundManager:
             "answer": answer, "files": files, "units": _merge(record.units, units),
             "prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached,
             "ended_at": iso_time(self._now()), "cut_off": cut_off, "truncated": truncated,
-            "interrupted": interrupted,
+            "interrupted": interrupted, "filtered": filtered,
         })
         self._rounds[self._current] = done
         self._current = None

@@ -65,6 +65,7 @@ class RoundRecord(_Record):
     ended_at: str | None = None  # None while the round is in flight
     cut_off: bool = False  # the server closed the stream before the answer was finished
     truncated: bool = False  # the model stopped at its output token limit (finish "length")
+    filtered: bool = False  # the provider's content filter stopped it (``cut_off`` too)
     continues: int | None = None  # the index of the round whose answer this one goes on with
     interrupted: bool = False  # the person stopped it (Ctrl-C, the chat's stop key) mid-answer
 

@@ -50,7 +50,7 @@ from reviewtui.sessions.values import (
 _ROUND_COLUMNS = (
     "idx, user_message, answer, files, units, inherited_files, keywords, summary, prompt_tokens, "
     "completion_tokens, cached_tokens, started_at, ended_at, cut_off, truncated, continues, "
-    "interrupted"
+    "interrupted, filtered"
 )
 _ROUND_SLOTS = ", ".join("?" * (_ROUND_COLUMNS.count(",") + 2))  # session_id + the columns
 _LIST_FIELDS = ("files", "units", "inherited_files", "keywords")
@@ -310,7 +310,7 @@ def _round_values(record: RoundRecord) -> tuple[object, ...]:
             int(record.completion_tokens), int(record.cached_tokens),
             clean_text(record.started_at), clean_opt_text(record.ended_at),
             int(record.cut_off), int(record.truncated), record.continues,
-            int(record.interrupted))
+            int(record.interrupted), int(record.filtered))
 
 
 def _round_record(row: sqlite3.Row) -> RoundRecord:
@@ -319,6 +319,7 @@ def _round_record(row: sqlite3.Row) -> RoundRecord:
     data["cut_off"] = bool(data["cut_off"])
     data["truncated"] = bool(data["truncated"])
     data["interrupted"] = bool(data["interrupted"])
+    data["filtered"] = bool(data["filtered"])
     for name in _LIST_FIELDS:
         data[name] = json.loads(data[name])
     return RoundRecord.model_validate(data)

@@ -193,6 +193,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
     (
         "ALTER TABLE rounds ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0",
     ),
+    # v10: an answer the provider's content filter stopped is kept marked so (it is cut off
+    # too), so that reopened it is not said to have been cut off by the server.
+    (
+        "ALTER TABLE rounds ADD COLUMN filtered INTEGER NOT NULL DEFAULT 0",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

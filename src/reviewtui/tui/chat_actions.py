@@ -152,7 +152,12 @@ class ChatActions(WorkbenchBase):
             return False
         pane = self.chat_pane
         pane.set_rounds(self.session.rounds_text())
-        if record.cut_off:
+        if record.filtered:
+            pane.offer_continue("the answer was stopped by the provider's content filter (kept "
+                                "in the session, marked cut off)")
+            self.set_status(f"round {record.index + 1} stopped by the content filter — "
+                            "c continues")
+        elif record.cut_off:
             pane.offer_continue("the answer was cut off: the server closed the stream before "
                                 "it finished (kept in the session, marked cut off)")
             self.set_status(f"round {record.index + 1} cut off by the server — c continues")

@@ -116,7 +116,9 @@ class SessionChat:
         lines = []
         for record in records[-3:]:
             inherited = ", ".join(record.inherited_files[:4]) or "-"
-            stopped = (" · interrupted" if record.interrupted else " · cut off" if record.cut_off
+            stopped = (" · interrupted" if record.interrupted
+                       else " · content filter" if record.filtered
+                       else " · cut off" if record.cut_off
                        else " · cut short (token limit)" if record.truncated else "")
             lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
                          f"{record.completion_tokens} tokens · inherited {inherited}{stopped}")

@@ -145,8 +145,10 @@ class ChatPane(Vertical):
                 continue
             log.mount(Markdown(record.answer, classes="chat-answer"))
             if record.incomplete:
-                why = ("you stopped it" if record.interrupted else "cut off by the server"
-                       if record.cut_off else "stopped at the token limit")
+                why = ("you stopped it" if record.interrupted
+                       else "stopped by the provider's content filter" if record.filtered
+                       else "cut off by the server" if record.cut_off
+                       else "stopped at the token limit")
                 self.show_notice(f"(this answer is not whole: {why})")
 
     def mark_cancelled(self) -> None:
