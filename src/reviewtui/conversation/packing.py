@@ -64,6 +64,13 @@ SHORTENED_MARKER = "[… context from earlier rounds shortened to fit the token 
 Count = Callable[[str], int]
 
 
+# how a summary line says its round's answer is not whole (``RoundRecord.ending``)
+_CUT = " (its answer was cut off before it was finished: the server stopped sending it)"
+_STOPPED = {"interrupted": " (its answer was interrupted by the person)", "filtered": _CUT,
+            "cut_off": _CUT,
+            "truncated": " (its answer stopped at the model's output token limit, unfinished)"}
+
+
 @dataclass(frozen=True)
 class LayerAccount:
     name: str  # static | summary | window | inherited | current
@@ -159,11 +166,7 @@ class _Packer:
             record = self.rounds[position]
             text = record.summary or extractive_summary(record,
                                                         self.by_round.get(record.index, ()))
-            stopped = (" (its answer was interrupted by the person)" if record.interrupted
-                       else " (its answer stopped at the model's output token limit, "
-                            "unfinished)" if record.truncated
-                       else " (its answer was cut off before it was finished: the server "
-                            "stopped sending it)" if record.cut_off else "")
+            stopped = _STOPPED[record.ending] if record.ending else ""
             line = f"- Round {record.index + 1}{stopped}: {' '.join(text.split())}"
             self._lines[position] = (line, self.count(line) + 1)
         return self._lines[position]

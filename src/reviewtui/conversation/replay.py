@@ -81,14 +81,14 @@ def round_messages(round: RoundRecord,
     return out
 
 
+_MARKERS = {"interrupted": INTERRUPTED_MARKER, "filtered": CUT_OFF_MARKER,
+            "cut_off": CUT_OFF_MARKER, "truncated": TRUNCATED_MARKER}
+
+
 def unfinished_marker(round: RoundRecord) -> str:
     """What ends an answer that is not whole in the prompt ("" for a whole one): stopped by
     the person, by the model's output token limit, or cut off by the server."""
-    if round.interrupted:
-        return INTERRUPTED_MARKER
-    if round.truncated:
-        return TRUNCATED_MARKER
-    return CUT_OFF_MARKER if round.cut_off else ""
+    return _MARKERS[round.ending] if round.ending else ""
 
 
 def _round_messages(round: RoundRecord,

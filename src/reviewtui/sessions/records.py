@@ -47,6 +47,10 @@ class MessageRecord(_Record):
     created_at: str = ""
 
 
+# how an answer that is not whole ended (``RoundRecord.ending``)
+RoundEnding = Literal["interrupted", "filtered", "cut_off", "truncated"]
+
+
 class RoundRecord(_Record):
     """One round: a user message, its tool calls and the answer (seed 004 ConversationRound)."""
 
@@ -73,7 +77,20 @@ class RoundRecord(_Record):
     def incomplete(self) -> bool:
         """The answer is not whole: cut off by the server, stopped by the token limit, or
         stopped by the person."""
-        return self.cut_off or self.truncated or self.interrupted
+        return self.ending is not None
+
+    @property
+    def ending(self) -> RoundEnding | None:
+        """How an answer that is not whole ended (None: it is whole). The one order of the
+        marks, which every place that words them (the prompt's marker, the summary line, the
+        workbench) looks up: a filtered answer is cut off too, and said to be filtered."""
+        if self.interrupted:
+            return "interrupted"
+        if self.filtered:
+            return "filtered"
+        if self.cut_off:
+            return "cut_off"
+        return "truncated" if self.truncated else None
 
 
 class ToolResultRecord(_Record):

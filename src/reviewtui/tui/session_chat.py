@@ -26,6 +26,11 @@ if TYPE_CHECKING:  # the chat and the model client load when first used
     from reviewtui.sessions.records import RoundRecord
 
 
+# how the rounds line says a round's answer ended, when it is not whole (``RoundRecord.ending``)
+_ENDED = {"interrupted": "interrupted", "filtered": "content filter", "cut_off": "cut off",
+          "truncated": "cut short (token limit)"}
+
+
 class _Host(Protocol):
     """What the chat needs of the session it is mixed into."""
 
@@ -116,10 +121,7 @@ class SessionChat:
         lines = []
         for record in records[-3:]:
             inherited = ", ".join(record.inherited_files[:4]) or "-"
-            stopped = (" · interrupted" if record.interrupted
-                       else " · content filter" if record.filtered
-                       else " · cut off" if record.cut_off
-                       else " · cut short (token limit)" if record.truncated else "")
+            stopped = f" · {_ENDED[record.ending]}" if record.ending else ""
             lines.append(f"round {record.index + 1}: {record.prompt_tokens}+"
                          f"{record.completion_tokens} tokens · inherited {inherited}{stopped}")
         stats = chat.rounds.cache_stats().get("inheritance") if chat is not None else None

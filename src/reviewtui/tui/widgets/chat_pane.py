@@ -39,6 +39,11 @@ if TYPE_CHECKING:
 CONTINUE_QUESTION = "(continue the answer)"  # what a round that continues an answer shows
 
 
+# why a reopened round's answer is not whole (``RoundRecord.ending``)
+_WHY = {"interrupted": "you stopped it", "filtered": "stopped by the provider's content filter",
+        "cut_off": "cut off by the server", "truncated": "stopped at the token limit"}
+
+
 class ChatPane(Vertical):
     """Messages, the rounds list and the input."""
 
@@ -144,12 +149,8 @@ class ChatPane(Vertical):
                 self.show_notice("(you stopped this question before any answer came)")
                 continue
             log.mount(Markdown(record.answer, classes="chat-answer"))
-            if record.incomplete:
-                why = ("you stopped it" if record.interrupted
-                       else "stopped by the provider's content filter" if record.filtered
-                       else "cut off by the server" if record.cut_off
-                       else "stopped at the token limit")
-                self.show_notice(f"(this answer is not whole: {why})")
+            if record.ending:
+                self.show_notice(f"(this answer is not whole: {_WHY[record.ending]})")
 
     def mark_cancelled(self) -> None:
         """The answer being streamed was stopped by the person."""
