@@ -54,25 +54,16 @@ def _start(start: int, count: int) -> int:
     return start if count else start + 1
 
 
-def split_hunk(hunk: Hunk, max_lines: int, cut_before: frozenset[int],
-               old_cut_before: frozenset[int] = frozenset()) -> list[Hunk]:
-    """Split ``hunk`` into pieces of at most about ``max_lines`` changed lines.
-
-    ``cut_before`` holds new-side line numbers where a definition starts (good places to cut);
-    ``old_cut_before`` old-side ones, for the removed lines.
-    """
-    if _changed(hunk) <= max_lines:
-        return [hunk]
-    if removes_only(hunk):
-        return _split(hunk, max_lines, _old_cut(old_cut_before) if old_cut_before else None)
-    if "-" in map(_KIND, hunk.lines) and old_cut_before:
-        return _split(hunk, max_lines, _either_cut(cut_before, old_cut_before))
-    return _split(hunk, max_lines, _new_cut(cut_before) if cut_before else None)
-
-
-def removes_only(hunk: Hunk) -> bool:
-    """Whether ``hunk`` adds no line (its cut points are the old version's)."""
-    return "+" not in map(_KIND, hunk.lines)
+def _cut_test(kinds: set[str], cut_before: frozenset[int],
+              old_cut_before: frozenset[int]) -> CutTest | None:
+    """Where a hunk with lines of ``kinds`` is best cut: ``cut_before`` holds the new-side
+    lines where a definition starts, ``old_cut_before`` the old-side ones (for its removed
+    lines; all of them for a hunk that adds none); None: no definition is known."""
+    if "+" not in kinds:
+        return _old_cut(old_cut_before) if old_cut_before else None
+    if "-" in kinds and old_cut_before:
+        return _either_cut(cut_before, old_cut_before)
+    return _new_cut(cut_before) if cut_before else None
 
 
 def _to_next_cut(lines: Sequence[DiffLine], is_cut: CutTest) -> list[int]:
@@ -91,8 +82,9 @@ def _to_next_cut(lines: Sequence[DiffLine], is_cut: CutTest) -> list[int]:
 
 
 def _split(hunk: Hunk, max_lines: int, is_cut: CutTest | None) -> list[Hunk]:
-    """``split_hunk`` of a hunk with more than ``max_lines`` changed lines; ``is_cut``: is a
-    line where a definition starts (None: no definition is known, cut at blank lines)."""
+    """Split a hunk with more than ``max_lines`` changed lines into pieces of about that many
+    at most; ``is_cut``: is a line where a definition starts (None: no definition is known,
+    cut at blank lines)."""
     pieces: list[Hunk] = []
     current: list[DiffLine] = []
     changed = 0
@@ -164,13 +156,13 @@ def group_hunks(
         if changed <= max_lines:
             pieces = [original]
         else:
-            removes = "-" in map(_KIND, original.lines)
-            if removes and old_cut_before is None:
+            kinds = set(map(_KIND, original.lines))
+            if "-" in kinds and old_cut_before is None:
                 old_cut_before = old_cut_points() if old_cut_points is not None else frozenset()
-            if not removes_only(original) and cut_before is None:
+            if "+" in kinds and cut_before is None:
                 cut_before = cut_points() if cut_points is not None else frozenset()
-            pieces = split_hunk(original, max_lines, cut_before or frozenset(),
-                                old_cut_before or frozenset())
+            pieces = _split(original, max_lines, _cut_test(
+                kinds, cut_before or frozenset(), old_cut_before or frozenset()))
         for hunk in pieces:
             size = changed if hunk is original else _changed(hunk)
             gap = hunk.new_start - previous_end - 1
