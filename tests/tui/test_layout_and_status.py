@@ -349,6 +349,25 @@ def _rounds(app: ReviewApp) -> str:
     return str(app.query_one("#chat-rounds").render())
 
 
+async def _c_continues_it(pilot: Any, app: ReviewApp, fake_llm: ScriptedOpenAIServer,
+                          so_far: str, marker: str, rest: str) -> None:
+    """``c`` (the transcript has the focus) continues the unfinished answer: the prompt shows
+    the answer so far ending with ``marker``, and the rest is round 2, shown."""
+    def reply(request: dict[str, object]) -> Reply:
+        messages = request["messages"]
+        assert isinstance(messages, list)
+        assert messages[-2]["content"] == f"{so_far}\n\n{marker}"
+        return Reply.text(rest)
+
+    fake_llm.script(reply)
+    await pilot.press("c")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    answer = app.query(".chat-answer").last()
+    assert answer.source == rest  # type: ignore[attr-defined]
+    assert "round 1 continued in round 2" in _status(app)
+
+
 async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_path: Path,
                                                     fake_llm: ScriptedOpenAIServer) -> None:
     from reviewtui.conversation.packing import CUT_OFF_MARKER
@@ -370,20 +389,8 @@ async def test_an_answer_cut_off_mid_stream_says_so(repo: GitRepoBuilder, tmp_pa
         assert "round 1 cut off by the server — c continues" in _status(app)
         assert "round 1: " in _rounds(app) and " · cut off" in _rounds(app)
 
-        def rest(request: dict[str, object]) -> Reply:
-            messages = request["messages"]
-            assert isinstance(messages, list)
-            assert messages[-2]["content"] == ("It now checks active users \n\n"
-                                               + CUT_OFF_MARKER)
-            return Reply.text("because inactive ones cannot log in.")
-
-        fake_llm.script(rest)
-        await pilot.press("c")  # the transcript has the focus: c continues
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        answer = app.query(".chat-answer").last()
-        assert answer.source == "because inactive ones cannot log in."  # type: ignore[attr-defined]
-        assert "round 1 continued in round 2" in _status(app)
+        await _c_continues_it(pilot, app, fake_llm, "It now checks active users ",
+                              CUT_OFF_MARKER, "because inactive ones cannot log in.")
 
 
 async def test_an_answer_the_content_filter_stopped_says_so_then_and_reopened(
@@ -435,20 +442,8 @@ async def test_an_answer_stopped_at_the_token_limit_is_flagged_and_c_continues_i
         notices = [str(w.render()) for w in app.query(".chat-notice")]
         assert any("output token limit" in n and "press c" in n for n in notices)
 
-        def rest(request: dict[str, object]) -> Reply:
-            messages = request["messages"]
-            assert isinstance(messages, list)
-            assert messages[-2]["content"] == ("It now checks active users, so\n\n"
-                                               + TRUNCATED_MARKER)
-            return Reply.text(" inactive ones cannot log in.")
-
-        fake_llm.script(rest)
-        await pilot.press("c")  # the transcript has the focus: c continues
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        answer = app.query(".chat-answer").last()
-        assert answer.source == " inactive ones cannot log in."  # type: ignore[attr-defined]
-        assert "round 1 continued in round 2" in _status(app)
+        await _c_continues_it(pilot, app, fake_llm, "It now checks active users, so",
+                              TRUNCATED_MARKER, " inactive ones cannot log in.")
         assert app.query_one(ChatPane).has_class("visible")
         app.query_one("#chat-log").focus()  # (c gave the focus back to the input)
         await pilot.press("c")  # nothing left to continue: c is the chat key again
