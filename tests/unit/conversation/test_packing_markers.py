@@ -8,6 +8,8 @@ prompt as they were, with nothing to say they were half an answer.
 
 from __future__ import annotations
 
+import pytest
+
 from reviewtui.conversation.packing import (
     CUT_OFF_MARKER,
     EMPTY_ANSWER_MARKER,
@@ -85,20 +87,6 @@ def test_the_summary_line_of_a_truncated_round_says_so() -> None:
     assert packed.tokens == COUNTER.count_messages(packed.messages)
 
 
-def test_the_tail_of_a_truncated_answer_leaves_room_for_its_marker() -> None:
-    """A continuation sends the end of a long unfinished answer: with its marker, the round
-    must still fit the room it was cut for."""
-    text = " ".join(f"word{n}" for n in range(2000))
-    record, _ = _truncated(answer=text)
-    for room in (120, 200, 400):
-        cut = tail_round(record, room, COUNT)
-        assert cut is not None
-        shorter, messages = cut
-        sent = round_messages(shorter, messages)
-        assert sent[-1]["content"].endswith(TRUNCATED_MARKER)
-        assert sum(message_tokens(m, COUNT) for m in sent) <= room
-
-
 def _cut_off(index: int = 0, answer: str = HALF) -> tuple[RoundRecord, list[MessageRecord]]:
     """A round whose stream the server closed mid-answer, with no finish reason."""
     record, messages = _truncated(index, answer)
@@ -136,13 +124,17 @@ def test_the_summary_line_of_a_cut_off_round_says_so() -> None:
                            "server stopped sending it): ")
 
 
-def test_the_tail_of_a_cut_off_answer_leaves_room_for_its_marker() -> None:
+@pytest.mark.parametrize("kind", ["truncated", "cut_off"])
+def test_the_tail_of_an_unfinished_answer_leaves_room_for_its_marker(kind: str) -> None:
+    """A continuation sends the end of a long unfinished answer: with its marker, the round
+    must still fit the room it was cut for."""
     text = " ".join(f"word{n}" for n in range(2000))
-    record, _ = _cut_off(answer=text)
+    record, _ = (_truncated if kind == "truncated" else _cut_off)(answer=text)
+    marker = TRUNCATED_MARKER if kind == "truncated" else CUT_OFF_MARKER
     for room in (120, 200, 400):
         cut = tail_round(record, room, COUNT)
         assert cut is not None
         shorter, messages = cut
         sent = round_messages(shorter, messages)
-        assert sent[-1]["content"].endswith(CUT_OFF_MARKER)
+        assert sent[-1]["content"].endswith(marker)
         assert sum(message_tokens(m, COUNT) for m in sent) <= room
