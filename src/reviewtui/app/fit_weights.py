@@ -49,7 +49,11 @@ class FitReport:
     @property
     def mrr(self) -> tuple[float, float]:
         """(the weights in use, the fitted ones): mean reciprocal rank on the newer cases."""
-        return (self.before.all.orders["reviewtui"].mrr, self.after.all.orders["reviewtui"].mrr)
+        return (_mrr(self.before), _mrr(self.after))
+
+
+def _mrr(metrics: EvalMetrics) -> float:
+    return metrics.all.orders["reviewtui"].mrr
 
 
 def proposal_path(common_dir: Path) -> Path:
@@ -68,8 +72,7 @@ def fit_repository(report: EvalReport) -> FitReport:
                             f"{window}")
     weights = own.weights
     before, after = evaluate(test, current), evaluate(test, weights)
-    proposed = (after.all.orders["reviewtui"].mrr
-                > before.all.orders["reviewtui"].mrr + 1e-9)
+    proposed = _mrr(after) > _mrr(before) + 1e-9
     proposal = proposal_path(repo.common_dir)
     if proposed:
         write_weights(proposal, weights, [
