@@ -63,10 +63,27 @@ def _with_decorators(rows: list[bytes], start: int, low: int, indent: int) -> in
         if _attached(line, indent) or (
                 _indent(line) == indent and _TYPE_HEAD.match(line, indent) is not None):
             start = row
+            if line.startswith(b"*", indent):  # a block comment's last lines: its prose may
+                opening = _comment_opening(rows, row, low)  # sit at the block's column
+                if opening is not None:
+                    start = row = opening
         elif not _inside_decorator(line, indent):
             break
         row -= 1
     return start
+
+
+def _comment_opening(rows: list[bytes], row: int, low: int) -> int | None:
+    """The row above ``row`` (not above ``low``) opening the block comment ``row`` is in
+    (``/*`` not closed on its row); None when a comment closes first (``row`` is in none)."""
+    for above in range(row - 1, low - 1, -1):
+        line = rows[above]
+        opened = line.rfind(b"/*")
+        if opened >= 0 and line.find(b"*/", opened + 2) < 0:
+            return above
+        if b"*/" in line:
+            return None
+    return None
 
 
 def _trailing_stack(rows: list[bytes], end: int, low: int, indent: int) -> int:
@@ -103,6 +120,8 @@ def _block(source: Lines, first: int, last: int, low: int, high: int,
         cut = _trailing_stack(rows, end, start + 1, indent)
         if cut > last or end > high:
             return start, (cut if cut > last else end) - 1
+        if cut <= first:  # the change is in them (a decorator's arguments): the next block's
+            start = cut
         # The change reaches into them: take the block they belong to as well.
         end = _next_start(starts, end, high)
 
@@ -110,12 +129,15 @@ def _block(source: Lines, first: int, last: int, low: int, high: int,
 def _header_end(lines: list[bytes], start: int, end: int, indent: int) -> int | None:
     """Last line of the block's header (the line ending in ':' or '{'), skipping decorators."""
     row = start
-    while row <= end and _attached(lines[row], indent):
+    # over the decorators, their argument lines too (``@override_settings(`` / ``A={`` / ``)``)
+    while row <= end and (_attached(lines[row], indent)
+                          or (row > start and _inside_decorator(lines[row], indent))):
         row += 1
     for candidate in range(row, min(row + _MAX_HEADER_LINES, end + 1)):
         text = lines[candidate].rstrip()
-        if text.endswith(_HEADER_ENDS) or (candidate == row and text.lstrip().startswith(
-                (b"class ", b"module "))):
+        if text.endswith(_HEADER_ENDS) or (
+                candidate == row and not text.endswith(_OPENERS)  # ``class A(`` goes on
+                and text.lstrip().startswith((b"class ", b"module "))):
             return candidate
     return None
 

@@ -308,3 +308,53 @@ def test_okhttp_raw_strings_in_one_line_test_methods_are_in_their_method() -> No
     part = _assert_same("kotlin", source, [(134, 137), (173, 176)])
     assert part.enclosing(135) is not None
     assert part.enclosing(135).qualified_name == "WebSocketWriterTest.serverBinaryMessage"
+
+
+_SETTINGS = ('@override_settings(\n    TEMPLATES=[\n        {\n            "OPTIONS": {\n'
+             '                "debug": True,\n            },\n        }\n    ],\n)\n')
+
+
+def test_a_long_class_under_a_multi_line_decorator_is_windowed() -> None:
+    """Django's ``@override_settings(`` over a test class: its argument lines ending in ``{``
+    were taken for the class's header, the piece did not parse, the whole file was parsed."""
+    source = f"import os\n\n\n{_SETTINGS}class Tests(Base):\n{_methods(80)}"
+    target = source.split("\n").index("        return 40") + 1
+    part = _assert_same("python", source, [(target, target)])
+    assert _windowed("python", source, [(target, target)])
+    inner = part.enclosing(target)
+    assert inner is not None and inner.qualified_name == "Tests.m40"
+
+
+def test_a_long_class_with_a_header_over_several_lines_is_windowed() -> None:
+    header = "@override_settings(ROOT_URLCONF='urls')\nclass Tests(\n    Mixin, Base\n):\n"
+    source = f"import os\n\n\n{header}{_methods(80)}"
+    target = source.split("\n").index("        return 40") + 1
+    part = _assert_same("python", source, [(target, target)])
+    assert _windowed("python", source, [(target, target)])
+    inner = part.enclosing(target)
+    assert inner is not None and inner.qualified_name == "Tests.m40"
+
+
+def test_a_change_in_the_decorator_of_the_class_after_a_long_one_is_windowed() -> None:
+    """The decorator's arguments sit at the end of the long class's rows: they are the next
+    class's, not a block of the long one's body."""
+    source = (f"import os\n\n\nclass First(Base):\n{_methods(80)}\n{_SETTINGS}"
+              f"class Second(Base):\n{_methods(5)}\n\nclass Third:\n{_methods(80)}")
+    lines = source.split("\n")
+    inside = lines.index('                "debug": True,') + 1
+    part = _assert_same("python", source, [(inside - 2, inside)])
+    assert _windowed("python", source, [(inside - 2, inside)])
+    second = part.enclosing(inside)
+    assert second is not None and second.qualified_name == "Second"
+
+
+def test_a_javascript_file_under_a_block_comment_of_unindented_prose_is_windowed() -> None:
+    """Django's admin scripts open with ``/*`` prose lines at column 0 ``*/``: the block's
+    start stopped at the ``*/`` line, and the piece did not parse."""
+    funcs = "".join(f"        m{i}: function() {{\n            return {i};\n        }},\n"
+                    for i in range(80))
+    source = ("/*global gettext*/\n/*\nSelectFilter2 - a filter.\n\nRequires core.js.\n*/\n"
+              f"'use strict';\n{{\n    window.SelectFilter = {{\n{funcs}    }};\n}}\n")
+    target = source.split("\n").index("            return 40;") + 1
+    _assert_same("javascript", source, [(target, target)])
+    assert _windowed("javascript", source, [(target, target)])
