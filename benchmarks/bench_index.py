@@ -8,6 +8,9 @@ Runs, on the repository built by ``make_large_diff.py`` (tags ``old``/``new``):
   run, so this is the time of running it again on the same change;
 * the same with ``--no-cache`` ("cold": every file parsed and scored again;
   leave it out with ``--no-cold``);
+* the same as a first run ("first run": ``.git/reviewtui`` removed before every run, untimed,
+  so the per-file cache and the snapshot are written as a person's first ``index`` of a change
+  writes them; leave it out with ``--no-first``);
 * ``git -C REPO diff old..new`` (baseline "git diff");
 * ``git -C REPO -c core.quotePath=false diff --no-color --no-ext-diff
   --no-textconv -M --src-prefix=a/ --dst-prefix=b/ old new`` (baseline
@@ -74,6 +77,7 @@ class Bench:
     name: str
     cmd: list[str]
     check_json: bool = False
+    fresh: Path | None = None  # removed before every run: the tool's first run in the repo
     times: list[float] = field(default_factory=list)
     output_bytes: int | None = None
 
@@ -124,6 +128,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--no-json", action="store_true", help="do not pass --json to the tool")
     parser.add_argument("--no-cold", action="store_true",
                         help="do not also time the tool with --no-cache")
+    parser.add_argument("--no-first", action="store_true",
+                        help="do not also time a first run (.git/reviewtui removed before it)")
     parser.add_argument("--runs", type=int, default=7, help="timed runs each (default: 7)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs each (default: 1)")
     parser.add_argument(
@@ -174,6 +180,7 @@ def check_command(prefix: list[str]) -> None:
 
 def validate_run(bench: Bench, timeout: float) -> None:
     """Run ``bench`` once untimed, capturing output, to check that it works."""
+    _make_fresh(bench)
     with tempfile.TemporaryFile() as out:
         proc = subprocess.run(
             bench.cmd,
@@ -199,6 +206,7 @@ def validate_run(bench: Bench, timeout: float) -> None:
 
 def timed_run(bench: Bench, timeout: float) -> float:
     """Run ``bench`` once with output to /dev/null and return the wall time."""
+    _make_fresh(bench)
     start = time.perf_counter()
     proc = subprocess.run(
         bench.cmd,
@@ -213,6 +221,11 @@ def timed_run(bench: Bench, timeout: float) -> float:
         tail = proc.stderr.decode(errors="replace").strip()[-2000:]
         raise BenchError(f"{bench.name} failed (exit {proc.returncode}) during timing:\n{tail}")
     return elapsed
+
+
+def _make_fresh(bench: Bench) -> None:
+    if bench.fresh is not None:
+        shutil.rmtree(bench.fresh, ignore_errors=True)
 
 
 def machine_info() -> dict[str, object]:
@@ -245,6 +258,12 @@ def build_benches(args: argparse.Namespace, extra: list[str], repo: Path) -> lis
             cold = [*tool_cmd[:-1], "--no-cache", tool_cmd[-1]]
             benches.append(Bench(f"{TOOL_NAME} {args.subcommand} --no-cache", cold,
                                  check_json=not args.no_json))
+        if not args.no_first:
+            common = run_git(repo, "rev-parse", "--path-format=absolute",
+                             "--git-common-dir").stdout.strip()
+            benches.append(Bench(f"{TOOL_NAME} {args.subcommand}, first run", tool_cmd,
+                                 check_json=not args.no_json,
+                                 fresh=Path(common) / "reviewtui"))
     benches.append(Bench(GIT_DIFF, ["git", "-C", str(repo), "diff", f"{OLD_TAG}..{NEW_TAG}"]))
     benches.append(
         Bench(
