@@ -10,22 +10,24 @@ from textual._wrap import compute_wrap_offsets
 from textual.expand_tabs import get_tab_widths
 
 from reviewtui.tui.text_cursor import (
-    cell_width,
-    column_at_x,
     delete_left,
     delete_right,
     grapheme_bounds,
     graphemes,
-    locate,
     next_boundary,
     prev_boundary,
     snap,
     snap_end,
-    tab_widths,
-    visual_move,
     word_end_right,
     word_left,
     word_right,
+)
+from reviewtui.tui.text_wrap import (
+    cell_width,
+    column_at_x,
+    locate,
+    tab_widths,
+    visual_move,
     wrap_offsets,
 )
 
