@@ -12,7 +12,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from reviewtui.tui.text_cursor import grapheme_bounds, wrap_offsets
+from reviewtui.tui.text_cursor import grapheme_bounds
+from reviewtui.tui.text_wrap import wrap_offsets
 from reviewtui.tui.widgets.chat_input import MAX_LINES, PLACEHOLDER, ChatInput
 
 FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # 👩‍👩‍👧, five code points

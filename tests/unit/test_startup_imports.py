@@ -65,7 +65,8 @@ WORKBENCH_MODELS = ("reviewtui.plan", "reviewtui.sessions", "reviewtui.pipeline"
 # editing by cluster load with it): composed with the workbench, after loading.
 CHAT_WIDGETS = ("reviewtui.tui.widgets.chat_pane", "reviewtui.tui.widgets.chat_input",
                 "reviewtui.tui.widgets.grapheme_layout",
-                "reviewtui.tui.widgets.grapheme_text_area", "reviewtui.tui.text_cursor", "regex")
+                "reviewtui.tui.widgets.grapheme_text_area", "reviewtui.tui.text_cursor",
+                "reviewtui.tui.text_wrap", "regex")
 
 
 def _is_stage(name: str) -> bool:

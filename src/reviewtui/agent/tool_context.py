@@ -1,7 +1,8 @@
 """What the review agent's tools may look at: the change, its two sides and lazy views of it.
 
-Kept apart from ``tools`` (the schemas and the guarded runner) and ``tool_impl`` (what each tool
-does) because both read it: the runner builds the tools over one context, each tool reads it.
+Kept apart from ``tools`` (the schemas and the guarded runner), ``tool_impl`` (what each tool
+does) and ``tool_files`` (the files of the change's two sides) because all of them read it: the
+runner builds the tools over one context, each tool and its file reads read it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 ``ReviewApp`` is assembled from one mixin per group of keys (``triage_actions``,
 ``view_actions``, ``model_actions``, ``chat_actions``, ``review_actions``) over this base, so
-each file reads as one kind of work and the app module stays the layout.
+each file reads as one kind of work and the app module stays the layout. Here: what the
+workbench holds and how it adopts a change, starts (theme, keys), shows it is busy and exits;
+how the panes show that state is ``panes``, the key map and the footer's order ``keys``.
 """
 
 from __future__ import annotations
@@ -14,22 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import events, on
+from textual import events
 from textual.app import App, SuspendNotSupported
-from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.timer import Timer
-from textual.widgets import ProgressBar, Static
+from textual.widgets import ProgressBar
 from textual.worker import Worker, WorkerState
 
-from reviewtui.tui import status
 from reviewtui.tui.idle_gc import IdleCollector
 from reviewtui.tui.jobs import LLMJobs
 from reviewtui.tui.kept_screen import read_kept
-from reviewtui.tui.keys import ACTIONS, resolve_keys
-from reviewtui.tui.widgets.detail_pane import DetailPane
-from reviewtui.tui.widgets.intent_pane import IntentPane
-from reviewtui.tui.widgets.unit_table import UnitTable
+from reviewtui.tui.keys import footer_bindings, resolve_keys
+from reviewtui.tui.panes import WorkbenchPanes
 
 if TYPE_CHECKING:  # the change's models load with the change, in the loading worker
     from rich.console import RenderableType
@@ -44,28 +42,7 @@ if TYPE_CHECKING:  # the change's models load with the change, in the loading wo
     from reviewtui.plan import FusedPlan
     from reviewtui.sessions.review_records import ReviewVerdict
     from reviewtui.tui.session import Reviewed, TuiSession
-    from reviewtui.tui.triage import Filter, Row, Triage
-    from reviewtui.tui.widgets.chat_pane import ChatPane
-
-FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
-                 "prev_file": "file", "level_1": "level", "level_2": "level",
-                 "level_3": "level", "level_4": "level", "lower_level": "±level",
-                 "raise_level": "±level", "next_finding": "finding", "prev_finding": "finding"}
-FOOTER_LABELS = {"run_scanners": "scan", "toggle_reviewed": "done", "edit_requests": "reqs",
-                 "build_bundles": "bundle", "zoom": "zoom", "next_finding": "finding",
-                 "accept_finding": "accept", "dismiss_finding": "dismiss",
-                 "comment": "comment", "export_review": "export", "refresh": "refresh",
-                 "verdict": "verdict", "open_editor": "edit", "fix_finding": "fix",
-                 "undo_fix": "undo fix"}
-# The footer's order: what a newcomer needs first (a narrow terminal cuts the end; ? lists all).
-FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_bundles", "filter",
-                "toggle_reviewed", "toggle_skip", "edit_requests", "accept_finding",
-                "dismiss_finding", "fix_finding", "undo_fix", "comment", "export_review",
-                "refresh", "zoom",
-                "sort", "run_scanners")
-
-
-EARLIER_ROUNDS = 6  # the session's rounds the chat shows when first opened (as ask keeps)
+    from reviewtui.tui.triage import Row, Triage
 
 
 @dataclass(frozen=True)
@@ -94,14 +71,9 @@ class Opened:
 Loader = Callable[["ProgressCallback"], "LoadedChange"]
 
 
-class WorkbenchBase(App[None]):
+class WorkbenchBase(WorkbenchPanes):
     """Given a loaded change it opens on it; given ``load`` it paints a loading view first
     and opens once a worker has loaded the change (``opening_actions``)."""
-
-    loaded: LoadedChange
-    session: TuiSession
-    triage: Triage
-    filter: Filter  # the ``/`` filter (no terms when a change is adopted)
 
     def __init__(self, loaded: LoadedChange | None = None, *, store_path: Path | None = None,
                  watch: bool = False, description: str | None = None,
@@ -192,22 +164,9 @@ class WorkbenchBase(App[None]):
         self._theme_problems = [*themes.problems, *([unknown] if unknown else [])]
 
     def _bind_keys(self) -> None:
-        """The footer shows the first key of the actions marked ``show`` and of the grouped
-        ones (``1234 level``); every other key is bound all the same, and ``?`` and the
-        command palette list them all."""
-        # Single keys first in FOOTER_ORDER, grouped ones last (a group followed by a single
-        # key loses the space between them in Textual's compact footer).
-        rank = {action: n for n, action in enumerate(FOOTER_ORDER)}
-        ordered = sorted(self._keys.items(), key=lambda pair: (
-            pair[0] in FOOTER_GROUPS, rank.get(pair[0], len(rank))))
-        for action, keys in ordered:
-            group = FOOTER_GROUPS.get(action)
-            for n, key in enumerate(keys.split(",")):
-                label = FOOTER_LABELS.get(action, ACTIONS[action][1])
-                shown = n == 0 and (ACTIONS[action].show or group is not None)
-                binding = Binding(key, action, label, show=shown,
-                                  group=Binding.Group(group) if group else None)
-                self._bindings.key_to_bindings.setdefault(key, []).append(binding)
+        """Bind every key of the key map (``keys.footer_bindings``: the footer's order)."""
+        for binding in footer_bindings(self._keys):
+            self._bindings.key_to_bindings.setdefault(binding.key, []).append(binding)
 
     def exit(self, result: None = None, return_code: int = 0,
              message: RenderableType | None = None) -> None:
@@ -233,26 +192,6 @@ class WorkbenchBase(App[None]):
             return
         bar.set_class(running, "running")
 
-    # --- helpers --------------------------------------------------------------------------
-
-    @property
-    def table(self) -> UnitTable:
-        return self.query_one(UnitTable)
-
-    def current(self) -> str | None:
-        return self.table.current_unit
-
-    def show_intent(self) -> None:
-        """The stated purpose in one line in the header, and whole in the intent pane."""
-        cs = self.loaded.change_set
-        intent = self.loaded.intent
-        line = intent.headline() if intent is not None else ""
-        if intent is None or (not intent.commits and not intent.description):
-            line = " · ".join(p for p in (line if intent and intent.branch else "",
-                                          "no description (i writes one)") if p)
-        self.sub_title = f"{status.change_label(cs)} · {line}"
-        self.query_one(IntentPane).show(intent)
-
     def run_editor(self, command: list[str]) -> int | None:
         """Run the editor with the terminal handed over; its exit status, or None (and a
         notification) when it could not run or failed."""
@@ -273,47 +212,6 @@ class WorkbenchBase(App[None]):
             return None
         return proc.returncode
 
-    def set_status(self, text: str | None = None) -> None:
-        """Counts · where the plan came from · ``text`` (the last event; None keeps it)."""
-        if text is not None:
-            self._message = text
-        source = status.plan_source(self.session.config, self.triage.plan,
-                                    planning=self.jobs.running("planner"))
-        parts = [status.counts(self.rows), source, self._message]
-        self.query_one("#status", Static).update(" · ".join(p for p in parts if p))
-
-    def refresh_rows(self) -> None:
-        self.rows = self.triage.rows(self.filter)
-        self.table.show(self.rows, keep=self.current())
-        self.show_detail()
-
-    def refresh_unit(self, unit_id: str) -> None:
-        """Repaint the unit's row after a decision on it, and every other row of its file
-        whose status is not the one shown: the rows are compared, not assumed unchanged (a
-        row left showing a status its unit no longer has is a decision the person cannot
-        see)."""
-        path = self.triage.by_id[unit_id].file_path
-        rows: list[Row] = []
-        for shown in self.rows:
-            if shown.unit.unit_id == unit_id or shown.unit.file_path == path:
-                row = self.triage.row(shown.unit.unit_id)
-                if row.unit.unit_id == unit_id or row.status != shown.status:
-                    self.table.update_unit_row(row)
-                    shown = row
-            rows.append(shown)
-        self.rows = rows
-        self.show_detail()
-        self.set_status()
-
-    def show_detail(self) -> None:
-        from reviewtui.units.model import unit_key
-
-        unit_id = self.current()
-        row = self.triage.row(unit_id) if unit_id else None
-        earlier = row is not None and unit_key(row.unit) in self.earlier_reviews
-        self.query_one(DetailPane).show(row, self.bundles.get(unit_id or ""), self.allocation,
-                                        self.current_finding, self.pull_threads, earlier)
-
     def settle_review(self, reviewed: Reviewed) -> str:
         """A finished review against the change worked on now: the units it read as they are
         lose their "earlier version" mark; those whose text changed under it get it, and the
@@ -331,13 +229,6 @@ class WorkbenchBase(App[None]):
             self.notify(followed.problem, title="findings not followed", severity="error")
         return versions.note(followed.lost if followed is not None else 0)
 
-    def load_review(self) -> None:
-        """Read the session's findings and comments into the table and the detail pane."""
-        findings, comments, verdict = self.session.review_records()
-        self.triage.set_review(findings, comments)
-        self.verdict = verdict
-        self.refresh_rows()
-
     def fused_with_overrides(self) -> FusedPlan:
         items = [self.triage.item(i.unit_id) for i in self.triage.plan.plan]
         return self.triage.plan.model_copy(update={"plan": items})
@@ -347,39 +238,3 @@ class WorkbenchBase(App[None]):
         if problem:
             self.notify(problem, title="not saved", severity="error")
 
-    @on(UnitTable.UnitSelected)
-    def _selected(self, event: UnitTable.UnitSelected) -> None:
-        self.show_detail()
-
-    def _apply_filter(self, text: str) -> None:
-        from reviewtui.tui.triage import Filter
-
-        self._filter_timer = None
-        flt = Filter.parse(text)
-        if flt == self.filter:
-            return
-        self.filter = flt
-        self.refresh_rows()
-        unknown = flt.unknown()
-        self.set_status((f"filter: {text}" + (f" · not understood: {'; '.join(unknown)}"
-                                               if unknown else "")) if text else "")
-
-    @property
-    def chat_pane(self) -> ChatPane:
-        """The chat (imported when first used: it is not on the loading view)."""
-        from reviewtui.tui.widgets.chat_pane import ChatPane
-
-        return self.query_one(ChatPane)
-
-    def _open_chat(self, visible: bool) -> None:
-        """Open or close the chat; open, it takes the room the detail pane had (see .tcss).
-        Opened the first time, it shows the rounds the change's session already had (the
-        conversation the next question continues), the last ``EARLIER_ROUNDS`` whole."""
-        chat = self.chat_pane
-        if visible and not self._earlier_shown:
-            self._earlier_shown = True
-            earlier = self.session.earlier_rounds()
-            chat.show_earlier(earlier[-EARLIER_ROUNDS:], max(0, len(earlier) - EARLIER_ROUNDS))
-            chat.set_rounds(self.session.rounds_text())
-        chat.set_class(visible, "visible")
-        self.screen.set_class(visible, "-chat")

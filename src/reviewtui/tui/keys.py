@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from textual.binding import Binding
 from textual.keys import KEY_NAME_REPLACEMENTS, KEY_TO_UNICODE_NAME, REPLACED_KEYS, format_key
 
 from reviewtui.errors import ConfigError
@@ -77,6 +78,24 @@ ACTIONS: Mapping[str, KeyAction] = {
     "help": KeyAction(True, "help", "question_mark"),
     "quit": KeyAction(True, "quit", "q"),
 }
+
+#: The footer: actions shown under one label (``1234 level``), and shorter labels than the help's.
+FOOTER_GROUPS = {"next_unit": "move", "prev_unit": "move", "next_file": "file",
+                 "prev_file": "file", "level_1": "level", "level_2": "level",
+                 "level_3": "level", "level_4": "level", "lower_level": "±level",
+                 "raise_level": "±level", "next_finding": "finding", "prev_finding": "finding"}
+FOOTER_LABELS = {"run_scanners": "scan", "toggle_reviewed": "done", "edit_requests": "reqs",
+                 "build_bundles": "bundle", "zoom": "zoom", "next_finding": "finding",
+                 "accept_finding": "accept", "dismiss_finding": "dismiss",
+                 "comment": "comment", "export_review": "export", "refresh": "refresh",
+                 "verdict": "verdict", "open_editor": "edit", "fix_finding": "fix",
+                 "undo_fix": "undo fix"}
+# The footer's order: what a newcomer needs first (a narrow terminal cuts the end; ? lists all).
+FOOTER_ORDER = ("help", "quit", "toggle_chat", "review", "run_planner", "build_bundles", "filter",
+                "toggle_reviewed", "toggle_skip", "edit_requests", "accept_finding",
+                "dismiss_finding", "fix_finding", "undo_fix", "comment", "export_review",
+                "refresh", "zoom",
+                "sort", "run_scanners")
 
 #: Keys the workbench handles besides ``ACTIONS`` (Textual's, or Escape's own handler; not
 #: rebindable), listed in the help after them.
@@ -224,3 +243,24 @@ def help_rows(bound: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
     rows += [(", ".join(key_display(k) for k in keys.split(",")), description)
              for keys, description in FIXED_KEYS]
     return rows
+
+
+def footer_bindings(keys: Mapping[str, str]) -> list[Binding]:
+    """One binding per key of the key map ``keys`` (action -> normalised keys), in the
+    footer's order. The footer shows the first key of the actions marked ``show`` and of the
+    grouped ones (``1234 level``); every other key is bound all the same, and ``?`` and the
+    command palette list them all."""
+    # Single keys first in FOOTER_ORDER, grouped ones last (a group followed by a single
+    # key loses the space between them in Textual's compact footer).
+    rank = {action: n for n, action in enumerate(FOOTER_ORDER)}
+    ordered = sorted(keys.items(), key=lambda pair: (
+        pair[0] in FOOTER_GROUPS, rank.get(pair[0], len(rank))))
+    bindings: list[Binding] = []
+    for action, action_keys in ordered:
+        group = FOOTER_GROUPS.get(action)
+        for n, key in enumerate(action_keys.split(",")):
+            label = FOOTER_LABELS.get(action, ACTIONS[action][1])
+            shown = n == 0 and (ACTIONS[action].show or group is not None)
+            bindings.append(Binding(key, action, label, show=shown,
+                                    group=Binding.Group(group) if group else None))
+    return bindings

@@ -10,22 +10,20 @@ Every method returns ``CodeSnippet``s (the pydantic contract of the bundle), bes
 most ``settings.search_max_hits``; internally hits are frozen ``Hit``/``Snippet`` dataclasses.
 A search that cannot run (a foreign patch, no repository, invalid text, git failing or timing
 out) returns ``[]``; the caller records a note. Each query runs one ``git grep`` (Go interface
-implementations: up to three), each file is read once per instance and parsed again only if it
-fell out of the cache of recently used trees.
+implementations: up to three) through ``CachedSide`` (``cached_side``), which reads each file
+once per instance and keeps the recently used parse trees.
 """
 
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
-from reviewtui.code.analyze import analyze_source
 from reviewtui.code.kinds import TYPE_KINDS
 from reviewtui.code.structure import Definition, FileStructure
 from reviewtui.config import ContextSettings
+from reviewtui.context.search.cached_side import CachedSide
 from reviewtui.context.search.config_usage import (
-    NON_CODE_LANGUAGES,
     best_needle,
     config_needles,
     is_code_path,
@@ -36,40 +34,17 @@ from reviewtui.context.search.implementations import (
     go_interface_methods,
     heritage_owner,
 )
-from reviewtui.context.search.references import (
-    RefKind,
-    SourceFile,
-    classify,
-    plainly_not_a_use,
-)
-from reviewtui.context.search.side import (
-    DEFAULT_MAX_FILE_BYTES,
-    AfterSide,
-    GrepLine,
-    valid_text,
-)
-from reviewtui.context.search.snippets import (
-    Hit,
-    is_test_path,
-    number_lines,
-    plan_windows,
-    render,
-    split_lines,
-)
+from reviewtui.context.search.references import RefKind, plainly_not_a_use
+from reviewtui.context.search.side import DEFAULT_MAX_FILE_BYTES, GrepLine, valid_text
+from reviewtui.context.search.snippets import Hit, is_test_path, number_lines, plan_windows, render
 from reviewtui.git.contents import ContentReader
 from reviewtui.git.model import ChangeSet
 from reviewtui.git.runner import GitRepo
 from reviewtui.models import CodeSnippet
-from reviewtui.units.languages import repository_languages
 
 __all__ = ["ProjectSearch", "split_symbol"]
 
-# Hits beyond these (ordered non-test first, then by path) are not examined at all: a search
-# for a very common name must not parse half the repository.
-_MAX_CANDIDATE_LINES = 3000
-_MAX_CANDIDATE_FILES = 400
 _MAX_SIGNATURE_LINES = 12
-_TREES_KEPT = 32  # files whose parse trees stay cached: a tree is ~100 bytes per source byte
 
 _SYMBOL_SPLIT = re.compile(r"\.|::|#|->|/")
 _CODE_REFS = (RefKind.CALL, RefKind.REFERENCE)
@@ -132,16 +107,11 @@ class ProjectSearch:
     def __init__(self, repo: GitRepo | None, change_set: ChangeSet, reader: ContentReader,
                  settings: ContextSettings, *,
                  max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
-        self._side = AfterSide(repo, change_set, reader, timeout=settings.search_timeout,
-                               max_file_bytes=max_file_bytes)
-        self._languages = repository_languages(repo, change_set)  # ``.h``: C or C++
+        self._side = CachedSide(repo, change_set, reader, timeout=settings.search_timeout,
+                                max_file_bytes=max_file_bytes)
+        self._languages = self._side.languages
         self._limit = settings.search_max_hits
         self._context = settings.search_context_lines
-        # Parse trees are big: keep those of the files in use, not of every file ever hit.
-        self._sources: OrderedDict[str, SourceFile | None] = OrderedDict()
-        self._lines: dict[str, list[str] | None] = {}
-        self._kinds: dict[tuple[str, int, str], tuple[RefKind, ...]] = {}
-        self._structures: OrderedDict[str, FileStructure | None] = OrderedDict()
 
     @property
     def available(self) -> bool:
@@ -163,8 +133,8 @@ class ProjectSearch:
         # one if it is a mere reference rather than a call. Files are then checked in that
         # order and the search stops once enough snippets are sure to rank above the rest.
         candidates: list[tuple[tuple[int, bool, int, str, int], GrepLine]] = []
-        for found in self._grep([name]):
-            if _excluded(found.path, found.line, exclude) or not self._maybe_code(found.path):
+        for found in self._side.grep([name]):
+            if _excluded(found.path, found.line, exclude) or not self._side.maybe_code(found.path):
                 continue
             if plainly_not_a_use(self._languages.of(found.path), found.text, name):
                 continue  # a comment or the definition itself: no need to parse the file
@@ -178,7 +148,7 @@ class ProjectSearch:
         for i, (floor, found) in enumerate(candidates):
             if i and found.path != candidates[i - 1][1].path and above.enough(hits, floor):
                 break
-            kinds = [k for k in self._classify(found, name) if k in _CODE_REFS]
+            kinds = [k for k in self._side.classify(found, name) if k in _CODE_REFS]
             if kinds:
                 hits.append(Hit(found.path, found.line, found.text, symbol, floor[0],
                                 floor[2] + (0 if RefKind.CALL in kinds else 1)))
@@ -191,7 +161,7 @@ class ProjectSearch:
         """
         if not valid_text(keyword):
             return []
-        found = self._grep([keyword], prefetch=False, identifier=False)
+        found = self._side.grep([keyword], prefetch=False, identifier=False)
         hits = [Hit(g.path, g.line, g.text, keyword) for g in found]
         return self._finish(hits, "search", limit=limit)
 
@@ -207,10 +177,10 @@ class ProjectSearch:
         if not needles:
             return []
         hits: list[Hit] = []
-        for found in self._grep(list(needles)):
+        for found in self._side.grep(list(needles)):
             if found.path == config_path or is_config_path(found.path):
                 continue
-            best = best_needle(self._source(found.path), found.line, found.text, needles)
+            best = best_needle(self._side.source(found.path), found.line, found.text, needles)
             if best is None:
                 continue
             rank, key = best
@@ -227,8 +197,8 @@ class ProjectSearch:
         hits: list[Hit] = []
         seen: set[tuple[str, str]] = set()
         go_interface: tuple[str, ...] | None = None
-        for found in self._grep([name]):
-            source = self._source(found.path)
+        for found in self._side.grep([name]):
+            source = self._side.source(found.path)
             if self._languages.of(found.path) == "go":
                 if go_interface is None and source is not None:
                     go_interface = go_interface_methods(source, name)
@@ -238,8 +208,8 @@ class ProjectSearch:
                 seen.add((found.path, owner))
                 hits.append(Hit(found.path, found.line, found.text, symbol))
         if go_interface:
-            for path, line in go_implementations(go_interface, self._grep, self._source):
-                lines = self._file_lines(path) or []
+            for path, line in go_implementations(go_interface, self._side.grep, self._side.source):
+                lines = self._side.file_lines(path) or []
                 text = lines[line - 1] if line <= len(lines) else ""
                 hits.append(Hit(path, line, text, symbol))
         return self._finish(hits, "implementations", merge=False)
@@ -257,7 +227,7 @@ class ProjectSearch:
         # snippets are sure to rank above every file not yet seen.
         hits: list[Hit] = []
         above = _Above(self._limit)
-        found_all = self._grep([name])
+        found_all = self._side.grep([name])
         refs: list[tuple[GrepLine, int]] = []
         defines = False
         for i, found in enumerate(found_all):
@@ -267,9 +237,9 @@ class ProjectSearch:
                 refs, defines = [], False
                 if above.enough(hits, (0, is_test_path(found.path), 0, found.path, found.line)):
                     break
-            if not self._maybe_code(found.path):
+            if not self._side.maybe_code(found.path):
                 continue
-            kinds = self._classify(found, name)
+            kinds = self._side.classify(found, name)
             defines = defines or RefKind.DEFINITION in kinds
             if _excluded(found.path, found.line, exclude):
                 continue
@@ -286,8 +256,8 @@ class ProjectSearch:
         parsed = split_symbol(class_name)
         if parsed is None or not self.available or not valid_text(file_path):
             return []
-        structure = self._structure(file_path)
-        lines = self._file_lines(file_path)
+        structure = self._side.structure(file_path)
+        lines = self._side.file_lines(file_path)
         if structure is None or lines is None:
             return []
         wanted = ".".join((*parsed[1], parsed[0]))
@@ -307,66 +277,6 @@ class ProjectSearch:
         names = [parsed[0] for parsed in map(split_symbol, symbols) if parsed is not None]
         self._side.prefetch_names(names)
 
-    def _grep(self, patterns: Sequence[str], pathspecs: Sequence[str] = (), *,
-              prefetch: bool = True, identifier: bool = True) -> list[GrepLine]:
-        if identifier and len(patterns) == 1 and not pathspecs:
-            found = self._side.grep_name(patterns[0])
-        else:
-            found = self._side.grep(patterns, pathspecs)
-        found.sort(key=lambda g: (is_test_path(g.path), g.path, g.line))
-        kept: list[GrepLine] = []
-        files: dict[str, None] = {}
-        for hit in found[:_MAX_CANDIDATE_LINES]:
-            if hit.path not in files and len(files) >= _MAX_CANDIDATE_FILES:
-                continue
-            files.setdefault(hit.path, None)
-            kept.append(hit)
-        if prefetch:  # every hit file will be parsed: read them all in one go
-            self._side.prefetch(files)
-        return kept
-
-    def _source(self, path: str) -> SourceFile | None:
-        if path in self._sources:
-            self._sources.move_to_end(path)
-            return self._sources[path]
-        data = self._side.content(path)
-        source = SourceFile(path, self._languages.of(path), data) if data is not None else None
-        self._sources[path] = source
-        if len(self._sources) > _TREES_KEPT:
-            self._sources.popitem(last=False)
-        return source
-
-    def _classify(self, found: GrepLine, name: str) -> tuple[RefKind, ...]:
-        """What ``name`` is on a grep line (remembered: several units ask for the same name)."""
-        key = (found.path, found.line, name)
-        kinds = self._kinds.get(key)
-        if kinds is None:
-            kinds = self._kinds[key] = tuple(classify(self._source(found.path), found.line,
-                                                      found.text, name))
-        return kinds
-
-    def _file_lines(self, path: str) -> list[str] | None:
-        if path not in self._lines:
-            data = self._side.content(path)
-            self._lines[path] = split_lines(data) if data is not None else None
-        return self._lines[path]
-
-    def _structure(self, path: str) -> FileStructure | None:
-        if path in self._structures:
-            self._structures.move_to_end(path)
-            return self._structures[path]
-        language = self._languages.of(path)
-        data = self._side.content(path)
-        structure = (analyze_source(language, data)
-                     if language is not None and data is not None else None)
-        self._structures[path] = structure
-        if len(self._structures) > _TREES_KEPT:
-            self._structures.popitem(last=False)
-        return structure
-
-    def _maybe_code(self, path: str) -> bool:
-        return self._languages.of(path) not in NON_CODE_LANGUAGES
-
     @staticmethod
     def _qualifier_rank(qualifier: tuple[str, ...], found: GrepLine,
                         data: bytes | None) -> int:
@@ -385,7 +295,7 @@ class ProjectSearch:
         cap = self._limit if limit is None else max(1, limit)
         windows = plan_windows(list(hits), self._context, cap, merge=merge)
         self._side.prefetch(w.path for w in windows)
-        return [render(w, self._file_lines(w.path)).to_model(kind) for w in windows]
+        return [render(w, self._side.file_lines(w.path)).to_model(kind) for w in windows]
 
 
 def _methods_of(structure: FileStructure, qualified: str, name: str) -> list[Definition]:

@@ -2,7 +2,7 @@
 
 The editing itself -- cursor moves, selection, deletion, wrapping and drawing on whole grapheme
 clusters -- is ``GraphemeTextArea`` (``grapheme_text_area``, ``grapheme_layout``, over the pure
-arithmetic of ``reviewtui.tui.text_cursor``). What this module adds for a chat:
+arithmetic of ``reviewtui.tui.text_cursor`` and ``text_wrap``). What this module adds for a chat:
 
 * Enter sends (``Submitted``); Ctrl+J (every terminal) or Shift+Enter (kitty protocol) inserts a
   newline; a paste is inserted verbatim and never sends;
@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 
-from reviewtui.tui import text_cursor as tc
+from reviewtui.tui import text_wrap as tw
 from reviewtui.tui.widgets.grapheme_layout import GraphemeWrappedDocument
 from reviewtui.tui.widgets.grapheme_text_area import GraphemeTextArea
 
@@ -121,7 +121,7 @@ class ChatInput(GraphemeTextArea):
             height = super().get_content_height(container, viewport, width)
         else:
             tab = self.indent_width
-            height = sum(len(tc.wrap_offsets(line, wrap, tab)) + 1 for line in self.document.lines)
+            height = sum(len(tw.wrap_offsets(line, wrap, tab)) + 1 for line in self.document.lines)
         if not self.text and self.placeholder and width > 0:
             height = max(height, len(Content.from_text(self.placeholder).wrap(width)))
         return height

@@ -1,7 +1,8 @@
 """Wrapping, hit-testing and drawing a ``TextArea``'s lines by grapheme cluster.
 
 What a stock ``TextArea`` gets wrong on screen, and what this module replaces (the cluster
-arithmetic itself is ``reviewtui.tui.text_cursor``, pure and tested without a terminal):
+arithmetic itself is ``reviewtui.tui.text_cursor`` and ``text_wrap``, pure and tested without
+a terminal):
 
 * its soft wrap folds long words by code point, splitting a cluster across two rows, and maps
   a screen cell back to a column by code point: ``GraphemeWrappedDocument`` wraps and maps on
@@ -20,6 +21,7 @@ from textual.geometry import Offset
 from textual.strip import Strip
 
 from reviewtui.tui import text_cursor as tc
+from reviewtui.tui import text_wrap as tw
 
 
 class GraphemeWrappedDocument(WrappedDocument):
@@ -35,13 +37,13 @@ class GraphemeWrappedDocument(WrappedDocument):
         return self._width
 
     def wrap(self, width: int, tab_width: int | None = None) -> None:
-        """Wrap every line with :func:`text_cursor.wrap_offsets` (clusters never split)."""
+        """Wrap every line with :func:`text_wrap.wrap_offsets` (clusters never split)."""
         self._width = width
         if tab_width:
             self._tab_width = tab_width
         lines = self.document.lines
-        self._wrap_offsets = [tc.wrap_offsets(line, width, self._tab_width) for line in lines]
-        self._tab_width_cache = [tc.tab_widths(line, self._tab_width) for line in lines]
+        self._wrap_offsets = [tw.wrap_offsets(line, width, self._tab_width) for line in lines]
+        self._tab_width_cache = [tw.tab_widths(line, self._tab_width) for line in lines]
         self._reindex()
 
     def wrap_range(self, start: Location, old_end: Location, new_end: Location) -> None:
@@ -57,9 +59,9 @@ class GraphemeWrappedDocument(WrappedDocument):
         lines = self.document.lines[top : new_bottom + 1]
         tab = self._tab_width
         self._wrap_offsets[top : old_bottom + 1] = [
-            tc.wrap_offsets(line, self._width, tab) for line in lines
+            tw.wrap_offsets(line, self._width, tab) for line in lines
         ]
-        self._tab_width_cache[top : old_bottom + 1] = [tc.tab_widths(line, tab) for line in lines]
+        self._tab_width_cache[top : old_bottom + 1] = [tw.tab_widths(line, tab) for line in lines]
         self._reindex()
 
     def _reindex(self) -> None:
@@ -79,7 +81,7 @@ class GraphemeWrappedDocument(WrappedDocument):
         row, col = location
         row = max(0, min(row, len(self._wrap_offsets) - 1))
         line = self.document[row] if row < self.document.line_count else ""
-        section, x = tc.locate(line, self._wrap_offsets[row], col, self._tab_width)
+        section, x = tw.locate(line, self._wrap_offsets[row], col, self._tab_width)
         ys = self._line_index_to_offsets[row]
         return Offset(x, ys[min(section, len(ys) - 1)])
 
@@ -93,7 +95,7 @@ class GraphemeWrappedDocument(WrappedDocument):
         """The boundary at cell ``x_offset`` of section ``y_offset`` (negative: from the end)."""
         offsets = self._wrap_offsets[line_index]
         section = y_offset if y_offset >= 0 else len(offsets) + 1 + y_offset
-        return tc.column_at_x(
+        return tw.column_at_x(
             self.document[line_index], offsets, section, x_offset, self._tab_width
         )
 

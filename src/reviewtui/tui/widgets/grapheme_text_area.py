@@ -2,8 +2,8 @@
 
 Seed 004 traced the old chat input's bugs to cursor maths done by hand next to the rendering.
 Here Textual owns rendering, scrolling and the document; the cursor arithmetic lives in
-``reviewtui.tui.text_cursor`` (pure, tested without a terminal), wrapping and drawing in
-``grapheme_layout``, and this module only plugs them into ``TextArea``'s hooks. A stock
+``reviewtui.tui.text_cursor`` and ``text_wrap`` (pure, tested without a terminal), wrapping and
+drawing in ``grapheme_layout``, and this module only plugs them into ``TextArea``'s hooks. A stock
 ``TextArea`` moves, selects and deletes by code point, so a ZWJ family, a flag, a skin tone, a
 combining accent or Hangul jamo can be split: every cursor hook, the selection validator and the
 delete actions here work on extended grapheme clusters. Its key handler also drops zero-width
@@ -23,6 +23,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
 
 from reviewtui.tui import text_cursor as tc
+from reviewtui.tui import text_wrap as tw
 from reviewtui.tui.widgets.grapheme_layout import GraphemeWrappedDocument, keep_clusters_whole
 
 
@@ -91,7 +92,7 @@ class GraphemeTextArea(TextArea):
         width = (document.wrapped_at if isinstance(document, GraphemeWrappedDocument)
                  else self.wrap_width)
         row, col = self.cursor_location
-        new_row, new_col, _goal = tc.visual_move(
+        new_row, new_col, _goal = tw.visual_move(
             self.document.lines, width, row, col, direction,
             self.navigator.last_x_offset, self.indent_width,
         )
