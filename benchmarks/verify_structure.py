@@ -22,7 +22,7 @@ from reviewtui.code import Definition, analyze_source
 from reviewtui.git import ChangeSelector, SelectorMode
 from reviewtui.pipeline import LoadedChange, load_change
 from reviewtui.units.languages import repository_languages
-from reviewtui.units.structures import changed_runs, structure_language
+from reviewtui.units.structures import changed_runs, minified, structure_language
 
 Key = tuple[str, str, int, int, int, str, tuple[str, ...]] | None
 
@@ -48,7 +48,8 @@ def verify(loaded: LoadedChange, *, quiet: bool = False) -> Tally:
     """Whole-file against skeleton answers for every changed line of ``loaded``.
 
     A mismatch in a file whose whole parse has syntax errors is counted apart (``broken``):
-    there the skeleton, which parses cleanly, may well be the better answer.
+    there the skeleton, which parses cleanly, may well be the better answer. Minified versions
+    are left out, as the analysis leaves them unparsed.
     """
     tally = Tally()
     languages = repository_languages(loaded.repo, loaded.change_set)
@@ -59,8 +60,8 @@ def verify(loaded: LoadedChange, *, quiet: bool = False) -> Tally:
         for side, kind in (("new", "+"), ("old", "-")):
             data = loaded.reader.new(change) if side == "new" else loaded.reader.old(change)
             runs = changed_runs(change.hunks, kind)
-            if data is None or not runs:
-                continue
+            if data is None or not runs or minified(data):
+                continue  # a minified version is never parsed (units.structures.minified)
             full = analyze_source(language, data)
             part = analyze_source(language, data, runs)
             assert full is not None and part is not None
