@@ -66,8 +66,8 @@ class UnitText:
             picked = [(text, prose, imported) for kind, text, prose, imported in self._rows
                       if kind in kinds and (reads == "all" or not prose)]
             if reads == "words":
-                found = "\n".join(mask_strings(text) for text, _, imported in picked
-                                  if not imported)
+                found = mask_strings("\n".join([text for text, _, imported in picked
+                                                 if not imported]))
             else:
                 found = "\n".join(text for text, _, _ in picked)
             self._views[key] = found
