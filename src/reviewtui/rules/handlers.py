@@ -147,16 +147,27 @@ class RuleHandler:
     # -- matching -----------------------------------------------------------------------
     def unit_text(self, unit: ReviewUnit) -> UnitText:
         prose, imports = unit.prose_lines, unit.import_lines
-        rows: list[tuple[str, str, bool, bool]] = []
-        for hunk in unit.hunks:
-            for ln in hunk.lines:
-                if ln.kind == " ":
-                    continue
-                key = (ln.kind, (ln.new_no if ln.kind == "+" else ln.old_no) or 0)
-                rows.append((ln.kind, ln.text, key in prose, key in imports))
+        rows: list[tuple[str, str, bool, bool]]
+        if prose or imports:
+            rows = []
+            for hunk in unit.hunks:
+                for ln in hunk.lines:
+                    if ln.kind == " ":
+                        continue
+                    key = (ln.kind, (ln.new_no if ln.kind == "+" else ln.old_no) or 0)
+                    rows.append((ln.kind, ln.text, key in prose, key in imports))
+        else:  # (most units) no line is prose or an import: no key to look up
+            rows = [(ln.kind, ln.text, False, False) for hunk in unit.hunks
+                    for ln in hunk.lines if ln.kind != " "]
         names = tuple((s.name, s.kind) for s in unit.scopes if s.role != "outer")
-        return UnitText(rows, "\n".join(self.annotation_lines(unit)), names,
-                        self._needle_scan())
+        if type(self).is_annotation is RuleHandler.is_annotation and (
+                self.annotation_prefix not in "\n".join([row[1] for row in rows])):
+            # No changed line holds the prefix an annotation line starts with (in one search
+            # of the lines joined, not a call per line): the annotations are the scopes'.
+            annotations = "\n".join([d for scope in unit.scopes for d in scope.decorators])
+        else:
+            annotations = "\n".join(self.annotation_lines(unit))
+        return UnitText(rows, annotations, names, self._needle_scan())
 
     def _needle_scan(self) -> NeedleScan | None:
         """The one-pass scan of the needles of the regexes ``search_lines`` runs, once the
