@@ -30,7 +30,7 @@ from reviewtui.rules.compiled import (
 )
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
-from reviewtui.rules.needle_gates import NeedleGates
+from reviewtui.rules.needle_gates import NeedleGates, set_bits
 from reviewtui.rules.rule_matches import (
     clip,
     keyword_matches,
@@ -230,10 +230,14 @@ class RuleHandler:
         found += keyword_matches(plan.keywords, text,
                                   gates[0].open(text) if gates is not None else -1)
         opened = gates[1].open(text) if gates is not None else -1
-        for index, (pattern, tag) in enumerate(plan.patterns):
+        # the patterns a tag decides, and those with indicators the gate left open, in order
+        patterns = plan.patterns
+        for index in set_bits(plan.tagged | opened & plan.indicated):
+            pattern, tag = patterns[index]
             if tag is not None:
                 found.append(RuleMatch(pattern.rule, 1.0, tag))
-            elif pattern.indicators is not None and opened >> index & 1:
+            else:
+                assert pattern.indicators is not None
                 indicator = search_lines(pattern.indicators, text, pattern.rule)
                 if indicator:
                     found.append(RuleMatch(pattern.rule, 0.5, clip(indicator.group(0))))
@@ -244,7 +248,7 @@ class RuleHandler:
 class _Plan:
     """The rules of a handler that apply to one set of tags, in the order they are asked."""
 
-    __slots__ = ("_gates", "keywords", "metrics", "patterns", "per_set")
+    __slots__ = ("_gates", "indicated", "keywords", "metrics", "patterns", "per_set", "tagged")
 
     def __init__(self, handler: RuleHandler, tags: frozenset[str]) -> None:
         def applying(items: Iterable[_Item]) -> tuple[_Item, ...]:
@@ -264,6 +268,10 @@ class _Plan:
         # each pattern with the tag that decides it for these tags ("tag:..."), if one does
         self.patterns = tuple((p, "tag:" + min(p.tags & tags) if p.tags & tags else None)
                               for p in applying(handler.compiled.patterns))
+        # (bits, by position) the patterns a tag decides; the others with indicators to search
+        self.tagged = sum(1 << i for i, (_, tag) in enumerate(self.patterns) if tag is not None)
+        self.indicated = sum(1 << i for i, (p, tag) in enumerate(self.patterns)
+                             if tag is None and p.indicators is not None)
         self._gates: tuple[NeedleGates, NeedleGates] | None = None
 
     def gates(self, scan: NeedleScan | None) -> tuple[NeedleGates, NeedleGates] | None:
