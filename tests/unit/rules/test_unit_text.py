@@ -93,3 +93,37 @@ def test_a_handlers_unit_text_is_what_reading_every_line_gives() -> None:
                 for ln, key in zip([ln for ln in lines if ln.kind != " "], keys, strict=True)]
         assert text._rows == rows, (language, lines)
         assert text.annotations == "\n".join(handler.annotation_lines(unit)), (language, lines)
+
+
+def test_the_changed_lines_hold_what_the_added_and_the_removed_hold() -> None:
+    """With no needle holding a line break, the needles of the changed lines are put together
+    from those of the added and the removed lines: random rows (case folds outside ASCII,
+    prose, imports, strings) find what a scan of the changed lines' own text finds; with a
+    needle across a line break the changed lines are scanned themselves."""
+    import random
+
+    words = ["token", "Token", "TOKEN", "os", "doc", "old", "\u0130d", "\u212aey", "key",
+             "'x'", "# c", "a", "b", "\u017fecret", "secret", " ", "\u03a3", "\u00e9"]
+    rng = random.Random(24)
+    for patterns in ([r"token|os|doc", r"(?i)key|secret|id\b", r"(?i)\u03c3"],
+                     [r"a\nb", r"(?i)token"]):
+        regexes = [FastRegex([pattern]) for pattern in patterns]
+        for regex in regexes:
+            regex.prefilter_now()
+        scan = needle_scan(regexes)
+        assert scan is not None
+        assert scan.by_line == (r"a\nb" not in patterns)
+        for _ in range(400):
+            rows = [(rng.choice("+-"), " ".join(rng.choice(words)
+                                                for _ in range(rng.randint(0, 3))),
+                     rng.random() < 0.2, rng.random() < 0.2) for _ in range(rng.randint(0, 5))]
+            for reads in ("code", "all", "words"):
+                text = UnitText(rows, "", (), scan)
+                order = [("added", reads), ("changed", reads)] if rng.random() < 0.5 else [
+                    ("changed", reads)]
+                for on, view in order:
+                    found = text.found(on, view)
+                    assert found is not None
+                    alone = scan.found(_built_alone(rows, on, view))
+                    assert (found.plain, found.folded) == (alone.plain, alone.folded), (
+                        rows, on, view)
