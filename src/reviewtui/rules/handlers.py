@@ -30,7 +30,7 @@ from reviewtui.rules.compiled import (
 )
 from reviewtui.rules.confidence import RiskLevel
 from reviewtui.rules.language_symbols import SYMBOL_JUDGES
-from reviewtui.rules.needle_gates import NeedleGates
+from reviewtui.rules.needle_gates import NeedleGates, set_bits
 from reviewtui.rules.rule_matches import (
     clip,
     keyword_matches,
@@ -147,16 +147,27 @@ class RuleHandler:
     # -- matching -----------------------------------------------------------------------
     def unit_text(self, unit: ReviewUnit) -> UnitText:
         prose, imports = unit.prose_lines, unit.import_lines
-        rows: list[tuple[str, str, bool, bool]] = []
-        for hunk in unit.hunks:
-            for ln in hunk.lines:
-                if ln.kind == " ":
-                    continue
-                key = (ln.kind, (ln.new_no if ln.kind == "+" else ln.old_no) or 0)
-                rows.append((ln.kind, ln.text, key in prose, key in imports))
+        rows: list[tuple[str, str, bool, bool]]
+        if prose or imports:
+            rows = []
+            for hunk in unit.hunks:
+                for ln in hunk.lines:
+                    if ln.kind == " ":
+                        continue
+                    key = (ln.kind, (ln.new_no if ln.kind == "+" else ln.old_no) or 0)
+                    rows.append((ln.kind, ln.text, key in prose, key in imports))
+        else:  # (most units) no line is prose or an import: no key to look up
+            rows = [(ln.kind, ln.text, False, False) for hunk in unit.hunks
+                    for ln in hunk.lines if ln.kind != " "]
         names = tuple((s.name, s.kind) for s in unit.scopes if s.role != "outer")
-        return UnitText(rows, "\n".join(self.annotation_lines(unit)), names,
-                        self._needle_scan())
+        if type(self).is_annotation is RuleHandler.is_annotation and (
+                self.annotation_prefix not in "\n".join([row[1] for row in rows])):
+            # No changed line holds the prefix an annotation line starts with (in one search
+            # of the lines joined, not a call per line): the annotations are the scopes'.
+            annotations = "\n".join([d for scope in unit.scopes for d in scope.decorators])
+        else:
+            annotations = "\n".join(self.annotation_lines(unit))
+        return UnitText(rows, annotations, names, self._needle_scan())
 
     def _needle_scan(self) -> NeedleScan | None:
         """The one-pass scan of the needles of the regexes ``search_lines`` runs, once the
@@ -219,10 +230,14 @@ class RuleHandler:
         found += keyword_matches(plan.keywords, text,
                                   gates[0].open(text) if gates is not None else -1)
         opened = gates[1].open(text) if gates is not None else -1
-        for index, (pattern, tag) in enumerate(plan.patterns):
+        # the patterns a tag decides, and those with indicators the gate left open, in order
+        patterns = plan.patterns
+        for index in set_bits(plan.tagged | opened & plan.indicated):
+            pattern, tag = patterns[index]
             if tag is not None:
                 found.append(RuleMatch(pattern.rule, 1.0, tag))
-            elif pattern.indicators is not None and opened >> index & 1:
+            else:
+                assert pattern.indicators is not None
                 indicator = search_lines(pattern.indicators, text, pattern.rule)
                 if indicator:
                     found.append(RuleMatch(pattern.rule, 0.5, clip(indicator.group(0))))
@@ -233,7 +248,7 @@ class RuleHandler:
 class _Plan:
     """The rules of a handler that apply to one set of tags, in the order they are asked."""
 
-    __slots__ = ("_gates", "keywords", "metrics", "patterns", "per_set")
+    __slots__ = ("_gates", "indicated", "keywords", "metrics", "patterns", "per_set", "tagged")
 
     def __init__(self, handler: RuleHandler, tags: frozenset[str]) -> None:
         def applying(items: Iterable[_Item]) -> tuple[_Item, ...]:
@@ -253,6 +268,10 @@ class _Plan:
         # each pattern with the tag that decides it for these tags ("tag:..."), if one does
         self.patterns = tuple((p, "tag:" + min(p.tags & tags) if p.tags & tags else None)
                               for p in applying(handler.compiled.patterns))
+        # (bits, by position) the patterns a tag decides; the others with indicators to search
+        self.tagged = sum(1 << i for i, (_, tag) in enumerate(self.patterns) if tag is not None)
+        self.indicated = sum(1 << i for i, (p, tag) in enumerate(self.patterns)
+                             if tag is None and p.indicators is not None)
         self._gates: tuple[NeedleGates, NeedleGates] | None = None
 
     def gates(self, scan: NeedleScan | None) -> tuple[NeedleGates, NeedleGates] | None:

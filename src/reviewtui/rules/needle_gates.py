@@ -11,7 +11,7 @@ exactly what asking them would have found.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from reviewtui.rules.compiled import Rule
 from reviewtui.rules.unit_text import UnitText
@@ -63,3 +63,12 @@ class NeedleGates:
             for needle in folded_keys.intersection(found.folded):
                 opened |= folded[needle]
         return opened
+
+
+def set_bits(bits: int) -> Iterator[int]:
+    """The positions of the bits set in ``bits`` (not negative), lowest first: the rules a
+    gate left open, in the order they are asked (a plan asks a few of its dozens of rules)."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from reviewtui.rules.compiled import MetricThreshold, RegexRule, Rule, WordRule
+from reviewtui.rules.needle_gates import set_bits
 from reviewtui.rules.suggestion import RuleMatch
 from reviewtui.rules.unit_text import UnitText
 from reviewtui.units.fast_regex import FastRegex
@@ -120,9 +121,8 @@ def keyword_matches(rules: tuple[RegexRule | WordRule, ...], text: UnitText,
                     opened: int = -1) -> list[RuleMatch]:
     """The keyword rules that match; ``opened``: those that may (bits, ``NeedleGates``)."""
     out = []
-    for index, item in enumerate(rules):
-        if not opened >> index & 1:
-            continue
+    for index in set_bits(opened & ((1 << len(rules)) - 1)):  # the open ones only
+        item = rules[index]
         if isinstance(item, WordRule):
             prose = item.rule.reads == "all"
             if not item.anywhere(text.lines(item.rule.on, item.rule.reads)):

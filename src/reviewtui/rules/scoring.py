@@ -33,7 +33,7 @@ from reviewtui.rules.priority import (
     priority_parts,
 )
 from reviewtui.rules.schema import LearnedRule
-from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion
+from reviewtui.rules.suggestion import Request, RuleMatch, RuleSuggestion, suggestion_of
 from reviewtui.rules.symbols import SymbolFacts
 from reviewtui.rules.triage_features import line_features
 from reviewtui.rules.unit_tokens import unit_tokens
@@ -167,12 +167,12 @@ def score(unit: ReviewUnit, matches: Sequence[RuleMatch], symbols: SymbolFacts,
     signals = behaviour_signals(matches)
     skip_reason = next((m.rule.skip_reason for m in ordered if m.rule.skip_reason), None) \
         if risk is RiskLevel.LOW else None
-    return RuleSuggestion(
-        context_level=level, confidence=confidence, risk=risk,
-        notes=_notes(risk, level, decided_by, matches, learned_note, capped),
-        extra_requests=_requests(ordered, symbols), matches=tuple(matches), factors=factors,
-        risk_factors=risk_factors, formula_risk=formula_risk, decided_by=decided_by,
-        learned=learned_note, role=role.name, skip_reason=skip_reason,
-        priority_parts=priority_parts(risk, role, len(signals), confidence,
-                                      unit.added_lines + unit.removed_lines),
-        line_signals=tuple(line_features(unit).values()), tokens=" ".join(unit_tokens(unit)))
+    # every field, in order (``RuleSuggestion(...)`` set them one by one: a unit scored)
+    return suggestion_of((
+        level, confidence, risk,
+        _notes(risk, level, decided_by, matches, learned_note, capped),
+        _requests(ordered, symbols), tuple(matches), factors, risk_factors, formula_risk,
+        decided_by, learned_note, (), role.name,
+        priority_parts(risk, role, len(signals), confidence,
+                       unit.added_lines + unit.removed_lines),
+        None, tuple(line_features(unit).values()), " ".join(unit_tokens(unit)), skip_reason))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -78,3 +79,17 @@ class RuleSuggestion:
     @property
     def priority_score(self) -> float:
         return round(sum(points for _, points in self.priority_parts), 1)
+
+
+SUGGESTION_FIELDS = tuple(item.name for item in dataclasses.fields(RuleSuggestion))
+_new = object.__new__
+
+
+def suggestion_of(values: tuple[Any, ...]) -> RuleSuggestion:
+    """``RuleSuggestion(*values)`` (every field, in order) without the frozen dataclass'
+    constructor, which sets its 18 fields one ``object.__setattr__`` at a time: its instance
+    dictionary is filled at once (4x faster; a suggestion per unit scored, and per unit a
+    record gives back)."""
+    made: RuleSuggestion = _new(RuleSuggestion)
+    made.__dict__.update(zip(SUGGESTION_FIELDS, values, strict=True))
+    return made

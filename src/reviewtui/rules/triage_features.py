@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 
 from reviewtui.code.languages import is_code
 from reviewtui.git.model import DiffLine
@@ -30,7 +32,6 @@ def _searched(pattern: str, flags: int = 0) -> FastRegex:
     return FastRegex([pattern], flags)
 
 
-_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|<!--|\"\"\"|''')")
 _STRING_ONLY = re.compile(r"""^\s*[rbfu]*(['"]).*\1\s*[,)+]?\s*$""")
 _CONTROL = _searched(r"\b(if|elif|else|for|while|switch|case|match|when|unless|until|"
                      r"foreach|do|goto)\b|\?\s*[^:]+:")
@@ -67,11 +68,18 @@ FEATURES: tuple[str, ...] = (
 )
 
 
+# What a line that opens like a comment opens with, after its whitespace: asked of the
+# stripped line with ``str.startswith`` (the regex ``^\s*(#|//|...)`` it replaces cost a call
+# per changed line; ``\s`` and ``str.strip`` skip the same characters).
+COMMENT_HEADS = ("#", "//", "/*", "*", "--", "<!--", '"""', "'''")
+
+
 def _is_code(unit: ReviewUnit, line: DiffLine) -> bool:
     """A changed line that is code: not blank, not opening like a comment and, where the
     parse saw the file, none of its comments or docstrings (``prose_lines``) -- a docstring's
     "if the value is None" steers nothing."""
-    if line.kind == " " or not line.text.strip() or _COMMENT.match(line.text):
+    stripped = line.text.strip()
+    if line.kind == " " or not stripped or stripped.startswith(COMMENT_HEADS):
         return False
     return not unit.parsed or (
         line.kind, line.new_no if line.kind == "+" else line.old_no) not in unit.prose_lines
@@ -85,17 +93,25 @@ class _ChangedLines:
     __slots__ = ("blank", "changed", "code")
 
     def __init__(self, unit: ReviewUnit) -> None:
+        # ``_is_code`` inlined: each line stripped once, and the prose looked up only when
+        # the unit has some (135,000 changed lines on Django 4.2 -> 5.2)
         code: list[tuple[str, str]] = []
         changed = blank = 0
+        prose = unit.prose_lines if unit.parsed else None
+        heads = COMMENT_HEADS
         for hunk in unit.hunks:
             for line in hunk.lines:
-                if line.kind == " ":
+                kind = line.kind
+                if kind == " ":
                     continue
                 changed += 1
-                if not line.text.strip():
+                text = line.text
+                stripped = text.strip()
+                if not stripped:
                     blank += 1
-                elif _is_code(unit, line):
-                    code.append((line.kind, line.text))
+                elif not stripped.startswith(heads) and not (
+                        prose and (kind, line.new_no if kind == "+" else line.old_no) in prose):
+                    code.append((kind, text))
         self.code = code
         self.changed = changed
         self.blank = blank
@@ -209,22 +225,26 @@ def _pattern_counts(added: Sequence[str], removed: Sequence[str]) -> dict[str, i
 
 # A removed check, by the parse: a condition, an assertion, a raise/throw or a handler.
 _CHECKS = frozenset({"control", "check", "error"})
+_REMOVED_CHECKS = frozenset((category, "-") for category in _CHECKS)
+_CATEGORY_KIND = itemgetter(0, 1)
 
 
 def _parsed_counts(unit: ReviewUnit) -> dict[str, int]:
     """Changed code lines per thing they do, by the parse's node kinds (``unit.line_kinds``)."""
-    lines: dict[str, set[tuple[str, int]]] = {}
-    for category, kind, number in unit.line_kinds or ():
-        lines.setdefault(category, set()).add((kind, number))
-        if category in _CHECKS and kind == "-":
-            lines.setdefault("check-", set()).add((kind, number))
-    count = {name: len(found) for name, found in lines.items()}
-    for category in ("compare", "error"):
-        for kind in "+-":
-            count[category + kind] = sum(1 for k, _ in lines.get(category, ()) if k == kind)
-    return {name: count.get(name, 0) for name in (
-        "control", "compare+", "compare-", "arith", "error+", "error-", "check-", "null",
-        "return")}
+    # ``line_kinds`` is a set of (category, kind, number): the lines of a category (and
+    # kind) are as many as its triples, counted at once; only a removed check may be
+    # several categories of one line (a condition that compares), so its lines are a set.
+    kinds = unit.line_kinds or frozenset()
+    pairs = Counter(map(_CATEGORY_KIND, kinds))
+    checks = {number for category, kind, number in kinds
+              if kind == "-" and category in _CHECKS} if pairs.keys() & _REMOVED_CHECKS else ()
+    return {"control": pairs["control", "+"] + pairs["control", "-"],
+            "compare+": pairs["compare", "+"], "compare-": pairs["compare", "-"],
+            "arith": pairs["arith", "+"] + pairs["arith", "-"],
+            "error+": pairs["error", "+"], "error-": pairs["error", "-"],
+            "check-": len(checks),
+            "null": pairs["null", "+"] + pairs["null", "-"],
+            "return": pairs["return", "+"] + pairs["return", "-"]}
 
 
 _QUIET = frozenset({"test_file", "doc_file", "translation_file", "asset_file",

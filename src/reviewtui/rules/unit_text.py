@@ -45,12 +45,23 @@ class UnitText:
         (the added lines are all the changed ones of a unit that removes none; a unit
         without prose reads the same text ``all`` as ``code``): 29% of the text scanned
         on Django 4.2 -> 5.2 was scanned a second time."""
-        if self._scan is None:
+        scan = self._scan
+        if scan is None:
             return None
         text = self.lines(on, reads)
         found = self._found.get(text)
         if found is None:
-            found = self._found[text] = self._scan.found(text)
+            if on == "changed" and scan.by_line and self._same_view(on, reads)[0] == "changed":
+                # The changed lines are the added and the removed ones, and no needle spans
+                # a line break: what they hold is what those two hold, found once each (the
+                # added lines were scanned a second time here: a third of the text scanned)
+                added, removed = self.found("added", reads), self.found("removed", reads)
+                assert added is not None and removed is not None
+                found = Found(added.plain | removed.plain, added.folded | removed.folded,
+                              added.members)
+            else:
+                found = scan.found(text)
+            self._found[text] = found
         return found
 
     def lines(self, on: str, reads: str = "code") -> str:
@@ -66,8 +77,8 @@ class UnitText:
             picked = [(text, prose, imported) for kind, text, prose, imported in self._rows
                       if kind in kinds and (reads == "all" or not prose)]
             if reads == "words":
-                found = "\n".join(mask_strings(text) for text, _, imported in picked
-                                  if not imported)
+                found = mask_strings("\n".join([text for text, _, imported in picked
+                                                 if not imported]))
             else:
                 found = "\n".join(text for text, _, _ in picked)
             self._views[key] = found

@@ -31,7 +31,7 @@ def unit_tokens(unit: ReviewUnit) -> list[str]:
     seen: dict[str, None] = {}
     # the lines of one kind in a row at once: no token spans a line break
     for kind, run in groupby(changed_code_lines(unit), key=itemgetter(0)):
-        masked = "\n".join([mask_strings(text) for _, text in run])
+        masked = mask_strings("\n".join([text for _, text in run]))
         if masked.isascii():  # lowercased first: the same tokens, lowercased, in one call
             found = _TOKEN.findall(masked.lower())
         else:

@@ -46,7 +46,7 @@ class NeedleScan:
     time, and rules search a unit's lines with a few hundred needles. The same needles are
     found (every occurrence, overlapping ones too), so the same regexes run."""
 
-    __slots__ = ("_folded", "_plain", "_regexes", "members")
+    __slots__ = ("_folded", "_plain", "_regexes", "by_line", "members")
 
     def __init__(self, regexes: Sequence[Searched]) -> None:
         plain: set[str] = set()
@@ -57,6 +57,9 @@ class NeedleScan:
                 (folded if ignore_case else plain).add(needle)
         self._regexes = tuple(regexes)  # kept: their ids name them in ``members``
         self.members = frozenset(map(id, self._regexes))
+        # No needle holds a line break: every one found in lines joined by line breaks is
+        # found in one of the lines (``UnitText`` then puts two views' finds together).
+        self.by_line = not any("\n" in needle for needle in plain | folded)
         self._plain = _automaton(plain)
         self._folded = _automaton(folded)
 

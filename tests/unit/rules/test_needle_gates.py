@@ -55,3 +55,18 @@ def test_a_closed_rule_is_one_that_finds_nothing() -> None:
         assert UnitText(rows, "", ()).found("changed") is None  # no scan: every rule asked
     assert gates.open(UnitText(ROWS[0], "", ())) == gates.every
     assert closed > len(rules) * len(ROWS) // 2
+
+
+def test_set_bits_name_the_open_rules_in_order() -> None:
+    """``set_bits`` gives the rules a gate left open as asking each rule's bit in turn did."""
+    import random
+
+    from reviewtui.rules.needle_gates import set_bits
+
+    rng = random.Random(24)
+    for size in [0, 1, 2, 63, 64, 65, 200]:
+        for _ in range(50):
+            bits = rng.getrandbits(size) if size else 0
+            assert list(set_bits(bits)) == [i for i in range(size) if bits >> i & 1]
+            every = -1 & ((1 << size) - 1)  # an ungated ask: all of them
+            assert list(set_bits(every)) == list(range(size))

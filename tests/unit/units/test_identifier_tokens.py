@@ -95,3 +95,19 @@ def test_prefilters_say_no_only_when_the_lines_hold_nothing() -> None:
             for strings in (False, True):
                 assert security_in_lines(lines, vocab, strings=strings) == line_by_line(
                     texts, strings), (texts, strings)
+
+
+def test_lines_joined_are_masked_as_each_line() -> None:
+    """No string literal spans a line break: masking lines joined by line breaks (one regex
+    call, as ``unit_tokens``, the words view and ``security_in_lines`` do) masks each line as
+    masking it alone does -- escapes at a line's end, unclosed quotes and carriage returns
+    included."""
+    from reviewtui.units.line_tags import mask_strings
+
+    pieces = ["'", '"', "`", "\\", "\\'", 'a"b"c', "x", " ", "\r", "\u00e9", "''", '""',
+              "`t`", "\\\\", "it's", "\t"]
+    rng = random.Random(24)
+    for _ in range(20000):
+        lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+                 for _ in range(rng.randint(1, 4))]
+        assert mask_strings("\n".join(lines)) == "\n".join(map(mask_strings, lines)), lines
