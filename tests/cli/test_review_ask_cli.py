@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from reviewtui.conversation.packing import CUT_OFF_MARKER, FILTERED_MARKER
 from tests.cli.conftest import CliRunner
 from tests.conftest import GitRepoBuilder
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
@@ -211,6 +212,13 @@ def test_an_answer_the_content_filter_stopped_is_marked_incomplete(
     assert result.out == ("The answer is that\n"
                           "[answer stopped by the provider's content filter]\n")
     assert "content filter" in result.err.splitlines()[-1]
+    # continued, the model is told the filter ended it, not that the connection dropped
+    fake_llm.script(Reply.text("a shorter way."))
+    rest = cli("ask", "--rules-plan", "--continue", repo.root)
+    assert rest.code == 0, rest.err
+    sent = json.dumps(fake_llm.chat_requests[-1].body)
+    assert json.dumps(FILTERED_MARKER)[1:-1] in sent
+    assert json.dumps(CUT_OFF_MARKER)[1:-1] not in sent
 
 
 def test_no_secret_is_sent_to_the_model(repo: GitRepoBuilder, cli: CliRunner,

@@ -40,6 +40,7 @@ from typing import Any
 from reviewtui.conversation.replay import (
     CUT_OFF_MARKER,
     EMPTY_ANSWER_MARKER,
+    FILTERED_MARKER,
     INTERRUPTED_MARKER,
     TAIL_MARKER,
     TRUNCATED_MARKER,
@@ -52,8 +53,9 @@ from reviewtui.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVER
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
 # (the round messages are ``replay``'s: named here too, where the packer's callers look)
-__all__ = ["CUT_OFF_MARKER", "EMPTY_ANSWER_MARKER", "INTERRUPTED_MARKER", "SHORTENED_MARKER",
-           "SUMMARY_HEADER", "TAIL_MARKER", "TRUNCATED_MARKER", "LayerAccount", "PackedPrompt",
+__all__ = ["CUT_OFF_MARKER", "EMPTY_ANSWER_MARKER", "FILTERED_MARKER", "INTERRUPTED_MARKER",
+           "SHORTENED_MARKER", "SUMMARY_HEADER", "TAIL_MARKER", "TRUNCATED_MARKER",
+           "LayerAccount", "PackedPrompt",
            "count_messages", "message_tokens", "pack", "round_messages", "tail_round",
            "tail_text"]
 
@@ -66,7 +68,9 @@ Count = Callable[[str], int]
 
 # how a summary line says its round's answer is not whole (``RoundRecord.ending``)
 _CUT = " (its answer was cut off before it was finished: the server stopped sending it)"
-_STOPPED = {"interrupted": " (its answer was interrupted by the person)", "filtered": _CUT,
+_STOPPED = {"interrupted": " (its answer was interrupted by the person)",
+            "filtered": " (its answer was stopped before it was finished by the provider's "
+                        "content filter)",
             "cut_off": _CUT,
             "truncated": " (its answer stopped at the model's output token limit, unfinished)"}
 

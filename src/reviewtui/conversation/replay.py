@@ -19,16 +19,21 @@ from typing import Any
 from reviewtui.llm.tokens import MESSAGE_OVERHEAD
 from reviewtui.sessions.records import MessageRecord, RoundRecord
 
-__all__ = ["CUT_OFF_MARKER", "EMPTY_ANSWER_MARKER", "INTERRUPTED_MARKER", "TAIL_MARKER",
-           "TRUNCATED_MARKER", "round_messages", "tail_round", "tail_text", "unfinished_marker"]
+__all__ = ["CUT_OFF_MARKER", "EMPTY_ANSWER_MARKER", "FILTERED_MARKER", "INTERRUPTED_MARKER",
+           "TAIL_MARKER", "TRUNCATED_MARKER", "round_messages", "tail_round", "tail_text",
+           "unfinished_marker"]
 
 INTERRUPTED_MARKER = "[interrupted: the person stopped this answer here, before it was finished]"
 TRUNCATED_MARKER = ("[cut short: this answer stopped here at the model's output token limit, "
                     "before it was finished]")
 # the server stopped sending the answer: the stream closed with no finish reason (a dropped
-# connection), or the provider's content filter ended it -- ``RoundRecord.cut_off`` either way
+# connection, ``RoundRecord.cut_off``)
 CUT_OFF_MARKER = ("[cut off: the server stopped sending this answer here, before it was "
                   "finished]")
+# the provider's content filter ended it (``RoundRecord.filtered``, cut off too): said as such,
+# so that the model does not go on as from a dropped connection into the same filter
+FILTERED_MARKER = ("[stopped: the provider's content filter ended this answer here, before it "
+                   "was finished]")
 # what the prompt carries for a round whose answer had no text (the model sent none): an
 # assistant message with empty content is refused by some OpenAI-compatible servers, and none
 # at all leaves two user messages in a row, which strict chat templates refuse
@@ -61,7 +66,8 @@ def round_messages(round: RoundRecord,
     """One round as OpenAI chat messages, with every tool call paired with its result; an
     answer the person stopped ends with ``INTERRUPTED_MARKER``, one the model stopped at its
     output token limit with ``TRUNCATED_MARKER`` and one the server cut off mid-stream with
-    ``CUT_OFF_MARKER``, so the model does not take it for all it had to say, and one that had
+    ``CUT_OFF_MARKER`` (``FILTERED_MARKER`` when the provider's content filter ended it), so the
+    model does not take it for all it had to say, and one that had
     no text is ``EMPTY_ANSWER_MARKER``: never an assistant message with empty content, nor
     none (two user messages in a row).
 
@@ -81,13 +87,14 @@ def round_messages(round: RoundRecord,
     return out
 
 
-_MARKERS = {"interrupted": INTERRUPTED_MARKER, "filtered": CUT_OFF_MARKER,
+_MARKERS = {"interrupted": INTERRUPTED_MARKER, "filtered": FILTERED_MARKER,
             "cut_off": CUT_OFF_MARKER, "truncated": TRUNCATED_MARKER}
 
 
 def unfinished_marker(round: RoundRecord) -> str:
     """What ends an answer that is not whole in the prompt ("" for a whole one): stopped by
-    the person, by the model's output token limit, or cut off by the server."""
+    the person, by the model's output token limit or the provider's content filter, or cut
+    off by the server."""
     return _MARKERS[round.ending] if round.ending else ""
 
 

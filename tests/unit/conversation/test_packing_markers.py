@@ -13,6 +13,7 @@ import pytest
 from reviewtui.conversation.packing import (
     CUT_OFF_MARKER,
     EMPTY_ANSWER_MARKER,
+    FILTERED_MARKER,
     INTERRUPTED_MARKER,
     SUMMARY_HEADER,
     TRUNCATED_MARKER,
@@ -124,13 +125,42 @@ def test_the_summary_line_of_a_cut_off_round_says_so() -> None:
                            "server stopped sending it): ")
 
 
-@pytest.mark.parametrize("kind", ["truncated", "cut_off"])
+def _filtered(index: int = 0, answer: str = HALF) -> tuple[RoundRecord, list[MessageRecord]]:
+    """A round whose answer the provider's content filter ended (``cut_off`` too)."""
+    record, messages = _cut_off(index, answer)
+    return record.model_copy(update={"filtered": True}), messages
+
+
+def test_an_answer_the_content_filter_stopped_says_so_to_the_model() -> None:
+    """The model was told "the server stopped sending this answer": a dropped connection it
+    may simply go on from; a content filter it should know of, not run into again."""
+    record, messages = _filtered()
+    packed = pack(system="You review code.", static_context="", rounds=[record],
+                  messages_by_round={0: messages}, current="And logout?", budget=10_000,
+                  count=COUNT)
+    assert packed.messages[2] == {"role": "assistant",
+                                  "content": f"{HALF}\n\n{FILTERED_MARKER}"}
+    assert "content filter" in FILTERED_MARKER and FILTERED_MARKER != CUT_OFF_MARKER
+    assert packed.tokens == COUNTER.count_messages(packed.messages)
+    assert round_messages(record, [])[-1]["content"] == f"{HALF}\n\n{FILTERED_MARKER}"
+    summarized = pack(system="You review code.", static_context="", rounds=[record],
+                      messages_by_round={0: messages}, current="q", budget=10_000,
+                      count=COUNT, window=0)
+    first = summarized.messages[0]["content"]
+    line = first[first.index(SUMMARY_HEADER):].splitlines()[1]
+    assert line.startswith("- Round 1 (its answer was stopped before it was finished by the "
+                           "provider's content filter): ")
+
+
+@pytest.mark.parametrize("kind", ["truncated", "cut_off", "filtered"])
 def test_the_tail_of_an_unfinished_answer_leaves_room_for_its_marker(kind: str) -> None:
     """A continuation sends the end of a long unfinished answer: with its marker, the round
     must still fit the room it was cut for."""
     text = " ".join(f"word{n}" for n in range(2000))
-    record, _ = (_truncated if kind == "truncated" else _cut_off)(answer=text)
-    marker = TRUNCATED_MARKER if kind == "truncated" else CUT_OFF_MARKER
+    record, _ = {"truncated": _truncated, "cut_off": _cut_off, "filtered": _filtered}[kind](
+        answer=text)
+    marker = {"truncated": TRUNCATED_MARKER, "cut_off": CUT_OFF_MARKER,
+              "filtered": FILTERED_MARKER}[kind]
     for room in (120, 200, 400):
         cut = tail_round(record, room, COUNT)
         assert cut is not None
