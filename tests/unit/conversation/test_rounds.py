@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewtui.conversation.rounds import RoundManager, file_overlap
+from reviewtui.conversation.inheritance import file_overlap
+from reviewtui.conversation.rounds import RoundManager
 from reviewtui.sessions.records import RoundRecord
 
 KNOWN = ["src/auth.py", "src/session.py", "src/payments.py", "README.md", "docs/install.md"]
