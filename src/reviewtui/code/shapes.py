@@ -5,7 +5,8 @@ what surrounds the definition. A C function's name is deep in its declarator (``
 *Widget::make(...)``), a Rust impl block is named by its type, a closure is named by the
 variable it is bound to, a C ``typedef struct {...} name;`` by the typedef, a Kotlin companion
 object may have no name at all. ``shape`` turns a captured node into a :class:`Shape` that
-``definitions`` builds on; only the node and its immediate surroundings are read.
+``definitions`` builds on; only the node and its immediate surroundings are read. Where a C or
+C++ declarator hides a function's name is ``c_declarators``'.
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from reviewtui.code.c_declarators import (
+    c_name,
+    dotted,
+    function_declarator,
+    operator_cast,
+    plain_name,
+    prototype_owner,
+)
 from reviewtui.code.lines import node_text
 
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -21,18 +30,10 @@ _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 # ``export``, C++ ``template <...>``).
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 _VAR_STATEMENTS = frozenset({"lexical_declaration", "variable_declaration"})
-# C/C++ declarators around the one that names a function: ``*f(...)``, ``&f(...)``.
-_DECLARATOR_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator",
-                                  "attributed_declarator"})
-_FUNCTION_NAMES = frozenset({"identifier", "field_identifier", "qualified_identifier",
-                             "destructor_name", "operator_name", "template_function",
-                             "operator_cast"})
-_PROTOTYPE_OWNERS = frozenset({"declaration", "field_declaration"})
 # Values that make a binding a definition: closures, lambdas, anonymous functions.
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function",
                               "closure_expression", "lambda_expression", "anonymous_function",
                               "lambda_literal"})
-_NAMESPACE_SEPARATORS = ("::", "\\")
 # A "function" named like a statement keyword is the parser recovering from code it could not
 # read (``else if (x) {`` after an unknown macro), not a definition.
 _C_KEYWORDS = frozenset({"if", "else", "for", "while", "do", "switch", "case", "return",
@@ -52,12 +53,6 @@ class Shape:
     value: Node | None = None  # a bound function: its body is the definition's body
     prefix: str = ""  # a qualifier written before the name (Go receiver, C++ ``Class::``)
     holes: list[tuple[int, int]] = field(default_factory=list)  # left out of the signature
-
-
-def _dotted(text: str) -> str:
-    for separator in _NAMESPACE_SEPARATORS:
-        text = text.replace(separator, ".")
-    return text.strip(".")
 
 
 def go_receiver_type(node: Node) -> str:
@@ -84,86 +79,9 @@ def _go_type_kind(node: Node) -> str:
     return "type"
 
 
-def _function_declarator(node: Node) -> Node | None:
-    """The ``function_declarator`` of a C/C++ function definition or declaration."""
-    current = node.child_by_field_name("declarator")
-    while current is not None and current.type in _DECLARATOR_WRAPPERS:
-        current = current.child_by_field_name("declarator") or next(
-            (c for c in current.named_children if c.type.endswith("declarator")), None)
-    return current if current is not None and current.type == "function_declarator" else None
-
-
-def _c_name(declarator: Node) -> tuple[str, str, Node] | None:
-    """(qualifier, name, name node) of a function declarator: ``a::B::f`` -> (a.B, f)."""
-    target = declarator.child_by_field_name("declarator")
-    if target is None or target.type not in _FUNCTION_NAMES:
-        return None
-    scopes: list[str] = []
-    while target.type == "qualified_identifier":
-        scope, inner = target.child_by_field_name("scope"), target.child_by_field_name("name")
-        if inner is None:
-            return None
-        if scope is not None:  # ``Widget<T>::draw``: a method of ``Widget``
-            scopes.append(node_text(_plain_name(scope)))
-        target = inner
-    if target.type == "template_function":
-        name = target.child_by_field_name("name")
-        target = name if name is not None else target
-    return _dotted(".".join(scopes)), node_text(target), target
-
-
-def _prototype_owner(declarator: Node) -> Node | None:
-    """The declaration a function declarator declares, if it is a prototype outside bodies."""
-    owner = declarator.parent
-    while owner is not None and owner.type in _DECLARATOR_WRAPPERS:
-        owner = owner.parent
-    if owner is None or owner.type not in _PROTOTYPE_OWNERS:
-        return None
-    if owner.parent is None or owner.parent.type == "compound_statement":
-        return None  # ``Foo x(a);`` in a body is far more often a variable than a prototype
-    found = _function_declarator(owner)
-    if found is None or found.id != declarator.id:
-        return None
-    if owner.child_by_field_name("type") is None and not _constructor_like(owner, declarator):
-        return None  # ``PYBIND11_TYPE_CASTER(T, ...);``: a macro call, not a declaration
-    return owner
-
-
-def _constructor_like(owner: Node, declarator: Node) -> bool:
-    """A declaration without a type declares a constructor or destructor of its class."""
-    target = declarator.child_by_field_name("declarator")
-    if target is None:
-        return False
-    if target.type == "destructor_name":
-        return True
-    body = owner.parent
-    owning = body.parent if body is not None and body.type == "field_declaration_list" else None
-    name = owning.child_by_field_name("name") if owning is not None else None
-    return name is not None and node_text(_plain_name(name)) == node_text(target)
-
-
-def _operator_cast(node: Node) -> tuple[str, str, Node] | None:
-    """(qualifier, name, name node) of a C++ conversion operator, which has no function
-    declarator: ``explicit operator bool() const`` in its class, ``A::operator int()`` out of
-    it. Named ``operator bool`` (its type is its name)."""
-    target = node.child_by_field_name("declarator")
-    scopes: list[str] = []
-    while target is not None and target.type == "qualified_identifier":
-        scope = target.child_by_field_name("scope")
-        if scope is not None:
-            scopes.append(node_text(_plain_name(scope)))
-        target = target.child_by_field_name("name")
-    if target is None or target.type != "operator_cast":
-        return None
-    cast = target.child_by_field_name("type")
-    if cast is None:
-        return None
-    return _dotted(".".join(scopes)), f"operator {' '.join(node_text(cast).split())}", target
-
-
 def _c_function(kind: str, node: Node) -> Shape | None:
-    declarator = _function_declarator(node)
-    named = _c_name(declarator) if declarator is not None else _operator_cast(node)
+    declarator = function_declarator(node)
+    named = c_name(declarator) if declarator is not None else operator_cast(node)
     if named is None:
         return None
     prefix, name, name_node = named
@@ -256,21 +174,14 @@ def _typedef_struct(node: Node) -> tuple[Node | None, Node]:
     return name, parent
 
 
-def _plain_name(name: Node) -> Node:
-    """``Widget`` of a C++ specialisation's ``Widget<int>``."""
-    if name.type == "template_type":
-        return name.child_by_field_name("name") or name
-    return name
-
-
 def _named(kind: str, node: Node, name: Node | None, outer: Node | None = None) -> Shape | None:
     if name is None:
         return None
-    name = _plain_name(name)
+    name = plain_name(name)
     whole = outer if outer is not None else node
     text = node_text(name)
     if kind == "namespace":
-        text = _dotted(text)
+        text = dotted(text)
     elif node.type == "destructor_declaration":  # C# ``~Name()``
         text = f"~{text}"
     return Shape(kind, node, text, name.start_point[0], whole, whole.start_byte)
@@ -283,7 +194,7 @@ def shape(capture_kind: str, node: Node) -> Shape | None:
     if kind == "var":
         return _bound(node)
     if kind == "declarator":  # a C/C++ prototype
-        owner = _prototype_owner(node)
+        owner = prototype_owner(node)
         if owner is None:
             return None
         return _c_function("method" if owner.type == "field_declaration" else "function", owner)

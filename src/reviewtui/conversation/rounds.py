@@ -7,26 +7,9 @@ the answer mentions — so a later question can inherit the files of the earlier
 about. Pure logic over records: the session store persists them, the packer turns the inherited
 files into prompt text.
 
-Relevance of an earlier round ``r`` to a new message (seed v2.25 weights)::
-
-    relevance = 0.5 × similarity + 0.3 × overlap + 0.2 × decay
-    similarity = keywords.similarity(message keywords, r.keywords)   (see keywords.py)
-    overlap    = Jaccard of the message's files A and r.files B, where a file of A matching a
-                 file of B exactly counts 1 and by basename only counts 0.5; 0 when A is empty
-    decay      = 0.5 ** ((rounds_ago - 1) / half_life_rounds)        (previous round: 1.0)
-
-Decay counts rounds, not wall time: a session resumed the next day is still the same
-conversation, and the result must be a function of (message, history) for the cache to be
-right. The default half-life is 4 rounds.
-
-Dynamic threshold (seed v2.26: "when recent rounds are highly relevant, lower the threshold to
-inherit more"): with ``signal`` the highest relevance among the last 3 rounds,
-``threshold = clamp(base - (signal - 0.3), base - 0.1, base + 0.1)`` — base 0.4, so a follow-up
-to the last rounds (signal ≥ 0.4) inherits down to 0.3, while a change of topic (signal ≈ 0.2,
-recency alone) raises the bar to 0.5 so stale context stays out. Every round at or above the
-threshold contributes its files; a file keeps its best score (ties: the more recent round); the
-20 best are inherited — by score, then the more recent round, then, within a round, the files its
-question or answer names before those only its tools read, in the round's order.
+How much an earlier round matters to a new question, and which of its files are inherited, is
+``inheritance``'s (the seed's weights, decay and dynamic threshold); this module keeps the history
+and the caches that feed it.
 
 Two LRU caches (100 entries each): whole inheritance results keyed by the message's hash, its
 explicit files, the round count and how many rounds have ended (hit when a question is previewed
@@ -39,12 +22,13 @@ not share a result.
 
 from __future__ import annotations
 
-import posixpath
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from reviewtui.conversation import inheritance
+from reviewtui.conversation.inheritance import InheritedFile, ScoredRound, file_overlap
 from reviewtui.conversation.keywords import (
     FileIndex,
     file_references,
@@ -55,25 +39,7 @@ from reviewtui.conversation.keywords import (
 from reviewtui.conversation.lru import CacheStats, LRUCache
 from reviewtui.sessions.records import RoundRecord
 
-__all__ = ["InheritedFile", "RoundContext", "RoundManager", "file_overlap", "iso_time"]
-
-WEIGHT_SIMILARITY = 0.5
-WEIGHT_OVERLAP = 0.3
-WEIGHT_DECAY = 0.2
-RECENT_ROUNDS = 3  # the rounds whose relevance steers the threshold
-THRESHOLD_PIVOT = 0.3  # the recent relevance at which the threshold stays at its base
-THRESHOLD_SWING = 0.1  # the threshold moves at most this far from its base
-
-
-@dataclass(frozen=True)
-class InheritedFile:
-    path: str
-    score: float  # the relevance of the round it came from
-    similarity: float
-    overlap: float
-    decay: float
-    from_round: int  # that round's index
-
+__all__ = ["RoundContext", "RoundManager", "iso_time"]
 
 @dataclass(frozen=True)
 class RoundContext:
@@ -87,21 +53,6 @@ class RoundContext:
 
 def iso_time(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="microseconds")
-
-
-def file_overlap(a: Collection[str], b: Collection[str]) -> float:
-    """Jaccard of two file sets where a basename-only match counts half a match."""
-    set_a, set_b = set(a), set(b)
-    if not set_a or not set_b:
-        return 0.0
-    bases = {posixpath.basename(path) for path in set_b}
-    matched = 0.0
-    for path in set_a:
-        if path in set_b:
-            matched += 1.0
-        elif posixpath.basename(path) in bases:
-            matched += 0.5
-    return matched / (len(set_a) + len(set_b) - matched)
 
 
 def _merge(*groups: Collection[str]) -> list[str]:
@@ -277,15 +228,11 @@ class RoundManager:
 
     # -- inheritance ---------------------------------------------------------------------------
     def decay(self, rounds_ago: int) -> float:
-        return float(0.5 ** (max(0, rounds_ago - 1) / self.half_life_rounds))
+        return inheritance.decay(rounds_ago, self.half_life_rounds)
 
     def threshold(self, recent: Sequence[float]) -> float:
         """The dynamic threshold for the relevances of the most recent rounds."""
-        base = self.base_threshold
-        if not recent:
-            return base
-        moved = base - (max(recent) - THRESHOLD_PIVOT)
-        return min(base + THRESHOLD_SWING, max(base - THRESHOLD_SWING, moved))
+        return inheritance.threshold(recent, self.base_threshold)
 
     def _cited(self, record: RoundRecord) -> set[str]:
         """The files a round's question or answer names (not only read by its tools)."""
@@ -309,27 +256,10 @@ class RoundManager:
 
     def _inherit(self, message: str, words: Sequence[str], mentioned: Sequence[str],
                  index: int) -> tuple[tuple[InheritedFile, ...], float]:
-        scored: list[tuple[RoundRecord, float, float, float, float]] = []
+        scored: list[ScoredRound] = []
         for record in self._rounds:
             sim, overlap = self._parts(message, words, mentioned, record)
             decay = self.decay(index - record.index)
-            score = WEIGHT_SIMILARITY * sim + WEIGHT_OVERLAP * overlap + WEIGHT_DECAY * decay
-            scored.append((record, score, sim, overlap, decay))
-        threshold = round(self.threshold([item[1] for item in scored[-RECENT_ROUNDS:]]), 4)
-        best: dict[str, InheritedFile] = {}
-        order: dict[str, tuple[int, int]] = {}  # within a round: cited files first, in order
-        for record, score, sim, overlap, decay in scored:  # oldest first: ties go to the newest
-            rounded = round(score, 4)
-            if rounded < threshold:
-                continue
-            cited = self._cited(record)
-            for position, path in enumerate(record.files):
-                known = best.get(path)
-                if known is None or rounded >= known.score:
-                    best[path] = InheritedFile(path=path, score=rounded,
-                                               similarity=round(sim, 4),
-                                               overlap=round(overlap, 4), decay=round(decay, 4),
-                                               from_round=record.index)
-                    order[path] = (0 if path in cited else 1, position)
-        ranked = sorted(best.values(), key=lambda f: (-f.score, -f.from_round, order[f.path]))
-        return tuple(ranked[: self.max_inherited]), threshold
+            scored.append((record, inheritance.relevance(sim, overlap, decay), sim, overlap, decay))
+        return inheritance.inherit(scored, base_threshold=self.base_threshold,
+                                   max_inherited=self.max_inherited, cited=self._cited)

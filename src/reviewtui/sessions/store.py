@@ -82,11 +82,12 @@ _SESSION_COLUMNS = (
 class SessionStore(RoundStore, ReviewStore, DecisionStore):
     """The session store at ``path`` (default: ``default_store_path()``), open until closed.
 
-    Sessions are here; rounds, messages and tool results in ``RoundStore`` (``round_store``:
-    the store numbers rounds, so that processes writing one session at once never share an
-    index); the person's decisions (overrides, reviewed marks) in ``DecisionStore``
-    (``decision_store``: each decision written on its own); the person's review records
-    (findings, comments, the verdict) in ``ReviewStore`` (``review_store``)."""
+    Sessions are here; rounds in ``RoundStore`` (``round_store``: the store numbers rounds, so
+    that processes writing one session at once never share an index), with their messages and
+    tool results in ``MessageStore`` (``message_store``); the person's decisions (overrides,
+    reviewed marks) in ``DecisionStore`` (``decision_store``: each decision written on its own);
+    the person's review records (findings, comments, the verdict) in ``ReviewStore``
+    (``review_store``)."""
 
     def __init__(self, path: Path | None = None, *, busy_timeout: float = _BUSY_TIMEOUT) -> None:
         self.path = (path if path is not None else default_store_path()).expanduser()

@@ -1,8 +1,8 @@
 """What the store's mixins (rounds, the person's review and decisions) need from the store.
 
-``RoundStore``, ``ReviewStore`` and ``DecisionStore`` each hold one part of the store's
-queries; the connection handling, the clock and the session checks live in ``SessionStore``.
-This base names those for the type checker once, instead of in every mixin.
+``RoundStore`` (over ``MessageStore``), ``ReviewStore`` and ``DecisionStore`` each hold one
+part of the store's queries; the connection handling, the clock and the session checks live in
+``SessionStore``. This base names those for the type checker once, instead of in every mixin.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewtui.conversation.rounds import RoundManager, file_overlap
+from reviewtui.conversation.rounds import RoundManager
 from reviewtui.sessions.records import RoundRecord
 
 KNOWN = ["src/auth.py", "src/session.py", "src/payments.py", "README.md", "docs/install.md"]
@@ -203,14 +203,6 @@ def test_a_round_never_ended_stays_and_the_next_one_moves_on() -> None:
     assert rounds.rounds[0].ended_at is None
     done = rounds.end_round("answer")
     assert done.index == 1
-
-
-def test_file_overlap() -> None:
-    assert file_overlap([], ["a.py"]) == 0.0
-    assert file_overlap(["src/a.py"], ["src/a.py"]) == 1.0
-    assert file_overlap(["src/a.py"], ["src/a.py", "src/b.py"]) == pytest.approx(0.5)
-    assert file_overlap(["a.py"], ["src/a.py"]) == pytest.approx(0.5 / 1.5)  # basename only
-    assert file_overlap(["x.py"], ["src/a.py"]) == 0.0
 
 
 def test_a_round_ending_makes_cached_results_stale() -> None:
