@@ -314,20 +314,15 @@ _SETTINGS = ('@override_settings(\n    TEMPLATES=[\n        {\n            "OPTI
              '                "debug": True,\n            },\n        }\n    ],\n)\n')
 
 
-def test_a_long_class_under_a_multi_line_decorator_is_windowed() -> None:
-    """Django's ``@override_settings(`` over a test class: its argument lines ending in ``{``
-    were taken for the class's header, the piece did not parse, the whole file was parsed."""
-    source = f"import os\n\n\n{_SETTINGS}class Tests(Base):\n{_methods(80)}"
-    target = source.split("\n").index("        return 40") + 1
-    part = _assert_same("python", source, [(target, target)])
-    assert _windowed("python", source, [(target, target)])
-    inner = part.enclosing(target)
-    assert inner is not None and inner.qualified_name == "Tests.m40"
-
-
-def test_a_long_class_with_a_header_over_several_lines_is_windowed() -> None:
-    header = "@override_settings(ROOT_URLCONF='urls')\nclass Tests(\n    Mixin, Base\n):\n"
-    source = f"import os\n\n\n{header}{_methods(80)}"
+@pytest.mark.parametrize("head", [
+    # Django's ``@override_settings(`` over a test class: its argument lines ending in ``{``
+    # were taken for the class's header, the piece did not parse, the whole file was parsed
+    f"{_SETTINGS}class Tests(Base):\n",
+    # a header over several lines: its first line was taken for all of it (Ruby's rule)
+    "@override_settings(ROOT_URLCONF='urls')\nclass Tests(\n    Mixin, Base\n):\n",
+], ids=["multi-line decorator", "multi-line header"])
+def test_a_long_class_under_a_long_head_is_windowed(head: str) -> None:
+    source = f"import os\n\n\n{head}{_methods(80)}"
     target = source.split("\n").index("        return 40") + 1
     part = _assert_same("python", source, [(target, target)])
     assert _windowed("python", source, [(target, target)])
