@@ -24,9 +24,9 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from reviewtui.errors import ForgeAuthError
+from reviewtui.forge.glab_config import entry_key, glab_config_path, glab_hosts
 from reviewtui.forge.target import RepoAddress
 
 GH_TIMEOUT_SECONDS = 10.0
@@ -62,61 +62,15 @@ def _gh_token(host: str) -> Token | None:
     return Token("gh auth token", value) if done.returncode == 0 and value else None
 
 
-def glab_config_path() -> Path:
-    folder = os.environ.get("GLAB_CONFIG_DIR", "").strip()
-    if folder:
-        return Path(folder) / "config.yml"
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip() or str(Path.home() / ".config")
-    return Path(base) / "glab-cli" / "config.yml"
-
-
 def _glab_token(repo: RepoAddress) -> Token | None:
     path = glab_config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, ValueError):
-        return None
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    hosts = data.get("hosts") if isinstance(data, dict) else None
-    if not isinstance(hosts, dict):
-        return None
-    key = _glab_entry(hosts, repo)
+    hosts = glab_hosts(path)
+    key = entry_key(hosts, {repo.host, repo.authority}, repo.root)
     entry = hosts.get(key) if key is not None else None
     value = entry.get("token") if isinstance(entry, dict) else None
     if isinstance(value, str) and value.strip():
         return Token(f"glab config ({path}, host {key})", value.strip())
     return None
-
-
-def _split(name: str) -> tuple[str, str]:
-    """(``host[:port]`` lower case, path) of ``[SCHEME://]HOST[:PORT][/PATH][/]``."""
-    authority, _, path = name.strip().split("://", 1)[-1].partition("/")
-    return authority.lower(), path.strip("/")
-
-
-def _glab_entry(hosts: dict[object, object], repo: RepoAddress) -> str | None:
-    """The key of the glab ``hosts`` entry for ``repo``'s GitLab instance (module docstring):
-    one for its host (or whose API is on it) serving its path, else, for an instance under a
-    path that no entry names, the host's entry that names no path; None when none is."""
-    names = {repo.host, repo.authority}
-    bare: str | None = None
-    for key, entry in hosts.items():
-        if not isinstance(key, str) or not isinstance(entry, dict):
-            continue
-        where, path = _split(key)
-        api = entry.get("api_host")
-        api_where, api_path = _split(api) if isinstance(api, str) and api.strip() else (
-            where, path)
-        if (where in names or api_where in names) and api_path == repo.root:
-            return key
-        if where in names and not api_path and bare is None:
-            bare = key
-    return bare if repo.root else None
 
 
 def find_token(repo: RepoAddress) -> Token:

@@ -44,6 +44,7 @@ class RepoAddress:
     scheme: str = "https"
     port: int | None = None  # the web's (and API's) port, when not the scheme's own
     root: str = ""  # the path a GitLab is served under ("gitlab"), "" at the host's root
+    api_base: str = ""  # where glab says a GitLab's API is, for a remote that cannot tell
 
     @property
     def authority(self) -> str:
@@ -72,7 +73,7 @@ class RepoAddress:
         if self.forge == "github":
             return ("https://api.github.com" if self.host == "github.com"
                     else f"{self.scheme}://{self.authority}/api/v3")
-        return f"{self.web_root}/api/v4"
+        return self.api_base or f"{self.web_root}/api/v4"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,14 @@ def parse_remote_url(url: str) -> RepoAddress | None:
         path = _within(root, path) or path
     if not host or forge is None or path.count("/") < 1:
         return None
-    return RepoAddress(forge, host, path, scheme, port, root)
+    api_base = ""
+    if forge == "gitlab" and not web:  # ssh: the API's scheme, port and path are glab's word
+        from reviewtui.forge.glab_config import glab_api
+
+        kept = glab_api(host, root)
+        if kept is not None:
+            api_base, root = kept[0], root or kept[1]
+    return RepoAddress(forge, host, path, scheme, port, root, api_base)
 
 
 def _web_port(parts: SplitResult) -> int | None:
