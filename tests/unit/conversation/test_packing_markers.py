@@ -94,15 +94,33 @@ def _cut_off(index: int = 0, answer: str = HALF) -> tuple[RoundRecord, list[Mess
     return record.model_copy(update={"truncated": False, "cut_off": True}), messages
 
 
-def test_an_answer_cut_off_by_the_server_ends_with_its_own_marker_and_it_is_counted() -> None:
-    record, messages = _cut_off()
+def _filtered(index: int = 0, answer: str = HALF) -> tuple[RoundRecord, list[MessageRecord]]:
+    """A round whose answer the provider's content filter ended (``cut_off`` too)."""
+    record, messages = _cut_off(index, answer)
+    return record.model_copy(update={"filtered": True}), messages
+
+
+_ROUNDS = {"truncated": _truncated, "cut_off": _cut_off, "filtered": _filtered}
+_MARKERS = {"truncated": TRUNCATED_MARKER, "cut_off": CUT_OFF_MARKER,
+            "filtered": FILTERED_MARKER}
+
+
+# A content filter's stop is said as such: "the server stopped sending this answer" reads as a
+# dropped connection the model may simply go on from, into the same filter.
+@pytest.mark.parametrize(("kind", "summary"), [
+    ("cut_off", "cut off before it was finished: the server stopped sending it"),
+    ("filtered", "stopped before it was finished by the provider's content filter"),
+])
+def test_an_answer_stopped_mid_stream_ends_with_its_own_marker_counted_and_summarized(
+        kind: str, summary: str) -> None:
+    record, messages = _ROUNDS[kind]()
+    marker = _MARKERS[kind]
+    assert len(set(_MARKERS.values()) | {INTERRUPTED_MARKER}) == 4  # each its own words
     packed = pack(system="You review code.", static_context="", rounds=[record],
                   messages_by_round={0: messages}, current="And logout?", budget=10_000,
                   count=COUNT)
     assert packed.window_rounds == (0,)
-    answer = packed.messages[2]
-    assert answer == {"role": "assistant", "content": f"{HALF}\n\n{CUT_OFF_MARKER}"}
-    assert CUT_OFF_MARKER not in (TRUNCATED_MARKER, INTERRUPTED_MARKER)
+    assert packed.messages[2] == {"role": "assistant", "content": f"{HALF}\n\n{marker}"}
     assert packed.tokens == COUNTER.count_messages(packed.messages)
     assert sum(layer.tokens for layer in packed.layers) == packed.tokens
     tight = pack(system="You review code.", static_context="", rounds=[record],
@@ -110,46 +128,14 @@ def test_an_answer_cut_off_by_the_server_ends_with_its_own_marker_and_it_is_coun
                  budget=packed.tokens - 1, count=COUNT)
     assert tight.window_rounds == ()
     # rebuilt from its record alone, marked the same
-    assert round_messages(record, [])[-1]["content"] == f"{HALF}\n\n{CUT_OFF_MARKER}"
-
-
-def test_the_summary_line_of_a_cut_off_round_says_so() -> None:
-    record, messages = _cut_off()
-    packed = pack(system="You review code.", static_context="", rounds=[record],
-                  messages_by_round={0: messages}, current="q", budget=10_000, count=COUNT,
-                  window=0)
-    assert packed.summarized_rounds == (0,)
-    first = packed.messages[0]["content"]
-    line = first[first.index(SUMMARY_HEADER):].splitlines()[1]
-    assert line.startswith("- Round 1 (its answer was cut off before it was finished: the "
-                           "server stopped sending it): ")
-
-
-def _filtered(index: int = 0, answer: str = HALF) -> tuple[RoundRecord, list[MessageRecord]]:
-    """A round whose answer the provider's content filter ended (``cut_off`` too)."""
-    record, messages = _cut_off(index, answer)
-    return record.model_copy(update={"filtered": True}), messages
-
-
-def test_an_answer_the_content_filter_stopped_says_so_to_the_model() -> None:
-    """The model was told "the server stopped sending this answer": a dropped connection it
-    may simply go on from; a content filter it should know of, not run into again."""
-    record, messages = _filtered()
-    packed = pack(system="You review code.", static_context="", rounds=[record],
-                  messages_by_round={0: messages}, current="And logout?", budget=10_000,
-                  count=COUNT)
-    assert packed.messages[2] == {"role": "assistant",
-                                  "content": f"{HALF}\n\n{FILTERED_MARKER}"}
-    assert "content filter" in FILTERED_MARKER and FILTERED_MARKER != CUT_OFF_MARKER
-    assert packed.tokens == COUNTER.count_messages(packed.messages)
-    assert round_messages(record, [])[-1]["content"] == f"{HALF}\n\n{FILTERED_MARKER}"
+    assert round_messages(record, [])[-1]["content"] == f"{HALF}\n\n{marker}"
     summarized = pack(system="You review code.", static_context="", rounds=[record],
                       messages_by_round={0: messages}, current="q", budget=10_000,
                       count=COUNT, window=0)
+    assert summarized.summarized_rounds == (0,)
     first = summarized.messages[0]["content"]
     line = first[first.index(SUMMARY_HEADER):].splitlines()[1]
-    assert line.startswith("- Round 1 (its answer was stopped before it was finished by the "
-                           "provider's content filter): ")
+    assert line.startswith(f"- Round 1 (its answer was {summary}): ")
 
 
 @pytest.mark.parametrize("kind", ["truncated", "cut_off", "filtered"])
@@ -157,10 +143,8 @@ def test_the_tail_of_an_unfinished_answer_leaves_room_for_its_marker(kind: str) 
     """A continuation sends the end of a long unfinished answer: with its marker, the round
     must still fit the room it was cut for."""
     text = " ".join(f"word{n}" for n in range(2000))
-    record, _ = {"truncated": _truncated, "cut_off": _cut_off, "filtered": _filtered}[kind](
-        answer=text)
-    marker = {"truncated": TRUNCATED_MARKER, "cut_off": CUT_OFF_MARKER,
-              "filtered": FILTERED_MARKER}[kind]
+    record, _ = _ROUNDS[kind](answer=text)
+    marker = _MARKERS[kind]
     for room in (120, 200, 400):
         cut = tail_round(record, room, COUNT)
         assert cut is not None
