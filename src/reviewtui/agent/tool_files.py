@@ -72,6 +72,11 @@ class SideFiles:
         """The change comes from a patch file: only its diff is known, no file contents."""
         return self._ctx.repo is None or self.new_side.kind is SideKind.UNKNOWN
 
+    def _require_contents(self) -> None:
+        if self.from_patch:
+            raise ToolError("file contents are not available: this change comes from a patch "
+                            "file, not from the repository")
+
     def files(self) -> list[str] | None:
         """The after side's files (listed once per instance), None when unavailable."""
         if self._listing is None:
@@ -106,9 +111,7 @@ class SideFiles:
 
     def after_bytes(self, path: str) -> bytes:
         """``path`` as the change leaves it."""
-        if self.from_patch:
-            raise ToolError("file contents are not available: this change comes from a patch "
-                            "file, not from the repository")
+        self._require_contents()
         change = self._by_new.get(path)
         if change is None:
             gone = self._by_old.get(path)
@@ -137,9 +140,7 @@ class SideFiles:
 
     def before_bytes(self, path: str) -> bytes:
         """``path`` as it was before the change (a renamed file under its old name too)."""
-        if self.from_patch:
-            raise ToolError("file contents are not available: this change comes from a patch "
-                            "file, not from the repository")
+        self._require_contents()
         change = self._by_old.get(path)
         if change is None:
             renamed = self._by_new.get(path)
